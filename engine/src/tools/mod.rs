@@ -1,0 +1,126 @@
+//! Tools the agent can call: the `Tool` trait every tool implements (built-in ones here, MCP ones in
+//! the `warden-mcp` crate), and what a call returns.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// How much harm a given call can do; shown on the approval card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Risk {
+    Low,
+    Medium,
+    High,
+}
+
+/// What the model is told about a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// Extra material for the approval card, beyond the arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Preview {
+    /// A unified diff (for example of a file write against the current file).
+    Diff { path: String, diff: String },
+    /// A shell command as it will run.
+    Command { command: String },
+}
+
+/// One piece of a tool's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolContent {
+    Text { text: String },
+    Image { mime_type: String, data: String },
+    Resource { uri: String, mime_type: Option<String>, text: Option<String> },
+}
+
+/// The result of a call: content for the model and the UI, and whether the tool reported an error.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ToolOutput {
+    pub content: Vec<ToolContent>,
+    #[serde(default)]
+    pub is_error: bool,
+    /// Structured content, if the tool gave any (MCP `structuredContent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![ToolContent::Text { text: text.into() }], is_error: false, structured: None }
+    }
+    pub fn error(text: impl Into<String>) -> Self {
+        Self { content: vec![ToolContent::Text { text: text.into() }], is_error: true, structured: None }
+    }
+}
+
+/// Progress reported by a running call (MCP progress notifications).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// What a call gets besides its arguments.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Cancelled when the run is stopped; a tool should give up promptly.
+    pub cancel: CancellationToken,
+    /// Where to report progress, if anyone listens.
+    pub progress: Option<tokio::sync::mpsc::UnboundedSender<Progress>>,
+}
+
+/// Failures of a tool call that are not the tool's own error result.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    #[error("path escapes the workspace: {0}")]
+    PathEscapesWorkspace(String),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("timed out after {0} s")]
+    Timeout(u64),
+    #[error("cancelled")]
+    Cancelled,
+    #[error("server `{0}` is offline")]
+    Offline(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Where a tool comes from; the approval card names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolOrigin {
+    BuiltIn,
+    Mcp { server: String },
+}
+
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+    fn origin(&self) -> ToolOrigin {
+        ToolOrigin::BuiltIn
+    }
+    /// Whether this call must wait for a person. Arguments are already schema-valid.
+    fn needs_approval(&self, args: &Value) -> bool;
+    fn risk(&self, args: &Value) -> Risk;
+    /// Plain words for what this call will do, e.g. "Run `rm -rf build/` in the workspace".
+    fn summary(&self, args: &Value) -> String;
+    /// Extra material for the approval card (a diff, a command).
+    async fn preview(&self, _args: &Value) -> Option<Preview> {
+        None
+    }
+    async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+}

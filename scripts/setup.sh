@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs everything Warden needs that is missing, and nothing that is already there:
+# the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback),
+# cargo-leptos, wasm-bindgen-cli, the npm packages for Playwright and binaryen, and Debian's chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CARGO_LEPTOS_VERSION=0.3.11
+WASM_BINDGEN_VERSION=0.2.130
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  as_root apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
+}
+
+# 1. Toolchain with the wasm32 target.
+toolchain_ok() { rustc --version >/dev/null 2>&1 && rustc --print sysroot >/dev/null 2>&1 && [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ]; }
+if [ -f .warden-std-from-source ]; then
+  log "using Debian's Rust with std built from source (fallback chosen earlier)"
+elif command -v rustup >/dev/null 2>&1 && rustup toolchain install --no-self-update 2>/dev/null && toolchain_ok; then
+  log "toolchain: $(rustc --version) with wasm32 (rustup)"
+else
+  log "rustup could not provide the wasm32 target: falling back to Debian's rustc-web with the std source"
+  apt_install rustc-web cargo-web rust-web-src lld-22
+  touch .warden-std-from-source
+fi
+if [ -f .warden-std-from-source ]; then
+  # Point the toolchain at /usr and build std for wasm32 from source (see shared TOOLCHAIN notes).
+  export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1
+  export WARDEN_LIB_CARGO_ARGS="-Zbuild-std=std,panic_abort"
+fi
+
+# 2. cargo-leptos and wasm-bindgen-cli, only when the right version is missing.
+if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
+  log "installing cargo-leptos $CARGO_LEPTOS_VERSION (takes a while once)"
+  cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads
+fi
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --bin wasm-bindgen --force
+fi
+
+# 3. Browser and npm packages for the end-to-end tests (binaryen's wasm-opt comes from npm).
+command -v chromium >/dev/null 2>&1 || apt_install chromium
+if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+  log "npm ci in end2end/"
+  (cd end2end && npm ci --no-audit --no-fund)
+fi
+log "ready"
