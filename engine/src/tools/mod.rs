@@ -1,6 +1,23 @@
 //! Tools the agent can call: the `Tool` trait every tool implements (built-in ones here, MCP ones in
 //! the `warden-mcp` crate), and what a call returns.
 
+mod args;
+pub mod list_dir;
+pub mod read_file;
+pub mod registry;
+pub mod shell;
+#[cfg(test)]
+mod test_support;
+pub mod workspace;
+pub mod write_file;
+
+pub use list_dir::ListDir;
+pub use read_file::ReadFile;
+pub use registry::{builtin_tools, ArgumentError, ToolRegistry, Violation};
+pub use shell::{matches_prefix_rule, shell_risk, split_command, Segment, Shell, ShellConfig};
+pub use workspace::Workspace;
+pub use write_file::WriteFile;
+
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,0 +1,138 @@
+//! Approvals: a person's (or a rule's, or a timeout's) decision on one gated tool call.
+//! `gate` is the one place where a new call is decided; `decide` applies a person's decision or a
+//! timeout; `rules` matches "allow for this thread".
+
+pub mod decide;
+pub mod gate;
+pub mod rules;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tools::{Preview, Risk, ToolOrigin};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalStatus {
+    Pending,
+    Approved,
+    Denied,
+    TimedOut,
+    /// The run was stopped before anyone decided.
+    Cancelled,
+}
+
+impl ApprovalStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Approved => "approved",
+            Self::Denied => "denied",
+            Self::TimedOut => "timed_out",
+            Self::Cancelled => "cancelled",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => Self::Pending,
+            "approved" => Self::Approved,
+            "denied" => Self::Denied,
+            "timed_out" => Self::TimedOut,
+            "cancelled" => Self::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
+/// How a decision was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum DecidedBy {
+    User {
+        /// The arguments as the person edited them, if they did.
+        edited_arguments: Option<Value>,
+        reason: Option<String>,
+        scope: Scope,
+    },
+    Rule { rule_id: String },
+    Timeout,
+    /// The run was stopped while the approval waited.
+    RunStopped,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    #[default]
+    Once,
+    Thread,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub status: ApprovalStatus,
+    #[serde(flatten)]
+    pub by: DecidedBy,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Approval {
+    pub id: String,
+    pub run_id: String,
+    pub thread_id: String,
+    pub tool_call_id: String,
+    pub tool: String,
+    pub origin: ToolOrigin,
+    pub arguments: Value,
+    pub summary: String,
+    pub risk: Risk,
+    pub preview: Option<Preview>,
+    pub status: ApprovalStatus,
+    pub created_at: String,
+    pub decided_at: Option<String>,
+    pub expires_at: Option<String>,
+    pub decision: Option<Decision>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Approve,
+    Deny,
+}
+
+/// A person's decision as it arrives (from the UI or `POST /api/approvals/{id}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionInput {
+    pub decision: Verdict,
+    #[serde(default)]
+    pub scope: Scope,
+    /// Edited arguments: validated against the tool's schema, then used instead of the model's.
+    pub arguments: Option<Value>,
+    pub reason: Option<String>,
+    /// With scope `thread` on `shell`: allow every command starting with this prefix instead of
+    /// only this exact command.
+    pub prefix: Option<String>,
+}
+
+/// "Allow for this thread": later calls of `tool` in the thread that match run without asking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadRule {
+    pub id: String,
+    pub thread_id: String,
+    pub tool: String,
+    pub matcher: RuleMatcher,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RuleMatcher {
+    /// Exactly these arguments.
+    ExactArguments { arguments: Value },
+    /// Any call of the tool.
+    AnyArguments,
+    /// `shell` only: every part of the command starts with this prefix.
+    CommandPrefix { prefix: String },
+}

@@ -1,0 +1,243 @@
+//! The engine's front door: what the HTTP API and the UI's server functions call. Each method is
+//! a short walk to the store, the run machinery or the approval point.
+
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+
+use crate::approval::{decide, Approval, ApprovalStatus, DecisionInput};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::llm::openai::{OpenAiCompatible, OpenAiConfig};
+use crate::llm::Provider;
+use crate::run::events::EventHub;
+use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
+use crate::runtime::Runtime;
+use crate::store::Store;
+use crate::thread::{Thread, ThreadDetail, ThreadPatch, ThreadQuery};
+use crate::toolbox::{ToolBox, ToolSource};
+use crate::tools::registry::builtin_tools;
+use crate::tools::ShellConfig;
+use crate::tools::Workspace;
+
+const MAX_MESSAGE_CHARS: usize = 200_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelStatus {
+    pub configured: bool,
+    pub provider: String,
+    pub model: String,
+    /// What to set when no model is configured.
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunStarted {
+    pub run_id: String,
+    pub message_id: Option<String>,
+}
+
+/// Cheap to clone; all clones share one runtime.
+#[derive(Clone)]
+pub struct Engine {
+    rt: Arc<Runtime>,
+}
+
+impl Engine {
+    /// Opens the database (applying migrations), sets up the model and the built-in tools, and
+    /// resumes runs a previous process left in flight. Waiting runs stay in SQLite until decided.
+    pub async fn open(config: Config) -> Result<Engine> {
+        let provider: Option<Arc<dyn Provider>> = match &config.model {
+            Some(m) => Some(Arc::new(OpenAiCompatible::new(OpenAiConfig {
+                base_url: m.base_url.clone(),
+                api_key: m.api_key.clone(),
+                model: m.model.clone(),
+                connect_timeout: std::time::Duration::from_secs(10),
+                idle_timeout: config.model_idle_timeout,
+                request_timeout: std::time::Duration::from_secs(60),
+            })?)),
+            None => None,
+        };
+        Self::open_with_provider(config, provider).await
+    }
+
+    pub async fn open_with_provider(config: Config, provider: Option<Arc<dyn Provider>>) -> Result<Engine> {
+        let store = Store::open(&config.database_url).await?;
+        let events = EventHub::start(store.clone()).await?;
+        let workspace = Workspace::new(&config.workspace)?;
+        let shell = ShellConfig { timeout: config.shell_timeout, ..ShellConfig::default() };
+        let tools = ToolBox::new(builtin_tools(workspace, shell));
+        let rt = Arc::new(Runtime::new(store, events, provider, tools, config));
+        let engine = Engine { rt };
+        engine.resume_after_restart().await?;
+        Ok(engine)
+    }
+
+    async fn resume_after_restart(&self) -> Result<()> {
+        let mut runs = self.rt.store.runs_with_status(RunStatus::Running).await?;
+        runs.extend(self.rt.store.runs_with_open_calls().await?);
+        runs.sort();
+        runs.dedup();
+        for run_id in runs {
+            self.rt.wake(&run_id);
+        }
+        decide::restore_timeouts(&self.rt).await
+    }
+
+    /// Adds a live source of tools (an MCP hub).
+    pub fn add_tool_source(&self, source: Arc<dyn ToolSource>) {
+        self.rt.tools.add_source(source);
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.rt.store
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.rt.config
+    }
+
+    /// Stops background work; runs in flight stay as they are in SQLite and resume on restart.
+    pub fn shutdown(&self) {
+        self.rt.shutdown.cancel();
+    }
+
+    /// Cancelled at shutdown: long streams end on it.
+    pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
+        self.rt.shutdown.clone()
+    }
+
+    pub fn model_status(&self) -> ModelStatus {
+        match (&self.rt.provider, &self.rt.config.model) {
+            (Some(p), _) => ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint: None },
+            _ => ModelStatus {
+                configured: false,
+                provider: String::new(),
+                model: String::new(),
+                hint: Some(
+                    "No model is configured. Set OPENAI_BASE_URL (for example https://api.openai.com/v1 or \
+                     http://localhost:11434/v1 for Ollama), OPENAI_API_KEY if the server needs one, and \
+                     WARDEN_MODEL, then restart Warden."
+                        .into(),
+                ),
+            },
+        }
+    }
+
+    // --- threads ---
+
+    pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
+        self.rt.store.list_threads(&query).await
+    }
+
+    pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {
+        if title.as_ref().is_some_and(|t| t.chars().count() > 200) {
+            return Err(Error::Invalid("title must be at most 200 characters".into()));
+        }
+        self.rt.store.create_thread(title.as_deref()).await
+    }
+
+    pub async fn thread(&self, id: &str) -> Result<ThreadDetail> {
+        let store = &self.rt.store;
+        let thread = store.thread(id).await?;
+        let last_run = store.last_run(id).await?;
+        Ok(ThreadDetail {
+            messages: store.messages(id).await?,
+            tool_calls: store.tool_calls_of_thread(id).await?,
+            approvals: store.approvals_of_thread(id).await?,
+            active_run: last_run.clone().filter(|r| !r.status.is_terminal()),
+            last_error: last_run.filter(|r| r.status == RunStatus::Failed).and_then(|r| r.error),
+            rules: store.rules_of_thread(id).await?,
+            thread,
+        })
+    }
+
+    pub async fn update_thread(&self, id: &str, patch: ThreadPatch) -> Result<Thread> {
+        self.rt.store.update_thread(id, &patch).await
+    }
+
+    pub async fn delete_thread(&self, id: &str) -> Result<()> {
+        if let Some(run) = self.rt.store.last_run(id).await? {
+            if !run.status.is_terminal() {
+                self.rt.stop(&run.id);
+            }
+        }
+        self.rt.store.delete_thread(id).await
+    }
+
+    // --- runs ---
+
+    /// Stores the user's message and starts the run that answers it.
+    pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
+        let content = content.trim().to_string();
+        if content.is_empty() {
+            return Err(Error::Invalid("the message is empty".into()));
+        }
+        if content.chars().count() > MAX_MESSAGE_CHARS {
+            return Err(Error::Invalid(format!("the message is longer than {MAX_MESSAGE_CHARS} characters")));
+        }
+        if self.rt.provider.is_none() {
+            return Err(Error::NoModel);
+        }
+        self.rt.store.thread(thread_id).await?;
+        let prompt_title = title::from_prompt(&content);
+        let (run_id, message_id) =
+            self.rt.store.start_run(thread_id, self.rt.config.max_steps, Some(&content), Some(&prompt_title)).await?;
+        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
+        self.rt.wake(&run_id);
+        Ok(RunStarted { run_id, message_id })
+    }
+
+    /// Runs the model again on the thread as it stands (after an error or a stop).
+    pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
+        if self.rt.provider.is_none() {
+            return Err(Error::NoModel);
+        }
+        self.rt.store.thread(thread_id).await?;
+        let (run_id, _) = self.rt.store.start_run(thread_id, self.rt.config.max_steps, None, None).await?;
+        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
+        self.rt.wake(&run_id);
+        Ok(RunStarted { run_id, message_id: None })
+    }
+
+    pub async fn run(&self, run_id: &str) -> Result<RunSummary> {
+        self.rt.store.run(run_id).await
+    }
+
+    pub async fn stop_run(&self, run_id: &str) -> Result<()> {
+        let run = self.rt.store.run(run_id).await?;
+        if !run.status.is_terminal() {
+            self.rt.stop(run_id);
+        }
+        Ok(())
+    }
+
+    /// The run's events after `after` (0: from the start), then live ones until the run ends.
+    pub async fn subscribe(&self, run_id: &str, after: u64) -> Result<BoxStream<'static, RunEventRecord>> {
+        let run = self.rt.store.run(run_id).await?;
+        self.rt.events.subscribe(run_id, after, run.status.is_terminal() && !self.rt.is_driving(run_id)).await
+    }
+
+    // --- approvals ---
+
+    pub async fn decide(&self, approval_id: &str, input: DecisionInput) -> Result<Approval> {
+        decide::decide(&self.rt, approval_id, input).await
+    }
+
+    pub async fn approval(&self, approval_id: &str) -> Result<Approval> {
+        self.rt.store.approval(approval_id).await
+    }
+
+    pub async fn list_approvals(&self, status: Option<ApprovalStatus>) -> Result<Vec<Approval>> {
+        self.rt.store.approvals(status, 500).await
+    }
+
+    pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {
+        self.rt.store.delete_rule(rule_id).await
+    }
+
+    pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+        self.rt.store.tool_call(id).await
+    }
+}

@@ -1,0 +1,71 @@
+//! What can go wrong talking to a model server. The Display texts are shown to the user as they are,
+//! so they say what happened in plain words and never carry secrets.
+
+use std::time::Duration;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("No model is configured yet: set the model server address and model name in Settings.")]
+    NotConfigured,
+    /// `message` comes from the server's JSON error body when it has one.
+    #[error("The model server answered {}: {message}", status_line(*.status))]
+    Http { status: u16, message: String },
+    #[error("The model server did not answer in time ({0}).")]
+    Timeout(String),
+    #[error("Could not reach the model server: {0}")]
+    Connect(String),
+    #[error("The model's reply broke off or was malformed: {0}")]
+    Stream(String),
+    #[error("The model turn was stopped.")]
+    Cancelled,
+}
+
+impl ProviderError {
+    /// Whether trying the same request again may succeed (network trouble, overload, server faults).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Timeout(_) | Self::Connect(_) | Self::Stream(_) => true,
+            Self::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
+            Self::NotConfigured | Self::Cancelled => false,
+        }
+    }
+
+    pub(crate) fn timeout(what: &str, after: Duration) -> Self {
+        Self::Timeout(format!("{what} after {}", human_duration(after)))
+    }
+}
+
+fn status_line(status: u16) -> String {
+    let reason = reqwest::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason());
+    match reason {
+        Some(reason) => format!("{status} {reason}"),
+        None => status.to_string(),
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} s", d.as_secs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_errors_read_as_status_and_server_message() {
+        let e = ProviderError::Http { status: 401, message: "Incorrect API key".into() };
+        assert_eq!(e.to_string(), "The model server answered 401 Unauthorized: Incorrect API key");
+    }
+
+    #[test]
+    fn overload_and_server_faults_are_retryable_but_auth_failures_are_not() {
+        assert!(ProviderError::Http { status: 503, message: String::new() }.is_retryable());
+        assert!(ProviderError::Http { status: 429, message: String::new() }.is_retryable());
+        assert!(!ProviderError::Http { status: 401, message: String::new() }.is_retryable());
+        assert!(!ProviderError::Cancelled.is_retryable());
+    }
+}

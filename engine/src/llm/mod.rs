@@ -1,0 +1,67 @@
+//! Model providers: the provider-neutral `Provider` trait the agent loop talks to, the events a
+//! streamed turn yields, and the implementations (one per file; their wire types stay in them).
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use tokio_util::sync::CancellationToken;
+
+use crate::message::Message;
+use crate::tools::ToolSpec;
+
+mod errors;
+pub mod openai;
+mod openai_wire;
+mod tool_call_accumulator;
+
+pub use errors::ProviderError;
+pub use openai::{OpenAiCompatible, OpenAiConfig};
+pub use tool_call_accumulator::{AssembledCall, IncompleteToolCall, ToolCallAccumulator};
+
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// The kind of provider, e.g. "openai-compatible".
+    fn name(&self) -> &str;
+    fn model(&self) -> &str;
+    /// Starts one streamed model turn.
+    async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError>;
+    /// One short non-streamed completion (thread titles).
+    async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError>;
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnRequest {
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+}
+
+/// The events of one model turn. It ends after `Finished`, or with an error.
+pub type TurnStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    /// A piece of tool call `index`; the first piece usually carries the id and name.
+    ToolCallDelta { index: u32, call_id: Option<String>, name: Option<String>, arguments: String },
+    /// Always the last event of a turn that ended normally.
+    Finished { reason: FinishReason },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    /// The model hit its output token limit.
+    Length,
+    Other(String),
+}
+
+impl FinishReason {
+    pub fn from_wire(reason: &str) -> Self {
+        match reason {
+            "stop" => Self::Stop,
+            "tool_calls" | "function_call" => Self::ToolCalls,
+            "length" => Self::Length,
+            other => Self::Other(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The OpenAI-compatible provider: Chat Completions over HTTP with SSE streaming, for OpenAI itself and
+//! the many servers that copy its API (vLLM, llama.cpp, Ollama, LM Studio...). Every wait is bounded:
+//! connect, silence between chunks, and whole non-streamed requests; a cancelled token ends a turn.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures::stream::{BoxStream, StreamExt};
+use tokio_util::sync::CancellationToken;
+
+use super::openai_wire::{self, ChatRequest};
+use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
+use crate::message::Message;
+
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    /// Up to and including the version segment, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub model: String,
+    pub connect_timeout: Duration,
+    /// The longest silence allowed while waiting for the answer to start or between chunks.
+    pub idle_timeout: Duration,
+    /// The whole of a non-streamed request.
+    pub request_timeout: Duration,
+}
+
+impl OpenAiConfig {
+    /// A config with the usual timeouts (connect 10 s, idle 120 s, request 60 s).
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>, api_key: Option<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            api_key,
+            model: model.into(),
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            request_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+// The key must never end up in logs.
+impl fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.model)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OpenAiCompatible {
+    config: OpenAiConfig,
+    endpoint: reqwest::Url,
+    client: reqwest::Client,
+}
+
+impl OpenAiCompatible {
+    pub fn new(config: OpenAiConfig) -> Result<Self, ProviderError> {
+        if config.base_url.trim().is_empty() || config.model.trim().is_empty() {
+            return Err(ProviderError::NotConfigured);
+        }
+        let invalid = || ProviderError::Connect("the model server address is not a valid http(s) URL".to_string());
+        let endpoint = reqwest::Url::parse(&format!("{}/chat/completions", config.base_url.trim().trim_end_matches('/')))
+            .map_err(|_| invalid())?;
+        if !matches!(endpoint.scheme(), "http" | "https") {
+            return Err(invalid());
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|e| ProviderError::Connect(format!("cannot set up the HTTP client ({})", innermost(&e))))?;
+        Ok(Self { config, endpoint, client })
+    }
+
+    fn api_key(&self) -> Option<&str> {
+        self.config.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
+    }
+
+    fn post(&self, body: &ChatRequest<'_>) -> reqwest::RequestBuilder {
+        let request = self.client.post(self.endpoint.clone()).json(body);
+        match self.api_key() {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
+    /// Sends the request and turns a non-success status into `Http` with the body's message.
+    async fn send(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response, ProviderError> {
+        let response = request.send().await.map_err(|e| self.transport_error(&e))?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let body = response.text().await.unwrap_or_default();
+        let message = openai_wire::error_message(&body)
+            .unwrap_or_else(|| status.canonical_reason().unwrap_or("no details given").to_string());
+        Err(ProviderError::Http { status: status.as_u16(), message: self.redact(message) })
+    }
+
+    fn transport_error(&self, e: &reqwest::Error) -> ProviderError {
+        let host = self.endpoint.host_str().unwrap_or("?");
+        let port = self.endpoint.port_or_known_default().map(|p| format!(":{p}")).unwrap_or_default();
+        if e.is_timeout() {
+            ProviderError::Timeout(format!("connecting to {host}{port} took too long"))
+        } else {
+            ProviderError::Connect(format!("{host}{port}: {}", innermost(e)))
+        }
+    }
+
+    /// Servers sometimes echo what they were sent; a key must not reach the screen.
+    fn redact(&self, text: String) -> String {
+        match self.api_key() {
+            Some(key) if text.contains(key) => text.replace(key, "[redacted]"),
+            _ => text,
+        }
+    }
+}
+
+/// The most specific cause in an error chain, e.g. "Connection refused (os error 111)".
+fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = e;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string()
+}
+
+#[async_trait]
+impl Provider for OpenAiCompatible {
+    fn name(&self) -> &str {
+        "openai-compatible"
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
+        let body = ChatRequest {
+            model: &self.config.model,
+            messages: openai_wire::wire_messages(&req.messages),
+            stream: true,
+            tools: openai_wire::wire_tools(&req.tools),
+        };
+        let request = self.post(&body).header(reqwest::header::ACCEPT, "text/event-stream");
+        let idle = self.config.idle_timeout;
+        let response = tokio::select! {
+            _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+            answered = tokio::time::timeout(idle, self.send(request)) => {
+                answered.map_err(|_| ProviderError::timeout("no answer", idle))??
+            }
+        };
+        let events = response.bytes_stream().eventsource().boxed();
+        let state = TurnState { events: Some(events), pending: VecDeque::new(), finished: false, saw_tool_calls: false, idle, cancel };
+        Ok(futures::stream::unfold(state, TurnState::next).boxed())
+    }
+
+    async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
+        let body = ChatRequest {
+            model: &self.config.model,
+            messages: openai_wire::wire_messages(&messages),
+            stream: false,
+            tools: Vec::new(),
+        };
+        let limit = self.config.request_timeout;
+        let answer = async {
+            let response = self.send(self.post(&body)).await?;
+            let text = response.text().await.map_err(|e| ProviderError::Stream(innermost(&e)))?;
+            openai_wire::completion_text(&text)
+        };
+        tokio::time::timeout(limit, answer).await.map_err(|_| ProviderError::timeout("no complete answer", limit))?
+    }
+}
+
+type SseEvents = BoxStream<'static, Result<Event, EventStreamError<reqwest::Error>>>;
+
+/// Reading one streamed turn: SSE events in, `StreamEvent`s out, until finished, failed or cancelled.
+struct TurnState {
+    /// `None` once the response is done with (and dropped, which closes the request).
+    events: Option<SseEvents>,
+    pending: VecDeque<StreamEvent>,
+    /// Whether `Finished` has been queued; what comes after it (usage, `[DONE]`) is only drained.
+    finished: bool,
+    saw_tool_calls: bool,
+    idle: Duration,
+    cancel: CancellationToken,
+}
+
+impl TurnState {
+    async fn next(mut self) -> Option<(Result<StreamEvent, ProviderError>, Self)> {
+        loop {
+            if self.cancel.is_cancelled() && self.events.is_some() && !self.finished {
+                return self.fail(ProviderError::Cancelled);
+            }
+            if let Some(event) = self.pending.pop_front() {
+                return Some((Ok(event), self));
+            }
+            let events = self.events.as_mut()?;
+            let next = tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => None,
+                next = tokio::time::timeout(self.idle, events.next()) => Some(next),
+            };
+            let Some(next) = next else {
+                if self.finished {
+                    self.events = None;
+                    continue;
+                }
+                return self.fail(ProviderError::Cancelled);
+            };
+            let outcome = match next {
+                Err(_) => Err(ProviderError::timeout("nothing received", self.idle)),
+                Ok(None) => Err(ProviderError::Stream("the connection closed before the reply was complete".into())),
+                Ok(Some(Err(e))) => Err(ProviderError::Stream(describe_sse_error(&e))),
+                Ok(Some(Ok(event))) => self.read(&event.data),
+            };
+            if let Err(error) = outcome {
+                if self.finished {
+                    // The turn is complete; trouble while draining the tail does not matter.
+                    self.events = None;
+                    continue;
+                }
+                return self.fail(error);
+            }
+        }
+    }
+
+    fn read(&mut self, data: &str) -> Result<(), ProviderError> {
+        let data = data.trim();
+        if data == "[DONE]" {
+            self.events = None;
+            if !self.finished {
+                // Some servers end with [DONE] alone; what was sent decides the reason.
+                let reason = if self.saw_tool_calls { FinishReason::ToolCalls } else { FinishReason::Stop };
+                self.finish(reason);
+            }
+            return Ok(());
+        }
+        if data.is_empty() || self.finished {
+            return Ok(());
+        }
+        let chunk = openai_wire::parse_chunk(data)?;
+        self.saw_tool_calls |= chunk.events.iter().any(|e| matches!(e, StreamEvent::ToolCallDelta { .. }));
+        self.pending.extend(chunk.events);
+        if let Some(reason) = chunk.finish {
+            self.finish(reason);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, reason: FinishReason) {
+        self.finished = true;
+        self.pending.push_back(StreamEvent::Finished { reason });
+    }
+
+    /// Yields the error and ends the stream, dropping the HTTP response.
+    fn fail(mut self, error: ProviderError) -> Option<(Result<StreamEvent, ProviderError>, Self)> {
+        self.events = None;
+        self.pending.clear();
+        Some((Err(error), self))
+    }
+}
+
+fn describe_sse_error(e: &EventStreamError<reqwest::Error>) -> String {
+    match e {
+        EventStreamError::Transport(e) => format!("the connection broke ({})", innermost(e)),
+        EventStreamError::Utf8(e) => format!("the stream is not valid UTF-8 ({e})"),
+        EventStreamError::Parser(e) => format!("the stream is not valid server-sent events ({e})"),
+    }
+}

@@ -1,0 +1,411 @@
+//! The agent loop. It works from SQLite, not memory: each pass settles the calls of the latest
+//! turn (running the approved ones), pauses while any call waits for a person, and otherwise asks
+//! the model for the next turn, until the model answers without tools or the step limit is hit.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::outcome_text::{self, for_model};
+use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
+use crate::approval::decide::schedule_timeout;
+use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
+use crate::approval::{ApprovalStatus, DecidedBy, Decision};
+use crate::error::{Error, Result};
+use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
+use crate::message::{Block, Role};
+use crate::runtime::Runtime;
+use crate::store::{new_id, NewApproval, NewToolCall, Store};
+use crate::tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin, ToolOutput};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Paused: a call waits for a decision.
+    Waiting,
+    /// Finished, failed or stopped (or the server is shutting down).
+    Ended,
+}
+
+enum Turn {
+    /// The model answered without tools.
+    Answered { message_id: String },
+    /// The model asked for tools; they are recorded.
+    CalledTools,
+    Stopped { message_id: Option<String> },
+    Failed(String),
+}
+
+pub async fn drive(rt: &Arc<Runtime>, run_id: &str, cancel: &CancellationToken) -> Result<Outcome> {
+    let run = rt.store.run(run_id).await?;
+    if run.status.is_terminal() {
+        return Ok(Outcome::Ended);
+    }
+    if run.status != RunStatus::Running {
+        rt.store.set_run_status(run_id, RunStatus::Running, None).await?;
+    }
+    let mut step = run.step;
+    loop {
+        if cancel.is_cancelled() {
+            return stopped(rt, &run, None).await;
+        }
+        if let Some(pending) = settle_latest_turn(rt, &run, step, cancel).await? {
+            if cancel.is_cancelled() {
+                return stopped(rt, &run, None).await;
+            }
+            if pending {
+                rt.store.set_run_status(run_id, RunStatus::Waiting, None).await?;
+                return Ok(Outcome::Waiting);
+            }
+        }
+        if step >= run.max_steps {
+            let msg = format!("Stopped at the step limit ({} of {} steps). Retry to let it continue.", step, run.max_steps);
+            return failed(rt, &run, msg).await;
+        }
+        step += 1;
+        rt.store.set_run_step(run_id, step).await?;
+        rt.events.emit(run_id, &RunEvent::Step { n: step, max: run.max_steps, action: "Thinking".into() });
+        match model_turn(rt, &run, cancel).await? {
+            Turn::CalledTools => continue,
+            Turn::Answered { message_id } => {
+                title::maybe_generate(rt, &run).await;
+                rt.store.set_run_status(run_id, RunStatus::Finished, None).await?;
+                rt.store.touch_thread(&run.thread_id).await?;
+                rt.events.emit(run_id, &RunEvent::RunFinished { message_id: Some(message_id), stopped: false });
+                return Ok(Outcome::Ended);
+            }
+            Turn::Stopped { message_id } => return stopped(rt, &run, message_id).await,
+            Turn::Failed(message) => return failed(rt, &run, message).await,
+        }
+    }
+}
+
+/// Runs the approved calls of the run's latest assistant turn and marks calls left running by a
+/// dead server as interrupted. `None`: the latest message is not a turn with calls; otherwise
+/// whether some call still waits for a person.
+async fn settle_latest_turn(
+    rt: &Arc<Runtime>,
+    run: &RunSummary,
+    step: u32,
+    cancel: &CancellationToken,
+) -> Result<Option<bool>> {
+    let Some(last) = rt.store.last_message_of_run(&run.id).await? else { return Ok(None) };
+    if last.role != Role::Assistant {
+        return Ok(None);
+    }
+    let calls = rt.store.tool_calls_of_message(&last.id).await?;
+    if calls.is_empty() {
+        return Ok(None);
+    }
+    let mut pending = false;
+    for call in &calls {
+        match call.status {
+            // Only one driver exists per run, so a call still marked running was started by a
+            // process that died: never run it again.
+            ToolCallStatus::Running => {
+                let output = [ToolContent::Text { text: outcome_text::INTERRUPTED.into() }];
+                if rt.store.settle_tool_call(&call.id, ToolCallStatus::Running, ToolCallStatus::Interrupted, &output, true, false).await? {
+                    emit_result(rt, &run.id, &call.id, &output, true);
+                }
+            }
+            ToolCallStatus::Approved => {
+                if cancel.is_cancelled() {
+                    break;
+                }
+                execute(rt, run, step, call, cancel).await?;
+            }
+            ToolCallStatus::Pending => pending = true,
+            _ => {}
+        }
+    }
+    Ok(Some(pending))
+}
+
+async fn execute(
+    rt: &Arc<Runtime>,
+    run: &RunSummary,
+    step: u32,
+    call: &ToolCallRecord,
+    cancel: &CancellationToken,
+) -> Result<()> {
+    if !rt.store.mark_tool_call_started(&call.id).await? {
+        return Ok(());
+    }
+    rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
+    let registry = rt.tools.snapshot();
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
+    let events = rt.events.clone();
+    let (run_id, call_id) = (run.id.clone(), call.id.clone());
+    let forward = tokio::spawn(async move {
+        while let Some(p) = progress_rx.recv().await {
+            events.emit(&run_id, &RunEvent::ToolProgress {
+                tool_call_id: call_id.clone(),
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        }
+    });
+    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx) };
+    let result = match registry.get(&call.name) {
+        Some(tool) => tool.call(call.arguments.clone(), ctx).await,
+        None => Err(ToolError::Failed(format!("the tool `{}` is no longer available", call.name))),
+    };
+    let _ = forward.await;
+    if rt.shutdown.is_cancelled() {
+        // Leave the call marked running: after the restart it shows as interrupted.
+        return Ok(());
+    }
+    let output = match result {
+        Ok(mut out) => {
+            if let Some(structured) = out.structured.take() {
+                out.content.push(ToolContent::Text { text: format!("structured content: {structured}") });
+            }
+            out
+        }
+        Err(ToolError::Cancelled) => ToolOutput::error(outcome_text::CANCELLED_WHILE_RUNNING),
+        Err(e) => ToolOutput::error(format!("Error: {e}")),
+    };
+    let (_, truncated) = for_model(&output.content, rt.config.tool_output_limit);
+    rt.store
+        .settle_tool_call(&call.id, ToolCallStatus::Running, ToolCallStatus::Done, &output.content, output.is_error, truncated)
+        .await?;
+    emit_result(rt, &run.id, &call.id, &output.content, output.is_error);
+    Ok(())
+}
+
+fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str, content: &[ToolContent], is_error: bool) {
+    let (text, truncated) = for_model(content, rt.config.tool_output_limit);
+    rt.events.emit(run_id, &RunEvent::ToolResult { tool_call_id: tool_call_id.into(), output: text, is_error, truncated });
+}
+
+/// One model turn: stream it, relay text as it comes, then record the answer and every call the
+/// model asked for, each decided at the approval point.
+async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
+    let Some(provider) = rt.provider.clone() else { return Ok(Turn::Failed(Error::NoModel.to_string())) };
+    let registry = rt.tools.snapshot();
+    let messages = conversation::build(&rt.store, &run.thread_id, rt.config.tool_output_limit).await?;
+    let request = TurnRequest { messages, tools: registry.specs() };
+    let stream = match provider.stream_turn(request, cancel.clone()).await {
+        Ok(s) => s,
+        Err(_) if cancel.is_cancelled() => return Ok(Turn::Stopped { message_id: None }),
+        Err(e) => return Ok(Turn::Failed(e.to_string())),
+    };
+    // Chunks that are already there are relayed as one event: fast streams cost less per token.
+    let mut stream = stream.ready_chunks(256);
+    let mut text = String::new();
+    let mut calls = ToolCallAccumulator::default();
+    let mut failure = None;
+    loop {
+        let chunk = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break,
+            chunk = stream.next() => chunk,
+        };
+        let Some(chunk) = chunk else { break };
+        let mut delta = String::new();
+        for item in chunk {
+            match item {
+                Ok(StreamEvent::TextDelta(t)) => delta.push_str(&t),
+                Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments }) => {
+                    calls.push(index, call_id.as_deref(), name.as_deref(), &arguments)
+                }
+                Ok(StreamEvent::Finished { .. }) => {}
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        if !delta.is_empty() {
+            rt.events.emit(&run.id, &RunEvent::TextDelta { text: delta.clone() });
+            text.push_str(&delta);
+        }
+        if failure.is_some() {
+            break;
+        }
+    }
+    drop(stream);
+    if cancel.is_cancelled() {
+        if rt.shutdown.is_cancelled() {
+            return Ok(Turn::Stopped { message_id: None });
+        }
+        // Keep what the person already saw.
+        let message_id = if text.is_empty() {
+            None
+        } else {
+            let mut tx = rt.store.pool().begin().await?;
+            let m = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }]).await?;
+            tx.commit().await?;
+            Some(m.id)
+        };
+        return Ok(Turn::Stopped { message_id });
+    }
+    if let Some(e) = failure {
+        return Ok(Turn::Failed(e.to_string()));
+    }
+
+    let assembled = calls.finish();
+    let rules = rt.store.rules_of_thread(&run.thread_id).await?;
+    let mut blocks = Vec::new();
+    if !text.is_empty() {
+        blocks.push(Block::Text { text });
+    }
+    let mut planned = Vec::new();
+    for (position, call) in assembled.into_iter().enumerate() {
+        let id = new_id();
+        let (call_id, name, decision, arguments) = match call {
+            Ok(c) => match parse_arguments(&c.arguments) {
+                Ok(args) => {
+                    let d = gate_call(&registry, &rules, &c.name, &args);
+                    (c.call_id, c.name, d, args)
+                }
+                Err(e) => {
+                    let feedback = format!("Invalid arguments for `{}`: {e}", c.name);
+                    (c.call_id, c.name, CallDecision::Skip { feedback }, serde_json::Value::String(c.arguments))
+                }
+            },
+            Err(e) => {
+                let feedback = format!("The tool call could not be read: {e}");
+                (format!("call_{id}"), "unknown".to_string(), CallDecision::Skip { feedback }, serde_json::Value::Null)
+            }
+        };
+        blocks.push(Block::ToolCall { id: id.clone(), call_id: call_id.clone(), name: name.clone(), arguments: arguments.clone() });
+        let tool = registry.get(&name);
+        let (summary, risk, needs_approval, origin, preview) = match (&tool, &decision) {
+            (Some(t), CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask) => {
+                let preview = if matches!(decision, CallDecision::Ask) { t.preview(&arguments).await } else { None };
+                (t.summary(&arguments), t.risk(&arguments), t.needs_approval(&arguments), t.origin(), preview)
+            }
+            _ => (format!("Invalid call to `{name}`"), Risk::Low, false, tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn), None),
+        };
+        planned.push((position as u32, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, preview));
+    }
+
+    // Record the turn and every call (and approval) in one transaction, before anything runs.
+    let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
+    let mut tx = rt.store.pool().begin().await?;
+    let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
+    let mut after = Vec::new();
+    for (position, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, preview) in planned {
+        let (status, output) = match &decision {
+            CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
+            CallDecision::Ask => (ToolCallStatus::Pending, None),
+            CallDecision::Skip { feedback } => (ToolCallStatus::Invalid, Some(vec![ToolContent::Text { text: feedback.clone() }])),
+        };
+        Store::insert_tool_call(&mut tx, &NewToolCall {
+            id: id.clone(),
+            run_id: run.id.clone(),
+            thread_id: run.thread_id.clone(),
+            message_id: message.id.clone(),
+            position,
+            call_id,
+            name: name.clone(),
+            origin,
+            arguments: arguments.clone(),
+            summary,
+            risk,
+            needs_approval,
+            preview,
+            status,
+            output: output.clone(),
+        })
+        .await?;
+        let approval_id = match &decision {
+            CallDecision::Ask | CallDecision::RunByRule { .. } => {
+                let approval_id = new_id();
+                let by_rule = match &decision {
+                    CallDecision::RunByRule { rule_id } => Some(Decision {
+                        status: ApprovalStatus::Approved,
+                        by: DecidedBy::Rule { rule_id: rule_id.clone() },
+                    }),
+                    _ => None,
+                };
+                Store::insert_approval(&mut tx, &NewApproval {
+                    id: &approval_id,
+                    tool_call_id: &id,
+                    run_id: &run.id,
+                    thread_id: &run.thread_id,
+                    arguments: &arguments,
+                    status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
+                    decision: by_rule.as_ref(),
+                    expires_at: if by_rule.is_none() { expires_at.clone() } else { None },
+                })
+                .await?;
+                Some(approval_id)
+            }
+            _ => None,
+        };
+        after.push((id, name, arguments, decision, approval_id, output));
+    }
+    tx.commit().await?;
+
+    for (id, name, arguments, decision, approval_id, output) in &after {
+        rt.events.emit(&run.id, &RunEvent::ToolCall { id: id.clone(), name: name.clone(), arguments: arguments.clone() });
+        match (decision, approval_id) {
+            (CallDecision::Ask, Some(approval_id)) => {
+                let approval = rt.store.approval(approval_id).await?;
+                rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval });
+                if let Some(timeout) = rt.config.approval_timeout {
+                    schedule_timeout(rt, approval_id.clone(), timeout);
+                }
+            }
+            (CallDecision::RunByRule { rule_id }, Some(approval_id)) => {
+                rt.events.emit(&run.id, &RunEvent::ApprovalResolved {
+                    approval_id: approval_id.clone(),
+                    tool_call_id: id.clone(),
+                    decision: format!("approved by thread rule {rule_id}"),
+                    arguments: arguments.clone(),
+                });
+            }
+            (CallDecision::Skip { .. }, _) => {
+                if let Some(output) = output {
+                    emit_result(rt, &run.id, id, output, true);
+                }
+            }
+            _ => {}
+        }
+    }
+    if after.is_empty() {
+        Ok(Turn::Answered { message_id: message.id })
+    } else {
+        Ok(Turn::CalledTools)
+    }
+}
+
+/// Ends a run the person stopped: calls that have not run never will.
+async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>) -> Result<Outcome> {
+    if rt.shutdown.is_cancelled() {
+        return Ok(Outcome::Ended);
+    }
+    for approval in rt.store.approvals_of_run_pending(&run.id).await? {
+        if crate::approval::decide::settle_cancelled(rt, &approval).await? {
+            rt.events.emit(&run.id, &RunEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                tool_call_id: approval.tool_call_id.clone(),
+                decision: "cancelled".into(),
+                arguments: approval.arguments.clone(),
+            });
+        }
+    }
+    rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
+    rt.store.set_run_status(&run.id, RunStatus::Cancelled, None).await?;
+    rt.store.touch_thread(&run.thread_id).await?;
+    rt.events.emit(&run.id, &RunEvent::RunFinished { message_id, stopped: true });
+    Ok(Outcome::Ended)
+}
+
+async fn failed(rt: &Arc<Runtime>, run: &RunSummary, message: String) -> Result<Outcome> {
+    rt.store.set_run_status(&run.id, RunStatus::Failed, Some(&message)).await?;
+    rt.events.emit(&run.id, &RunEvent::Error { message });
+    Ok(Outcome::Ended)
+}
+
+/// A driver hit an internal error (the database, most likely): end the run visibly.
+pub async fn fail_after_internal_error(rt: &Arc<Runtime>, run_id: &str, error: &Error) {
+    let message = format!("The run stopped because of an internal error: {error}");
+    if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
+        tracing::error!(run_id, error = %e, "could not record a failed run");
+    }
+    rt.events.emit(run_id, &RunEvent::Error { message });
+}

@@ -1,0 +1,162 @@
+//! The event hub: numbers each run event, hands it to live subscribers and to a background writer
+//! that appends it to SQLite in batches. Subscribing replays the log, then follows live events.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::{RunEvent, RunEventRecord};
+use crate::error::Result;
+use crate::store::{StoredEvent, Store};
+
+enum WriterMsg {
+    Event(StoredEvent),
+    Flush(oneshot::Sender<()>),
+}
+
+pub struct EventHub {
+    store: Store,
+    /// Global, monotonic across runs and restarts; per run the numbers only grow.
+    next_seq: AtomicU64,
+    live: Mutex<HashMap<String, broadcast::Sender<RunEventRecord>>>,
+    writer: mpsc::UnboundedSender<WriterMsg>,
+}
+
+impl EventHub {
+    pub async fn start(store: Store) -> Result<Arc<Self>> {
+        let next = store.max_event_seq().await? + 1;
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(write_batches(store.clone(), rx));
+        Ok(Arc::new(Self { store, next_seq: AtomicU64::new(next), live: Mutex::new(HashMap::new()), writer: tx }))
+    }
+
+    /// Numbers the event, sends it to live subscribers and queues it for the log.
+    pub fn emit(&self, run_id: &str, event: &RunEvent) -> u64 {
+        let data: Arc<str> = match serde_json::to_string(event) {
+            Ok(s) => s.into(),
+            Err(e) => {
+                tracing::error!(run_id, error = %e, "could not serialise a run event");
+                return 0;
+            }
+        };
+        let kind = event.kind();
+        // The lock makes numbering and sending one step, so subscribers see numbers in order.
+        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+        let _ = self.writer.send(WriterMsg::Event(StoredEvent {
+            run_id: run_id.to_string(),
+            seq,
+            kind,
+            data: data.to_string(),
+        }));
+        if let Some(tx) = live.get(run_id) {
+            let record = RunEventRecord { seq, kind: kind.to_string(), data };
+            if tx.send(record).is_err() || event.is_terminal() {
+                live.remove(run_id);
+            }
+        }
+        seq
+    }
+
+    /// Waits until every event emitted so far is in SQLite.
+    pub async fn flush(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.writer.send(WriterMsg::Flush(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+
+    /// The run's events after `after`: first the log, then live ones, ending after the terminal event.
+    /// `run_done` says whether the run has already ended (then the log is all there is).
+    pub async fn subscribe(
+        self: &Arc<Self>,
+        run_id: &str,
+        after: u64,
+        run_done: bool,
+    ) -> Result<BoxStream<'static, RunEventRecord>> {
+        let rx = if run_done {
+            None
+        } else {
+            let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+            Some(live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(4096).0).subscribe())
+        };
+        self.flush().await;
+        let replay: Vec<RunEventRecord> = self
+            .store
+            .events_after(run_id, after)
+            .await?
+            .into_iter()
+            .map(|(seq, kind, data)| RunEventRecord { seq, kind, data: data.into() })
+            .collect();
+        let last = replay.last().map(|r| r.seq).unwrap_or(after);
+        let ended = replay.iter().any(RunEventRecord::is_terminal);
+        let replay = futures::stream::iter(replay);
+        let (Some(rx), false) = (rx, ended) else {
+            return Ok(replay.boxed());
+        };
+        let hub = self.clone();
+        let run_id = run_id.to_string();
+        let live = futures::stream::unfold((rx, last, false, hub, run_id), |(mut rx, mut last, done, hub, run_id)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                match rx.recv().await {
+                    Ok(r) if r.seq <= last => continue,
+                    Ok(r) => {
+                        last = r.seq;
+                        let end = r.is_terminal();
+                        return Some((vec![r], (rx, last, end, hub, run_id)));
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        // Too slow a reader: catch up from the log.
+                        hub.flush().await;
+                        let missed = hub.store.events_after(&run_id, last).await.unwrap_or_default();
+                        let missed: Vec<RunEventRecord> = missed
+                            .into_iter()
+                            .map(|(seq, kind, data)| RunEventRecord { seq, kind, data: data.into() })
+                            .collect();
+                        if let Some(l) = missed.last() {
+                            last = l.seq;
+                        }
+                        let end = missed.iter().any(RunEventRecord::is_terminal);
+                        return Some((missed, (rx, last, end, hub, run_id)));
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .flat_map(futures::stream::iter);
+        Ok(replay.chain(live).boxed())
+    }
+}
+
+async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>) {
+    let mut batch = Vec::new();
+    let mut waiters = Vec::new();
+    while let Some(first) = rx.recv().await {
+        let mut next = Some(first);
+        while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
+            match msg {
+                WriterMsg::Event(e) => batch.push(e),
+                WriterMsg::Flush(w) => waiters.push(w),
+            }
+            if batch.len() >= 1024 {
+                break;
+            }
+        }
+        if !batch.is_empty() {
+            if let Err(e) = store.append_events(&batch).await {
+                tracing::error!(error = %e, lost = batch.len(), "could not write run events");
+            }
+            batch.clear();
+        }
+        for w in waiters.drain(..) {
+            let _ = w.send(());
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! What the model is told about a call that did not simply run: the texts stored as the call's
+//! output when it is denied, times out, is interrupted or cancelled, and the cut of long outputs.
+
+use crate::tools::ToolContent;
+
+pub fn denied(reason: Option<&str>) -> String {
+    match reason.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(r) => format!("The user denied this call; it did not run. Their reason: {r}"),
+        None => "The user denied this call; it did not run.".to_string(),
+    }
+}
+
+pub fn timed_out(secs: u64) -> String {
+    format!(
+        "No decision was made within the approval timeout ({secs} s), so the call did not run. \
+         This is a timeout, not a refusal by the user."
+    )
+}
+
+pub const INTERRUPTED: &str = "Interrupted: the server stopped while this call was running, so its outcome is \
+     unknown. It was not run again; check the current state before retrying.";
+
+pub const CANCELLED: &str = "The run was stopped by the user before this call ran; it did not run.";
+
+pub const CANCELLED_WHILE_RUNNING: &str = "The run was stopped by the user while this call was running; it was \
+     cancelled and may have done part of its work.";
+
+pub const NO_RESULT: &str = "No result was recorded for this call.";
+
+/// The text of a result as the model sees it: text parts joined, at most `limit` bytes.
+/// Returns the text and whether it was cut.
+pub fn for_model(content: &[ToolContent], limit: usize) -> (String, bool) {
+    let mut text = String::new();
+    for part in content {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        match part {
+            ToolContent::Text { text: t } => text.push_str(t),
+            ToolContent::Image { mime_type, .. } => text.push_str(&format!("[image: {mime_type}]")),
+            ToolContent::Resource { uri, text: Some(t), .. } => text.push_str(&format!("[resource {uri}]\n{t}")),
+            ToolContent::Resource { uri, .. } => text.push_str(&format!("[resource {uri}]")),
+        }
+    }
+    if text.len() <= limit {
+        return (text, false);
+    }
+    let total = text.len();
+    let mut cut = limit;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push_str(&format!(
+        "\n[output truncated: showing the first {cut} of {total} bytes; the full output is stored and shown to the user]"
+    ));
+    (text, true)
+}
+
+/// The content the model gets for a call: text cut to `limit`; images and resources kept as they are.
+pub fn content_for_model(content: &[ToolContent], limit: usize) -> (Vec<ToolContent>, bool) {
+    let (text, truncated) = for_model(
+        &content.iter().filter(|c| !matches!(c, ToolContent::Image { .. })).cloned().collect::<Vec<_>>(),
+        limit,
+    );
+    let mut out = vec![ToolContent::Text { text }];
+    out.extend(content.iter().filter(|c| matches!(c, ToolContent::Image { .. })).cloned());
+    (out, truncated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_output_is_cut_on_a_char_boundary_with_a_note() {
+        let content = vec![ToolContent::Text { text: "é".repeat(100) }];
+        let (text, truncated) = for_model(&content, 51);
+        assert!(truncated);
+        assert!(text.starts_with(&"é".repeat(25)));
+        assert!(text.contains("showing the first 50 of 200 bytes"));
+    }
+
+    #[test]
+    fn short_output_is_kept_whole() {
+        let (text, truncated) = for_model(&[ToolContent::Text { text: "ok".into() }], 10);
+        assert_eq!((text.as_str(), truncated), ("ok", false));
+    }
+}

@@ -1,0 +1,92 @@
+//! Thread titles: after the first exchange the model names the thread; until then (or if that
+//! fails) the first words of the prompt stand in.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{RunEvent, RunSummary};
+use crate::message::{Message, Role};
+use crate::runtime::Runtime;
+use crate::store::TitleSource;
+
+const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
+Answer with the title only: no quotes, no punctuation at the end.";
+
+/// The first words of a prompt, as a stand-in title.
+pub fn from_prompt(prompt: &str) -> String {
+    let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
+    let mut title = words.join(" ");
+    if title.chars().count() > 60 {
+        title = title.chars().take(60).collect::<String>() + "…";
+    } else if prompt.split_whitespace().count() > 8 {
+        title.push('…');
+    }
+    if title.is_empty() {
+        "New chat".into()
+    } else {
+        title
+    }
+}
+
+/// Cleans what the model answered into a one-line title; `None` if nothing usable is left.
+pub fn clean(answer: &str) -> Option<String> {
+    let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let line = line.trim_start_matches("Title:").trim().trim_matches(|c| matches!(c, '"' | '\'' | '*' | '#' | '`')).trim();
+    let line = line.trim_end_matches(['.', '!', ':']).trim();
+    if line.is_empty() {
+        return None;
+    }
+    Some(line.chars().take(80).collect())
+}
+
+/// Names the thread after its first exchange, unless a person named it.
+pub async fn maybe_generate(rt: &Arc<Runtime>, run: &RunSummary) {
+    let Some(provider) = rt.provider.clone() else { return };
+    match rt.store.title_is_generated(&run.thread_id).await {
+        Ok(true) => {}
+        _ => return,
+    }
+    let Ok(messages) = rt.store.messages(&run.thread_id).await else { return };
+    let Some(first) = messages.iter().find(|m| m.role == Role::User) else { return };
+    let answer = messages.iter().rev().find(|m| m.role == Role::Assistant && !m.content.is_empty());
+    let mut convo = format!("User: {}", first.content.chars().take(2000).collect::<String>());
+    if let Some(a) = answer {
+        convo.push_str(&format!("\n\nAssistant: {}", a.content.chars().take(2000).collect::<String>()));
+    }
+    let request = vec![Message::text(Role::System, TITLE_PROMPT), Message::text(Role::User, convo)];
+    let title = match tokio::time::timeout(Duration::from_secs(20), provider.complete(request)).await {
+        Ok(Ok(answer)) => clean(&answer),
+        Ok(Err(e)) => {
+            tracing::warn!(thread_id = run.thread_id, error = %e, "title generation failed; keeping the prompt's words");
+            None
+        }
+        Err(_) => None,
+    };
+    let Some(title) = title else { return };
+    match rt.store.set_generated_title(&run.thread_id, &title, TitleSource::Model).await {
+        Ok(true) => {
+            rt.events.emit(&run.id, &RunEvent::ThreadUpdated { thread_id: run.thread_id.clone(), title });
+        }
+        Ok(false) => {}
+        Err(e) => tracing::warn!(error = %e, "could not store the generated title"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_title_keeps_the_first_words() {
+        assert_eq!(from_prompt("  hello   there  "), "hello there");
+        assert_eq!(from_prompt("one two three four five six seven eight nine"), "one two three four five six seven eight…");
+        assert_eq!(from_prompt("   "), "New chat");
+    }
+
+    #[test]
+    fn model_title_is_cleaned_to_one_line() {
+        assert_eq!(clean("\"Greeting the World.\"\nmore"), Some("Greeting the World".into()));
+        assert_eq!(clean("Title: Rust tips"), Some("Rust tips".into()));
+        assert_eq!(clean("  \n "), None);
+    }
+}

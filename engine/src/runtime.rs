@@ -1,0 +1,114 @@
+//! The engine's shared state, and the table of runs being driven right now. A run is driven by at
+//! most one task at a time; `wake` starts that task or asks the running one to look again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::llm::Provider;
+use crate::run::driver::{self, Outcome};
+use crate::run::events::EventHub;
+use crate::store::Store;
+use crate::toolbox::ToolBox;
+
+struct ActiveRun {
+    cancel: CancellationToken,
+    /// Something changed while the driver worked (a decision came in): look again before pausing.
+    rewake: bool,
+}
+
+pub struct Runtime {
+    pub store: Store,
+    pub events: Arc<EventHub>,
+    pub provider: Option<Arc<dyn Provider>>,
+    pub tools: ToolBox,
+    pub config: Config,
+    active: Mutex<HashMap<String, ActiveRun>>,
+    /// Stops background work (drivers, timers) at shutdown.
+    pub shutdown: CancellationToken,
+}
+
+impl Runtime {
+    pub fn new(
+        store: Store,
+        events: Arc<EventHub>,
+        provider: Option<Arc<dyn Provider>>,
+        tools: ToolBox,
+        config: Config,
+    ) -> Self {
+        Self {
+            store,
+            events,
+            provider,
+            tools,
+            config,
+            active: Mutex::new(HashMap::new()),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Drives the run if no task does yet; otherwise tells that task to look again.
+    pub fn wake(self: &Arc<Self>, run_id: &str) {
+        self.start_or_flag(run_id, false);
+    }
+
+    /// Stops a run: cancels its driver, or starts one that only records the stop.
+    pub fn stop(self: &Arc<Self>, run_id: &str) {
+        self.start_or_flag(run_id, true);
+    }
+
+    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool) {
+        let mut active = self.active();
+        if let Some(run) = active.get_mut(run_id) {
+            run.rewake = true;
+            if stop {
+                run.cancel.cancel();
+            }
+            return;
+        }
+        let cancel = self.shutdown.child_token();
+        if stop {
+            cancel.cancel();
+        }
+        active.insert(run_id.to_string(), ActiveRun { cancel: cancel.clone(), rewake: false });
+        drop(active);
+        let rt = self.clone();
+        let run_id = run_id.to_string();
+        tokio::spawn(async move { rt.drive_until_idle(run_id, cancel).await });
+    }
+
+    pub fn is_driving(&self, run_id: &str) -> bool {
+        self.active().contains_key(run_id)
+    }
+
+    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken) {
+        loop {
+            let outcome = match driver::drive(&self, &run_id, &cancel).await {
+                Ok(o) => o,
+                Err(e) => {
+                    tracing::error!(run_id, error = %e, "run driver failed");
+                    driver::fail_after_internal_error(&self, &run_id, &e).await;
+                    Outcome::Ended
+                }
+            };
+            let mut active = self.active();
+            let again = match active.get_mut(&run_id) {
+                Some(run) if outcome == Outcome::Waiting && !self.shutdown.is_cancelled() && run.rewake => {
+                    run.rewake = false;
+                    true
+                }
+                _ => false,
+            };
+            if !again {
+                active.remove(&run_id);
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Approval rows. Deciding is one conditional UPDATE (`WHERE status = 'pending'`), so of any
+//! number of concurrent decisions exactly one wins and the rest see "already decided".
+
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, Sqlite, Transaction};
+
+use super::tool_calls::risk_from;
+use super::{from_json, json, now, Store};
+use crate::approval::{Approval, ApprovalStatus, Decision};
+use crate::error::{Error, Result};
+
+pub struct NewApproval<'a> {
+    pub id: &'a str,
+    pub tool_call_id: &'a str,
+    pub run_id: &'a str,
+    pub thread_id: &'a str,
+    pub arguments: &'a Value,
+    pub status: ApprovalStatus,
+    pub decision: Option<&'a Decision>,
+    pub expires_at: Option<String>,
+}
+
+fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
+    let preview: Option<String> = r.try_get("preview")?;
+    let decision: Option<String> = r.try_get("decision")?;
+    let status: String = r.try_get("status")?;
+    Ok(Approval {
+        id: r.try_get("id")?,
+        run_id: r.try_get("run_id")?,
+        thread_id: r.try_get("thread_id")?,
+        tool_call_id: r.try_get("tool_call_id")?,
+        tool: r.try_get("name")?,
+        origin: from_json(&r.try_get::<String, _>("origin")?)?,
+        arguments: from_json(&r.try_get::<String, _>("arguments")?)?,
+        summary: r.try_get("summary")?,
+        risk: risk_from(&r.try_get::<String, _>("risk")?)?,
+        preview: preview.as_deref().map(from_json).transpose()?,
+        status: ApprovalStatus::parse(&status)
+            .ok_or_else(|| Error::Corrupt(format!("unknown approval status `{status}`")))?,
+        created_at: r.try_get("created_at")?,
+        decided_at: r.try_get("decided_at")?,
+        expires_at: r.try_get("expires_at")?,
+        decision: decision.as_deref().map(from_json).transpose()?,
+    })
+}
+
+const SELECT: &str = "SELECT a.id, a.run_id, a.thread_id, a.tool_call_id, t.name, t.origin, a.arguments, t.summary, \
+                      t.risk, t.preview, a.status, a.created_at, a.decided_at, a.expires_at, a.decision \
+                      FROM approvals a JOIN tool_calls t ON t.id = a.tool_call_id";
+
+impl Store {
+    pub async fn insert_approval(tx: &mut Transaction<'static, Sqlite>, a: &NewApproval<'_>) -> Result<()> {
+        let decided = a.decision.is_some().then(now);
+        sqlx::query(
+            "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
+               decided_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(a.id)
+        .bind(a.tool_call_id)
+        .bind(a.run_id)
+        .bind(a.thread_id)
+        .bind(json(a.arguments)?)
+        .bind(a.status.as_str())
+        .bind(a.decision.map(json).transpose()?)
+        .bind(now())
+        .bind(decided)
+        .bind(&a.expires_at)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn approval(&self, id: &str) -> Result<Approval> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("approval", id))?;
+        approval_from_row(&row)
+    }
+
+    pub async fn approval_of_call(&self, tool_call_id: &str) -> Result<Option<Approval>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.tool_call_id = ?")))
+            .bind(tool_call_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(approval_from_row).transpose()
+    }
+
+    pub async fn approvals(&self, status: Option<ApprovalStatus>, limit: u32) -> Result<Vec<Approval>> {
+        let rows = match status {
+            Some(s) => {
+                sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.status = ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?")))
+                    .bind(s.as_str())
+                    .bind(limit as i64)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} ORDER BY a.created_at DESC, a.id DESC LIMIT ?")))
+                .bind(limit as i64)
+                .fetch_all(&self.pool)
+                .await?,
+        };
+        rows.iter().map(approval_from_row).collect()
+    }
+
+    pub async fn approvals_of_thread(&self, thread_id: &str) -> Result<Vec<Approval>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.thread_id = ? ORDER BY a.created_at, a.id")))
+            .bind(thread_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(approval_from_row).collect()
+    }
+
+    /// Pending approvals that carry a deadline: (id, expires_at).
+    pub async fn expiring_approvals(&self) -> Result<Vec<(String, String)>> {
+        Ok(sqlx::query_as(
+            "SELECT id, expires_at FROM approvals WHERE expires_at IS NOT NULL AND status = 'pending'",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
+    /// Records a decision if the approval is still pending; `false` if someone decided first.
+    pub async fn record_decision(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        decision: &Decision,
+    ) -> Result<bool> {
+        let r = sqlx::query(
+            "UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+        )
+        .bind(decision.status.as_str())
+        .bind(json(decision)?)
+        .bind(now())
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+}
+
+impl Store {
+    pub async fn approvals_of_run_pending(&self, run_id: &str) -> Result<Vec<Approval>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.run_id = ? AND a.status = 'pending'")))
+            .bind(run_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(approval_from_row).collect()
+    }
+}

@@ -1,0 +1,62 @@
+//! Thread rule rows ("allow for this thread").
+
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, Sqlite, Transaction};
+
+use super::{from_json, json, new_id, now, Store};
+use crate::approval::{RuleMatcher, ThreadRule};
+use crate::error::{Error, Result};
+
+fn rule_from_row(r: &SqliteRow) -> Result<ThreadRule> {
+    Ok(ThreadRule {
+        id: r.try_get("id")?,
+        thread_id: r.try_get("thread_id")?,
+        tool: r.try_get("tool")?,
+        matcher: from_json(&r.try_get::<String, _>("matcher")?)?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+impl Store {
+    pub async fn insert_rule(
+        tx: &mut Transaction<'static, Sqlite>,
+        thread_id: &str,
+        tool: &str,
+        matcher: &RuleMatcher,
+    ) -> Result<ThreadRule> {
+        let rule = ThreadRule {
+            id: new_id(),
+            thread_id: thread_id.to_string(),
+            tool: tool.to_string(),
+            matcher: matcher.clone(),
+            created_at: now(),
+        };
+        sqlx::query("INSERT INTO thread_rules (id, thread_id, tool, matcher, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&rule.id)
+            .bind(&rule.thread_id)
+            .bind(&rule.tool)
+            .bind(json(&rule.matcher)?)
+            .bind(&rule.created_at)
+            .execute(&mut **tx)
+            .await?;
+        Ok(rule)
+    }
+
+    pub async fn rules_of_thread(&self, thread_id: &str) -> Result<Vec<ThreadRule>> {
+        let rows = sqlx::query(
+            "SELECT id, thread_id, tool, matcher, created_at FROM thread_rules WHERE thread_id = ? ORDER BY created_at",
+        )
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(rule_from_row).collect()
+    }
+
+    pub async fn delete_rule(&self, id: &str) -> Result<()> {
+        let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.pool).await?;
+        if r.rows_affected() == 0 {
+            return Err(Error::not_found("rule", id));
+        }
+        Ok(())
+    }
+}

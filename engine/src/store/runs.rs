@@ -1,0 +1,153 @@
+//! Run rows: status, step counter and the error a failed run ended with.
+
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use super::{now, Store};
+use crate::error::{Error, Result};
+use crate::run::{RunStatus, RunSummary};
+
+pub(crate) fn status_str(s: RunStatus) -> &'static str {
+    match s {
+        RunStatus::Running => "running",
+        RunStatus::Waiting => "waiting",
+        RunStatus::Finished => "finished",
+        RunStatus::Failed => "failed",
+        RunStatus::Cancelled => "cancelled",
+    }
+}
+
+fn status_from(s: &str) -> Result<RunStatus> {
+    Ok(match s {
+        "running" => RunStatus::Running,
+        "waiting" => RunStatus::Waiting,
+        "finished" => RunStatus::Finished,
+        "failed" => RunStatus::Failed,
+        "cancelled" => RunStatus::Cancelled,
+        other => return Err(Error::Corrupt(format!("unknown run status `{other}`"))),
+    })
+}
+
+fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
+    Ok(RunSummary {
+        id: r.try_get("id")?,
+        thread_id: r.try_get("thread_id")?,
+        status: status_from(&r.try_get::<String, _>("status")?)?,
+        step: r.try_get::<i64, _>("step")? as u32,
+        max_steps: r.try_get::<i64, _>("max_steps")? as u32,
+        error: r.try_get("error")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at";
+
+impl Store {
+    pub async fn run(&self, id: &str) -> Result<RunSummary> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM runs WHERE id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("run", id))?;
+        run_from_row(&row)
+    }
+
+    /// The newest run of a thread.
+    pub async fn last_run(&self, thread_id: &str) -> Result<Option<RunSummary>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT 1"
+        )))
+        .bind(thread_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(run_from_row).transpose()
+    }
+
+    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT id FROM runs WHERE status = ?")
+            .bind(status_str(status))
+            .fetch_all(&self.pool)
+            .await?)
+    }
+
+    pub async fn set_run_status(&self, id: &str, status: RunStatus, error: Option<&str>) -> Result<()> {
+        let finished = status.is_terminal().then(now);
+        sqlx::query("UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?")
+            .bind(status_str(status))
+            .bind(error)
+            .bind(finished)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn set_run_step(&self, id: &str, step: u32) -> Result<()> {
+        sqlx::query("UPDATE runs SET step = ? WHERE id = ?").bind(step as i64).bind(id).execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Within a decision's transaction: a waiting run becomes runnable, so a restart resumes it
+    /// even if the server dies before the run is driven.
+    pub async fn mark_run_resumable(tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>, run_id: &str) -> Result<()> {
+        sqlx::query("UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'")
+            .bind(run_id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+
+    /// Starts a run for a thread, with the user's message if there is one, in one transaction.
+    pub async fn start_run(
+        &self,
+        thread_id: &str,
+        max_steps: u32,
+        user_text: Option<&str>,
+        prompt_title: Option<&str>,
+    ) -> Result<(String, Option<String>)> {
+        let run_id = super::new_id();
+        let ts = now();
+        let mut tx = self.pool.begin().await?;
+        // One write statement: the check and the insert cannot be split by another writer.
+        let inserted = sqlx::query(
+            "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at) \
+             SELECT ?, ?, 'running', 0, ?, ? WHERE NOT EXISTS \
+               (SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('running', 'waiting'))",
+        )
+        .bind(&run_id)
+        .bind(thread_id)
+        .bind(max_steps as i64)
+        .bind(&ts)
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            return Err(Error::RunInProgress);
+        }
+        let message_id = match user_text {
+            Some(text) => {
+                let blocks = [crate::message::Block::Text { text: text.to_string() }];
+                let m = Self::insert_message(&mut tx, thread_id, Some(&run_id), crate::message::Role::User, &blocks).await?;
+                Some(m.id)
+            }
+            None => None,
+        };
+        sqlx::query(
+            "UPDATE threads SET updated_at = ?, \
+               title = CASE WHEN ? IS NOT NULL AND title_source = 'default' THEN ? ELSE title END, \
+               title_source = CASE WHEN ? IS NOT NULL AND title_source = 'default' THEN 'prompt' ELSE title_source END \
+             WHERE id = ?",
+        )
+        .bind(&ts)
+        .bind(prompt_title)
+        .bind(prompt_title)
+        .bind(prompt_title)
+        .bind(thread_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok((run_id, message_id))
+    }
+}

@@ -1,0 +1,176 @@
+//! Thread rows: create, list a page, read, patch, delete.
+
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use super::{new_id, now, Store};
+use crate::error::{Error, Result};
+use crate::thread::{Thread, ThreadPatch, ThreadQuery};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TitleSource {
+    Default,
+    Prompt,
+    Model,
+    User,
+}
+
+impl TitleSource {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Prompt => "prompt",
+            Self::Model => "model",
+            Self::User => "user",
+        }
+    }
+}
+
+fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
+    Ok(Thread {
+        id: r.try_get("id")?,
+        title: r.try_get("title")?,
+        archived: r.try_get::<i64, _>("archived")? != 0,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
+}
+
+const COLUMNS: &str = "id, title, archived, created_at, updated_at";
+
+impl Store {
+    pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {
+        let (title, source) = match title.map(str::trim).filter(|t| !t.is_empty()) {
+            Some(t) => (t.to_string(), TitleSource::User),
+            None => ("New chat".to_string(), TitleSource::Default),
+        };
+        let id = new_id();
+        let ts = now();
+        sqlx::query(
+            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)",
+        )
+        .bind(&id)
+        .bind(&title)
+        .bind(source.as_str())
+        .bind(&ts)
+        .bind(&ts)
+        .execute(&self.pool)
+        .await?;
+        Ok(Thread { id, title, archived: false, created_at: ts.clone(), updated_at: ts })
+    }
+
+    pub async fn thread(&self, id: &str) -> Result<Thread> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM threads WHERE id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("thread", id))?;
+        thread_from_row(&row)
+    }
+
+    pub async fn list_threads(&self, q: &ThreadQuery) -> Result<Vec<Thread>> {
+        let limit = q.limit.clamp(1, 500) as i64;
+        let rows = match &q.before {
+            Some((updated_at, id)) => {
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "SELECT {COLUMNS} FROM threads WHERE archived = ? AND (updated_at, id) < (?, ?) \
+                     ORDER BY updated_at DESC, id DESC LIMIT ?"
+                )))
+                .bind(q.archived as i64)
+                .bind(updated_at)
+                .bind(id)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "SELECT {COLUMNS} FROM threads WHERE archived = ? ORDER BY updated_at DESC, id DESC LIMIT ?"
+                )))
+                .bind(q.archived as i64)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        rows.iter().map(thread_from_row).collect()
+    }
+
+    pub async fn update_thread(&self, id: &str, patch: &ThreadPatch) -> Result<Thread> {
+        let title = match &patch.title {
+            Some(t) => {
+                let t = t.trim();
+                if t.is_empty() {
+                    return Err(Error::Invalid("title must not be empty".into()));
+                }
+                if t.chars().count() > 200 {
+                    return Err(Error::Invalid("title must be at most 200 characters".into()));
+                }
+                Some(t.to_string())
+            }
+            None => None,
+        };
+        let result = sqlx::query(
+            "UPDATE threads SET \
+               title = COALESCE(?, title), \
+               title_source = CASE WHEN ? IS NULL THEN title_source ELSE 'user' END, \
+               archived = COALESCE(?, archived), \
+               updated_at = ? \
+             WHERE id = ?",
+        )
+        .bind(&title)
+        .bind(&title)
+        .bind(patch.archived.map(|a| a as i64))
+        .bind(now())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        if result.rows_affected() == 0 {
+            return Err(Error::not_found("thread", id));
+        }
+        self.thread(id).await
+    }
+
+    /// Sets a generated title unless a person named the thread meanwhile.
+    pub async fn set_generated_title(&self, id: &str, title: &str, source: TitleSource) -> Result<bool> {
+        let allowed: &[&str] = match source {
+            TitleSource::Model => &["default", "prompt"],
+            _ => &["default"],
+        };
+        let result = sqlx::query(
+            "UPDATE threads SET title = ?, title_source = ? WHERE id = ? AND title_source IN (?, ?)",
+        )
+        .bind(title)
+        .bind(source.as_str())
+        .bind(id)
+        .bind(allowed[0])
+        .bind(allowed.get(1).copied().unwrap_or(allowed[0]))
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected() == 1)
+    }
+
+    pub async fn title_is_generated(&self, id: &str) -> Result<bool> {
+        let source: Option<String> = sqlx::query_scalar("SELECT title_source FROM threads WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(matches!(source.as_deref(), Some("default" | "prompt")))
+    }
+
+    pub async fn touch_thread(&self, id: &str) -> Result<()> {
+        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(now()).bind(id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn delete_thread(&self, id: &str) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let result = sqlx::query("DELETE FROM threads WHERE id = ?").bind(id).execute(&mut *tx).await?;
+        if result.rows_affected() == 0 {
+            return Err(Error::not_found("thread", id));
+        }
+        // Runs, messages and rules go by cascade; tool calls, approvals and events with their runs.
+        tx.commit().await?;
+        Ok(())
+    }
+}

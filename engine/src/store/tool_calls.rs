@@ -1,0 +1,224 @@
+//! Tool call rows. A call is marked `running` before it runs and settled after, so a crash in
+//! between is seen on restart as `interrupted` and the call is never run twice.
+
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, Sqlite, Transaction};
+
+use super::{from_json, json, now, Store};
+use crate::error::{Error, Result};
+use crate::run::{ToolCallRecord, ToolCallStatus};
+use crate::tools::{Preview, Risk, ToolContent, ToolOrigin};
+
+pub struct NewToolCall {
+    pub id: String,
+    pub run_id: String,
+    pub thread_id: String,
+    pub message_id: String,
+    pub position: u32,
+    pub call_id: String,
+    pub name: String,
+    pub origin: ToolOrigin,
+    pub arguments: Value,
+    pub summary: String,
+    pub risk: Risk,
+    pub needs_approval: bool,
+    pub preview: Option<Preview>,
+    pub status: ToolCallStatus,
+    /// Set for calls settled at once (invalid arguments).
+    pub output: Option<Vec<ToolContent>>,
+}
+
+pub(crate) fn risk_str(r: Risk) -> &'static str {
+    match r {
+        Risk::Low => "low",
+        Risk::Medium => "medium",
+        Risk::High => "high",
+    }
+}
+
+pub(crate) fn risk_from(s: &str) -> Result<Risk> {
+    Ok(match s {
+        "low" => Risk::Low,
+        "medium" => Risk::Medium,
+        "high" => Risk::High,
+        other => return Err(Error::Corrupt(format!("unknown risk `{other}`"))),
+    })
+}
+
+fn status_from(s: &str) -> Result<ToolCallStatus> {
+    ToolCallStatus::parse(s).ok_or_else(|| Error::Corrupt(format!("unknown tool call status `{s}`")))
+}
+
+fn call_from_row(r: &SqliteRow) -> Result<ToolCallRecord> {
+    let preview: Option<String> = r.try_get("preview")?;
+    let output: Option<String> = r.try_get("output")?;
+    Ok(ToolCallRecord {
+        id: r.try_get("id")?,
+        run_id: r.try_get("run_id")?,
+        thread_id: r.try_get("thread_id")?,
+        message_id: r.try_get("message_id")?,
+        call_id: r.try_get("call_id")?,
+        name: r.try_get("name")?,
+        origin: from_json(&r.try_get::<String, _>("origin")?)?,
+        arguments: from_json(&r.try_get::<String, _>("arguments")?)?,
+        summary: r.try_get("summary")?,
+        risk: risk_from(&r.try_get::<String, _>("risk")?)?,
+        needs_approval: r.try_get::<i64, _>("needs_approval")? != 0,
+        preview: preview.as_deref().map(from_json).transpose()?,
+        status: status_from(&r.try_get::<String, _>("status")?)?,
+        output: output.as_deref().map(from_json).transpose()?,
+        is_error: r.try_get::<i64, _>("is_error")? != 0,
+        truncated: r.try_get::<i64, _>("truncated")? != 0,
+        created_at: r.try_get("created_at")?,
+        finished_at: r.try_get("finished_at")?,
+    })
+}
+
+const COLUMNS: &str = "id, run_id, thread_id, message_id, call_id, name, origin, arguments, summary, risk, \
+                       needs_approval, preview, status, output, is_error, truncated, created_at, finished_at";
+
+impl Store {
+    pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: &NewToolCall) -> Result<()> {
+        let settled = c.status.is_settled().then(now);
+        sqlx::query(
+            "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, arguments, \
+               summary, risk, needs_approval, preview, status, output, is_error, created_at, finished_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&c.id)
+        .bind(&c.run_id)
+        .bind(&c.thread_id)
+        .bind(&c.message_id)
+        .bind(c.position as i64)
+        .bind(&c.call_id)
+        .bind(&c.name)
+        .bind(json(&c.origin)?)
+        .bind(json(&c.arguments)?)
+        .bind(&c.summary)
+        .bind(risk_str(c.risk))
+        .bind(c.needs_approval as i64)
+        .bind(c.preview.as_ref().map(json).transpose()?)
+        .bind(c.status.as_str())
+        .bind(c.output.as_ref().map(json).transpose()?)
+        .bind(c.output.is_some() as i64)
+        .bind(now())
+        .bind(settled)
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("tool call", id))?;
+        call_from_row(&row)
+    }
+
+    /// The calls one assistant message asked for, in the order it asked.
+    pub async fn tool_calls_of_message(&self, message_id: &str) -> Result<Vec<ToolCallRecord>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE message_id = ? ORDER BY position")))
+            .bind(message_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(call_from_row).collect()
+    }
+
+    pub async fn tool_calls_of_thread(&self, thread_id: &str) -> Result<Vec<ToolCallRecord>> {
+        let rows =
+            sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? ORDER BY created_at, position")))
+                .bind(thread_id)
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter().map(call_from_row).collect()
+    }
+
+    /// Claims an approved call for execution. Only one caller ever gets `true` for a call.
+    pub async fn mark_tool_call_started(&self, id: &str) -> Result<bool> {
+        let r = sqlx::query("UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'")
+            .bind(now())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    /// Settles a call that is in status `from`; returns whether it was.
+    pub async fn settle_tool_call(
+        &self,
+        id: &str,
+        from: ToolCallStatus,
+        to: ToolCallStatus,
+        output: &[ToolContent],
+        is_error: bool,
+        truncated: bool,
+    ) -> Result<bool> {
+        let r = sqlx::query(
+            "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, truncated = ?, finished_at = ? \
+             WHERE id = ? AND status = ?",
+        )
+        .bind(to.as_str())
+        .bind(json(&output)?)
+        .bind(is_error as i64)
+        .bind(truncated as i64)
+        .bind(now())
+        .bind(id)
+        .bind(from.as_str())
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    /// Within a decision's transaction: a pending call becomes approved (with the arguments it will
+    /// run with) or settled as denied / timed out with the text the model will see.
+    pub async fn resolve_pending_call(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        to: ToolCallStatus,
+        arguments: Option<&Value>,
+        output: Option<&[ToolContent]>,
+    ) -> Result<bool> {
+        let settled = output.is_some().then(now);
+        let r = sqlx::query(
+            "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
+               is_error = ?, finished_at = ? WHERE id = ? AND status = 'pending'",
+        )
+        .bind(to.as_str())
+        .bind(arguments.map(json).transpose()?)
+        .bind(output.map(|o| json(&o)).transpose()?)
+        .bind(output.is_some() as i64)
+        .bind(settled)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+}
+
+impl Store {
+    /// Settles every call of a run that has not started (pending or approved) as cancelled.
+    pub async fn cancel_unstarted_calls(&self, run_id: &str, output: &[ToolContent]) -> Result<()> {
+        sqlx::query(
+            "UPDATE tool_calls SET status = 'cancelled', output = ?, is_error = 1, finished_at = ? \
+             WHERE run_id = ? AND status IN ('pending', 'approved')",
+        )
+        .bind(json(&output)?)
+        .bind(now())
+        .bind(run_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Runs with calls that are cleared to run or were running: they must be driven again.
+    pub async fn runs_with_open_calls(&self) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT DISTINCT run_id FROM tool_calls WHERE status IN ('approved', 'running')",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

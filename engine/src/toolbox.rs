@@ -1,0 +1,42 @@
+//! The tools a run may use right now: the built-in ones plus live sources such as MCP servers,
+//! whose tool lists change while the app runs. Each model turn takes a fresh snapshot.
+
+use std::sync::{Arc, RwLock};
+
+use crate::tools::registry::ToolRegistry;
+use crate::tools::Tool;
+
+/// Something that offers tools whose list can change (an MCP hub).
+pub trait ToolSource: Send + Sync {
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
+#[derive(Default)]
+pub struct ToolBox {
+    builtin: Vec<Arc<dyn Tool>>,
+    sources: RwLock<Vec<Arc<dyn ToolSource>>>,
+}
+
+impl ToolBox {
+    pub fn new(builtin: Vec<Arc<dyn Tool>>) -> Self {
+        Self { builtin, sources: RwLock::new(Vec::new()) }
+    }
+
+    pub fn add_source(&self, source: Arc<dyn ToolSource>) {
+        self.sources.write().unwrap_or_else(|p| p.into_inner()).push(source);
+    }
+
+    /// A registry of every tool available now (built-ins first).
+    pub fn snapshot(&self) -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        for tool in &self.builtin {
+            registry.register(tool.clone());
+        }
+        for source in self.sources.read().unwrap_or_else(|p| p.into_inner()).iter() {
+            for tool in source.tools() {
+                registry.register(tool);
+            }
+        }
+        registry
+    }
+}

@@ -1,0 +1,92 @@
+//! `/api/threads`: list, create, read, rename/archive, delete, and post a message (which answers
+//! with the event stream of the run it starts).
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Deserialize;
+use warden_engine::thread::{ThreadPatch, ThreadQuery};
+use warden_engine::Engine;
+
+use super::error::{ApiError, ApiResult};
+use super::json_body::JsonBody;
+use super::sse::to_sse;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    #[serde(default)]
+    archived: bool,
+    /// Cursor from the previous page: `<updated_at>,<id>` of its last thread.
+    before: Option<String>,
+    limit: Option<u32>,
+}
+
+pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
+    let before = match p.before {
+        Some(c) => Some(
+            c.split_once(',')
+                .map(|(t, id)| (t.to_string(), id.to_string()))
+                .ok_or_else(|| ApiError::unprocessable("`before` must be `<updated_at>,<id>`"))?,
+        ),
+        None => None,
+    };
+    let query = ThreadQuery { archived: p.archived, before, limit: p.limit.unwrap_or(100) };
+    Ok(Json(engine.list_threads(query).await?))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CreateThread {
+    title: Option<String>,
+}
+
+pub async fn create(State(engine): State<Engine>, body: Option<JsonBody<CreateThread>>) -> ApiResult<impl IntoResponse> {
+    let JsonBody(body) = body.unwrap_or(JsonBody(CreateThread::default()));
+    Ok((StatusCode::CREATED, Json(engine.create_thread(body.title).await?)))
+}
+
+pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.thread(&id).await?))
+}
+
+pub async fn patch(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(patch): JsonBody<ThreadPatch>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.update_thread(&id, patch).await?))
+}
+
+pub async fn delete(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    engine.delete_thread(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PostMessage {
+    content: String,
+}
+
+pub async fn post_message(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<PostMessage>,
+) -> ApiResult<impl IntoResponse> {
+    let started = engine.send_message(&id, body.content).await?;
+    let events = engine.subscribe(&started.run_id, 0).await?;
+    Ok(to_sse(events, engine.shutdown_token()))
+}
+
+pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    let started = engine.retry(&id).await?;
+    let events = engine.subscribe(&started.run_id, 0).await?;
+    Ok(to_sse(events, engine.shutdown_token()))
+}
+
+pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    engine.revoke_rule(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
