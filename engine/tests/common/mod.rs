@@ -1,0 +1,126 @@
+//! Shared helpers for the engine's integration tests: an engine on a real SQLite file in a temp
+//! dir, talking over real HTTP to the scripted fixture model, and readers of a run's events.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::Value;
+use tempfile::TempDir;
+use warden_engine::config::{Config, ModelConfig};
+use warden_engine::run::RunEventRecord;
+use warden_engine::Engine;
+use warden_testkit::{FixtureModel, Script};
+
+pub struct Harness {
+    pub dir: TempDir,
+    pub model: FixtureModel,
+    pub engine: Engine,
+}
+
+pub fn config_for(dir: &TempDir, model: &FixtureModel) -> Config {
+    let mut config = Config::with_data_dir(dir.path());
+    config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
+    config
+}
+
+impl Harness {
+    pub async fn start(script: Script) -> Harness {
+        Self::start_with(script, |_| {}).await
+    }
+
+    #[track_caller]
+    pub async fn start_with(script: Script, tweak: impl FnOnce(&mut Config)) -> Harness {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let model = FixtureModel::start(script).await.expect("fixture model starts");
+        let mut config = config_for(&dir, &model);
+        tweak(&mut config);
+        let engine = Engine::open(config).await.expect("engine opens");
+        Harness { dir, model, engine }
+    }
+
+    /// Shuts the engine down and opens a new one on the same database, like a process restart.
+    pub async fn restart(&mut self, tweak: impl FnOnce(&mut Config)) {
+        self.engine.shutdown();
+        let mut config = config_for(&self.dir, &self.model);
+        tweak(&mut config);
+        self.engine = Engine::open(config).await.expect("engine reopens");
+    }
+
+    pub fn workspace(&self) -> std::path::PathBuf {
+        self.engine.config().workspace.clone()
+    }
+
+    /// Starts a thread and sends a message; returns (thread_id, run_id).
+    pub async fn send(&self, text: &str) -> (String, String) {
+        let thread = self.engine.create_thread(None).await.expect("thread");
+        let started = self.engine.send_message(&thread.id, text.into()).await.expect("send");
+        (thread.id, started.run_id)
+    }
+}
+
+/// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
+pub async fn events_until(engine: &Engine, run_id: &str, until: impl Fn(&RunEventRecord) -> bool) -> Vec<RunEventRecord> {
+    let mut stream = engine.subscribe(run_id, 0).await.expect("subscribe");
+    let mut seen = Vec::new();
+    let read = async {
+        while let Some(e) = stream.next().await {
+            let stop = until(&e);
+            seen.push(e);
+            if stop {
+                return true;
+            }
+        }
+        false
+    };
+    let found = tokio::time::timeout(Duration::from_secs(30), read).await;
+    assert!(matches!(found, Ok(true)), "the awaited event never came; saw: {:#?}", kinds(&seen));
+    seen
+}
+
+pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
+    events_until(engine, run_id, |e| e.is_terminal()).await
+}
+
+pub fn kinds(events: &[RunEventRecord]) -> Vec<String> {
+    events.iter().map(|e| e.kind.clone()).collect()
+}
+
+pub fn data(e: &RunEventRecord) -> Value {
+    serde_json::from_str(&e.data).expect("event data is JSON")
+}
+
+pub fn of_kind<'a>(events: &'a [RunEventRecord], kind: &str) -> Vec<Value> {
+    events.iter().filter(|e| e.kind == kind).map(data).collect()
+}
+
+pub fn text_of(events: &[RunEventRecord]) -> String {
+    of_kind(events, "text_delta").iter().filter_map(|d| d["text"].as_str().map(str::to_string)).collect()
+}
+
+/// The approval ids requested so far in the run.
+pub async fn pending_approvals(engine: &Engine, run_id: &str, n: usize) -> Vec<String> {
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let events = events_until(engine, run_id, move |e| {
+        e.kind == "approval_request" && seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= n
+    })
+    .await;
+    of_kind(&events, "approval_request").iter().map(|d| d["approval"]["id"].as_str().unwrap().to_string()).collect()
+}
+
+/// The tool messages (role "tool") the model was sent in request `index`.
+pub fn tool_messages(model: &FixtureModel, index: usize) -> Vec<Value> {
+    let requests = model.requests();
+    let streamed: Vec<&Value> = requests.iter().filter(|r| r["stream"] == Value::Bool(true)).collect();
+    streamed
+        .get(index)
+        .map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m["role"] == "tool")
+        .collect()
+}
+
+pub fn streamed_requests(model: &FixtureModel) -> usize {
+    model.requests().iter().filter(|r| r["stream"] == Value::Bool(true)).count()
+}
