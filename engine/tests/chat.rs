@@ -1,0 +1,157 @@
+//! The chat slice end to end: streaming, titles, provider errors and Retry, Stop, replay from a
+//! Last-Event-ID, and persistence across a restart.
+
+mod common;
+
+use common::*;
+use futures::StreamExt;
+use warden_engine::run::RunStatus;
+use warden_engine::thread::{ThreadPatch, ThreadQuery};
+use warden_engine::Error;
+use warden_testkit::{Scenario, Script, ScriptedError, Turn};
+
+fn one(when: &str, turn: Turn, title: Option<&str>) -> Script {
+    let mut s = Scenario::new(when, vec![turn]);
+    s.title = title.map(str::to_string);
+    Script { scenarios: vec![s], default_title: None }
+}
+
+#[tokio::test]
+async fn answer_streams_in_many_deltas_and_is_stored() {
+    let h = Harness::start(one("hello", Turn::text("Hello there, how can I help you today?"), Some("Friendly greeting"))).await;
+    let (thread_id, run_id) = h.send("hello world").await;
+    let events = run_to_end(&h.engine, &run_id).await;
+    assert_eq!(events[0].kind, "run_started");
+    assert!(of_kind(&events, "text_delta").len() > 1, "the answer arrives in pieces");
+    assert_eq!(text_of(&events), "Hello there, how can I help you today?");
+    assert_eq!(events.last().unwrap().kind, "run_finished");
+    assert!(events.windows(2).all(|w| w[0].seq < w[1].seq), "ids only grow");
+
+    let detail = h.engine.thread(&thread_id).await.unwrap();
+    assert_eq!(detail.messages.len(), 2);
+    assert_eq!(detail.messages[1].content, "Hello there, how can I help you today?");
+    assert_eq!(detail.thread.title, "Friendly greeting", "the model names the thread after the first exchange");
+    assert!(of_kind(&events, "thread_updated").iter().any(|t| t["title"] == "Friendly greeting"));
+}
+
+#[tokio::test]
+async fn title_falls_back_to_the_prompt_when_the_model_cannot_name_it() {
+    let mut turn = Turn::text("fine");
+    let h = Harness::start(Script { scenarios: vec![Scenario::new("plan", vec![turn])], default_title: Some("".into()) }).await;
+    let (thread_id, run_id) = h.send("plan a trip to the mountains").await;
+    run_to_end(&h.engine, &run_id).await;
+    assert_eq!(h.engine.thread(&thread_id).await.unwrap().thread.title, "plan a trip to the mountains");
+}
+
+#[tokio::test]
+async fn a_provider_error_shows_and_retry_answers() {
+    let mut turn = Turn::text("Recovered answer.");
+    turn.error = Some(ScriptedError { status: 500, message: "the model is overloaded".into() });
+    turn.fail_first = 1;
+    let h = Harness::start(one("flaky", turn, None)).await;
+    let (thread_id, run_id) = h.send("flaky question").await;
+    let events = run_to_end(&h.engine, &run_id).await;
+    let error = &of_kind(&events, "error")[0];
+    assert!(error["message"].as_str().unwrap().contains("overloaded"), "got {error}");
+    assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Failed);
+    assert!(h.engine.thread(&thread_id).await.unwrap().last_error.is_some());
+
+    let retry = h.engine.retry(&thread_id).await.unwrap();
+    let events = run_to_end(&h.engine, &retry.run_id).await;
+    assert_eq!(text_of(&events), "Recovered answer.");
+    let detail = h.engine.thread(&thread_id).await.unwrap();
+    assert_eq!(detail.messages.iter().filter(|m| m.role == warden_engine::message::Role::User).count(), 1, "retry sends no new message");
+    assert!(detail.last_error.is_none());
+}
+
+#[tokio::test]
+async fn an_unreachable_model_is_a_clear_error() {
+    let h = Harness::start_with(Script::default(), |c| {
+        if let Some(m) = c.model.as_mut() {
+            m.base_url = "http://127.0.0.1:9/v1".into();
+        }
+    })
+    .await;
+    let (_, run_id) = h.send("anyone there?").await;
+    let events = run_to_end(&h.engine, &run_id).await;
+    let message = of_kind(&events, "error")[0]["message"].as_str().unwrap().to_string();
+    assert!(message.to_lowercase().contains("connect"), "got: {message}");
+}
+
+#[tokio::test]
+async fn stop_cancels_a_streaming_run_and_keeps_what_was_said() {
+    let mut turn = Turn::text("This answer is long and slow");
+    turn.stall_after_tokens = Some(3);
+    let h = Harness::start(one("slow", turn, None)).await;
+    let (thread_id, run_id) = h.send("slow please").await;
+    events_until(&h.engine, &run_id, |e| e.kind == "text_delta").await;
+    h.engine.stop_run(&run_id).await.unwrap();
+    let events = run_to_end(&h.engine, &run_id).await;
+    assert_eq!(of_kind(&events, "run_finished")[0]["stopped"], true);
+    assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Cancelled);
+    let detail = h.engine.thread(&thread_id).await.unwrap();
+    assert!(detail.active_run.is_none());
+    assert_eq!(detail.messages.last().unwrap().content, text_of(&events), "the partial answer is kept");
+}
+
+#[tokio::test]
+async fn replay_from_a_last_event_id_misses_nothing_and_repeats_nothing() {
+    let h = Harness::start(one("count", Turn::text("one two three four five six seven eight"), None)).await;
+    let (_, run_id) = h.send("count").await;
+    let all = run_to_end(&h.engine, &run_id).await;
+    let cut = all.len() / 2;
+    let rest: Vec<_> = h.engine.subscribe(&run_id, all[cut - 1].seq).await.unwrap().collect().await;
+    assert_eq!(rest, all[cut..].to_vec());
+}
+
+#[tokio::test]
+async fn threads_and_messages_survive_a_restart() {
+    let mut h = Harness::start(one("remember", Turn::text("I will remember."), None)).await;
+    let (thread_id, run_id) = h.send("remember this").await;
+    let before = run_to_end(&h.engine, &run_id).await;
+    h.restart(|_| {}).await;
+    let detail = h.engine.thread(&thread_id).await.unwrap();
+    assert_eq!(detail.messages.len(), 2);
+    assert_eq!(detail.messages[1].content, "I will remember.");
+    let replayed: Vec<_> = h.engine.subscribe(&run_id, 0).await.unwrap().collect().await;
+    assert_eq!(replayed, before, "the finished run's stream replays after a restart");
+}
+
+#[tokio::test]
+async fn thread_list_pages_newest_first_and_archive_moves_threads() {
+    let h = Harness::start(Script::default()).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(h.engine.create_thread(Some(format!("t{i}"))).await.unwrap().id);
+    }
+    let page1 = h.engine.list_threads(ThreadQuery { limit: 3, ..Default::default() }).await.unwrap();
+    assert_eq!(page1.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["t4", "t3", "t2"]);
+    let last = page1.last().unwrap();
+    let page2 = h
+        .engine
+        .list_threads(ThreadQuery { limit: 3, before: Some((last.updated_at.clone(), last.id.clone())), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(page2.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["t1", "t0"]);
+
+    h.engine.update_thread(&ids[0], ThreadPatch { archived: Some(true), title: None }).await.unwrap();
+    let archived = h.engine.list_threads(ThreadQuery { archived: true, ..Default::default() }).await.unwrap();
+    assert_eq!(archived.len(), 1);
+    assert!(matches!(
+        h.engine.update_thread(&ids[1], ThreadPatch { title: Some("  ".into()), archived: None }).await,
+        Err(Error::Invalid(_))
+    ));
+    h.engine.delete_thread(&ids[2]).await.unwrap();
+    assert!(matches!(h.engine.thread(&ids[2]).await, Err(Error::NotFound { .. })));
+}
+
+#[tokio::test]
+async fn a_second_message_waits_for_the_running_one() {
+    let mut turn = Turn::text("slow answer here");
+    turn.stall_after_tokens = Some(1);
+    let h = Harness::start(one("slow", turn, None)).await;
+    let (thread_id, run_id) = h.send("slow").await;
+    assert!(matches!(h.engine.send_message(&thread_id, "again".into()).await, Err(Error::RunInProgress)));
+    h.engine.stop_run(&run_id).await.unwrap();
+    run_to_end(&h.engine, &run_id).await;
+}
