@@ -42,8 +42,13 @@ pub struct CreateThread {
     title: Option<String>,
 }
 
-pub async fn create(State(engine): State<Engine>, body: Option<JsonBody<CreateThread>>) -> ApiResult<impl IntoResponse> {
-    let JsonBody(body) = body.unwrap_or(JsonBody(CreateThread::default()));
+/// The body is optional: an empty one creates an untitled thread.
+pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> ApiResult<impl IntoResponse> {
+    let body: CreateThread = if body.iter().all(u8::is_ascii_whitespace) {
+        CreateThread::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| ApiError::unprocessable(format!("invalid JSON body: {e}")))?
+    };
     Ok((StatusCode::CREATED, Json(engine.create_thread(body.title).await?)))
 }
 

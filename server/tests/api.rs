@@ -1,0 +1,281 @@
+//! The public HTTP API over real HTTP: the real router on port 0, a real SQLite file, the scripted
+//! fixture model, SSE read with a real client. Every route and its error cases.
+
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use warden_engine::config::{Config, ModelConfig};
+use warden_engine::Engine;
+use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+
+struct Api {
+    _dir: TempDir,
+    _model: FixtureModel,
+    engine: Engine,
+    base: String,
+    http: Client,
+}
+
+async fn serve(engine: Engine) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = warden_server::api::router::<Engine>().with_state(engine);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+impl Api {
+    async fn start(script: Script) -> Api {
+        let dir = tempfile::tempdir().unwrap();
+        let model = FixtureModel::start(script).await.unwrap();
+        let mut config = Config::with_data_dir(dir.path());
+        config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
+        let engine = Engine::open(config).await.unwrap();
+        let base = serve(engine.clone()).await;
+        Api { _dir: dir, _model: model, engine, base, http: Client::new() }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    async fn json(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut req = self.http.request(method, self.url(path));
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.unwrap();
+        let status = res.status();
+        let text = res.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    async fn new_thread(&self) -> String {
+        let (s, t) = self.json(reqwest::Method::POST, "/api/threads", Some(json!({}))).await;
+        assert_eq!(s, StatusCode::CREATED);
+        t["id"].as_str().unwrap().to_string()
+    }
+}
+
+/// Reads SSE events (id, type, data) until `stop` says so or the stream ends.
+async fn read_sse(res: reqwest::Response, stop: impl Fn(&str) -> bool) -> Vec<(u64, String, Value)> {
+    assert_eq!(res.headers()["content-type"], "text/event-stream");
+    let mut stream = res.bytes_stream().eventsource();
+    let mut out = Vec::new();
+    let read = async {
+        while let Some(Ok(e)) = stream.next().await {
+            let done = stop(&e.event);
+            out.push((e.id.parse().unwrap(), e.event, serde_json::from_str(&e.data).unwrap()));
+            if done {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read).await.expect("stream ended in time");
+    out
+}
+
+fn ends(kind: &str) -> bool {
+    kind == "run_finished" || kind == "error"
+}
+
+#[tokio::test]
+async fn health_answers_ok() {
+    let api = Api::start(Script::default()).await;
+    let (s, body) = api.json(reqwest::Method::GET, "/api/health", None).await;
+    assert_eq!((s, body), (StatusCode::OK, json!({"status": "ok"})));
+}
+
+#[tokio::test]
+async fn thread_routes_create_list_read_patch_delete() {
+    let api = Api::start(Script::default()).await;
+    let (s, t) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"title": "Plans"}))).await;
+    assert_eq!(s, StatusCode::CREATED);
+    for key in ["id", "title", "archived", "created_at", "updated_at"] {
+        assert!(t.get(key).is_some(), "thread has {key}");
+    }
+    let id = t["id"].as_str().unwrap();
+    let (s, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(list[0]["id"], id);
+
+    let (s, t) = api.json(reqwest::Method::PATCH, &format!("/api/threads/{id}"), Some(json!({"title": "Renamed", "archived": true}))).await;
+    assert_eq!((s, t["title"].clone(), t["archived"].clone()), (StatusCode::OK, json!("Renamed"), json!(true)));
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 0);
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads?archived=true", None).await;
+    assert_eq!(list[0]["id"], id);
+
+    let (s, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(detail["messages"], json!([]));
+
+    let res = api.http.delete(api.url(&format!("/api/threads/{id}"))).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    let (s, body) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(body["error"]["code"], "not_found");
+}
+
+#[tokio::test]
+async fn bad_input_gets_clear_errors_and_changes_nothing() {
+    let api = Api::start(Script::default()).await;
+    let id = api.new_thread().await;
+    let cases = [
+        (reqwest::Method::GET, "/api/threads/nope".to_string(), None, StatusCode::NOT_FOUND),
+        (reqwest::Method::PATCH, "/api/threads/nope".to_string(), Some(json!({"title": "x"})), StatusCode::NOT_FOUND),
+        (reqwest::Method::DELETE, "/api/threads/nope".to_string(), None, StatusCode::NOT_FOUND),
+        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"title": 7})), StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"colour": "red"})), StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"title": ""})), StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::POST, format!("/api/threads/{id}/messages"), Some(json!({"text": "hi"})), StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::POST, format!("/api/threads/{id}/messages"), Some(json!({"content": "   "})), StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::POST, "/api/threads/nope/messages".to_string(), Some(json!({"content": "hi"})), StatusCode::NOT_FOUND),
+        (reqwest::Method::GET, "/api/runs/nope/events".to_string(), None, StatusCode::NOT_FOUND),
+        (reqwest::Method::GET, "/api/runs/nope".to_string(), None, StatusCode::NOT_FOUND),
+        (reqwest::Method::POST, "/api/approvals/nope".to_string(), Some(json!({"decision": "approve"})), StatusCode::NOT_FOUND),
+        (reqwest::Method::GET, "/api/approvals?status=maybe".to_string(), None, StatusCode::UNPROCESSABLE_ENTITY),
+        (reqwest::Method::GET, "/api/threads?before=garbage".to_string(), None, StatusCode::UNPROCESSABLE_ENTITY),
+    ];
+    for (method, path, body, want) in cases {
+        let (s, b) = api.json(method.clone(), &path, body).await;
+        assert_eq!(s, want, "{method} {path}");
+        assert!(b["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{method} {path} explains itself: {b}");
+    }
+    let res = api.http.post(api.url("/api/threads")).header("content-type", "application/json").body("{not json").send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(detail["messages"], json!([]), "nothing half-written");
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn posting_a_message_streams_the_run_and_reconnect_misses_nothing() {
+    let api = Api::start(Script { scenarios: vec![Scenario::new("hi", vec![Turn::text("Hello from the fixture model, streamed.")])], default_title: None }).await;
+    let id = api.new_thread().await;
+    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "hi"})).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    // Disconnect after the first delta.
+    let first = read_sse(res, |k| k == "text_delta").await;
+    assert_eq!(first[0].1, "run_started");
+    let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
+    let last_id = first.last().unwrap().0;
+
+    let res = api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).header("Last-Event-ID", last_id.to_string()).send().await.unwrap();
+    let rest = read_sse(res, ends).await;
+    assert!(rest.iter().all(|e| e.0 > last_id));
+    let text: String = first.iter().chain(rest.iter()).filter(|e| e.1 == "text_delta").map(|e| e.2["text"].as_str().unwrap().to_string()).collect();
+    assert_eq!(text, "Hello from the fixture model, streamed.");
+    assert_eq!(rest.last().unwrap().1, "run_finished");
+
+    let full = read_sse(api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).send().await.unwrap(), ends).await;
+    assert_eq!(full.len(), first.len() + rest.len(), "a replay from the start has every event once");
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(detail["messages"][1]["content"], "Hello from the fixture model, streamed.");
+
+    let res = api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).header("Last-Event-ID", "abc").send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn the_run_finishes_and_is_stored_when_the_client_goes_away() {
+    let mut turn = Turn::text("one two three four five six seven eight nine ten");
+    turn.chunk_delay_ms = 20;
+    let api = Api::start(Script { scenarios: vec![Scenario::new("bye", vec![turn])], default_title: None }).await;
+    let id = api.new_thread().await;
+    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "bye"})).send().await.unwrap();
+    let first = read_sse(res, |k| k == "text_delta").await;
+    let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
+    // The response is dropped here; the run goes on.
+    let rest = read_sse(api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).send().await.unwrap(), ends).await;
+    assert_eq!(rest.last().unwrap().1, "run_finished");
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(detail["messages"][1]["content"], "one two three four five six seven eight nine ten");
+}
+
+#[tokio::test]
+async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
+    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo hi >> decided.txt"}))]);
+    let api = Api::start(Script { scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])], default_title: None }).await;
+    let id = api.new_thread().await;
+    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "run it"})).send().await.unwrap();
+    let events = read_sse(res, |k| k == "approval_request").await;
+    let approval = events.last().unwrap().2["approval"].clone();
+    let approval_id = approval["id"].as_str().unwrap().to_string();
+    assert_eq!(approval["risk"], "high", "a redirect over a file is high risk");
+    assert_eq!(approval["status"], "pending");
+
+    let (s, pending) = api.json(reqwest::Method::GET, "/api/approvals?status=pending", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(pending.as_array().unwrap().len(), 1);
+    for key in ["id", "run_id", "thread_id", "tool", "arguments", "summary", "risk", "status", "created_at", "decided_at", "decision"] {
+        assert!(pending[0].get(key).is_some(), "approval has {key}");
+    }
+
+    let url = api.url(&format!("/api/approvals/{approval_id}"));
+    let res = api.http.post(&url).header("Origin", "https://evil.example").json(&json!({"decision": "approve"})).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let (s, _) = api.json(reqwest::Method::POST, &format!("/api/approvals/{approval_id}"), Some(json!({"decision": "maybe"}))).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(api.engine.approval(&approval_id).await.unwrap().status, warden_engine::approval::ApprovalStatus::Pending);
+
+    let same_origin = api.base.clone();
+    let posts = (0..50).map(|_| {
+        let req = api.http.post(&url).header("Origin", same_origin.clone()).json(&json!({"decision": "approve"}));
+        async move { req.send().await.unwrap().status() }
+    });
+    let statuses = futures::future::join_all(posts).await;
+    assert_eq!(statuses.iter().filter(|s| **s == StatusCode::OK).count(), 1);
+    assert_eq!(statuses.iter().filter(|s| **s == StatusCode::CONFLICT).count(), 49);
+
+    let run_id = approval["run_id"].as_str().unwrap();
+    read_sse(api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).send().await.unwrap(), ends).await;
+    let ws = api.engine.config().workspace.join("decided.txt");
+    assert_eq!(std::fs::read_to_string(ws).unwrap(), "hi\n");
+    let (_, decided) = api.json(reqwest::Method::GET, "/api/approvals?status=approved", None).await;
+    assert_eq!(decided[0]["decision"]["by"], "user");
+}
+
+#[tokio::test]
+async fn stop_ends_a_run_and_retry_starts_a_new_one() {
+    let mut turn = Turn::text("slow slow slow");
+    turn.stall_after_tokens = Some(1);
+    let api = Api::start(Script { scenarios: vec![Scenario::new("slow", vec![turn])], default_title: None }).await;
+    let id = api.new_thread().await;
+    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "slow"})).send().await.unwrap();
+    let first = read_sse(res, |k| k == "text_delta").await;
+    let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
+    let (s, _) = api.json(reqwest::Method::POST, &format!("/api/threads/{id}/messages"), Some(json!({"content": "again"}))).await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let res = api.http.post(api.url(&format!("/api/runs/{run_id}/stop"))).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    let rest = read_sse(api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).send().await.unwrap(), ends).await;
+    assert_eq!(rest.last().unwrap().2["stopped"], true);
+    let (s, run) = api.json(reqwest::Method::GET, &format!("/api/runs/{run_id}"), None).await;
+    assert_eq!((s, run["status"].clone()), (StatusCode::OK, json!("cancelled")));
+
+    let res = api.http.post(api.url(&format!("/api/threads/{id}/retry"))).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let events = read_sse(res, |k| k == "text_delta").await;
+    assert_eq!(events[0].1, "run_started");
+    assert_ne!(events[0].2["run_id"], json!(run_id));
+}
+
+#[tokio::test]
+async fn without_a_model_sending_says_what_to_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(Config::with_data_dir(dir.path())).await.unwrap();
+    assert!(!engine.model_status().configured);
+    let base = serve(engine).await;
+    let http = Client::new();
+    let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
+    let res = http.post(format!("{base}/api/threads/{}/messages", t["id"].as_str().unwrap())).json(&json!({"content": "hi"})).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = res.json().await.unwrap();
+    assert!(body["error"]["message"].as_str().unwrap().contains("OPENAI_BASE_URL"));
+}
