@@ -189,9 +189,12 @@ async fn tool_calls_and_results_reach_the_model_in_the_openai_shape() {
     assert_eq!(sent["model"], "test-model");
     assert_eq!(sent["messages"][3], json!({"role": "tool", "tool_call_id": "call_1", "content": "hello"}));
     assert_eq!(sent["messages"][2]["tool_calls"][0]["function"]["arguments"], "{\"path\":\"a.txt\"}");
-    assert_eq!(sent["tools"][0], json!({"type": "function", "function": {
+    assert_eq!(
+        sent["tools"][0],
+        json!({"type": "function", "function": {
         "name": "read_file", "description": "Reads a file",
-        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}));
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}})
+    );
 }
 
 #[tokio::test]

@@ -41,9 +41,16 @@ pub type TurnStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
 pub enum StreamEvent {
     TextDelta(String),
     /// A piece of tool call `index`; the first piece usually carries the id and name.
-    ToolCallDelta { index: u32, call_id: Option<String>, name: Option<String>, arguments: String },
+    ToolCallDelta {
+        index: u32,
+        call_id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
     /// Always the last event of a turn that ended normally.
-    Finished { reason: FinishReason },
+    Finished {
+        reason: FinishReason,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -69,8 +69,9 @@ impl OpenAiCompatible {
             return Err(ProviderError::NotConfigured);
         }
         let invalid = || ProviderError::Connect("the model server address is not a valid http(s) URL".to_string());
-        let endpoint = reqwest::Url::parse(&format!("{}/chat/completions", config.base_url.trim().trim_end_matches('/')))
-            .map_err(|_| invalid())?;
+        let endpoint =
+            reqwest::Url::parse(&format!("{}/chat/completions", config.base_url.trim().trim_end_matches('/')))
+                .map_err(|_| invalid())?;
         if !matches!(endpoint.scheme(), "http" | "https") {
             return Err(invalid());
         }
@@ -160,7 +161,14 @@ impl Provider for OpenAiCompatible {
             }
         };
         let events = response.bytes_stream().eventsource().boxed();
-        let state = TurnState { events: Some(events), pending: VecDeque::new(), finished: false, saw_tool_calls: false, idle, cancel };
+        let state = TurnState {
+            events: Some(events),
+            pending: VecDeque::new(),
+            finished: false,
+            saw_tool_calls: false,
+            idle,
+            cancel,
+        };
         Ok(futures::stream::unfold(state, TurnState::next).boxed())
     }
 

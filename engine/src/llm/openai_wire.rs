@@ -20,17 +20,26 @@ pub(super) struct ChatRequest<'a> {
 #[derive(Debug, Serialize, PartialEq)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub(super) enum WireMessage {
-    System { content: String },
-    User { content: String },
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
     /// A user message made of parts; used to hand tool-returned images to vision models.
     #[serde(rename = "user")]
-    UserParts { content: Vec<ContentPart> },
+    UserParts {
+        content: Vec<ContentPart>,
+    },
     Assistant {
         content: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireToolCall>,
     },
-    Tool { tool_call_id: String, content: String },
+    Tool {
+        tool_call_id: String,
+        content: String,
+    },
 }
 
 #[derive(Debug, Serialize, PartialEq)]
@@ -157,9 +166,9 @@ fn tool_text(content: &[ToolContent], is_error: bool) -> String {
 
 fn collect_images(call_id: &str, content: &[ToolContent], images: &mut Vec<ContentPart>) {
     let mut found = content.iter().filter_map(|c| match c {
-        ToolContent::Image { mime_type, data } => Some(ContentPart::ImageUrl {
-            image_url: ImageUrl { url: format!("data:{mime_type};base64,{data}") },
-        }),
+        ToolContent::Image { mime_type, data } => {
+            Some(ContentPart::ImageUrl { image_url: ImageUrl { url: format!("data:{mime_type};base64,{data}") } })
+        }
         _ => None,
     });
     if let Some(first) = found.next() {
@@ -398,7 +407,12 @@ mod tests {
         assert_eq!(parsed.events[0], StreamEvent::TextDelta("hi".into()));
         assert_eq!(
             parsed.events[1],
-            StreamEvent::ToolCallDelta { index: 2, call_id: Some("c".into()), name: Some("f".into()), arguments: "{".into() }
+            StreamEvent::ToolCallDelta {
+                index: 2,
+                call_id: Some("c".into()),
+                name: Some("f".into()),
+                arguments: "{".into()
+            }
         );
         assert_eq!(parsed.finish, Some(FinishReason::Length));
     }

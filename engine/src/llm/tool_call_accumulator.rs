@@ -111,7 +111,10 @@ mod tests {
             acc.observe(&event);
         }
         let calls: Vec<AssembledCall> = acc.finish().into_iter().map(Result::unwrap).collect();
-        assert_eq!(calls[0], AssembledCall { call_id: "call_a".into(), name: "read_file".into(), arguments: r#"{"path":"a"}"#.into() });
+        assert_eq!(
+            calls[0],
+            AssembledCall { call_id: "call_a".into(), name: "read_file".into(), arguments: r#"{"path":"a"}"#.into() }
+        );
         assert_eq!(calls[1].call_id, "call_b");
         assert_eq!(calls[1].arguments, r#"{"path":"b"}"#);
     }

@@ -82,7 +82,10 @@ impl Tool for ReadFile {
         let mut bytes = Vec::new();
         tokio::fs::File::open(&file_path).await?.take(MAX_BYTES).read_to_end(&mut bytes).await?;
         if bytes.contains(&0) {
-            return Ok(ToolOutput::error(format!("`{path}` looks like a binary file ({} bytes); not shown", meta.len())));
+            return Ok(ToolOutput::error(format!(
+                "`{path}` looks like a binary file ({} bytes); not shown",
+                meta.len()
+            )));
         }
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         if meta.len() > MAX_BYTES {
@@ -138,7 +141,11 @@ mod tests {
         std::fs::write(dir.path().join("big.txt"), "a".repeat(MAX_BYTES as usize + 10)).unwrap();
         let text = text_of(&tool.call(json!({"path": "big.txt"}), ctx()).await.unwrap());
         assert!(text.starts_with(&"a".repeat(MAX_BYTES as usize)));
-        assert!(text.ends_with(&format!("[file cut at {MAX_BYTES} of {} bytes]", MAX_BYTES + 10)), "{}", &text[text.len() - 80..]);
+        assert!(
+            text.ends_with(&format!("[file cut at {MAX_BYTES} of {} bytes]", MAX_BYTES + 10)),
+            "{}",
+            &text[text.len() - 80..]
+        );
     }
 
     #[tokio::test]

@@ -105,10 +105,10 @@ impl ToolRegistry {
     /// Checks `args` against the tool's JSON Schema.
     pub fn validate(&self, name: &str, args: &Value) -> Result<(), ArgumentError> {
         let entry = self.entry(name).ok_or_else(|| ArgumentError::UnknownTool(name.to_string()))?;
-        let validator = entry.validator.as_ref().map_err(|message| ArgumentError::UnusableSchema {
-            tool: name.to_string(),
-            message: message.clone(),
-        })?;
+        let validator = entry
+            .validator
+            .as_ref()
+            .map_err(|message| ArgumentError::UnusableSchema { tool: name.to_string(), message: message.clone() })?;
         let violations: Vec<Violation> = validator
             .iter_errors(args)
             .take(MAX_VIOLATIONS)
@@ -205,7 +205,10 @@ mod tests {
     fn missing_field_is_named() {
         let (_dir, registry) = registry();
         let (violations, message) = invalid(&registry, "write_file", json!({"path": "a.txt"}));
-        assert_eq!(violations, [Violation { path: String::new(), message: "\"content\" is a required property".into() }]);
+        assert_eq!(
+            violations,
+            [Violation { path: String::new(), message: "\"content\" is a required property".into() }]
+        );
         assert_eq!(
             message,
             "the arguments for `write_file` do not match its schema:\n- at the top level: \"content\" is a required property"
@@ -257,7 +260,11 @@ mod tests {
         fn summary(&self, _: &Value) -> String {
             String::new()
         }
-        async fn call(&self, _: Value, _: super::super::ToolContext) -> Result<super::super::ToolOutput, super::super::ToolError> {
+        async fn call(
+            &self,
+            _: Value,
+            _: super::super::ToolContext,
+        ) -> Result<super::super::ToolOutput, super::super::ToolError> {
             Ok(super::super::ToolOutput::text("fake"))
         }
     }
@@ -286,9 +293,6 @@ mod tests {
     fn a_broken_schema_is_reported_not_panicked_on() {
         let mut registry = ToolRegistry::new();
         registry.register(Arc::new(Fake { name: "broken", schema: json!({"type": "no-such-type"}) }));
-        assert!(matches!(
-            registry.validate("broken", &json!({})),
-            Err(ArgumentError::UnusableSchema { .. })
-        ));
+        assert!(matches!(registry.validate("broken", &json!({})), Err(ArgumentError::UnusableSchema { .. })));
     }
 }

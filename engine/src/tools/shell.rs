@@ -110,7 +110,11 @@ impl Tool for Shell {
             if !text.is_empty() && !text.ends_with('\n') {
                 text.push('\n');
             }
-            text.push_str(&format!("[output cut at {} bytes; {} more bytes dropped]\n", done.output.len(), done.dropped));
+            text.push_str(&format!(
+                "[output cut at {} bytes; {} more bytes dropped]\n",
+                done.output.len(),
+                done.dropped
+            ));
         }
         let ended = match (done.status.code(), done.status.signal()) {
             (Some(code), _) => format!("exit code: {code}"),
@@ -149,7 +153,9 @@ mod tests {
         for _ in 0..100 {
             match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
                 Err(_) => return true,
-                Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => return true,
+                Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => {
+                    return true
+                }
                 Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
             }
         }
@@ -236,7 +242,8 @@ mod tests {
         let (dir, shell) = shell();
         let context = ctx();
         let cancel = context.cancel.clone();
-        let call = tokio::spawn(async move { shell.call(json!({"command": "echo $$ > sh.pid; sleep 60"}), context).await });
+        let call =
+            tokio::spawn(async move { shell.call(json!({"command": "echo $$ > sh.pid; sleep 60"}), context).await });
         let pid = wait_for_file(&dir.path().join("sh.pid")).await;
         cancel.cancel();
         let result = call.await.unwrap();

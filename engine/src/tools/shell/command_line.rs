@@ -197,10 +197,12 @@ impl Parser<'_> {
                 '(' => return None,
                 '\\' => {
                     self.pos += 1;
-                    word.quoted = true;
                     match self.bump()? {
-                        '\n' => {}
-                        escaped => word.push(escaped),
+                        '\n' => {} // line continuation
+                        escaped => {
+                            word.quoted = true;
+                            word.push(escaped);
+                        }
                     }
                 }
                 '\'' => {
@@ -408,7 +410,10 @@ mod tests {
         let cases: &[(&str, &[&[&str]])] = &[
             ("git show $(rm x)", &[&["rm", "x"], &["git", "show", "$(rm x)"]]),
             ("echo `whoami`", &[&["whoami"], &["echo", "`whoami`"]]),
-            ("echo \"today: $(date; rm -f y)\"", &[&["date"], &["rm", "-f", "y"], &["echo", "today: $(date; rm -f y)"]]),
+            (
+                "echo \"today: $(date; rm -f y)\"",
+                &[&["date"], &["rm", "-f", "y"], &["echo", "today: $(date; rm -f y)"]],
+            ),
             ("echo $(echo $(id))", &[&["id"], &["echo", "$(id)"], &["echo", "$(echo $(id))"]]),
             ("echo \"`rm -rf /`\"", &[&["rm", "-rf", "/"], &["echo", "`rm -rf /`"]]),
             ("a=$(ls) b", &[&["ls"], &["a=$(ls)", "b"]]),
@@ -420,11 +425,11 @@ mod tests {
 
     #[test]
     fn leading_reserved_words_are_dropped() {
+        assert_eq!(words("if git status; then rm -rf build; fi"), w(&[&["git", "status"], &["rm", "-rf", "build"]]));
         assert_eq!(
-            words("if git status; then rm -rf build; fi"),
-            w(&[&["git", "status"], &["rm", "-rf", "build"]])
+            words("for f in *.rs; do wc -l \"$f\"; done"),
+            w(&[&["for", "f", "in", "*.rs"], &["wc", "-l", "$f"]])
         );
-        assert_eq!(words("for f in *.rs; do wc -l \"$f\"; done"), w(&[&["for", "f", "in", "*.rs"], &["wc", "-l", "$f"]]));
         assert_eq!(words("! grep x f"), w(&[&["grep", "x", "f"]]));
         assert_eq!(words("echo if then"), w(&[&["echo", "if", "then"]]));
         assert_eq!(words("'if' x"), w(&[&["if", "x"]]));

@@ -14,21 +14,82 @@ pub fn shell_risk(cmd: &str) -> Risk {
 const MAX_DEPTH: usize = 4;
 
 const READ_ONLY: &[&str] = &[
-    "ls", "cat", "head", "tail", "pwd", "echo", "printf", "grep", "egrep", "fgrep", "wc", "du", "df", "stat",
-    "which", "date", "whoami", "uname", "true", "false", "file", "tree", "uniq", "cut", "tr", "diff", "cmp",
-    "basename", "dirname", "realpath", "readlink", "id", "hostname", "printenv", "test", "[", "type", "nl",
-    "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "ps", "uptime", "free", "column", "seq", "sleep",
-    "jq", "rg", "sort",
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "pwd",
+    "echo",
+    "printf",
+    "grep",
+    "egrep",
+    "fgrep",
+    "wc",
+    "du",
+    "df",
+    "stat",
+    "which",
+    "date",
+    "whoami",
+    "uname",
+    "true",
+    "false",
+    "file",
+    "tree",
+    "uniq",
+    "cut",
+    "tr",
+    "diff",
+    "cmp",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "id",
+    "hostname",
+    "printenv",
+    "test",
+    "[",
+    "type",
+    "nl",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "cksum",
+    "ps",
+    "uptime",
+    "free",
+    "column",
+    "seq",
+    "sleep",
+    "jq",
+    "rg",
+    "sort",
 ];
 const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "shred", "dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap", "shutdown", "reboot",
     "halt", "poweroff", "eval", "sudo", "su", "doas", "pkexec", "runuser", "chroot",
 ];
 /// Commands that run the rest of their words as another command.
-const WRAPPERS: &[&str] = &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin"];
+const WRAPPERS: &[&str] =
+    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin"];
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"];
-const INTERPRETERS: &[&str] =
-    &["python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "Rscript", "osascript"];
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "php",
+    "lua",
+    "deno",
+    "bun",
+    "Rscript",
+    "osascript",
+];
 
 fn line_risk(cmd: &str, depth: usize) -> Risk {
     if depth > MAX_DEPTH {
@@ -195,7 +256,9 @@ fn git_risk(args: &[String]) -> Risk {
         }
         "reset" if has("--hard") => Risk::High,
         "clean" if has_short_flag(rest, 'f') || has("--force") => Risk::High,
-        "push" if has_short_flag(rest, 'f') || has("--force") || has("--force-with-lease") || has("--delete") => Risk::High,
+        "push" if has_short_flag(rest, 'f') || has("--force") || has("--force-with-lease") || has("--delete") => {
+            Risk::High
+        }
         _ => Risk::Medium,
     }
 }
