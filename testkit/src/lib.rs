@@ -1,1 +1,11 @@
-//! placeholder
+//! Warden's test kit: a scripted OpenAI-compatible Chat Completions server over real HTTP, used by the
+//! engine's integration tests (as a library) and by Playwright (as the `fixture-model` binary).
+//! The script format is documented in `testkit/README.md`.
+
+mod conversation;
+pub mod script;
+mod server;
+pub mod wire;
+
+pub use script::{Scenario, Script, ScriptError, ScriptedCall, ScriptedError, Turn};
+pub use server::FixtureModel;

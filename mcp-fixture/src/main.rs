@@ -1,0 +1,380 @@
+//! A small MCP server for warden-mcp's tests, built on rmcp's `#[tool_router]`. It serves stdio by
+//! default, or Streamable HTTP with `--http <port>` (0 picks one; the bound address is printed on
+//! stdout) guarded by `--token <bearer>`. `--log <file>` records what the server saw (e.g. a
+//! cancellation); `--down-while <file>` makes it refuse to start while that file exists.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{schemars, tool, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+/// A 1x1 PNG.
+const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The text to send back.
+    text: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct DeleteArgs {
+    /// The item to delete.
+    id: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct EnvArgs {
+    /// The environment variable to read.
+    name: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct SlowArgs {
+    /// How long to work.
+    seconds: f64,
+}
+
+#[derive(Clone)]
+struct Fixture {
+    tool_router: ToolRouter<Self>,
+    /// Tools added at run time by `add_tool`.
+    added: Arc<Mutex<Vec<Tool>>>,
+    log: Option<Arc<PathBuf>>,
+}
+
+impl Fixture {
+    fn new(log: Option<PathBuf>) -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+            added: Arc::default(),
+            log: log.map(Arc::new),
+        }
+    }
+
+    fn record(&self, event: &str) {
+        let Some(path) = &self.log else { return };
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path.as_ref())
+        {
+            let _ = writeln!(file, "{event}");
+        }
+    }
+
+    fn added(&self) -> std::sync::MutexGuard<'_, Vec<Tool>> {
+        self.added.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[tool_router]
+impl Fixture {
+    #[tool(description = "Send the text back", annotations(read_only_hint = true))]
+    async fn echo(
+        &self,
+        Parameters(EchoArgs { text }): Parameters<EchoArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+    }
+
+    #[tool(
+        description = "Reads one of the server's environment variables",
+        annotations(read_only_hint = true)
+    )]
+    async fn env(
+        &self,
+        Parameters(EnvArgs { name }): Parameters<EnvArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match std::env::var(&name) {
+            Ok(value) => Ok(CallToolResult::success(vec![ContentBlock::text(value)])),
+            Err(_) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "{name} is not set"
+            ))])),
+        }
+    }
+
+    #[tool(
+        description = "Delete an item for good",
+        annotations(destructive_hint = true, read_only_hint = false)
+    )]
+    async fn delete_item(
+        &self,
+        Parameters(DeleteArgs { id }): Parameters<DeleteArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.record(&format!("deleted {id}"));
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "deleted {id}"
+        ))]))
+    }
+
+    #[tool(description = "Always fails, as a tool result with isError")]
+    async fn fail(&self) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::error(vec![ContentBlock::text(
+            "the fixture failed on purpose",
+        )]))
+    }
+
+    #[tool(description = "Returns a 1x1 PNG image")]
+    async fn image(&self) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(vec![
+            ContentBlock::text("a tiny image"),
+            ContentBlock::image(PNG_BASE64, "image/png"),
+        ]))
+    }
+
+    #[tool(description = "Returns an embedded text resource")]
+    async fn resource(&self) -> Result<CallToolResult, ErrorData> {
+        Ok(CallToolResult::success(vec![ContentBlock::embedded_text(
+            "fixture://notes/1",
+            "remember the milk",
+        )]))
+    }
+
+    #[tool(description = "Works for a while, reporting progress; stops when cancelled")]
+    async fn slow(
+        &self,
+        Parameters(SlowArgs { seconds }): Parameters<SlowArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let steps = (seconds.max(0.0) * 10.0).ceil() as u64;
+        let token = context.meta.get_progress_token();
+        for step in 0..steps {
+            if let Some(token) = &token {
+                let note = ProgressNotificationParam::new(token.clone(), step as f64)
+                    .with_total(steps as f64)
+                    .with_message(format!("step {step} of {steps}"));
+                let _ = context.peer.notify_progress(note).await;
+            }
+            tokio::select! {
+                _ = context.ct.cancelled() => {
+                    self.record("slow cancelled");
+                    return Err(ErrorData::internal_error("cancelled", None));
+                }
+                _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+            }
+        }
+        self.record("slow finished");
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "worked {steps} steps"
+        ))]))
+    }
+
+    #[tool(description = "Exits the server process abruptly in the middle of the call")]
+    async fn crash(&self) -> Result<CallToolResult, ErrorData> {
+        eprintln!("fixture: crashing on purpose");
+        std::process::exit(3);
+    }
+
+    #[tool(description = "Adds a tool named dynamic_<n> and announces tools/list_changed")]
+    async fn add_tool(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let name = {
+            let mut added = self.added();
+            let name = format!("dynamic_{}", added.len() + 1);
+            let schema = serde_json::json!({ "type": "object", "properties": {} });
+            let schema = schema.as_object().cloned().unwrap_or_default();
+            added.push(Tool::new(
+                name.clone(),
+                "A tool added at run time",
+                Arc::new(schema),
+            ));
+            name
+        };
+        let _ = context.peer.notify_tool_list_changed().await;
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+            "added {name}"
+        ))]))
+    }
+
+    #[tool(description = "Returns structured content with a text rendering")]
+    async fn structured(&self) -> Result<CallToolResult, ErrorData> {
+        let value = serde_json::json!({ "answer": 42, "unit": "things" });
+        let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+        result.structured_content = Some(value);
+        Ok(result)
+    }
+}
+
+impl ServerHandler for Fixture {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "warden-mcp-fixture",
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = self.tool_router.list_all();
+        tools.extend(self.added().iter().cloned());
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let is_added = self.added().iter().any(|tool| tool.name == request.name);
+        if is_added {
+            let text = format!("{} ran", request.name);
+            return Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into());
+        }
+        self.tool_router
+            .call(ToolCallContext::new(self, request, context))
+            .await
+    }
+}
+
+struct Options {
+    http_port: Option<u16>,
+    token: Option<String>,
+    log: Option<PathBuf>,
+    down_while: Option<PathBuf>,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        http_port: None,
+        token: None,
+        log: None,
+        down_while: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--http" => {
+                options.http_port = Some(value()?.parse().map_err(|e| format!("--http: {e}"))?)
+            }
+            "--token" => options.token = Some(value()?),
+            "--log" => options.log = Some(PathBuf::from(value()?)),
+            "--down-while" => options.down_while = Some(PathBuf::from(value()?)),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(options)
+}
+
+#[tokio::main]
+async fn main() {
+    let options = match parse_options() {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("warden-mcp-fixture: {error}");
+            std::process::exit(64);
+        }
+    };
+    if let Some(path) = &options.down_while {
+        if path.exists() {
+            eprintln!(
+                "warden-mcp-fixture: refusing to start while {} exists",
+                path.display()
+            );
+            std::process::exit(2);
+        }
+    }
+    let fixture = Fixture::new(options.log.clone());
+    fixture.record("started");
+    let result = match options.http_port {
+        None => serve_stdio(fixture).await,
+        Some(port) => match options.token {
+            Some(token) => http::serve(fixture, port, token).await,
+            None => Err("--http needs --token".to_owned()),
+        },
+    };
+    if let Err(error) = result {
+        eprintln!("warden-mcp-fixture: {error}");
+        std::process::exit(1);
+    }
+}
+
+async fn serve_stdio(fixture: Fixture) -> Result<(), String> {
+    let service = fixture
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| e.to_string())?;
+    service.waiting().await.map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+mod http {
+    //! Streamable HTTP on 127.0.0.1, behind a bearer token.
+
+    use std::sync::Arc;
+
+    use axum::extract::{Request, State};
+    use axum::http::{header, StatusCode};
+    use axum::middleware::{self, Next};
+    use axum::response::{IntoResponse, Response};
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    use super::Fixture;
+
+    pub async fn serve(fixture: Fixture, port: u16, token: String) -> Result<(), String> {
+        let service = StreamableHttpService::new(
+            move || Ok(fixture.clone()),
+            LocalSessionManager::default().into(),
+            StreamableHttpServerConfig::default(),
+        );
+        let router = axum::Router::new().nest_service("/mcp", service).layer(
+            middleware::from_fn_with_state(Arc::new(token), require_token),
+        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| e.to_string())?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("listening on http://{address}/mcp");
+        axum::serve(listener, router)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn require_token(
+        State(token): State<Arc<String>>,
+        request: Request,
+        next: Next,
+    ) -> Response {
+        let expected = format!("Bearer {token}");
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        if given == Some(expected.as_str()) {
+            next.run(request).await
+        } else {
+            (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "missing or wrong bearer token",
+            )
+                .into_response()
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! `McpHub`: the one handle the engine and server use for MCP. It keeps the configured servers
+//! (SQLite), their connections (one supervisor task each) and hands out their tools.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sqlx::SqlitePool;
+use tokio_util::task::TaskTracker;
+use warden_engine::tools::Tool;
+
+use crate::config::{validate_name, McpServerConfig, ToolPolicy};
+use crate::connect;
+use crate::error::{Error, Result};
+use crate::mcp_servers_json;
+use crate::model::{McpServerStatus, ServerProbe, ServerState};
+use crate::policy::tool_status;
+use crate::redact::{redact_config, restore_secrets};
+use crate::registry::{Inner, Slot};
+use crate::store::Store;
+use crate::supervisor;
+use crate::tool::McpTool;
+
+/// The environment variable naming an `mcpServers` file to merge at start.
+pub const CONFIG_ENV: &str = "WARDEN_MCP_CONFIG";
+/// How long `shutdown` waits for sessions to close.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Cheap to clone; all clones share the same servers.
+#[derive(Clone)]
+pub struct McpHub {
+    inner: Arc<Inner>,
+}
+
+impl McpHub {
+    /// Does no I/O; call [`McpHub::start`] to load and connect.
+    pub fn new(pool: SqlitePool) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store: Store::new(pool),
+                servers: Mutex::new(BTreeMap::new()),
+                tasks: TaskTracker::new(),
+                loaded: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Loads the stored servers and starts connecting the enabled ones in the background; returns
+    /// without waiting for any connection. Servers already running are left alone.
+    pub async fn start(&self) -> Result<()> {
+        self.ensure_loaded().await?;
+        let idle: Vec<String> = self
+            .inner
+            .servers()
+            .values()
+            .filter(|slot| slot.config.enabled && slot.stop.is_none())
+            .map(|slot| slot.config.name.clone())
+            .collect();
+        for name in idle {
+            supervisor::restart(&self.inner, &name);
+        }
+        Ok(())
+    }
+
+    /// Merges an `mcpServers` file (see [`CONFIG_ENV`]): new servers are added; for servers
+    /// already configured the file's transport wins and Warden's own settings are kept.
+    /// Returns the names of the servers in the file.
+    pub async fn load_config_file(&self, path: &Path) -> Result<Vec<String>> {
+        self.ensure_loaded().await?;
+        let text = tokio::fs::read_to_string(path)
+            .await
+            .map_err(|source| Error::ReadFile {
+                path: path.display().to_string(),
+                source,
+            })?;
+        let mut names = Vec::new();
+        for imported in mcp_servers_json::import(&text)? {
+            let config = match self.stored_config(&imported.name) {
+                Some(mut existing) => {
+                    existing.transport = imported.transport;
+                    existing
+                }
+                None => imported,
+            };
+            names.push(config.name.clone());
+            self.save(config).await?;
+        }
+        Ok(names)
+    }
+
+    /// Every server with its state, identity and tools; secrets redacted.
+    pub fn list(&self) -> Vec<McpServerStatus> {
+        self.inner.servers().values().map(status_of).collect()
+    }
+
+    pub fn get(&self, name: &str) -> Option<McpServerStatus> {
+        self.inner.servers().get(name).map(status_of)
+    }
+
+    /// Adds or replaces a server by name. Masked secrets (as `list` shows them) mean "keep the
+    /// stored value" (see `redact`). Reconnects only if the transport or `enabled` changed.
+    /// Renaming is `remove` plus `upsert`.
+    pub async fn upsert(&self, mut config: McpServerConfig) -> Result<()> {
+        self.ensure_loaded().await?;
+        let stored = self.stored_config(&config.name);
+        restore_secrets(&mut config, stored.as_ref())?;
+        self.save(config).await
+    }
+
+    /// Disconnects and forgets a server.
+    pub async fn remove(&self, name: &str) -> Result<()> {
+        self.ensure_loaded().await?;
+        let known = self.inner.servers().contains_key(name);
+        let deleted = self.inner.store.delete(name).await?;
+        if !known && !deleted {
+            return Err(Error::NotFound(name.to_owned()));
+        }
+        supervisor::stop(&self.inner, name);
+        self.inner.servers().remove(name);
+        Ok(())
+    }
+
+    pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
+        self.ensure_loaded().await?;
+        let mut config = self
+            .stored_config(name)
+            .ok_or_else(|| Error::NotFound(name.to_owned()))?;
+        config.enabled = enabled;
+        self.save(config).await
+    }
+
+    /// Drops the current session (if any) and connects again now, without backoff.
+    pub fn reconnect(&self, name: &str) -> Result<()> {
+        if !self.inner.servers().contains_key(name) {
+            return Err(Error::NotFound(name.to_owned()));
+        }
+        supervisor::restart(&self.inner, name);
+        Ok(())
+    }
+
+    /// Connects with `config` without saving anything, lists its tools and disconnects.
+    /// Masked secrets are filled in from the stored server of the same name.
+    pub async fn test_connection(&self, mut config: McpServerConfig) -> Result<ServerProbe> {
+        self.ensure_loaded().await?;
+        let stored = self.stored_config(&config.name);
+        restore_secrets(&mut config, stored.as_ref())?;
+        config.validate()?;
+        let connection = connect::connect(&config).await?;
+        let probe = ServerProbe {
+            server_info: connection.server_info.clone(),
+            tools: connection
+                .tools
+                .iter()
+                .map(|tool| tool_status(&config, tool, false))
+                .collect(),
+        };
+        let mut service = connection.service;
+        let _ = service.close_with_timeout(Duration::from_secs(10)).await;
+        Ok(probe)
+    }
+
+    /// Overrides approval for one tool (by its name on the server). Takes effect for the next
+    /// `tools()` snapshot; no reconnect.
+    pub async fn set_tool_policy(
+        &self,
+        server: &str,
+        tool: &str,
+        policy: ToolPolicy,
+    ) -> Result<()> {
+        self.ensure_loaded().await?;
+        let mut config = self
+            .stored_config(server)
+            .ok_or_else(|| Error::NotFound(server.to_owned()))?;
+        if policy == ToolPolicy::Default {
+            config.tool_policies.remove(tool);
+        } else {
+            config.tool_policies.insert(tool.to_owned(), policy);
+        }
+        self.save(config).await
+    }
+
+    /// Imports an `mcpServers` document through `upsert` (masked secrets keep stored values).
+    pub async fn import_json(&self, json: &str) -> Result<Vec<String>> {
+        self.ensure_loaded().await?;
+        let mut names = Vec::new();
+        for config in mcp_servers_json::import(json)? {
+            names.push(config.name.clone());
+            match self.stored_config(&config.name) {
+                // Keep Warden's own settings of a server that is already configured.
+                Some(mut existing) => {
+                    existing.transport = config.transport;
+                    existing.enabled = config.enabled;
+                    self.upsert(existing).await?;
+                }
+                None => self.upsert(config).await?,
+            }
+        }
+        Ok(names)
+    }
+
+    /// All servers as an `mcpServers` document, secrets redacted (it is meant for the browser).
+    pub fn export_json(&self) -> String {
+        let configs: Vec<McpServerConfig> = self
+            .inner
+            .servers()
+            .values()
+            .map(|s| redact_config(&s.config))
+            .collect();
+        mcp_servers_json::export(&configs)
+    }
+
+    /// The tools to offer the model now: those of every enabled server, including the
+    /// last-known tools of servers that are offline (calling them answers `ToolError::Offline`),
+    /// minus tools the person disabled.
+    pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        let servers = self.inner.servers();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for slot in servers.values().filter(|slot| slot.config.enabled) {
+            for tool in &slot.tools {
+                if slot.config.policy(&tool.name) == ToolPolicy::Disabled {
+                    continue;
+                }
+                // Two names that differ only in characters providers reject would clash.
+                if !seen.insert(crate::policy::qualified_name(&slot.config.name, &tool.name)) {
+                    continue;
+                }
+                tools.push(Arc::new(McpTool {
+                    inner: self.inner.clone(),
+                    config: slot.config.clone(),
+                    tool: tool.clone(),
+                }));
+            }
+        }
+        tools
+    }
+
+    /// Stops every supervisor and waits (bounded) for sessions and child processes to close.
+    pub async fn shutdown(&self) {
+        let names: Vec<String> = self.inner.servers().keys().cloned().collect();
+        for name in names {
+            supervisor::stop(&self.inner, &name);
+        }
+        self.inner.tasks.close();
+        let _ = tokio::time::timeout(SHUTDOWN_TIMEOUT, self.inner.tasks.wait()).await;
+        self.inner.tasks.reopen();
+    }
+
+    /// Reads the stored servers into memory once, so edits made before `start` see them.
+    async fn ensure_loaded(&self) -> Result<()> {
+        if self.inner.loaded.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let stored = self.inner.store.load_all().await?;
+        let mut servers = self.inner.servers();
+        if !self.inner.loaded.swap(true, Ordering::AcqRel) {
+            for server in stored {
+                servers
+                    .entry(server.config.name.clone())
+                    .or_insert_with(|| {
+                        Slot::new(server.config, server.known_tools, server.server_info)
+                    });
+            }
+        }
+        Ok(())
+    }
+
+    fn stored_config(&self, name: &str) -> Option<McpServerConfig> {
+        self.inner
+            .servers()
+            .get(name)
+            .map(|slot| slot.config.clone())
+    }
+
+    /// Validates, persists and applies a complete config (secrets already restored).
+    async fn save(&self, config: McpServerConfig) -> Result<()> {
+        self.ensure_loaded().await?;
+        validate_name(&config.name)?;
+        config.validate()?;
+        let previous = self.stored_config(&config.name);
+        let transport_changed = previous
+            .as_ref()
+            .is_some_and(|p| p.transport != config.transport);
+        let needs_restart = match &previous {
+            None => true,
+            Some(p) => transport_changed || p.enabled != config.enabled,
+        };
+        self.inner
+            .store
+            .save_config(&config, transport_changed)
+            .await?;
+        let name = config.name.clone();
+        {
+            let mut servers = self.inner.servers();
+            match servers.get_mut(&name) {
+                Some(slot) => {
+                    if transport_changed {
+                        slot.tools.clear();
+                        slot.server_info = None;
+                    }
+                    slot.config = config;
+                }
+                None => {
+                    servers.insert(name.clone(), Slot::new(config, Vec::new(), None));
+                }
+            }
+        }
+        if needs_restart {
+            supervisor::restart(&self.inner, &name);
+        }
+        Ok(())
+    }
+}
+
+fn status_of(slot: &Slot) -> McpServerStatus {
+    let offline = slot.live.is_none();
+    McpServerStatus {
+        name: slot.config.name.clone(),
+        enabled: slot.config.enabled,
+        state: if slot.config.enabled {
+            slot.state.clone()
+        } else {
+            ServerState::Disabled
+        },
+        server_info: slot.server_info.clone(),
+        tools: slot
+            .tools
+            .iter()
+            .map(|tool| tool_status(&slot.config, tool, offline))
+            .collect(),
+        config: redact_config(&slot.config),
+    }
+}

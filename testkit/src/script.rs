@@ -1,0 +1,279 @@
+//! The script a fixture model follows: scenarios picked by the last user message, each a list of turns
+//! (text, tool calls, errors, stalls). Loadable from JSON; turn selection is pure and unit-tested here.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::conversation;
+
+/// Text streamed when a scenario has no turn left for the request.
+pub const SCRIPT_FINISHED: &str = "(script finished)";
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    #[serde(default)]
+    pub scenarios: Vec<Scenario>,
+    /// Answer to non-streamed (title) requests no scenario title matched.
+    #[serde(default)]
+    pub default_title: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Case-insensitive substring of the last user message; "" matches everything.
+    pub when: String,
+    /// Answer to non-streamed (title) requests whose user messages contain `when`.
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub turns: Vec<Turn>,
+    #[serde(default)]
+    pub repeat_last_turn: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub tool_calls: Vec<ScriptedCall>,
+    /// Stream this many extra tokens ("tok0 tok1 ...") after `text`.
+    #[serde(default)]
+    pub repeat_tokens: Option<usize>,
+    /// Pause before each chunk is completed; 0 streams as fast as possible.
+    #[serde(default)]
+    pub chunk_delay_ms: u64,
+    /// Answer with this HTTP error instead of streaming (always, or only `fail_first` times).
+    #[serde(default)]
+    pub error: Option<ScriptedError>,
+    /// Fail the first N requests that reach this turn (with `error`, or a 500), then stream normally.
+    #[serde(default)]
+    pub fail_first: u32,
+    /// Send this many text tokens, then keep the connection open without sending anything.
+    #[serde(default)]
+    pub stall_after_tokens: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedCall {
+    pub name: String,
+    /// A JSON string is sent raw as the arguments string (so invalid JSON can be scripted);
+    /// any other value is serialized.
+    #[serde(default = "empty_object")]
+    pub arguments: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedError {
+    pub status: u16,
+    pub message: String,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// Why a script could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read script {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("invalid script: {0}")]
+    Parse(#[from] serde_json::Error),
+}
+
+/// The turn chosen for a request, and the counter key (scenario, turn) for `fail_first`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selected {
+    pub key: Option<(usize, usize)>,
+    pub turn: Turn,
+}
+
+impl Script {
+    pub fn from_json(json: &str) -> Result<Self, ScriptError> {
+        Ok(serde_json::from_str(json)?)
+    }
+
+    pub fn from_file(path: &std::path::Path) -> Result<Self, ScriptError> {
+        let json = std::fs::read_to_string(path)
+            .map_err(|source| ScriptError::Read { path: path.display().to_string(), source })?;
+        Self::from_json(&json)
+    }
+
+    /// Picks the turn answering a streamed request with these (wire) messages.
+    pub fn select(&self, messages: &[Value]) -> Selected {
+        let last_user = conversation::last_user_text(messages);
+        let Some(index) = self.scenarios.iter().position(|s| contains_ci(&last_user, &s.when)) else {
+            return Selected { key: None, turn: Turn::text(format!("You said: {last_user}")) };
+        };
+        let scenario = &self.scenarios[index];
+        let step = conversation::assistant_turns_since_last_user(messages);
+        let resolved = if step < scenario.turns.len() {
+            Some(step)
+        } else if scenario.repeat_last_turn && !scenario.turns.is_empty() {
+            Some(scenario.turns.len() - 1)
+        } else {
+            None
+        };
+        match resolved {
+            Some(turn) => Selected { key: Some((index, turn)), turn: scenario.turns[turn].clone() },
+            None => Selected { key: None, turn: Turn::text(SCRIPT_FINISHED) },
+        }
+    }
+
+    /// The title for a non-streamed request, if the script has one.
+    pub fn title_for(&self, messages: &[Value]) -> Option<String> {
+        let users = conversation::user_texts(messages);
+        self.scenarios
+            .iter()
+            .filter(|s| users.iter().any(|u| contains_ci(u, &s.when)))
+            .find_map(|s| s.title.clone())
+            .or_else(|| self.default_title.clone())
+    }
+}
+
+impl Scenario {
+    pub fn new(when: impl Into<String>, turns: Vec<Turn>) -> Self {
+        Self { when: when.into(), turns, ..Default::default() }
+    }
+}
+
+impl Turn {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { text: Some(text.into()), ..Default::default() }
+    }
+
+    pub fn calls(calls: Vec<ScriptedCall>) -> Self {
+        Self { tool_calls: calls, ..Default::default() }
+    }
+}
+
+impl ScriptedCall {
+    pub fn new(name: impl Into<String>, arguments: Value) -> Self {
+        Self { name: name.into(), arguments }
+    }
+
+    /// The arguments string as it goes on the wire.
+    pub fn arguments_string(&self) -> String {
+        match &self.arguments {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+fn contains_ci(haystack: &str, needle: &str) -> bool {
+    haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn script() -> Script {
+        Script::from_json(
+            r#"{
+              "default_title": "Untitled chat",
+              "scenarios": [
+                {"when": "Weather", "title": "Weather talk", "turns": [
+                  {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]},
+                  {"text": "It is sunny."}
+                ]},
+                {"when": "loop", "repeat_last_turn": true, "turns": [{"text": "again"}]}
+              ]
+            }"#,
+        )
+        .unwrap()
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"role": "user", "content": text})
+    }
+
+    fn assistant(text: &str) -> Value {
+        json!({"role": "assistant", "content": text})
+    }
+
+    #[test]
+    fn first_request_gets_the_first_turn_of_the_matching_scenario() {
+        let s = script().select(&[user("what's the WEATHER like?")]);
+        assert_eq!(s.key, Some((0, 0)));
+        assert_eq!(s.turn.tool_calls[0].name, "get_weather");
+    }
+
+    #[test]
+    fn assistant_messages_after_the_last_user_message_advance_the_step() {
+        let tool = json!({"role": "tool", "tool_call_id": "c1", "content": "sunny"});
+        let s = script().select(&[user("weather?"), assistant(""), tool]);
+        assert_eq!(s.key, Some((0, 1)));
+        assert_eq!(s.turn.text.as_deref(), Some("It is sunny."));
+    }
+
+    #[test]
+    fn only_the_last_user_message_picks_the_scenario_and_resets_the_step() {
+        let s = script().select(&[user("weather?"), assistant("sunny"), user("and a loop")]);
+        assert_eq!(s.key, Some((1, 0)));
+    }
+
+    #[test]
+    fn past_the_end_the_script_says_it_is_finished() {
+        let s = script().select(&[user("weather"), assistant(""), assistant(""), assistant("")]);
+        assert_eq!(s.key, None);
+        assert_eq!(s.turn.text.as_deref(), Some(SCRIPT_FINISHED));
+    }
+
+    #[test]
+    fn repeat_last_turn_keeps_answering_with_the_last_turn() {
+        let s = script().select(&[user("loop"), assistant("again"), assistant("again")]);
+        assert_eq!(s.key, Some((1, 0)));
+        assert_eq!(s.turn.text.as_deref(), Some("again"));
+    }
+
+    #[test]
+    fn unmatched_requests_get_an_echo() {
+        let s = script().select(&[json!({"role": "system", "content": "be nice"}), user("hello there")]);
+        assert_eq!(s.turn.text.as_deref(), Some("You said: hello there"));
+    }
+
+    #[test]
+    fn images_attached_after_tool_results_do_not_count_as_a_new_user_turn() {
+        let tool = json!({"role": "tool", "tool_call_id": "c1", "content": "[image: image/png]"});
+        let images = json!({"role": "user", "content": [
+            {"type": "text", "text": "Images returned by tool call c1:"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+        ]});
+        let s = script().select(&[user("weather?"), assistant(""), tool, images]);
+        assert_eq!(s.key, Some((0, 1)));
+    }
+
+    #[test]
+    fn user_content_given_as_parts_is_matched_by_its_text() {
+        let parts = json!({"role": "user", "content": [{"type": "text", "text": "the weather"}]});
+        assert_eq!(script().select(&[parts]).key, Some((0, 0)));
+    }
+
+    #[test]
+    fn titles_come_from_the_matching_scenario_or_the_default() {
+        let s = script();
+        assert_eq!(s.title_for(&[user("Title for: weather in Oslo")]).as_deref(), Some("Weather talk"));
+        assert_eq!(s.title_for(&[user("something else")]).as_deref(), Some("Untitled chat"));
+    }
+
+    #[test]
+    fn string_arguments_are_sent_raw_and_others_serialized() {
+        assert_eq!(ScriptedCall::new("f", json!("{not json")).arguments_string(), "{not json");
+        assert_eq!(ScriptedCall::new("f", json!({"a": 1})).arguments_string(), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn unknown_fields_in_a_script_are_rejected() {
+        let err = Script::from_json(r#"{"scenarios": [{"when": "x", "turnz": []}]}"#).unwrap_err();
+        assert!(err.to_string().contains("turnz"), "{err}");
+    }
+}

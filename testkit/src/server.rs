@@ -1,0 +1,252 @@
+//! The fixture model's HTTP side: an axum router answering `POST /v1/chat/completions` from a script
+//! and recording every request body, plus `/_fixture/*` endpoints for browser tests. `FixtureModel`
+//! runs it on 127.0.0.1 and stops it on drop.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
+
+use crate::script::{Script, Turn};
+use crate::wire::{self, ResponseIds, StreamPlan};
+
+struct Shared {
+    script: Script,
+    api_key: Option<String>,
+    recorded: Mutex<Recorded>,
+    serial: AtomicU64,
+    shutdown: CancellationToken,
+}
+
+#[derive(Default)]
+struct Recorded {
+    requests: Vec<Value>,
+    /// How many requests each (scenario, turn) has failed so far, for `fail_first`.
+    failures: HashMap<(usize, usize), u32>,
+}
+
+impl Shared {
+    fn recorded(&self) -> MutexGuard<'_, Recorded> {
+        self.recorded.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The 401 to answer with, unless the request carries the key (or none is required).
+    fn denied(&self, headers: &HeaderMap) -> Option<Response> {
+        let key = self.api_key.as_ref()?;
+        let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+        match given.and_then(|v| v.strip_prefix("Bearer ")) {
+            Some(token) if token == key => None,
+            Some(_) => Some(error(401, "Incorrect API key provided.")),
+            None => Some(error(401, "You didn't provide an API key.")),
+        }
+    }
+
+    /// Whether this request must fail instead of being answered, per the turn's `error`/`fail_first`.
+    fn scripted_failure(&self, key: Option<(usize, usize)>, turn: &Turn) -> Option<Response> {
+        let failure = || match &turn.error {
+            Some(e) => error(e.status, &e.message),
+            None => error(500, "The fixture model was scripted to fail."),
+        };
+        if turn.fail_first == 0 {
+            return turn.error.as_ref().map(|_| failure());
+        }
+        let key = key?;
+        let mut recorded = self.recorded();
+        let count = recorded.failures.entry(key).or_insert(0);
+        if *count < turn.fail_first {
+            *count += 1;
+            return Some(failure());
+        }
+        None
+    }
+}
+
+fn error(status: u16, message: &str) -> Response {
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (code, Json(wire::error_body(status, message))).into_response()
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(chat_completions))
+        .route("/v1/models", get(models))
+        .route("/_fixture/requests", get(recorded_requests))
+        .route("/_fixture/reset", post(reset))
+        .with_state(shared)
+}
+
+async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    let Ok(request) = serde_json::from_slice::<Value>(&body) else {
+        return error(400, "The request body is not valid JSON.");
+    };
+    shared.recorded().requests.push(request.clone());
+    if let Some(denied) = shared.denied(&headers) {
+        return denied;
+    }
+    let Some(messages) = request.get("messages").and_then(Value::as_array) else {
+        return error(400, "'messages' is a required property.");
+    };
+    let ids = ResponseIds {
+        serial: shared.serial.fetch_add(1, Ordering::Relaxed),
+        model: request.get("model").and_then(Value::as_str).unwrap_or("fixture-model").to_string(),
+    };
+    let streamed = request.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    if !streamed {
+        if let Some(title) = shared.script.title_for(messages) {
+            return Json(wire::completion(&ids, &title, &[])).into_response();
+        }
+    }
+    let selected = shared.script.select(messages);
+    if let Some(failure) = shared.scripted_failure(selected.key, &selected.turn) {
+        return failure;
+    }
+    if !streamed {
+        let text = wire::tokenize(selected.turn.text.as_deref().unwrap_or_default()).concat();
+        return Json(wire::completion(&ids, &text, &selected.turn.tool_calls)).into_response();
+    }
+    let include_usage = request.pointer("/stream_options/include_usage").and_then(Value::as_bool) == Some(true);
+    let plan = wire::stream_plan(&ids, &selected.turn, include_usage);
+    let delay = Duration::from_millis(selected.turn.chunk_delay_ms);
+    let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
+    tokio::spawn(send_plan(plan, delay, tx, shared.shutdown.clone()));
+    (
+        [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+        Body::from_stream(ReceiverStream::new(rx)),
+    )
+        .into_response()
+}
+
+/// Writes the planned events. With a delay, each event is sent in two halves with the pause between
+/// them, so clients must reassemble events split across reads.
+async fn send_plan(
+    plan: StreamPlan,
+    delay: Duration,
+    tx: mpsc::Sender<Result<Bytes, Infallible>>,
+    shutdown: CancellationToken,
+) {
+    for (i, event) in plan.events.iter().enumerate() {
+        if plan.stall_after == Some(i) {
+            tokio::select! {
+                _ = tx.closed() => {}
+                _ = shutdown.cancelled() => {}
+            }
+            return;
+        }
+        let frame = format!("data: {event}\n\n");
+        let mut mid = if delay.is_zero() { frame.len() } else { frame.len() / 2 };
+        while !frame.is_char_boundary(mid) {
+            mid -= 1;
+        }
+        let (first, rest) = frame.split_at(mid);
+        if tx.send(Ok(Bytes::from(first.to_string()))).await.is_err() {
+            return;
+        }
+        if rest.is_empty() {
+            continue;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = shutdown.cancelled() => return,
+        }
+        if tx.send(Ok(Bytes::from(rest.to_string()))).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn models(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(denied) = shared.denied(&headers) {
+        return denied;
+    }
+    Json(json!({"object": "list", "data": [{"id": "fixture-model", "object": "model", "owned_by": "warden-testkit"}]}))
+        .into_response()
+}
+
+async fn recorded_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>> {
+    Json(shared.recorded().requests.clone())
+}
+
+async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
+    let mut recorded = shared.recorded();
+    recorded.requests.clear();
+    recorded.failures.clear();
+    StatusCode::NO_CONTENT
+}
+
+/// A running fixture model server. Stops accepting and ends open streams when dropped.
+pub struct FixtureModel {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl FixtureModel {
+    /// Starts on 127.0.0.1 on a free port, without authentication.
+    pub async fn start(script: Script) -> std::io::Result<Self> {
+        Self::start_on(script, None, 0).await
+    }
+
+    /// Starts on a free port; requests must carry `Authorization: Bearer <key>`.
+    pub async fn start_with_key(script: Script, key: impl Into<String>) -> std::io::Result<Self> {
+        Self::start_on(script, Some(key.into()), 0).await
+    }
+
+    /// Starts on 127.0.0.1:`port` (0 picks a free one).
+    pub async fn start_on(script: Script, api_key: Option<String>, port: u16) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            script,
+            api_key,
+            recorded: Mutex::new(Recorded::default()),
+            serial: AtomicU64::new(0),
+            shutdown: CancellationToken::new(),
+        });
+        let server = axum::serve(listener, router(shared.clone()))
+            .with_graceful_shutdown(shared.shutdown.clone().cancelled_owned());
+        tokio::spawn(async move {
+            // Nothing to report to: the tests see failures as refused connections.
+            let _ = server.await;
+        });
+        Ok(Self { addr, shared })
+    }
+
+    /// The OpenAI-style base URL, `http://127.0.0.1:PORT/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request body received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.shared.recorded().requests.clone()
+    }
+
+    /// Forgets recorded requests and `fail_first` counters.
+    pub fn reset(&self) {
+        let mut recorded = self.shared.recorded();
+        recorded.requests.clear();
+        recorded.failures.clear();
+    }
+}
+
+impl Drop for FixtureModel {
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+    }
+}
