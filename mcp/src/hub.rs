@@ -333,3 +333,10 @@ fn status_of(slot: &Slot) -> McpServerStatus {
         config: redact_config(&slot.config),
     }
 }
+
+/// The engine asks the hub for its current tools at every model turn.
+impl warden_engine::toolbox::ToolSource for McpHub {
+    fn tools(&self) -> Vec<Arc<dyn Tool>> {
+        McpHub::tools(self)
+    }
+}

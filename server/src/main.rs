@@ -1,1 +1,73 @@
-fn main() {}
+//! The `warden-server` binary: reads the configuration from the environment, opens the engine and
+//! serves the app until Ctrl-C or SIGTERM.
+
+use std::process::ExitCode;
+
+use leptos::prelude::get_configuration;
+use tracing_subscriber::EnvFilter;
+use warden_engine::config::Config;
+use warden_engine::Engine;
+use warden_mcp::McpHub;
+use warden_server::{router, shutdown, AppState};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,warden_engine=debug,warden_server=debug,tower_http=info")),
+        )
+        .init();
+    match serve().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            tracing::error!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), String> {
+    let config = Config::from_env()?;
+    let leptos_options = get_configuration(None)
+        .map_err(|e| format!("cannot read the Leptos configuration (run through cargo-leptos or set LEPTOS_* variables): {e}"))?
+        .leptos_options;
+    let addr = leptos_options.site_addr;
+    let engine = Engine::open(config).await.map_err(|e| format!("cannot open the engine: {e}"))?;
+    let status = engine.model_status();
+    if status.configured {
+        tracing::info!(provider = %status.provider, model = %status.model, "model configured");
+    } else {
+        tracing::warn!("no model configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, WARDEN_MODEL)");
+    }
+    let mcp = start_mcp(&engine).await;
+    let app = router(AppState { leptos_options, engine: engine.clone(), mcp: mcp.clone() });
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    tracing::info!("listening on http://{addr}");
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown::signal().await;
+            // Ends open event streams so the shutdown is not held up by them.
+            engine.shutdown();
+            mcp.shutdown().await;
+        })
+        .await;
+    result.map_err(|e| format!("server error: {e}"))
+}
+
+/// Connects the configured MCP servers in the background (start-up does not wait for them) and
+/// offers their tools to the agent. `WARDEN_MCP_CONFIG` names an `mcpServers` JSON file to merge.
+async fn start_mcp(engine: &Engine) -> McpHub {
+    let hub = McpHub::new(engine.store().pool().clone());
+    if let Some(path) = engine.config().mcp_config_file.clone() {
+        match hub.load_config_file(&path).await {
+            Ok(names) => tracing::info!(servers = ?names, file = %path.display(), "MCP servers loaded from file"),
+            Err(e) => tracing::error!(file = %path.display(), error = %e, "could not load the MCP config file"),
+        }
+    }
+    if let Err(e) = hub.start().await {
+        tracing::error!(error = %e, "could not start the MCP servers");
+    }
+    engine.add_tool_source(std::sync::Arc::new(hub.clone()));
+    hub
+}

@@ -23,7 +23,8 @@ struct Api {
 async fn serve(engine: Engine) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = warden_server::api::router::<Engine>().with_state(engine);
+    let mcp = warden_mcp::McpHub::new(engine.store().pool().clone());
+    let app = warden_server::api::router::<warden_server::api::ApiState>().with_state(warden_server::api::ApiState { engine, mcp });
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://{addr}")
 }

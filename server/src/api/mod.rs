@@ -4,24 +4,34 @@
 mod approvals;
 mod error;
 mod json_body;
+mod mcp;
 pub mod origin;
 mod runs;
 mod sse;
 mod threads;
 
 use axum::extract::FromRef;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
+use warden_mcp::McpHub;
 
 pub use error::ApiError;
 
-/// The API routes, for any state the engine can be taken from.
+/// What the API needs; the app's state holds it too (tests use this one directly).
+#[derive(Clone, FromRef)]
+pub struct ApiState {
+    pub engine: Engine,
+    pub mcp: McpHub,
+}
+
+/// The API routes, for any state the engine and the MCP hub can be taken from.
 pub fn router<S>() -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
     Engine: FromRef<S>,
+    McpHub: FromRef<S>,
 {
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
@@ -36,5 +46,13 @@ where
         .route("/api/tool_calls/{id}", get(runs::tool_call))
         .route("/api/approvals", get(approvals::list))
         .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
+        .route("/api/mcp/servers", get(mcp::list).post(mcp::upsert))
+        .route("/api/mcp/servers/{name}", get(mcp::get).delete(mcp::remove))
+        .route("/api/mcp/servers/{name}/enabled", put(mcp::set_enabled))
+        .route("/api/mcp/servers/{name}/reconnect", post(mcp::reconnect))
+        .route("/api/mcp/servers/{name}/tools/{tool}/policy", put(mcp::set_policy))
+        .route("/api/mcp/test", post(mcp::test))
+        .route("/api/mcp/import", post(mcp::import))
+        .route("/api/mcp/export", get(mcp::export))
         .layer(axum::middleware::from_fn(origin::require_same_origin))
 }

@@ -1,0 +1,273 @@
+//! Benchmarks of the real `warden-server` process against the scripted fixture model (run in this
+//! process, so its CPU is not counted against the server). Prints figures; asserts nothing.
+//!
+//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|waiting]`, after
+//! `cargo leptos build --release` (or set WARDEN_SERVER_BIN to a built server binary).
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use reqwest::Client;
+use serde_json::{json, Value};
+use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server_bin() -> PathBuf {
+    std::env::var_os("WARDEN_SERVER_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/warden-server"))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(38123)
+}
+
+fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str, &str)]) -> Server {
+    let port = free_port();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut cmd = Command::new(server_bin());
+    cmd.env("OPENAI_BASE_URL", model.base_url())
+        .env("WARDEN_MODEL", "fixture")
+        .env("WARDEN_DATA_DIR", data_dir)
+        .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+        .env("LEPTOS_OUTPUT_NAME", "warden")
+        .env("LEPTOS_SITE_ROOT", root.join("target/site"))
+        .env("LEPTOS_SITE_PKG_DIR", "pkg")
+        .env("LEPTOS_RELOAD_PORT", "3001")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e} (build it first)", server_bin().display()));
+    Server { child, base: format!("http://127.0.0.1:{port}") }
+}
+
+async fn wait_healthy(http: &Client, base: &str) {
+    loop {
+        if let Ok(r) = http.get(format!("{base}/api/health")).send().await {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_micros(500)).await;
+    }
+}
+
+/// CPU seconds (user + system) the process has used so far.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let f = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (f(11) + f(12)) / ticks
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+async fn new_thread(http: &Client, base: &str) -> String {
+    let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
+    t["id"].as_str().unwrap().to_string()
+}
+
+/// Posts a message and reads its stream until an event of `kind`; returns (data, open stream).
+async fn post_until(
+    http: &Client,
+    base: &str,
+    thread: &str,
+    content: &str,
+    kind: &str,
+) -> (Value, impl futures::Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>) {
+    let res = http.post(format!("{base}/api/threads/{thread}/messages")).json(&json!({ "content": content })).send().await.unwrap();
+    let mut stream = res.bytes_stream().eventsource();
+    while let Some(Ok(e)) = stream.next().await {
+        if e.event == kind {
+            return (serde_json::from_str(&e.data).unwrap(), stream);
+        }
+        if e.event == "error" {
+            panic!("run failed: {}", e.data);
+        }
+    }
+    panic!("stream ended before {kind}");
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+async fn relay() {
+    let mut turn = Turn::text("");
+    turn.repeat_tokens = Some(5000);
+    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None }).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = spawn_server(dir.path(), &model, &[]);
+    let http = Client::new();
+    wait_healthy(&http, &server.base).await;
+    let run = |_: usize| async {
+        let thread = new_thread(&http, &server.base).await;
+        post_until(&http, &server.base, &thread, "stream please", "run_finished").await;
+    };
+    run(0).await; // warm-up
+    let rounds = 20;
+    let cpu0 = cpu_seconds(server.child.id());
+    let t0 = Instant::now();
+    for i in 0..rounds {
+        run(i).await;
+    }
+    let cpu = cpu_seconds(server.child.id()) - cpu0;
+    let wall = t0.elapsed().as_secs_f64();
+    let tokens = (rounds * 5000) as f64;
+    println!("relay: {rounds} runs x 5000 tokens; server CPU {cpu:.3} s = {:.4} s per 1,000 tokens (target <= 0.007); wall {:.3} s per 1,000 tokens",
+        cpu / tokens * 1000.0, wall / tokens * 1000.0);
+}
+
+async fn startup() {
+    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("", vec![Turn::text("Hi!")])], default_title: None }).await.unwrap();
+    let http = Client::new();
+    let mut times = Vec::new();
+    for _ in 0..7 {
+        let dir = tempfile::tempdir().unwrap();
+        let t0 = Instant::now();
+        let server = spawn_server(dir.path(), &model, &[]);
+        let thread = loop {
+            match http.post(format!("{}/api/threads", server.base)).json(&json!({})).send().await {
+                Ok(r) => break r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string(),
+                Err(_) => tokio::time::sleep(Duration::from_micros(300)).await,
+            }
+        };
+        post_until(&http, &server.base, &thread, "hello", "run_finished").await;
+        times.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!("startup: process start -> first chat answered: median {:.1} ms, min {:.1} ms (target < 100 ms)", percentile(&times, 0.5), times[0]);
+}
+
+fn shell_script() -> Script {
+    Script {
+        scenarios: vec![Scenario::new("", vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "true"}))]), Turn::text("ok")])],
+        default_title: Some("Bench".into()),
+    }
+}
+
+async fn approvals() {
+    let model = FixtureModel::start(shell_script()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = spawn_server(dir.path(), &model, &[]);
+    let http = Client::new();
+    wait_healthy(&http, &server.base).await;
+    let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
+    for i in 0..120 {
+        let thread = new_thread(&http, &server.base).await;
+        let t0 = Instant::now();
+        let (data, mut stream) = post_until(&http, &server.base, &thread, "run true", "approval_request").await;
+        let t1 = Instant::now();
+        let id = data["approval"]["id"].as_str().unwrap().to_string();
+        let t2 = Instant::now();
+        let res = http.post(format!("{}/api/approvals/{id}", server.base)).json(&json!({"decision": "approve"})).send().await.unwrap();
+        assert!(res.status().is_success());
+        while let Some(Ok(e)) = stream.next().await {
+            if e.event == "tool_result" {
+                break;
+            }
+        }
+        let t3 = Instant::now();
+        if i >= 20 {
+            to_request.push((t1 - t0).as_secs_f64() * 1000.0);
+            to_result.push((t3 - t2).as_secs_f64() * 1000.0);
+        }
+        while let Some(Ok(e)) = stream.next().await {
+            if e.event == "run_finished" {
+                break;
+            }
+        }
+    }
+    to_request.sort_by(f64::total_cmp);
+    to_result.sort_by(f64::total_cmp);
+    println!("approvals: message sent -> approval_request p50 {:.2} ms p95 {:.2} ms (target p50 < 3 ms)", percentile(&to_request, 0.5), percentile(&to_request, 0.95));
+    println!("approvals: decision POST -> tool_result p50 {:.2} ms p95 {:.2} ms (target p50 < 2, p95 < 4 ms)", percentile(&to_result, 0.5), percentile(&to_result, 0.95));
+}
+
+async fn waiting() {
+    let n: usize = std::env::var("WARDEN_BENCH_WAITING").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let model = FixtureModel::start(shell_script()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = spawn_server(dir.path(), &model, &[]);
+    let http = Client::new();
+    wait_healthy(&http, &server.base).await;
+    // Warm up allocator and pools with a few runs before the baseline.
+    for _ in 0..50 {
+        let thread = new_thread(&http, &server.base).await;
+        post_until(&http, &server.base, &thread, "run true", "approval_request").await;
+    }
+    let rss0 = rss_kib(server.child.id());
+    let base = server.base.clone();
+    futures::stream::iter(0..n)
+        .for_each_concurrent(16, |_| {
+            let (http, base) = (http.clone(), base.clone());
+            async move {
+                let thread = new_thread(&http, &base).await;
+                post_until(&http, &base, &thread, "run true", "approval_request").await;
+            }
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss1 = rss_kib(server.child.id());
+    let pending: Value = http.get(format!("{base}/api/approvals?status=pending")).send().await.unwrap().json().await.unwrap();
+    println!("waiting: {n} runs waiting; server RSS {rss0} KiB -> {rss1} KiB = {:.2} KiB per waiting run (target < 5 KB); pending listed: {}",
+        (rss1.saturating_sub(rss0)) as f64 / n as f64, pending.as_array().map(|a| a.len()).unwrap_or(0));
+
+    // Restart with all of them waiting.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
+    let _ = server.child.wait();
+    let t0 = Instant::now();
+    let restarted = spawn_server(dir.path(), &model, &[]);
+    wait_healthy(&http, &restarted.base).await;
+    let ready = t0.elapsed().as_secs_f64() * 1000.0;
+    let pending: Value = http.get(format!("{}/api/approvals?status=pending", restarted.base)).send().await.unwrap().json().await.unwrap();
+    let id = pending[0]["id"].as_str().unwrap();
+    let decided = http.post(format!("{}/api/approvals/{id}", restarted.base)).json(&json!({"decision": "approve"})).send().await.unwrap().status();
+    println!("restart: ready to serve {ready:.1} ms after start with {n} runs waiting (target < 100 ms); a decision after restart -> {decided}");
+    std::mem::forget(dir);
+    drop(server);
+}
+
+#[tokio::main]
+async fn main() {
+    let which = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    if matches!(which.as_str(), "all" | "relay") {
+        relay().await;
+    }
+    if matches!(which.as_str(), "all" | "startup") {
+        startup().await;
+    }
+    if matches!(which.as_str(), "all" | "approvals") {
+        approvals().await;
+    }
+    if matches!(which.as_str(), "all" | "waiting") {
+        waiting().await;
+    }
+}

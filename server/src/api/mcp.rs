@@ -1,0 +1,99 @@
+//! `/api/mcp`: the MCP servers the agent may use — list with state and tools, add/edit, enable,
+//! remove, reconnect, test a connection, per-tool policy, and import/export in the `mcpServers`
+//! format. Secrets never come back in full.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use warden_mcp::{McpHub, McpServerConfig, ToolPolicy};
+
+use super::error::{ApiError, ApiResult};
+use super::json_body::JsonBody;
+
+impl From<warden_mcp::Error> for ApiError {
+    fn from(e: warden_mcp::Error) -> Self {
+        use warden_mcp::Error as E;
+        match &e {
+            E::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
+            E::InvalidConfig(_) | E::InvalidJson(_) | E::RedactedWithoutStoredValue(_) | E::ReadFile { .. } => {
+                ApiError::unprocessable(e.to_string())
+            }
+            E::Connect(_) | E::ConnectTimeout(_) => ApiError::new(StatusCode::BAD_GATEWAY, "connect_failed", e.to_string()),
+            E::CorruptRecord { .. } | E::Sqlx(_) => {
+                tracing::error!(error = %e, "MCP store error");
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; see the server log")
+            }
+        }
+    }
+}
+
+pub async fn list(State(hub): State<McpHub>) -> impl IntoResponse {
+    Json(hub.list())
+}
+
+pub async fn get(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+    hub.get(&name).map(Json).ok_or_else(|| warden_mcp::Error::NotFound(name).into())
+}
+
+/// Adds or replaces a server; redacted secret values mean "keep what is stored".
+pub async fn upsert(State(hub): State<McpHub>, JsonBody(config): JsonBody<McpServerConfig>) -> ApiResult<impl IntoResponse> {
+    let name = config.name.clone();
+    hub.upsert(config).await?;
+    Ok(Json(hub.get(&name)))
+}
+
+pub async fn remove(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+    hub.remove(&name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Enabled {
+    enabled: bool,
+}
+
+pub async fn set_enabled(
+    State(hub): State<McpHub>,
+    Path(name): Path<String>,
+    JsonBody(body): JsonBody<Enabled>,
+) -> ApiResult<impl IntoResponse> {
+    hub.set_enabled(&name, body.enabled).await?;
+    Ok(Json(hub.get(&name)))
+}
+
+pub async fn reconnect(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+    hub.reconnect(&name)?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+pub async fn test(State(hub): State<McpHub>, JsonBody(config): JsonBody<McpServerConfig>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.test_connection(config).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    policy: ToolPolicy,
+}
+
+pub async fn set_policy(
+    State(hub): State<McpHub>,
+    Path((name, tool)): Path<(String, String)>,
+    JsonBody(body): JsonBody<Policy>,
+) -> ApiResult<impl IntoResponse> {
+    hub.set_tool_policy(&name, &tool, body.policy).await?;
+    Ok(Json(hub.get(&name)))
+}
+
+pub async fn import(State(hub): State<McpHub>, body: String) -> ApiResult<impl IntoResponse> {
+    let names = hub.import_json(&body).await?;
+    Ok(Json(json!({ "imported": names })))
+}
+
+pub async fn export(State(hub): State<McpHub>) -> impl IntoResponse {
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], hub.export_json())
+}
