@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, RwLock};
 
-use crate::tools::registry::ToolRegistry;
+use crate::tools::registry::{SchemaCache, ToolRegistry};
 use crate::tools::Tool;
 
 /// Something that offers tools whose list can change (an MCP hub).
@@ -15,11 +15,12 @@ pub trait ToolSource: Send + Sync {
 pub struct ToolBox {
     builtin: Vec<Arc<dyn Tool>>,
     sources: RwLock<Vec<Arc<dyn ToolSource>>>,
+    schemas: SchemaCache,
 }
 
 impl ToolBox {
     pub fn new(builtin: Vec<Arc<dyn Tool>>) -> Self {
-        Self { builtin, sources: RwLock::new(Vec::new()) }
+        Self { builtin, sources: RwLock::new(Vec::new()), schemas: SchemaCache::default() }
     }
 
     pub fn add_source(&self, source: Arc<dyn ToolSource>) {
@@ -30,11 +31,11 @@ impl ToolBox {
     pub fn snapshot(&self) -> ToolRegistry {
         let mut registry = ToolRegistry::new();
         for tool in &self.builtin {
-            registry.register(tool.clone());
+            registry.register_with(tool.clone(), &self.schemas);
         }
         for source in self.sources.read().unwrap_or_else(|p| p.into_inner()).iter() {
             for tool in source.tools() {
-                registry.register(tool);
+                registry.register_with(tool, &self.schemas);
             }
         }
         registry

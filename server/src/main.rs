@@ -1,6 +1,7 @@
 //! The `warden-server` binary: reads the configuration from the environment, opens the engine and
 //! serves the app until Ctrl-C or SIGTERM.
 
+use axum::serve::ListenerExt;
 use std::process::ExitCode;
 
 use leptos::prelude::get_configuration;
@@ -44,7 +45,10 @@ async fn serve() -> Result<(), String> {
     let app = router(AppState { leptos_options, engine: engine.clone(), mcp: mcp.clone() });
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     tracing::info!("listening on http://{addr}");
-    let result = axum::serve(listener, app)
+    let result = axum::serve(listener.tap_io(|tcp| {
+            // Small SSE writes go out at once instead of waiting on delayed ACKs.
+            let _ = tcp.set_nodelay(true);
+        }), app)
         .with_graceful_shutdown(async move {
             shutdown::signal().await;
             // Ends open event streams so the shutdown is not held up by them.

@@ -2,6 +2,7 @@
 //! and recording every request body, plus `/_fixture/*` endpoints for browser tests. `FixtureModel`
 //! runs it on 127.0.0.1 and stops it on drop.
 
+use axum::serve::ListenerExt;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -214,7 +215,10 @@ impl FixtureModel {
             serial: AtomicU64::new(0),
             shutdown: CancellationToken::new(),
         });
-        let server = axum::serve(listener, router(shared.clone()))
+        let server = axum::serve(listener.tap_io(|tcp| {
+            // Small SSE writes go out at once instead of waiting on delayed ACKs.
+            let _ = tcp.set_nodelay(true);
+        }), router(shared.clone()))
             .with_graceful_shutdown(shared.shutdown.clone().cancelled_owned());
         tokio::spawn(async move {
             // Nothing to report to: the tests see failures as refused connections.

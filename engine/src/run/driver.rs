@@ -174,6 +174,18 @@ async fn execute(
     Ok(())
 }
 
+/// Longest time streamed text waits before it is relayed (one frame at 60 Hz).
+const TEXT_FRAME: std::time::Duration = std::time::Duration::from_millis(16);
+
+fn send_text(rt: &Runtime, run_id: &str, unsent: &mut String, text: &mut String) {
+    if unsent.is_empty() {
+        return;
+    }
+    rt.events.emit(run_id, &RunEvent::TextDelta { text: unsent.clone() });
+    text.push_str(unsent);
+    unsent.clear();
+}
+
 fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str, content: &[ToolContent], is_error: bool) {
     let (text, truncated) = for_model(content, rt.config.tool_output_limit);
     rt.events.emit(run_id, &RunEvent::ToolResult { tool_call_id: tool_call_id.into(), output: text, is_error, truncated });
@@ -191,22 +203,30 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
         Err(_) if cancel.is_cancelled() => return Ok(Turn::Stopped { message_id: None }),
         Err(e) => return Ok(Turn::Failed(e.to_string())),
     };
-    // Chunks that are already there are relayed as one event: fast streams cost less per token.
+    // Text is relayed at most once per animation frame: a fast stream costs a few events a frame
+    // instead of one per token, and a slow one (a real model's pace) still goes out token by token.
     let mut stream = stream.ready_chunks(256);
     let mut text = String::new();
+    let mut unsent = String::new();
+    let mut last_sent = tokio::time::Instant::now() - TEXT_FRAME;
     let mut calls = ToolCallAccumulator::default();
     let mut failure = None;
     loop {
+        let flush_at = last_sent + TEXT_FRAME;
         let chunk = tokio::select! {
             biased;
             _ = cancel.cancelled() => break,
+            _ = tokio::time::sleep_until(flush_at), if !unsent.is_empty() => {
+                send_text(rt, &run.id, &mut unsent, &mut text);
+                last_sent = tokio::time::Instant::now();
+                continue;
+            }
             chunk = stream.next() => chunk,
         };
         let Some(chunk) = chunk else { break };
-        let mut delta = String::new();
         for item in chunk {
             match item {
-                Ok(StreamEvent::TextDelta(t)) => delta.push_str(&t),
+                Ok(StreamEvent::TextDelta(t)) => unsent.push_str(&t),
                 Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments }) => {
                     calls.push(index, call_id.as_deref(), name.as_deref(), &arguments)
                 }
@@ -217,14 +237,15 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 }
             }
         }
-        if !delta.is_empty() {
-            rt.events.emit(&run.id, &RunEvent::TextDelta { text: delta.clone() });
-            text.push_str(&delta);
+        if !unsent.is_empty() && tokio::time::Instant::now() >= flush_at {
+            send_text(rt, &run.id, &mut unsent, &mut text);
+            last_sent = tokio::time::Instant::now();
         }
         if failure.is_some() {
             break;
         }
     }
+    send_text(rt, &run.id, &mut unsent, &mut text);
     drop(stream);
     if cancel.is_cancelled() {
         if rt.shutdown.is_cancelled() {

@@ -50,6 +50,25 @@ fn list(violations: &[Violation]) -> String {
     violations.iter().map(Violation::to_string).collect::<Vec<_>>().join("\n")
 }
 
+/// Compiled JSON Schemas keyed by their text, shared across registry snapshots.
+#[derive(Default)]
+pub struct SchemaCache {
+    compiled: std::sync::Mutex<std::collections::HashMap<String, Result<Arc<jsonschema::Validator>, String>>>,
+}
+
+impl SchemaCache {
+    fn compile(&self, schema: &Value) -> Result<Arc<jsonschema::Validator>, String> {
+        let key = schema.to_string();
+        let mut compiled = self.compiled.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = compiled.get(&key) {
+            return v.clone();
+        }
+        let v = jsonschema::validator_for(schema).map(Arc::new).map_err(|err| err.to_string());
+        compiled.insert(key, v.clone());
+        v
+    }
+}
+
 struct Entry {
     tool: Arc<dyn Tool>,
     name: String,
@@ -69,8 +88,14 @@ impl ToolRegistry {
 
     /// Adds a tool, or replaces the one with the same name in its place; returns the replaced tool.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Option<Arc<dyn Tool>> {
+        self.register_with(tool, &SchemaCache::default())
+    }
+
+    /// Like `register`, reusing schemas already compiled in `cache` (compiling one takes
+    /// milliseconds, and registries are rebuilt at every model turn).
+    pub fn register_with(&mut self, tool: Arc<dyn Tool>, cache: &SchemaCache) -> Option<Arc<dyn Tool>> {
         let spec = tool.spec();
-        let validator = jsonschema::validator_for(&spec.parameters).map(Arc::new).map_err(|err| err.to_string());
+        let validator = cache.compile(&spec.parameters);
         let entry = Arc::new(Entry { tool, name: spec.name, validator });
         match self.entries.iter_mut().find(|e| e.name == entry.name) {
             Some(slot) => Some(std::mem::replace(slot, entry).tool.clone()),
