@@ -53,4 +53,6 @@ if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json 
   log "npm ci in end2end/"
   (cd end2end && npm ci --no-audit --no-fund)
 fi
+# 4. Published MCP servers the tests drive (PyPI mcp-server-time in a venv under target/).
+mcp/tests/install-published-servers.sh
 log "ready"

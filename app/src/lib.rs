@@ -1,1 +1,80 @@
-//! placeholder
+//! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
+//! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
+
+pub mod approval_api;
+pub mod components;
+pub mod error;
+pub mod live_run;
+pub mod markdown;
+pub mod model;
+pub mod routes;
+pub mod run_stream;
+pub mod server_fns;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+use crate::components::sidebar::Sidebar;
+use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
+
+/// The HTML document around the app, rendered on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" href="data:,"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// Bumped whenever the list of threads may have changed; the sidebar refetches on it.
+#[derive(Clone, Copy)]
+pub struct ThreadsChanged(pub RwSignal<u32>);
+
+impl ThreadsChanged {
+    pub fn notify(&self) {
+        self.0.update(|v| *v += 1);
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    provide_context(ThreadsChanged(RwSignal::new(0)));
+    // Effects run only in the browser: this marks the page as interactive (tests wait for it).
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/warden.css"/>
+        <Title text="Warden"/>
+        <Router>
+            <div class="layout">
+                <Sidebar/>
+                <main id="main" class="main">
+                    <Routes fallback=NotFound>
+                        <Route path=path!("/") view=WelcomePage/>
+                        <Route path=path!("/chat/:id") view=ChatPage/>
+                        <Route path=path!("/settings") view=crate::routes::settings::SettingsPage/>
+                    </Routes>
+                </main>
+            </div>
+        </Router>
+    }
+}
