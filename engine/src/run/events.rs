@@ -13,6 +13,10 @@ use super::{RunEvent, RunEventRecord};
 use crate::error::Result;
 use crate::store::{StoredEvent, Store};
 
+/// Live events buffered per run for slow readers; a reader that falls further behind catches up
+/// from the log. Small, because every run someone watches holds one.
+const LIVE_BUFFER: usize = 64;
+
 enum WriterMsg {
     Event(StoredEvent),
     Flush(oneshot::Sender<()>),
@@ -82,7 +86,7 @@ impl EventHub {
             None
         } else {
             let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
-            Some(live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(4096).0).subscribe())
+            Some(live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(LIVE_BUFFER).0).subscribe())
         };
         self.flush().await;
         let replay: Vec<RunEventRecord> = self
@@ -98,19 +102,20 @@ impl EventHub {
         let (Some(rx), false) = (rx, ended) else {
             return Ok(replay.boxed());
         };
-        let hub = self.clone();
-        let run_id = run_id.to_string();
-        let live = futures::stream::unfold((rx, last, false, hub, run_id), |(mut rx, mut last, done, hub, run_id)| async move {
+        let rx = Subscription { rx: Some(rx), hub: self.clone(), run_id: run_id.to_string() };
+        let live = futures::stream::unfold((rx, last, false), |(mut sub, mut last, done)| async move {
             if done {
                 return None;
             }
+            let (hub, run_id) = (sub.hub.clone(), sub.run_id.clone());
+            let rx = sub.rx.as_mut()?;
             loop {
                 match rx.recv().await {
                     Ok(r) if r.seq <= last => continue,
                     Ok(r) => {
                         last = r.seq;
                         let end = r.is_terminal();
-                        return Some((vec![r], (rx, last, end, hub, run_id)));
+                        return Some((vec![r], (sub, last, end)));
                     }
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Too slow a reader: catch up from the log.
@@ -124,7 +129,7 @@ impl EventHub {
                             last = l.seq;
                         }
                         let end = missed.iter().any(RunEventRecord::is_terminal);
-                        return Some((missed, (rx, last, end, hub, run_id)));
+                        return Some((missed, (sub, last, end)));
                     }
                     Err(broadcast::error::RecvError::Closed) => return None,
                 }
@@ -132,6 +137,23 @@ impl EventHub {
         })
         .flat_map(futures::stream::iter);
         Ok(replay.chain(live).boxed())
+    }
+}
+
+/// A live reader of one run; when the last one goes away, the run's channel is dropped too.
+struct Subscription {
+    rx: Option<broadcast::Receiver<RunEventRecord>>,
+    hub: Arc<EventHub>,
+    run_id: String,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        drop(self.rx.take());
+        let mut live = self.hub.live.lock().unwrap_or_else(|p| p.into_inner());
+        if live.get(&self.run_id).is_some_and(|tx| tx.receiver_count() == 0) {
+            live.remove(&self.run_id);
+        }
     }
 }
 
