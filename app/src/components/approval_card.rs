@@ -1,0 +1,167 @@
+//! The card for a gated call waiting for a person: what it will do, its arguments (or diff, or
+//! command), its risk, and Approve / Deny (with a reason) / Edit / Allow for this thread.
+//! Decisions go to the public API; the server validates edited arguments and says what is wrong.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::approval_api::{decide, DecideOutcome, DecisionBody};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Scope};
+
+/// What a person has typed into a card but not sent, by approval id. The page refetches the thread
+/// when the run reports anything (a title, another call), which rebuilds the cards.
+#[derive(Clone, Copy, Default)]
+pub struct ApprovalDrafts(StoredValue<HashMap<String, Draft>>);
+
+#[derive(Clone, Default)]
+pub struct Draft {
+    reason: String,
+    prefix: String,
+    /// `Some` while the arguments are being edited.
+    edited: Option<String>,
+}
+
+impl ApprovalDrafts {
+    fn get(&self, id: &str) -> Draft {
+        self.0.with_value(|m| m.get(id).cloned()).unwrap_or_default()
+    }
+    fn change(&self, id: &str, f: impl FnOnce(&mut Draft)) {
+        self.0.update_value(|m| f(m.entry(id.to_string()).or_default()));
+    }
+}
+
+#[component]
+pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoView {
+    let id = StoredValue::new(approval.id.clone());
+    let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
+    let drafts = use_context::<ApprovalDrafts>().unwrap_or_default();
+    let draft = drafts.get(&approval.id);
+    let reason = RwSignal::new(draft.reason);
+    let prefix = RwSignal::new(draft.prefix);
+    let is_shell = approval.tool == "shell";
+    let editing = RwSignal::new(draft.edited.is_some());
+    let edited = RwSignal::new(draft.edited.unwrap_or_else(|| pretty.clone()));
+    // Keep what is typed, so a rebuilt card shows it again.
+    Effect::new(move |_| {
+        let (reason, prefix, edited) = (reason.get(), prefix.get(), editing.get().then(|| edited.get()));
+        drafts.change(&id.get_value(), |d| *d = Draft { reason, prefix, edited });
+    });
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+
+    let send = move |body: DecisionBody| {
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match decide(&id.get_value(), &body).await {
+                DecideOutcome::Decided | DecideOutcome::AlreadyDecided => on_change.run(()),
+                DecideOutcome::Refused(message) => error.set(Some(message)),
+            }
+            busy.set(false);
+        });
+    };
+    let approve = move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None });
+    let allow_for_thread = move |_| {
+        let prefix = prefix.get_untracked().trim().to_string();
+        send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix) });
+    };
+    let deny = move |_| {
+        let reason = reason.get_untracked().trim().to_string();
+        send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None });
+    };
+    let approve_edited = move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
+        Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
+        Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
+    };
+
+    let risk = approval.risk;
+    let heading_id = format!("approval-{}", approval.id);
+    let labelled_by = heading_id.clone();
+    let preview = match approval.preview.clone() {
+        Some(Preview::Diff { path, diff }) => view! {
+            <p>"Changes to " <code>{path}</code></p>
+            <pre class="diff">{diff}</pre>
+        }
+        .into_any(),
+        Some(Preview::Command { command }) => view! {
+            <p>"Command:"</p>
+            <pre class="command">{command}</pre>
+        }
+        .into_any(),
+        None => view! { <pre class="arguments">{pretty}</pre> }.into_any(),
+    };
+
+    view! {
+        <section class=format!("approval-card risk-{}", risk.label()) aria-labelledby=labelled_by>
+            <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
+            <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
+            <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
+            {preview}
+            <Show
+                when=move || editing.get()
+                fallback=move || view! {
+                    <div class="decide-buttons">
+                        <button type="button" class="approve" disabled=move || busy.get() on:click=approve>"Approve"</button>
+                        <button type="button" disabled=move || busy.get() on:click=allow_for_thread>"Allow for this thread"</button>
+                        <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
+                    </div>
+                    {is_shell.then(|| view! {
+                        <label class="prefix-label">
+                            "Allow for this thread: commands starting with (optional)"
+                            <input type="text" prop:value=move || prefix.get() on:input=move |ev| prefix.set(event_target_value(&ev))/>
+                        </label>
+                    })}
+                    <div class="deny-row">
+                        <label>
+                            "Reason for denying (optional)"
+                            <input type="text" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+                        </label>
+                        <button type="button" class="deny" disabled=move || busy.get() on:click=deny>"Deny"</button>
+                    </div>
+                }
+            >
+                <label class="edit-label">
+                    "Arguments (JSON)"
+                    <textarea rows="8" prop:value=move || edited.get() on:input=move |ev| edited.set(event_target_value(&ev))></textarea>
+                </label>
+                <div class="decide-buttons">
+                    <button type="button" class="approve" disabled=move || busy.get() on:click=approve_edited>"Approve with edits"</button>
+                    <button type="button" on:click=move |_| { editing.set(false); error.set(None); }>"Cancel editing"</button>
+                </div>
+            </Show>
+            {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
+        </section>
+    }
+}
+
+/// How a settled approval was decided, in words.
+pub fn decision_text(approval: &Approval) -> String {
+    let verdict = match approval.status {
+        ApprovalStatus::Pending => return "Waiting for approval".into(),
+        ApprovalStatus::Approved => "Approved",
+        ApprovalStatus::Denied => "Denied",
+        ApprovalStatus::TimedOut => return "Timed out: nobody decided in time".into(),
+        ApprovalStatus::Cancelled => return "Cancelled: the run stopped before a decision".into(),
+    };
+    match approval.decision.as_ref().map(|d| &d.by) {
+        Some(DecidedBy::User { edited_arguments, reason, scope }) => {
+            let mut text = format!("{verdict} by you");
+            if *scope == Scope::Thread {
+                text.push_str(" for this thread");
+            }
+            if edited_arguments.is_some() {
+                text.push_str(" with edited arguments");
+            }
+            if let Some(reason) = reason.as_deref().filter(|r| !r.is_empty()) {
+                text.push_str(&format!(": {reason}"));
+            }
+            text
+        }
+        Some(DecidedBy::Rule { .. }) => format!("{verdict} by thread rule"),
+        Some(DecidedBy::Timeout) => "Timed out: nobody decided in time".into(),
+        None => verdict.to_string(),
+    }
+}

@@ -1,0 +1,53 @@
+//! The message box: Enter sends, Shift+Enter starts a new line. Used by the welcome page and the chat.
+
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+
+#[component]
+pub fn Composer(
+    /// Called with the text when the person sends it; the box is cleared.
+    on_send: Callback<String>,
+    /// While true, sending is not possible (a run is in progress or a request is on its way).
+    #[prop(into)]
+    busy: Signal<bool>,
+    #[prop(into)] label: String,
+    #[prop(optional, into)] placeholder: String,
+) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let send = move || {
+        let content = text.get_untracked();
+        if content.trim().is_empty() || busy.get_untracked() {
+            return;
+        }
+        text.set(String::new());
+        on_send.run(content);
+    };
+    let on_keydown = move |ev: KeyboardEvent| {
+        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+            ev.prevent_default();
+            send();
+        }
+    };
+
+    view! {
+        <form
+            class="composer"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                send();
+            }
+        >
+            <label class="visually-hidden" for="composer-input">{label}</label>
+            <textarea
+                id="composer-input"
+                name="content"
+                rows="3"
+                placeholder=placeholder
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=on_keydown
+            ></textarea>
+            <button type="submit" disabled=move || busy.get()>"Send"</button>
+        </form>
+    }
+}

@@ -1,0 +1,50 @@
+//! One tool call in the conversation: what was called, how it was decided, and its result
+//! (collapsed; the full output opens on request). A pending gated call shows its approval card.
+
+use leptos::prelude::*;
+
+use crate::components::approval_card::{decision_text, ApprovalCard};
+use crate::model::{Approval, ApprovalStatus, ToolCall, ToolCallStatus};
+
+#[component]
+pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, on_change: Callback<()>) -> impl IntoView {
+    let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
+    let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
+    let output = call.output_text();
+    let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+    let status_class = format!("tool-status status-{:?}", call.status).to_lowercase();
+    let interrupted = call.status == ToolCallStatus::Interrupted;
+
+    view! {
+        <li class="tool-call" aria-label=format!("Tool call {}", call.name)>
+            <p class="tool-head">
+                <code class="tool-name">{call.name.clone()}</code>
+                " "
+                <span class="tool-summary">{call.summary.clone()}</span>
+                " "
+                <span class=status_class>{call.status.label()}</span>
+            </p>
+            {decided.map(|text| view! { <p class="decided">{text}</p> })}
+            {interrupted.then(|| view! { <p class="decided warning">"Interrupted: outcome unknown"</p> })}
+            {match pending {
+                Some(approval) => view! { <ApprovalCard approval on_change/> }.into_any(),
+                None => view! {
+                    <details class="tool-arguments">
+                        <summary>"Arguments"</summary>
+                        <pre>{arguments}</pre>
+                    </details>
+                }.into_any(),
+            }}
+            {output.map(|text| {
+                let class = if call.is_error { "tool-output error-output" } else { "tool-output" };
+                let label = if call.is_error { "Result (error)" } else { "Result" };
+                view! {
+                    <details class=class>
+                        <summary>{label} {call.truncated.then_some(" (shortened for the model)")}</summary>
+                        <pre>{text}</pre>
+                    </details>
+                }
+            })}
+        </li>
+    }
+}

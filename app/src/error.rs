@@ -1,0 +1,47 @@
+//! The one error type every server function returns. It crosses the wire as JSON, so it carries
+//! only what a person may see; internal failures are logged on the server and reported as `Internal`.
+
+use serde::{Deserialize, Serialize};
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("No model is configured. Set OPENAI_BASE_URL (and OPENAI_API_KEY, WARDEN_MODEL), then restart.")]
+    NoModel,
+    #[error("Something went wrong on the server; the details are in its log.")]
+    Internal,
+    #[error("{0}")]
+    Transport(String),
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::Transport(value.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<warden_engine::Error> for AppError {
+    fn from(error: warden_engine::Error) -> Self {
+        use warden_engine::Error as E;
+        match error {
+            E::NotFound { .. } => AppError::NotFound(error.to_string()),
+            E::AlreadyDecided(_) | E::RunInProgress => AppError::Conflict(error.to_string()),
+            E::Invalid(_) | E::InvalidArguments(_) => AppError::Invalid(error.to_string()),
+            E::NoModel => AppError::NoModel,
+            other => {
+                tracing::error!(error = %other, "engine call failed");
+                AppError::Internal
+            }
+        }
+    }
+}

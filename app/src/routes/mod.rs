@@ -1,0 +1,6 @@
+//! The pages, one per file.
+
+pub mod chat;
+pub mod not_found;
+pub mod settings;
+pub mod welcome;

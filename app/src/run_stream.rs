@@ -1,0 +1,93 @@
+//! The browser's subscription to one run's event stream (`GET /api/runs/{id}/events`, server-sent
+//! events). `EventSource` reconnects with `Last-Event-ID` by itself; we only close it when the run
+//! ends or the page leaves. On the server this is an inert stand-in, since nothing subscribes there.
+
+use crate::model::RunEvent;
+
+/// What the stream tells its owner.
+pub enum StreamSignal {
+    Event(RunEvent),
+    /// The connection is closed for good (the run is unknown or over); refetch to learn the state.
+    Closed,
+}
+
+#[cfg(feature = "hydrate")]
+pub use browser::RunStream;
+#[cfg(not(feature = "hydrate"))]
+pub use server::RunStream;
+
+#[cfg(feature = "hydrate")]
+mod browser {
+    use std::rc::Rc;
+
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    use web_sys::{Event, EventSource, MessageEvent};
+
+    use super::StreamSignal;
+    use crate::model::RunEvent;
+
+    pub struct RunStream {
+        source: EventSource,
+        // Kept alive as long as the stream: dropping a closure would detach its listener.
+        _listeners: Vec<Closure<dyn FnMut(Event)>>,
+    }
+
+    impl RunStream {
+        pub fn open(run_id: &str, on_signal: impl Fn(StreamSignal) + 'static) -> Option<Self> {
+            let url = format!("/api/runs/{}/events", encode_segment(run_id));
+            let source = EventSource::new(&url).ok()?;
+            let on_signal = Rc::new(on_signal);
+            let mut listeners = Vec::new();
+            for kind in RunEvent::KINDS {
+                let on_signal = Rc::clone(&on_signal);
+                let source_ref = source.clone();
+                let listener = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                    match event.dyn_ref::<MessageEvent>().and_then(|m| m.data().as_string()) {
+                        Some(data) => match RunEvent::from_sse(kind, &data) {
+                            Ok(run_event) => on_signal(StreamSignal::Event(run_event)),
+                            Err(error) => leptos::logging::warn!("unreadable `{kind}` event: {error}"),
+                        },
+                        // A plain `error` event is the connection's, not the run's.
+                        None if source_ref.ready_state() == EventSource::CLOSED => on_signal(StreamSignal::Closed),
+                        None => {}
+                    }
+                });
+                if source.add_event_listener_with_callback(kind, listener.as_ref().unchecked_ref()).is_ok() {
+                    listeners.push(listener);
+                }
+            }
+            Some(Self { source, _listeners: listeners })
+        }
+
+        pub fn close(&self) {
+            self.source.close();
+        }
+    }
+
+    impl Drop for RunStream {
+        fn drop(&mut self) {
+            self.source.close();
+        }
+    }
+
+    /// Run ids are ours (uuids), but keep the URL well-formed whatever they contain.
+    fn encode_segment(s: &str) -> String {
+        s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).collect()
+    }
+}
+
+#[cfg(not(feature = "hydrate"))]
+mod server {
+    use super::StreamSignal;
+
+    pub struct RunStream;
+
+    impl RunStream {
+        pub fn open(_run_id: &str, _on_signal: impl Fn(StreamSignal) + 'static) -> Option<Self> {
+            None
+        }
+
+        pub fn close(&self) {}
+    }
+}

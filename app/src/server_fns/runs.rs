@@ -1,0 +1,53 @@
+//! Server functions that start and stop runs: a new chat from the welcome page, a message, Retry,
+//! Stop, and revoking a thread's "allow" rule. Decisions on approvals go to the public HTTP API.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::{NewChat, RunStarted};
+
+#[cfg(feature = "ssr")]
+fn non_empty(content: String) -> Result<String, AppError> {
+    if content.trim().is_empty() {
+        Err(AppError::Invalid("Write a message first.".into()))
+    } else {
+        Ok(content)
+    }
+}
+
+/// Creates a thread and sends its first message.
+#[server]
+pub async fn start_chat(prompt: String) -> Result<NewChat, AppError> {
+    let prompt = non_empty(prompt)?;
+    let engine = super::engine()?;
+    let thread = engine.create_thread(None).await?;
+    let started = engine.send_message(&thread.id, prompt).await?;
+    Ok(NewChat { thread_id: thread.id, run_id: started.run_id })
+}
+
+#[server]
+pub async fn send_message(thread_id: String, content: String) -> Result<RunStarted, AppError> {
+    let content = non_empty(content)?;
+    let engine = super::engine()?;
+    let started = engine.send_message(&thread_id, content).await?;
+    Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+#[server]
+pub async fn retry_run(thread_id: String) -> Result<RunStarted, AppError> {
+    let engine = super::engine()?;
+    let started = engine.retry(&thread_id).await?;
+    Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+#[server]
+pub async fn stop_run(run_id: String) -> Result<(), AppError> {
+    let engine = super::engine()?;
+    Ok(engine.stop_run(&run_id).await?)
+}
+
+#[server]
+pub async fn revoke_rule(rule_id: String) -> Result<(), AppError> {
+    let engine = super::engine()?;
+    Ok(engine.revoke_rule(&rule_id).await?)
+}

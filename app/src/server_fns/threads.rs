@@ -1,0 +1,72 @@
+//! Server functions for threads: list a page, read one, rename, archive, delete, and whether a model
+//! is configured at all.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::model::{Cursor, ModelStatus, Thread, ThreadDetail, ThreadPage};
+
+/// Threads per sidebar page.
+pub const PAGE_SIZE: u32 = 50;
+
+#[server]
+pub async fn get_model_status() -> Result<ModelStatus, AppError> {
+    let engine = super::engine()?;
+    let status = engine.model_status();
+    Ok(ModelStatus {
+        configured: status.configured,
+        provider: status.provider,
+        model: status.model,
+        hint: status.hint,
+    })
+}
+
+#[server]
+pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
+    let engine = super::engine()?;
+    let query = warden_engine::thread::ThreadQuery {
+        archived,
+        before: after.map(|c| (c.updated_at, c.id)),
+        limit: PAGE_SIZE,
+    };
+    let found = engine.list_threads(query).await?;
+    let threads: Vec<Thread> = found.iter().map(super::mirror).collect::<Result<_, _>>()?;
+    let next = match threads.last() {
+        Some(last) if threads.len() as u32 >= PAGE_SIZE => {
+            Some(Cursor { updated_at: last.updated_at.clone(), id: last.id.clone() })
+        }
+        _ => None,
+    };
+    Ok(ThreadPage { threads, next })
+}
+
+#[server]
+pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
+    let engine = super::engine()?;
+    let detail = engine.thread(&id).await?;
+    super::mirror(&detail)
+}
+
+#[server]
+pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
+    let title = title.trim().to_string();
+    if title.is_empty() {
+        return Err(AppError::Invalid("A title cannot be empty.".into()));
+    }
+    let engine = super::engine()?;
+    let patch = warden_engine::thread::ThreadPatch { title: Some(title), archived: None };
+    super::mirror(&engine.update_thread(&id, patch).await?)
+}
+
+#[server]
+pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
+    let engine = super::engine()?;
+    let patch = warden_engine::thread::ThreadPatch { title: None, archived: Some(archived) };
+    super::mirror(&engine.update_thread(&id, patch).await?)
+}
+
+#[server]
+pub async fn delete_thread(id: String) -> Result<(), AppError> {
+    let engine = super::engine()?;
+    Ok(engine.delete_thread(&id).await?)
+}

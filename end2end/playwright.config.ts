@@ -1,0 +1,98 @@
+// Browser tests against the real server binary (built by `cargo leptos build --release` or
+// `cargo leptos end-to-end --release`), a fresh SQLite data dir and the scripted fixture model.
+import { defineConfig, devices } from "@playwright/test";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const repo = path.resolve(__dirname, "..");
+const appPort = Number(process.env.WARDEN_E2E_PORT ?? 3010);
+const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
+
+/** The server binary cargo-leptos built (release unless WARDEN_E2E_PROFILE=debug). A plain
+ * `cargo build` binary will not do: cargo-leptos compiles the site's file names into it. */
+function serverBinary(): string {
+  const profile = process.env.WARDEN_E2E_PROFILE ?? "release";
+  const binary = path.join(repo, "target", profile, "warden-server");
+  if (!fs.existsSync(binary)) {
+    throw new Error(`no ${binary}: run \`cargo leptos build --release\` first`);
+  }
+  return binary;
+}
+
+/** The fixture model binary if it is built (scripts/test.sh builds it), else built on the way. */
+function fixtureModel(): string {
+  const binary = path.join(repo, "target", "release", "fixture-model");
+  return fs.existsSync(binary) ? binary : "cargo run --release --quiet -p warden-testkit --bin fixture-model --";
+}
+
+// A fresh data dir per test run (the config is evaluated once in the main process).
+const dataDir = process.env.WARDEN_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "warden-e2e-"));
+
+export default defineConfig({
+  testDir: "./tests",
+  // Separate per run when several runs share the checkout.
+  outputDir: process.env.WARDEN_E2E_OUTPUT_DIR ?? "test-results",
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${appPort}`,
+    trace: "retain-on-failure",
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        launchOptions: {
+          executablePath: "/usr/bin/chromium",
+          args: [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+          ],
+        },
+      },
+    },
+  ],
+  webServer: [
+    {
+      command: `${fixtureModel()} --script end2end/fixtures/script.json --port ${modelPort}`,
+      cwd: repo,
+      url: `http://127.0.0.1:${modelPort}/v1/models`,
+      timeout: 600_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+    {
+      command: serverBinary(),
+      cwd: repo,
+      url: `http://127.0.0.1:${appPort}/api/health`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      env: {
+        LEPTOS_OUTPUT_NAME: "warden",
+        LEPTOS_SITE_ROOT: path.join(repo, "target", "site"),
+        LEPTOS_SITE_PKG_DIR: "pkg",
+        LEPTOS_SITE_ADDR: `127.0.0.1:${appPort}`,
+        LEPTOS_RELOAD_PORT: String(appPort + 1),
+        LEPTOS_ENV: "PROD",
+        OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+        OPENAI_API_KEY: "fixture-key",
+        WARDEN_MODEL: "fixture",
+        WARDEN_DATA_DIR: dataDir,
+        RUST_LOG: process.env.RUST_LOG ?? "warn,warden_engine=info",
+      },
+    },
+  ],
+});

@@ -1,0 +1,125 @@
+// The chat slice: a prompt becomes a thread with a streamed answer, history survives a reload,
+// threads can be renamed, archived and deleted, a run can be stopped, a model error can be retried,
+// and whatever the model writes is rendered inert.
+import { expect, test } from "@playwright/test";
+import { activeThreadItem, openHydrated, startChat, watchForTrouble } from "./helpers";
+
+test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Please say hello");
+
+  // Token by token: the unfinished answer is visible and grows before it is complete.
+  const streaming = page.locator(".streaming");
+  await expect(streaming).toBeVisible();
+  const early = (await streaming.textContent()) ?? "";
+  expect(early).not.toContain("That is all.");
+  await expect(page.getByText("That is all.")).toBeVisible();
+
+  const answer = page.locator(".message.assistant").last();
+  await expect(answer.locator("strong")).toHaveText("bold");
+  await expect(answer.locator("pre code")).toContainText('println!("hi");');
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
+
+  // The model's title reaches the sidebar, where the open thread is marked.
+  await expect(activeThreadItem(page).getByRole("link")).toHaveText("Greeting chat");
+  expect(trouble.errors).toEqual([]);
+});
+
+test("the history is rendered by the server and survives a reload", async ({ page, request }) => {
+  await startChat(page, "say hello again, please");
+  await expect(page.getByText("That is all.")).toBeVisible();
+  const url = page.url();
+
+  const html = await (await request.get(url)).text();
+  expect(html).toContain("say hello again, please");
+  expect(html).toContain("That is all.");
+
+  await openHydrated(page, url);
+  await expect(page.getByText("say hello again, please")).toBeVisible();
+  await expect(page.locator(".message.assistant pre code")).toContainText("println!");
+});
+
+test("Enter sends a follow-up and Shift+Enter starts a new line", async ({ page }) => {
+  await startChat(page, "say hello first");
+  await expect(page.getByText("That is all.")).toBeVisible();
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill("line one");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("say hello on line two");
+  await expect(box).toHaveValue("line one\nsay hello on line two");
+  await box.press("Enter");
+  await expect(box).toHaveValue("");
+  await expect(page.locator(".message.user").last()).toHaveText(/line one\s+say hello on line two/);
+  await expect(page.locator(".message.assistant")).toHaveCount(2);
+});
+
+test("a thread can be renamed, archived, unarchived and deleted", async ({ page }) => {
+  await startChat(page, "say hello to the sidebar");
+  await expect(page.getByText("That is all.")).toBeVisible();
+  const sidebar = page.getByRole("navigation", { name: "Threads" });
+  const title = `Renamed ${Date.now()}`;
+
+  await activeThreadItem(page).getByRole("button", { name: /^Rename/ }).click();
+  const input = sidebar.getByRole("textbox", { name: "New title" });
+  await input.fill(title);
+  await input.press("Enter");
+  await expect(sidebar.getByRole("link", { name: title })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+
+  await sidebar.getByRole("button", { name: `Archive ${title}` }).click();
+  await expect(sidebar.getByRole("link", { name: title })).toHaveCount(0);
+  await sidebar.getByRole("button", { name: "Archived" }).click();
+  const archived = sidebar.getByRole("region", { name: "Archived threads" });
+  await expect(archived.getByRole("link", { name: title })).toBeVisible();
+
+  await archived.getByRole("button", { name: `Unarchive ${title}` }).click();
+  await expect(archived.getByRole("link", { name: title })).toHaveCount(0);
+  const item = sidebar.locator("li", { has: page.getByRole("link", { name: title }) });
+  await expect(item).toBeVisible();
+
+  await item.getByRole("button", { name: `Delete ${title}` }).click();
+  const confirm = sidebar.getByRole("group", { name: `Confirm deleting ${title}` });
+  await expect(confirm).toContainText("for good?");
+  await confirm.getByRole("button", { name: "Yes, delete" }).click();
+  await expect(sidebar.getByRole("link", { name: title })).toHaveCount(0);
+  await page.waitForURL((u) => u.pathname === "/");
+});
+
+test("Stop ends a run that is still answering", async ({ page }) => {
+  await startChat(page, "Please tell a long story");
+  await expect(page.locator(".streaming")).toContainText("Once");
+  const stop = page.getByRole("button", { name: "Stop" });
+  await expect(stop).toBeVisible();
+  await stop.click();
+  await expect(stop).toBeHidden();
+  await expect(page.getByRole("button", { name: "Send" })).toBeEnabled();
+});
+
+test("a model error is shown inline and Retry runs again", async ({ page }) => {
+  await startChat(page, "break on purpose now");
+  const alert = page.getByRole("alert").filter({ hasText: "fixture exploded on purpose" });
+  await expect(alert).toBeVisible();
+  await alert.getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByText("Recovered after the retry.")).toBeVisible();
+  await expect(alert).toBeHidden();
+});
+
+test("hostile markdown from the model renders inert", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "hostile markdown, please");
+  await expect(page.getByText("end of answer.")).toBeVisible();
+  await page.reload();
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+  await expect(page.getByText("end of answer.")).toBeVisible();
+
+  const answer = page.locator(".message.assistant").last();
+  await expect(answer.locator("img, script")).toHaveCount(0);
+  await expect(answer).toContainText('<img src=x onerror="window.__xss = 1">');
+  await expect(answer.getByText("click me")).toBeVisible();
+  expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
+  expect(await page.locator("[onerror], [onclick], [onload]").count()).toBe(0);
+  await answer.getByText("click me").click();
+  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  expect(trouble.dialogs).toEqual([]);
+  expect(trouble.errors).toEqual([]);
+});

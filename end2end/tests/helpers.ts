@@ -1,0 +1,39 @@
+// Shared steps for Warden's browser tests: open a page once it is interactive, start a chat from
+// the welcome page, and fail a test when the page throws or opens a dialog.
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** Opens `url` and waits until the app has hydrated (the server-rendered page is interactive). */
+export async function openHydrated(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+}
+
+/** Types a prompt on the welcome page, sends it with Enter and waits for the chat page. */
+export async function startChat(page: Page, prompt: string): Promise<void> {
+  await openHydrated(page, "/");
+  const box = page.getByRole("textbox", { name: "Your prompt" });
+  await box.fill(prompt);
+  await box.press("Enter");
+  await page.waitForURL(/\/chat\/[^/]+$/);
+}
+
+/** Collects uncaught page errors and any dialog (alert/confirm) the page opens. */
+export function watchForTrouble(page: Page): { errors: string[]; dialogs: string[] } {
+  const seen = { errors: [] as string[], dialogs: [] as string[] };
+  page.on("pageerror", (e) => seen.errors.push(e.message));
+  page.on("dialog", async (d) => {
+    seen.dialogs.push(d.message());
+    await d.dismiss();
+  });
+  return seen;
+}
+
+/** The approval card waiting for a decision. */
+export function approvalCard(page: Page): Locator {
+  return page.getByRole("region", { name: /^Approval needed/ });
+}
+
+/** The sidebar entry of the open thread. */
+export function activeThreadItem(page: Page): Locator {
+  return page.getByRole("navigation", { name: "Threads" }).locator("li", { has: page.locator('a[aria-current="page"]') });
+}
