@@ -16,6 +16,21 @@ pub use browser::RunStream;
 #[cfg(not(feature = "hydrate"))]
 pub use server::RunStream;
 
+/// Where a page keeps its stream. In the browser the stream is not `Send`, so it lives in local
+/// storage; on the server there is never one, and local storage would break when a request's
+/// reactive owner is cleaned up on another thread.
+#[cfg(feature = "hydrate")]
+pub type StreamSlot = leptos::prelude::StoredValue<Option<RunStream>, leptos::prelude::LocalStorage>;
+#[cfg(not(feature = "hydrate"))]
+pub type StreamSlot = leptos::prelude::StoredValue<Option<RunStream>>;
+
+pub fn new_stream_slot() -> StreamSlot {
+    #[cfg(feature = "hydrate")]
+    return leptos::prelude::StoredValue::new_local(None);
+    #[cfg(not(feature = "hydrate"))]
+    return leptos::prelude::StoredValue::new(None);
+}
+
 #[cfg(feature = "hydrate")]
 mod browser {
     use std::rc::Rc;

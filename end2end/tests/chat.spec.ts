@@ -27,7 +27,9 @@ test("a prompt from the welcome page opens a thread and the answer streams in", 
 
 test("the history is rendered by the server and survives a reload", async ({ page, request }) => {
   await startChat(page, "say hello again, please");
-  await expect(page.getByText("That is all.")).toBeVisible();
+  // Stored (not just streamed): the answer is part of the conversation and the run is over.
+  await expect(page.getByRole("list", { name: "Conversation" }).getByText("That is all.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden();
   const url = page.url();
 
   const html = await (await request.get(url)).text();

@@ -35,46 +35,114 @@ impl ApprovalDrafts {
 
 #[component]
 pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoView {
-    let id = StoredValue::new(approval.id.clone());
+    // While the page refetches, the old card stays on screen after its reactive values are
+    // disposed; so handlers read what was typed from the page-level drafts (keyed by this id)
+    // and write the card's own signals only with `try_`.
+    let approval_id = approval.id.clone();
     let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
     let drafts = use_context::<ApprovalDrafts>().unwrap_or_default();
-    let draft = drafts.get(&approval.id);
+    let draft = drafts.get(&approval_id);
     let reason = RwSignal::new(draft.reason);
     let prefix = RwSignal::new(draft.prefix);
     let is_shell = approval.tool == "shell";
     let editing = RwSignal::new(draft.edited.is_some());
     let edited = RwSignal::new(draft.edited.unwrap_or_else(|| pretty.clone()));
-    // Keep what is typed, so a rebuilt card shows it again.
-    Effect::new(move |_| {
-        let (reason, prefix, edited) = (reason.get(), prefix.get(), editing.get().then(|| edited.get()));
-        drafts.change(&id.get_value(), |d| *d = Draft { reason, prefix, edited });
-    });
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
 
-    let send = move |body: DecisionBody| {
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            match decide(&id.get_value(), &body).await {
-                DecideOutcome::Decided | DecideOutcome::AlreadyDecided => on_change.run(()),
-                DecideOutcome::Refused(message) => error.set(Some(message)),
+    let send = {
+        let approval_id = approval_id.clone();
+        move |body: DecisionBody| {
+            busy.try_set(true);
+            error.try_set(None);
+            let approval_id = approval_id.clone();
+            spawn_local(async move {
+                match decide(&approval_id, &body).await {
+                    DecideOutcome::Decided | DecideOutcome::AlreadyDecided => on_change.run(()),
+                    DecideOutcome::Refused(message) => {
+                        error.try_set(Some(message));
+                    }
+                }
+                busy.try_set(false);
+            });
+        }
+    };
+    let typed = {
+        let approval_id = approval_id.clone();
+        move |f: &dyn Fn(&mut Draft)| drafts.change(&approval_id, f)
+    };
+    let draft_now = {
+        let approval_id = approval_id.clone();
+        move || drafts.get(&approval_id)
+    };
+    let approve = {
+        let send = send.clone();
+        move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None })
+    };
+    let allow_for_thread = {
+        let (send, draft_now) = (send.clone(), draft_now.clone());
+        move |_| {
+            let prefix = draft_now().prefix.trim().to_string();
+            send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix) });
+        }
+    };
+    let deny = {
+        let (send, draft_now) = (send.clone(), draft_now.clone());
+        move |_| {
+            let reason = draft_now().reason.trim().to_string();
+            send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None });
+        }
+    };
+    let approve_edited = {
+        let (send, draft_now, pretty) = (send.clone(), draft_now.clone(), pretty.clone());
+        move |_| {
+            let text = draft_now().edited.unwrap_or_else(|| pretty.clone());
+            match serde_json::from_str::<Value>(&text) {
+                Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
+                Err(e) => {
+                    error.try_set(Some(format!("The arguments are not valid JSON: {e}")));
+                }
             }
-            busy.set(false);
-        });
+        }
     };
-    let approve = move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None });
-    let allow_for_thread = move |_| {
-        let prefix = prefix.get_untracked().trim().to_string();
-        send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix) });
+    let on_reason = {
+        let typed = typed.clone();
+        move |ev| {
+            let value = event_target_value(&ev);
+            reason.try_set(value.clone());
+            typed(&|d| d.reason = value.clone());
+        }
     };
-    let deny = move |_| {
-        let reason = reason.get_untracked().trim().to_string();
-        send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None });
+    let on_prefix = {
+        let typed = typed.clone();
+        move |ev| {
+            let value = event_target_value(&ev);
+            prefix.try_set(value.clone());
+            typed(&|d| d.prefix = value.clone());
+        }
     };
-    let approve_edited = move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
-        Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
-        Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
+    let on_edited = {
+        let typed = typed.clone();
+        move |ev| {
+            let value = event_target_value(&ev);
+            edited.try_set(value.clone());
+            typed(&|d| d.edited = Some(value.clone()));
+        }
+    };
+    let start_editing = {
+        let (typed, pretty) = (typed.clone(), pretty.clone());
+        move |_| {
+            editing.try_set(true);
+            typed(&|d| d.edited = Some(d.edited.clone().unwrap_or_else(|| pretty.clone())));
+        }
+    };
+    let stop_editing = {
+        let typed = typed.clone();
+        move |_| {
+            editing.try_set(false);
+            error.try_set(None);
+            typed(&|d| d.edited = None);
+        }
     };
 
     let risk = approval.risk;
@@ -104,32 +172,32 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
                 when=move || editing.get()
                 fallback=move || view! {
                     <div class="decide-buttons">
-                        <button type="button" class="approve" disabled=move || busy.get() on:click=approve>"Approve"</button>
-                        <button type="button" disabled=move || busy.get() on:click=allow_for_thread>"Allow for this thread"</button>
-                        <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
+                        <button type="button" class="approve" disabled=move || busy.get() on:click=approve.clone()>"Approve"</button>
+                        <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
+                        <button type="button" disabled=move || busy.get() on:click=start_editing.clone()>"Edit"</button>
                     </div>
                     {is_shell.then(|| view! {
                         <label class="prefix-label">
                             "Allow for this thread: commands starting with (optional)"
-                            <input type="text" prop:value=move || prefix.get() on:input=move |ev| prefix.set(event_target_value(&ev))/>
+                            <input type="text" prop:value=move || prefix.get() on:input=on_prefix.clone()/>
                         </label>
                     })}
                     <div class="deny-row">
                         <label>
                             "Reason for denying (optional)"
-                            <input type="text" prop:value=move || reason.get() on:input=move |ev| reason.set(event_target_value(&ev))/>
+                            <input type="text" prop:value=move || reason.get() on:input=on_reason.clone()/>
                         </label>
-                        <button type="button" class="deny" disabled=move || busy.get() on:click=deny>"Deny"</button>
+                        <button type="button" class="deny" disabled=move || busy.get() on:click=deny.clone()>"Deny"</button>
                     </div>
                 }
             >
                 <label class="edit-label">
                     "Arguments (JSON)"
-                    <textarea rows="8" prop:value=move || edited.get() on:input=move |ev| edited.set(event_target_value(&ev))></textarea>
+                    <textarea rows="8" prop:value=move || edited.get() on:input=on_edited.clone()></textarea>
                 </label>
                 <div class="decide-buttons">
-                    <button type="button" class="approve" disabled=move || busy.get() on:click=approve_edited>"Approve with edits"</button>
-                    <button type="button" on:click=move |_| { editing.set(false); error.set(None); }>"Cancel editing"</button>
+                    <button type="button" class="approve" disabled=move || busy.get() on:click=approve_edited.clone()>"Approve with edits"</button>
+                    <button type="button" on:click=stop_editing.clone()>"Cancel editing"</button>
                 </div>
             </Show>
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}

@@ -23,7 +23,9 @@ pub fn RulesPanel(rules: Vec<ThreadRule>, on_change: Callback<()>) -> impl IntoV
                 spawn_local(async move {
                     match revoke_rule(id).await {
                         Ok(()) => on_change.run(()),
-                        Err(e) => error.set(Some(e)),
+                        Err(e) => {
+                            error.try_set(Some(e));
+                        }
                     }
                 });
             };

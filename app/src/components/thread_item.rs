@@ -37,47 +37,76 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     });
     let is_active = Memo::new(move |_| active_id.get().as_deref() == Some(id.get_value().as_str()));
 
-    // Runs a thread change, then refreshes the lists (or reports why it failed).
+    // The list is rebuilt on every change and the old rows stay on screen a moment after their
+    // reactive values are disposed: handlers capture plain values and write signals with `try_`.
+    let thread_id = thread.id.clone();
     let run = move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), AppError>>>>| {
         spawn_local(async move {
             match change.await {
                 Ok(()) => {
-                    mode.set(Mode::Normal);
+                    mode.try_set(Mode::Normal);
                     changed.notify();
                 }
-                Err(e) => error.set(Some(e)),
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
             }
         });
     };
-    let save_title = move || {
-        let new_title = draft.get_untracked();
-        run(Box::pin(async move { rename_thread(id.get_value(), new_title).await.map(|_| ()) }));
-    };
-    let on_rename_key = move |ev: KeyboardEvent| match ev.key().as_str() {
-        "Enter" => {
-            ev.prevent_default();
-            save_title();
+    let save_title = {
+        let thread_id = thread_id.clone();
+        move || {
+            let (id, new_title) = (thread_id.clone(), draft.try_get_untracked().unwrap_or_default());
+            run(Box::pin(async move { rename_thread(id, new_title).await.map(|_| ()) }));
         }
-        "Escape" => mode.set(Mode::Normal),
-        _ => {}
     };
-    let toggle_archive = move |_| {
-        run(Box::pin(async move { set_archived(id.get_value(), !archived).await.map(|_| ()) }));
+    let on_rename_key = {
+        let save_title = save_title.clone();
+        move |ev: KeyboardEvent| match ev.key().as_str() {
+            "Enter" => {
+                ev.prevent_default();
+                save_title();
+            }
+            "Escape" => {
+                mode.try_set(Mode::Normal);
+            }
+            _ => {}
+        }
     };
-    let confirm_delete = move |_| {
-        let navigate = navigate.clone();
-        let was_active = is_active.get_untracked();
-        spawn_local(async move {
-            match delete_thread(id.get_value()).await {
-                Ok(()) => {
-                    changed.notify();
-                    if was_active {
-                        navigate("/", Default::default());
+    let toggle_archive = {
+        let thread_id = thread_id.clone();
+        move |_| {
+            let id = thread_id.clone();
+            run(Box::pin(async move { set_archived(id, !archived).await.map(|_| ()) }));
+        }
+    };
+    let confirm_delete = {
+        let thread_id = thread_id.clone();
+        move |_| {
+            let navigate = navigate.clone();
+            let id = thread_id.clone();
+            let was_active = is_active.try_get_untracked().unwrap_or(false);
+            spawn_local(async move {
+                match delete_thread(id).await {
+                    Ok(()) => {
+                        changed.notify();
+                        if was_active {
+                            navigate("/", Default::default());
+                        }
+                    }
+                    Err(e) => {
+                        error.try_set(Some(e));
                     }
                 }
-                Err(e) => error.set(Some(e)),
-            }
-        });
+            });
+        }
+    };
+    let start_rename = {
+        let title = thread.title.clone();
+        move |_| {
+            draft.try_set(title.clone());
+            mode.try_set(Mode::Renaming);
+        }
     };
 
     view! {
@@ -93,18 +122,21 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                                 node_ref=rename_input
                                 prop:value=move || draft.get()
                                 on:input=move |ev| draft.set(event_target_value(&ev))
-                                on:keydown=on_rename_key
+                                on:keydown=on_rename_key.clone()
                             />
                         </label>
-                        <button type="button" on:click=move |_| save_title()>"Save"</button>
-                        <button type="button" on:click=move |_| mode.set(Mode::Normal)>"Cancel"</button>
+                        <button type="button" on:click={
+                            let save_title = save_title.clone();
+                            move |_| save_title()
+                        }>"Save"</button>
+                        <button type="button" on:click=move |_| { mode.try_set(Mode::Normal); }>"Cancel"</button>
                     </div>
                 }.into_any(),
                 Mode::ConfirmingDelete => view! {
                     <div class="confirm-delete" role="group" aria-label=format!("Confirm deleting {}", title.get_value())>
                         <p>"Delete “" {title.get_value()} "” for good?"</p>
                         <button type="button" class="danger" on:click=confirm_delete.clone()>"Yes, delete"</button>
-                        <button type="button" on:click=move |_| mode.set(Mode::Normal)>"Cancel"</button>
+                        <button type="button" on:click=move |_| { mode.try_set(Mode::Normal); }>"Cancel"</button>
                     </div>
                 }.into_any(),
                 Mode::Normal => view! {
@@ -116,11 +148,11 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     </a>
                     <span class="thread-actions">
                         <button type="button" aria-label=format!("Rename {}", title.get_value())
-                            on:click=move |_| { draft.set(title.get_value()); mode.set(Mode::Renaming); }>"Rename"</button>
+                            on:click=start_rename.clone()>"Rename"</button>
                         <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.get_value())
-                            on:click=toggle_archive>{if archived { "Unarchive" } else { "Archive" }}</button>
+                            on:click=toggle_archive.clone()>{if archived { "Unarchive" } else { "Archive" }}</button>
                         <button type="button" aria-label=format!("Delete {}", title.get_value())
-                            on:click=move |_| mode.set(Mode::ConfirmingDelete)>"Delete"</button>
+                            on:click=move |_| { mode.try_set(Mode::ConfirmingDelete); }>"Delete"</button>
                     </span>
                 }.into_any(),
             }}

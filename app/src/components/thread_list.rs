@@ -40,14 +40,16 @@ pub fn ThreadList(archived: bool) -> impl IntoView {
                 let cursor = cursor.clone();
                 spawn_local(async move {
                     match list_threads(archived, Some(cursor)).await {
-                        Ok(page) => more.update(|(v, pages)| {
+                        Ok(page) => more.try_update(|(v, pages)| {
                             if *v != version {
                                 *v = version;
                                 pages.clear();
                             }
                             pages.push(page);
-                        }),
-                        Err(e) => more_error.set(Some(e)),
+                        }).unwrap_or_default(),
+                        Err(e) => {
+                            more_error.try_set(Some(e));
+                        }
                     }
                 });
             };

@@ -16,7 +16,7 @@ use crate::components::tool_call_view::ToolCallView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
 use crate::model::{Role, ThreadDetail};
-use crate::run_stream::{RunStream, StreamSignal};
+use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{get_thread, retry_run, send_message, stop_run};
 use crate::ThreadsChanged;
 
@@ -34,7 +34,7 @@ pub fn ChatPage() -> impl IntoView {
     let live = LiveRun::new();
     // Half-made decisions survive the refetches that rebuild the cards.
     provide_context(ApprovalDrafts::default());
-    let stream = StoredValue::new_local(None::<RunStream>);
+    let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
     let refetch = move || reload.update(|n| *n += 1);
 
@@ -46,6 +46,10 @@ pub fn ChatPage() -> impl IntoView {
         })
     };
     let subscribe = move |run_id: String| {
+        // Called after awaits too: the page may be gone by then.
+        if live.run_id.try_get_untracked().is_none() {
+            return;
+        }
         if live.run_id.get_untracked().as_deref() == Some(run_id.as_str()) && stream.with_value(Option::is_some) {
             return;
         }
@@ -107,7 +111,9 @@ pub fn ChatPage() -> impl IntoView {
                     subscribe(started.run_id);
                     refetch();
                 }
-                Err(e) => action_error.set(Some(e)),
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
             }
         });
     });
@@ -120,7 +126,9 @@ pub fn ChatPage() -> impl IntoView {
                     subscribe(started.run_id);
                     refetch();
                 }
-                Err(e) => action_error.set(Some(e)),
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
             }
         });
     });
@@ -128,7 +136,7 @@ pub fn ChatPage() -> impl IntoView {
         if let Some(run_id) = live.run_id.get_untracked() {
             spawn_local(async move {
                 if let Err(e) = stop_run(run_id).await {
-                    action_error.set(Some(e));
+                    action_error.try_set(Some(e));
                 }
             });
         }

@@ -30,9 +30,11 @@ pub fn WelcomePage() -> impl IntoView {
                     threads_changed.notify();
                     navigate(&format!("/chat/{}", chat.thread_id), Default::default());
                 }
-                Err(e) => error.set(Some(e)),
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
             }
-            busy.set(false);
+            busy.try_set(false);
         });
     });
 
