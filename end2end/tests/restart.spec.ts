@@ -1,0 +1,83 @@
+// A pending approval survives a restart of the server process: this test runs its own warden-server
+// (same binary, its own SQLite data dir, the shared fixture model), stops it while a card is pending,
+// starts a new process on the same data, and approves from the reloaded page.
+import { expect, test } from "@playwright/test";
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { approvalCard } from "./helpers";
+
+const repo = path.resolve(__dirname, "..", "..");
+const port = Number(process.env.WARDEN_E2E_PORT ?? 3010) + 20;
+const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
+const base = `http://127.0.0.1:${port}`;
+
+function startServer(dataDir: string): ChildProcess {
+  const binary = path.join(repo, "target", process.env.WARDEN_E2E_PROFILE ?? "release", "warden-server");
+  return spawn(binary, [], {
+    cwd: repo,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      LEPTOS_OUTPUT_NAME: "warden",
+      LEPTOS_SITE_ROOT: path.join(repo, "target", "site"),
+      LEPTOS_SITE_PKG_DIR: "pkg",
+      LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
+      LEPTOS_RELOAD_PORT: String(port + 1),
+      LEPTOS_ENV: "PROD",
+      OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+      OPENAI_API_KEY: "fixture-key",
+      WARDEN_MODEL: "fixture",
+      WARDEN_DATA_DIR: dataDir,
+      RUST_LOG: "warn",
+    },
+  });
+}
+
+async function healthy(): Promise<void> {
+  await expect
+    .poll(async () => {
+      try {
+        return (await fetch(`${base}/api/health`)).status;
+      } catch {
+        return 0;
+      }
+    }, { timeout: 30_000 })
+    .toBe(200);
+}
+
+async function stop(server: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => server.once("exit", resolve));
+  server.kill("SIGTERM");
+  await exited;
+}
+
+test("a pending approval survives a server restart and approving it finishes the run", async ({ page }) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-restart-"));
+  let server = startServer(dataDir);
+  try {
+    await healthy();
+    await page.goto(`${base}/`);
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    const box = page.getByRole("textbox", { name: "Your prompt" });
+    await box.fill("Please write a note");
+    await box.press("Enter");
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    await expect(approvalCard(page)).toBeVisible();
+
+    await stop(server);
+    server = startServer(dataDir);
+    await healthy();
+
+    await page.reload();
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    const card = approvalCard(page);
+    await expect(card).toContainText("note.txt");
+    await card.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(page.getByText("The note is written.")).toBeVisible();
+    expect(fs.readFileSync(path.join(dataDir, "workspace", "note.txt"), "utf8")).toContain("hello note");
+  } finally {
+    await stop(server);
+  }
+});
