@@ -7,7 +7,6 @@ use std::time::Duration;
 use super::{RunEvent, RunSummary};
 use crate::message::{Message, Role};
 use crate::runtime::Runtime;
-use crate::store::TitleSource;
 
 const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
 Answer with the title only: no quotes, no punctuation at the end.";
@@ -63,7 +62,7 @@ pub async fn maybe_generate(rt: &Arc<Runtime>, run: &RunSummary) {
         Err(_) => None,
     };
     let Some(title) = title else { return };
-    match rt.store.set_generated_title(&run.thread_id, &title, TitleSource::Model).await {
+    match rt.store.set_model_title(&run.thread_id, &title).await {
         Ok(true) => {
             rt.events.emit(&run.id, &RunEvent::ThreadUpdated { thread_id: run.thread_id.clone(), title });
         }

@@ -18,7 +18,6 @@ use sqlx::SqlitePool;
 use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
-pub use threads::TitleSource;
 pub use events::StoredEvent;
 pub use tool_calls::NewToolCall;
 

@@ -7,11 +7,11 @@ use super::{new_id, now, Store};
 use crate::error::{Error, Result};
 use crate::thread::{Thread, ThreadPatch, ThreadQuery};
 
+/// Who named a thread: a model title replaces only `default` and `prompt` ones (the latter are set
+/// in SQL when a run starts, `model` by `set_model_title`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TitleSource {
+enum TitleSource {
     Default,
-    Prompt,
-    Model,
     User,
 }
 
@@ -19,8 +19,6 @@ impl TitleSource {
     fn as_str(self) -> &'static str {
         match self {
             Self::Default => "default",
-            Self::Prompt => "prompt",
-            Self::Model => "model",
             Self::User => "user",
         }
     }
@@ -131,20 +129,13 @@ impl Store {
         self.thread(id).await
     }
 
-    /// Sets a generated title unless a person named the thread meanwhile.
-    pub async fn set_generated_title(&self, id: &str, title: &str, source: TitleSource) -> Result<bool> {
-        let allowed: &[&str] = match source {
-            TitleSource::Model => &["default", "prompt"],
-            _ => &["default"],
-        };
+    /// Sets the model's title unless a person named the thread meanwhile.
+    pub async fn set_model_title(&self, id: &str, title: &str) -> Result<bool> {
         let result = sqlx::query(
-            "UPDATE threads SET title = ?, title_source = ? WHERE id = ? AND title_source IN (?, ?)",
+            "UPDATE threads SET title = ?, title_source = 'model' WHERE id = ? AND title_source IN ('default', 'prompt')",
         )
         .bind(title)
-        .bind(source.as_str())
         .bind(id)
-        .bind(allowed[0])
-        .bind(allowed.get(1).copied().unwrap_or(allowed[0]))
         .execute(&self.pool)
         .await?;
         Ok(result.rows_affected() == 1)
