@@ -20,14 +20,12 @@ pub fn router(state: AppState) -> Router {
     let mcp = state.mcp.clone();
     let provide_engine = move || { provide_context(engine.clone()); provide_context(mcp.clone()); };
     let options = state.leptos_options.clone();
-    let pages = Router::new()
-        .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
-        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell))
-        // Server functions are POSTs too: no other site may call them (the API router checks its own).
-        .layer(axum::middleware::from_fn(api::origin::require_same_origin));
     Router::new()
         .merge(api::router::<AppState>())
-        .merge(pages)
+        .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
+        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell))
+        // Server functions are POSTs too: no other site may call them.
+        .layer(axum::middleware::from_fn(api::origin::require_same_origin))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }
