@@ -5,10 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$PWD/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-if [ -f .warden-std-from-source ]; then export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1; fi
+. scripts/build-env.sh
 if [ "${1:-}" = "watch" ]; then
-  exec cargo leptos watch
+  exec cargo leptos watch "${LEPTOS_ARGS[@]}"
 else
-  exec cargo leptos serve --release
+  exec cargo leptos serve --release "${LEPTOS_ARGS[@]}"
 fi

@@ -22,8 +22,14 @@ apt_install() {
 
 # 1. Toolchain with the wasm32 target.
 toolchain_ok() { rustc --version >/dev/null 2>&1 && rustc --print sysroot >/dev/null 2>&1 && [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ]; }
+# WARDEN_STD_FROM_SOURCE=1 takes the fallback on purpose (to test it on a machine where rustup works).
+if [ "${WARDEN_STD_FROM_SOURCE:-0}" = 1 ] && [ ! -f .warden-std-from-source ]; then
+  log "WARDEN_STD_FROM_SOURCE=1: using Debian's rustc-web with the std source"
+  apt_install rustc-web cargo-web rust-web-src lld-22
+  touch .warden-std-from-source
+fi
 if [ -f .warden-std-from-source ]; then
-  log "using Debian's Rust with std built from source (fallback chosen earlier)"
+  log "using Debian's Rust with std built from source for wasm32 (fallback)"
 elif command -v rustup >/dev/null 2>&1 && rustup toolchain install --no-self-update 2>/dev/null && toolchain_ok; then
   log "toolchain: $(rustc --version) with wasm32 (rustup)"
 else
@@ -34,7 +40,6 @@ fi
 if [ -f .warden-std-from-source ]; then
   # Point the toolchain at /usr and build std for wasm32 from source (see shared TOOLCHAIN notes).
   export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1
-  export WARDEN_LIB_CARGO_ARGS="-Zbuild-std=std,panic_abort"
 fi
 
 # 2. cargo-leptos and wasm-bindgen-cli, only when the right version is missing.

@@ -4,8 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$PWD/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-if [ -f .warden-std-from-source ]; then export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1; fi
+. scripts/build-env.sh
 
 cargo test --workspace
 
@@ -13,4 +12,4 @@ cargo test --workspace
 cargo build --release -p warden-testkit --bin fixture-model
 cargo build -p warden-mcp-fixture   # the MCP test server end2end/tests/mcp.spec.ts adds in settings
 # cargo-leptos also starts its own server on 127.0.0.1:3000; keep that one's data out of the repo.
-WARDEN_DATA_DIR="$(mktemp -d)" cargo leptos end-to-end --release
+WARDEN_DATA_DIR="$(mktemp -d)" cargo leptos end-to-end --release "${LEPTOS_ARGS[@]}"
