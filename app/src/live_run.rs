@@ -2,9 +2,35 @@
 //! so far, the step and current action. Events update it; anything stored (tool calls, approvals,
 //! finished messages) is refetched instead, so a second tab and a reload show the same thing.
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
 
 use crate::model::RunEvent;
+
+/// The latest progress a running tool call reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallProgress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+impl CallProgress {
+    /// Done so far as a fraction of the whole, when the tool said how much there is.
+    pub fn fraction(&self) -> Option<f64> {
+        self.total.filter(|t| *t > 0.0).map(|t| (self.progress / t).clamp(0.0, 1.0))
+    }
+
+    /// In words: the tool's own message, else a percentage, else the raw count.
+    pub fn describe(&self) -> String {
+        match (&self.message, self.fraction()) {
+            (Some(m), _) => m.clone(),
+            (None, Some(f)) => format!("{:.0}%", f * 100.0),
+            (None, None) => format!("{}", self.progress),
+        }
+    }
+}
 
 /// What the page should do after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +51,8 @@ pub struct LiveRun {
     pub text: RwSignal<String>,
     /// `(step, max, action)`.
     pub step: RwSignal<Option<(u32, u32, String)>>,
+    /// Progress of the tool calls running now, by tool call id.
+    pub progress: RwSignal<HashMap<String, CallProgress>>,
     /// Bytes of `text` that the next refetch will show as a stored message.
     stored_prefix: RwSignal<Option<usize>>,
 }
@@ -35,6 +63,7 @@ impl LiveRun {
             run_id: RwSignal::new(None),
             text: RwSignal::new(String::new()),
             step: RwSignal::new(None),
+            progress: RwSignal::new(HashMap::new()),
             stored_prefix: RwSignal::new(None),
         }
     }
@@ -48,6 +77,7 @@ impl LiveRun {
         self.run_id.set(None);
         self.text.set(String::new());
         self.step.set(None);
+        self.progress.set(HashMap::new());
         self.stored_prefix.set(None);
     }
 
@@ -71,12 +101,12 @@ impl LiveRun {
                 });
                 Follow::Refetch
             }
-            RunEvent::ToolProgress { message, progress, total, .. } => {
-                let detail = match (message, total) {
-                    (Some(m), _) => m,
-                    (None, Some(total)) if total > 0.0 => format!("{:.0}%", progress / total * 100.0),
-                    (None, _) => format!("{progress}"),
-                };
+            RunEvent::ToolProgress { tool_call_id, message, progress, total } => {
+                let report = CallProgress { progress, total, message };
+                let detail = report.describe();
+                self.progress.update(|all| {
+                    all.insert(tool_call_id, report);
+                });
                 self.step.update(|s| {
                     if let Some((_, _, action)) = s {
                         *action = detail;
@@ -84,14 +114,19 @@ impl LiveRun {
                 });
                 Follow::Nothing
             }
-            RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } | RunEvent::ToolResult { .. } => {
+            RunEvent::ToolResult { tool_call_id, .. } => {
+                self.progress.update(|all| {
+                    all.remove(&tool_call_id);
+                });
                 Follow::Refetch
             }
+            RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => Follow::Refetch,
             RunEvent::ThreadUpdated { .. } => Follow::RefetchWithSidebar,
             RunEvent::RunFinished { .. } | RunEvent::Error { .. } => {
                 self.mark_text_stored();
                 self.run_id.set(None);
                 self.step.set(None);
+                self.progress.set(HashMap::new());
                 Follow::Finish
             }
         }
@@ -123,5 +158,29 @@ impl LiveRun {
 impl Default for LiveRun {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallProgress;
+
+    fn report(progress: f64, total: Option<f64>, message: Option<&str>) -> CallProgress {
+        CallProgress { progress, total, message: message.map(str::to_owned) }
+    }
+
+    #[test]
+    fn progress_reads_as_the_tools_message_else_a_percentage_else_the_count() {
+        assert_eq!(report(3.0, Some(10.0), Some("step 3 of 10")).describe(), "step 3 of 10");
+        assert_eq!(report(1.0, Some(4.0), None).describe(), "25%");
+        assert_eq!(report(7.0, None, None).describe(), "7");
+    }
+
+    #[test]
+    fn the_fraction_needs_a_positive_total_and_stays_within_the_bar() {
+        assert_eq!(report(1.0, Some(4.0), None).fraction(), Some(0.25));
+        assert_eq!(report(9.0, Some(4.0), None).fraction(), Some(1.0));
+        assert_eq!(report(1.0, Some(0.0), None).fraction(), None);
+        assert_eq!(report(1.0, None, None).fraction(), None);
     }
 }

@@ -123,12 +123,21 @@ impl ToolCallStatus {
     }
 }
 
+/// Where a tool comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolOrigin {
+    BuiltIn,
+    Mcp { server: String },
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     pub id: String,
     pub run_id: String,
     pub message_id: String,
     pub name: String,
+    pub origin: ToolOrigin,
     pub arguments: Value,
     pub summary: String,
     pub risk: Risk,
@@ -146,6 +155,19 @@ impl ToolCall {
             .as_ref()
             .map(|parts| parts.iter().map(ToolContent::as_display_text).collect::<Vec<_>>().join("\n"))
     }
+
+    /// The MCP server this call could not reach, when that is why it failed: the chat offers to
+    /// reconnect it. (The engine words the result as `offline_result` does.)
+    pub fn offline_server(&self) -> Option<&str> {
+        let ToolOrigin::Mcp { server } = &self.origin else { return None };
+        let offline = self.is_error && self.output_text().is_some_and(|text| text == offline_result(server));
+        offline.then_some(server.as_str())
+    }
+}
+
+/// The result the engine records for a call to an MCP server that is offline.
+pub fn offline_result(server: &str) -> String {
+    format!("Error: server `{server}` is offline")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -342,5 +364,33 @@ mod tests {
         assert_eq!(approval.risk, Risk::High);
         assert_eq!(approval.preview, Some(Preview::Command { command: "ls".into() }));
         assert!(matches!(approval.decision.map(|d| d.by), Some(DecidedBy::User { scope: Scope::Thread, .. })));
+    }
+
+    fn call_with(origin: Value, output: &str, is_error: bool) -> ToolCall {
+        serde_json::from_value(serde_json::json!({
+            "id": "c1", "run_id": "r1", "message_id": "m1", "name": "fx__echo", "origin": origin,
+            "arguments": {}, "summary": "Call `echo`", "risk": "medium", "needs_approval": true,
+            "preview": null, "status": "done", "output": [{"type": "text", "text": output}],
+            "is_error": is_error, "truncated": false
+        }))
+        .expect("a tool call in the engine's shape")
+    }
+
+    #[test]
+    fn only_an_offline_result_of_an_mcp_call_names_the_server_to_reconnect() {
+        let mcp = serde_json::json!({"kind": "mcp", "server": "fx"});
+        assert_eq!(call_with(mcp.clone(), "Error: server `fx` is offline", true).offline_server(), Some("fx"));
+        // Another server's name in the text, a tool's own output, or a built-in tool: no offer.
+        assert_eq!(call_with(mcp.clone(), "Error: server `other` is offline", true).offline_server(), None);
+        assert_eq!(call_with(mcp, "Error: server `fx` is offline", false).offline_server(), None);
+        let builtin = serde_json::json!({"kind": "built_in"});
+        assert_eq!(call_with(builtin, "Error: server `fx` is offline", true).offline_server(), None);
+    }
+
+    /// The browser cannot link the engine, so this checks the wording both sides rely on.
+    #[test]
+    fn offline_wording_matches_what_the_engine_records() {
+        let error = warden_engine::tools::ToolError::Offline("fx".into());
+        assert_eq!(format!("Error: {error}"), offline_result("fx"));
     }
 }

@@ -80,6 +80,24 @@ test("an MCP server added in settings offers its tools, and a destructive one wa
   await result.locator("summary").click();
   await expect(result.locator("pre")).toHaveText("deleted 42");
 
+  // A long call shows the progress the server reports while it runs.
+  await startChat(page, "Please work slowly with the MCP fixture");
+  await approvalCard(page).getByRole("button", { name: "Approve", exact: true }).click();
+  const bar = page.getByRole("progressbar", { name: "Progress of fixture__slow" });
+  await expect(bar).toBeVisible();
+  await expect(page.locator(".tool-progress")).toContainText(/step \d+ of 40/);
+  await expect(page.getByText("The slow work is done.")).toBeVisible();
+  await expect(bar).toHaveCount(0);
+
+  // A server that goes away mid-call: the chat says so and offers to reconnect it right there.
+  await startChat(page, "Please crash the MCP fixture");
+  await approvalCard(page).getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(page.getByText("The MCP fixture went offline.")).toBeVisible();
+  const offline = page.getByRole("group", { name: "MCP server fixture is offline" });
+  await expect(offline).toContainText("was offline, so this call did not run");
+  await offline.getByRole("button", { name: "Reconnect" }).click();
+  await expect(offline.getByRole("status")).toContainText("Connected again");
+
 
   // Removing asks first, in the page.
   await openHydrated(page, "/settings");

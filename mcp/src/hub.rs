@@ -27,6 +27,8 @@ use crate::tool::McpTool;
 pub const CONFIG_ENV: &str = "WARDEN_MCP_CONFIG";
 /// How long `shutdown` waits for sessions to close.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
+/// How often `reconnect_and_wait` looks at the connection state.
+const RECONNECT_POLL: Duration = Duration::from_millis(50);
 
 /// Cheap to clone; all clones share the same servers.
 #[derive(Clone)]
@@ -138,6 +140,20 @@ impl McpHub {
         }
         supervisor::restart(&self.inner, name);
         Ok(())
+    }
+
+    /// Reconnects `name` now and waits until that attempt has connected or failed, at most `wait`;
+    /// returns the server as it is then (still `connecting` if the wait ran out).
+    pub async fn reconnect_and_wait(&self, name: &str, wait: Duration) -> Result<McpServerStatus> {
+        self.reconnect(name)?;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let status = self.get(name).ok_or_else(|| Error::NotFound(name.to_owned()))?;
+            if status.state != ServerState::Connecting || tokio::time::Instant::now() >= deadline {
+                return Ok(status);
+            }
+            tokio::time::sleep(RECONNECT_POLL).await;
+        }
     }
 
     /// Connects with `config` without saving anything, lists its tools and disconnects.

@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::time::Duration;
 use common::*;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -337,8 +338,28 @@ async fn a_crashed_server_stays_listed_offline_refuses_calls_and_comes_back() {
     })
     .await;
 
+    // Reconnecting on request waits for that attempt and reports how it went.
+    let retried = hub
+        .reconnect_and_wait("fx", Duration::from_secs(30))
+        .await
+        .expect("reconnect attempted");
+    assert!(
+        matches!(&retried.state, ServerState::Failed { error } | ServerState::Offline { error } if error.contains("refusing to start")),
+        "{:?}",
+        retried.state
+    );
+
     std::fs::remove_file(&down).expect("flag removed");
-    wait_connected(&hub, "fx").await;
+    let back = hub
+        .reconnect_and_wait("fx", Duration::from_secs(30))
+        .await
+        .expect("reconnected");
+    assert_eq!(back.state, ServerState::Connected);
+    assert!(back.tools.iter().all(|t| !t.offline));
+    assert!(matches!(
+        hub.reconnect_and_wait("nobody", Duration::from_secs(1)).await,
+        Err(warden_mcp::Error::NotFound(_))
+    ));
     let output = call(&hub, "fx__echo", json!({ "text": "back" }))
         .await
         .expect("echo after reconnect");

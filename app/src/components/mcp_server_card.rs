@@ -45,7 +45,7 @@ pub fn McpServerCard(server: McpServer) -> impl IntoView {
     };
     let reconnect = move |_| {
         let n = name.get_value();
-        ui.run(n.clone(), "Could not reconnect", reconnect_mcp_server(n));
+        ui.run(n.clone(), "Could not reconnect", async move { reconnect_mcp_server(n).await.map(|_| ()) });
     };
     let edit = move |_| ui.form.set(Some(Some(config.get_value())));
     let confirming =

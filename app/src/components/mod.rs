@@ -12,6 +12,7 @@ pub mod mcp_server_form;
 pub mod mcp_style;
 pub mod mcp_tool_table;
 pub mod message_view;
+pub mod offline_server;
 pub mod rules_panel;
 pub mod run_status;
 pub mod sidebar;

@@ -1,19 +1,36 @@
 //! One tool call in the conversation: what was called, how it was decided, and its result
-//! (collapsed; the full output opens on request). A pending gated call shows its approval card.
+//! (collapsed; the full output opens on request). A pending gated call shows its approval card,
+//! a running one its progress, and one that found its MCP server offline offers to reconnect it.
 
 use leptos::prelude::*;
 
 use crate::components::approval_card::{decision_text, ApprovalCard};
+use crate::components::offline_server::OfflineServer;
+use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCall, ToolCallStatus};
 
 #[component]
-pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, on_change: Callback<()>) -> impl IntoView {
+pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun, on_change: Callback<()>) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
     let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
     let output = call.output_text();
     let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
     let status_class = format!("tool-status status-{:?}", call.status).to_lowercase();
     let interrupted = call.status == ToolCallStatus::Interrupted;
+    let offline_server = call.offline_server().map(str::to_owned);
+    let progress = {
+        let (id, name, finished) = (call.id.clone(), call.name.clone(), call.output.is_some());
+        move || {
+            let report = live.progress.with(|all| all.get(&id).cloned()).filter(|_| !finished)?;
+            Some(view! {
+                <div class="tool-progress">
+                    <progress max="1" value=report.fraction() aria-label=format!("Progress of {name}")></progress>
+                    " "
+                    <span role="status">{report.describe()}</span>
+                </div>
+            })
+        }
+    };
 
     view! {
         <li class="tool-call" aria-label=format!("Tool call {}", call.name)>
@@ -35,6 +52,8 @@ pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, on_change: Callb
                     </details>
                 }.into_any(),
             }}
+            {progress}
+            {offline_server.map(|server| view! { <OfflineServer server/> })}
             {output.map(|text| {
                 let class = if call.is_error { "tool-output error-output" } else { "tool-output" };
                 let label = if call.is_error { "Result (error)" } else { "Result" };

@@ -173,7 +173,7 @@ fn ThreadView(detail: ThreadDetail, live: LiveRun, on_retry: Callback<()>, on_ch
             .filter(|c| c.message_id == message_id)
             .map(|call| {
                 let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-                view! { <ToolCallView call=call.clone() approval on_change/> }
+                view! { <ToolCallView call=call.clone() approval live on_change/> }
             })
             .collect_view()
     };
@@ -193,7 +193,7 @@ fn ThreadView(detail: ThreadDetail, live: LiveRun, on_retry: Callback<()>, on_ch
         .filter(|c| !shown_ids.contains(&c.message_id))
         .map(|call| {
             let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-            view! { <ToolCallView call=call.clone() approval on_change/> }
+            view! { <ToolCallView call=call.clone() approval live on_change/> }
         })
         .collect_view();
     let failed = last_error.filter(|_| active_run.is_none()).map(|message| {

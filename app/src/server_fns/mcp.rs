@@ -83,9 +83,12 @@ pub async fn set_mcp_trust_read_only(name: String, trust: bool) -> Result<(), Ap
     Ok(hub.upsert(config).await?)
 }
 
+/// Reconnects now and answers once that attempt has connected or failed (or after 15 s, still
+/// connecting), so the button that asked can say how it went.
 #[server]
-pub async fn reconnect_mcp_server(name: String) -> Result<(), AppError> {
-    Ok(hub()?.reconnect(&name)?)
+pub async fn reconnect_mcp_server(name: String) -> Result<McpServer, AppError> {
+    let status = hub()?.reconnect_and_wait(&name, std::time::Duration::from_secs(15)).await?;
+    super::mirror(&status)
 }
 
 #[server(input = Json)]

@@ -65,9 +65,12 @@ pub async fn set_enabled(
     Ok(Json(hub.get(&name)))
 }
 
+/// How long a reconnect request waits for the attempt before answering with the state then.
+const RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Reconnects now and answers with the server once the attempt connected or failed.
 pub async fn reconnect(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
-    hub.reconnect(&name)?;
-    Ok(StatusCode::ACCEPTED)
+    Ok(Json(hub.reconnect_and_wait(&name, RECONNECT_WAIT).await?))
 }
 
 pub async fn test(State(hub): State<McpHub>, JsonBody(config): JsonBody<McpServerConfig>) -> ApiResult<impl IntoResponse> {
