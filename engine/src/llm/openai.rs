@@ -4,12 +4,14 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::pin::Pin;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::stream::{BoxStream, StreamExt};
-use tokio_util::sync::CancellationToken;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::openai_wire::{self, ChatRequest};
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
@@ -167,6 +169,9 @@ impl Provider for OpenAiCompatible {
             finished: false,
             saw_tool_calls: false,
             idle,
+            last_heard: Instant::now(),
+            idle_timer: Box::pin(tokio::time::sleep(idle)),
+            cancelled: Box::pin(cancel.clone().cancelled_owned()),
             cancel,
         };
         Ok(futures::stream::unfold(state, TurnState::next).boxed())
@@ -200,7 +205,20 @@ struct TurnState {
     finished: bool,
     saw_tool_calls: bool,
     idle: Duration,
+    /// When the last event came. The idle timer is not reset per event (a timer registration per
+    /// token costs more than the token); when it fires early it is moved to `last_heard + idle`.
+    last_heard: Instant,
+    idle_timer: Pin<Box<Sleep>>,
+    /// Made once and polled for every event, so waiting on it costs no new registration each time.
+    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     cancel: CancellationToken,
+}
+
+/// What waiting for the next SSE event came to.
+enum Waited {
+    Event(Option<Result<Event, EventStreamError<reqwest::Error>>>),
+    Silent,
+    Cancelled,
 }
 
 impl TurnState {
@@ -213,23 +231,36 @@ impl TurnState {
                 return Some((Ok(event), self));
             }
             let events = self.events.as_mut()?;
-            let next = tokio::select! {
+            let waited = tokio::select! {
                 biased;
-                _ = self.cancel.cancelled() => None,
-                next = tokio::time::timeout(self.idle, events.next()) => Some(next),
+                _ = &mut self.cancelled => Waited::Cancelled,
+                next = events.next() => Waited::Event(next),
+                _ = &mut self.idle_timer => Waited::Silent,
             };
-            let Some(next) = next else {
-                if self.finished {
-                    self.events = None;
-                    continue;
+            let outcome = match waited {
+                Waited::Cancelled => {
+                    if self.finished {
+                        self.events = None;
+                        continue;
+                    }
+                    return self.fail(ProviderError::Cancelled);
                 }
-                return self.fail(ProviderError::Cancelled);
-            };
-            let outcome = match next {
-                Err(_) => Err(ProviderError::timeout("nothing received", self.idle)),
-                Ok(None) => Err(ProviderError::Stream("the connection closed before the reply was complete".into())),
-                Ok(Some(Err(e))) => Err(ProviderError::Stream(describe_sse_error(&e))),
-                Ok(Some(Ok(event))) => self.read(&event.data),
+                Waited::Silent => {
+                    let due = self.last_heard + self.idle;
+                    if Instant::now() < due {
+                        self.idle_timer.as_mut().reset(due);
+                        continue;
+                    }
+                    Err(ProviderError::timeout("nothing received", self.idle))
+                }
+                Waited::Event(next) => {
+                    self.last_heard = Instant::now();
+                    match next {
+                        None => Err(ProviderError::Stream("the connection closed before the reply was complete".into())),
+                        Some(Err(e)) => Err(ProviderError::Stream(describe_sse_error(&e))),
+                        Some(Ok(event)) => self.read(&event.data),
+                    }
+                }
             };
             if let Err(error) = outcome {
                 if self.finished {

@@ -211,14 +211,20 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
     let mut last_sent = tokio::time::Instant::now() - TEXT_FRAME;
     let mut calls = ToolCallAccumulator::default();
     let mut failure = None;
+    // Both made once: a timer or waiter registered per chunk would cost more than the chunk.
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
+    let flush = tokio::time::sleep_until(last_sent + TEXT_FRAME);
+    tokio::pin!(flush);
     loop {
         let flush_at = last_sent + TEXT_FRAME;
         let chunk = tokio::select! {
             biased;
-            _ = cancel.cancelled() => break,
-            _ = tokio::time::sleep_until(flush_at), if !unsent.is_empty() => {
+            _ = &mut cancelled => break,
+            _ = &mut flush, if !unsent.is_empty() => {
                 send_text(rt, &run.id, &mut unsent, &mut text);
                 last_sent = tokio::time::Instant::now();
+                flush.as_mut().reset(last_sent + TEXT_FRAME);
                 continue;
             }
             chunk = stream.next() => chunk,
@@ -240,6 +246,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
         if !unsent.is_empty() && tokio::time::Instant::now() >= flush_at {
             send_text(rt, &run.id, &mut unsent, &mut text);
             last_sent = tokio::time::Instant::now();
+            flush.as_mut().reset(last_sent + TEXT_FRAME);
         }
         if failure.is_some() {
             break;
