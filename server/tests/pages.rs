@@ -42,3 +42,12 @@ async fn an_unknown_thread_shows_an_error_not_a_crash() {
     assert_eq!(status, 200);
     assert!(html.contains("not found"), "{html}");
 }
+
+#[tokio::test]
+async fn an_address_that_matches_no_page_is_a_404_with_a_way_back() {
+    let (base, _dir) = serve().await;
+    let (status, html) = page(&format!("{base}/no/such/page")).await;
+    assert_eq!(status, 404);
+    assert!(html.contains("Page not found"), "{html}");
+    assert!(html.contains(r#"href="/""#), "{html}");
+}
