@@ -30,10 +30,34 @@ impl FromServerFnError for AppError {
 }
 
 #[cfg(feature = "ssr")]
+impl AppError {
+    /// The HTTP status this error stands for.
+    pub fn status(&self) -> http::StatusCode {
+        use http::StatusCode as S;
+        match self {
+            AppError::NotFound(_) => S::NOT_FOUND,
+            AppError::Invalid(_) => S::UNPROCESSABLE_ENTITY,
+            AppError::Conflict(_) => S::CONFLICT,
+            AppError::NoModel => S::SERVICE_UNAVAILABLE,
+            AppError::Internal | AppError::Transport(_) => S::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The error as the answer of the server function being handled: its response gets the
+    /// error's status (server functions answer every error with 500 otherwise).
+    pub fn answer(self) -> Self {
+        if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(self.status());
+        }
+        self
+    }
+}
+
+#[cfg(feature = "ssr")]
 impl From<warden_engine::Error> for AppError {
     fn from(error: warden_engine::Error) -> Self {
         use warden_engine::Error as E;
-        match error {
+        let error = match error {
             E::NotFound { .. } => AppError::NotFound(error.to_string()),
             E::AlreadyDecided(_) | E::RunInProgress => AppError::Conflict(error.to_string()),
             E::Invalid(_) | E::InvalidArguments(_) => AppError::Invalid(error.to_string()),
@@ -42,6 +66,7 @@ impl From<warden_engine::Error> for AppError {
                 tracing::error!(error = %other, "engine call failed");
                 AppError::Internal
             }
-        }
+        };
+        error.answer()
     }
 }

@@ -14,6 +14,7 @@ pub mod server_fns;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
+use leptos_router::SsrMode;
 use leptos_router::path;
 
 use crate::components::sidebar::Sidebar;
@@ -70,7 +71,8 @@ pub fn App() -> impl IntoView {
                 <main id="main" class="main">
                     <Routes fallback=NotFound>
                         <Route path=path!("/") view=WelcomePage/>
-                        <Route path=path!("/chat/:id") view=ChatPage/>
+                        // Rendered whole before it is sent, so an unknown thread is answered with 404.
+                        <Route path=path!("/chat/:id") view=ChatPage ssr=SsrMode::Async/>
                         <Route path=path!("/settings") view=crate::routes::settings::SettingsPage/>
                     </Routes>
                 </main>

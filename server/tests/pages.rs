@@ -36,10 +36,10 @@ async fn welcome_page_is_rendered_and_names_the_settings_to_make() {
 }
 
 #[tokio::test]
-async fn an_unknown_thread_shows_an_error_not_a_crash() {
+async fn an_unknown_thread_is_a_404_that_says_so_not_a_crash() {
     let (base, _dir) = serve().await;
     let (status, html) = page(&format!("{base}/chat/does-not-exist")).await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 404);
     assert!(html.contains("not found"), "{html}");
 }
 

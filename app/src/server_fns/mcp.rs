@@ -21,7 +21,7 @@ fn hub() -> Result<warden_mcp::McpHub, AppError> {
 impl From<warden_mcp::Error> for AppError {
     fn from(error: warden_mcp::Error) -> Self {
         use warden_mcp::Error as E;
-        match error {
+        let error = match error {
             E::NotFound(_) => AppError::NotFound(error.to_string()),
             E::InvalidConfig(_)
             | E::InvalidJson(_)
@@ -34,7 +34,8 @@ impl From<warden_mcp::Error> for AppError {
                 tracing::error!(error = %other, "MCP hub call failed");
                 AppError::Internal
             }
-        }
+        };
+        error.answer()
     }
 }
 

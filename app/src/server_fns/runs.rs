@@ -9,7 +9,7 @@ use crate::model::{NewChat, RunStarted};
 #[cfg(feature = "ssr")]
 fn non_empty(content: String) -> Result<String, AppError> {
     if content.trim().is_empty() {
-        Err(AppError::Invalid("Write a message first.".into()))
+        Err(AppError::Invalid("Write a message first.".into()).answer())
     } else {
         Ok(content)
     }

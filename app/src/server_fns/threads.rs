@@ -51,7 +51,7 @@ pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
     let title = title.trim().to_string();
     if title.is_empty() {
-        return Err(AppError::Invalid("A title cannot be empty.".into()));
+        return Err(AppError::Invalid("A title cannot be empty.".into()).answer());
     }
     let engine = super::engine()?;
     let patch = warden_engine::thread::ThreadPatch { title: Some(title), archived: None };
