@@ -68,7 +68,7 @@ impl Engine {
         let workspace = Workspace::new(&config.workspace)?;
         let shell = ShellConfig { timeout: config.shell_timeout, ..ShellConfig::default() };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
-        let rt = Arc::new(Runtime::new(store, events, provider, tools, config));
+        let rt = Arc::new(Runtime::new(store, events, provider, tools, config)?);
         let engine = Engine { rt };
         engine.resume_after_restart().await?;
         Ok(engine)

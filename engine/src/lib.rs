@@ -11,6 +11,7 @@ pub mod error;
 pub mod llm;
 pub mod message;
 pub mod run;
+pub mod run_thread;
 pub mod runtime;
 pub mod store;
 pub mod thread;

@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::llm::Provider;
 use crate::run::driver::{self, Outcome};
 use crate::run::events::EventHub;
+use crate::run_thread::RunThread;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
 
@@ -26,6 +27,8 @@ pub struct Runtime {
     pub tools: ToolBox,
     pub config: Config,
     active: Mutex<HashMap<String, ActiveRun>>,
+    /// Where drivers run (see `run_thread`).
+    runs: RunThread,
     /// Stops background work (drivers, timers) at shutdown.
     pub shutdown: CancellationToken,
 }
@@ -37,16 +40,18 @@ impl Runtime {
         provider: Option<Arc<dyn Provider>>,
         tools: ToolBox,
         config: Config,
-    ) -> Self {
-        Self {
+    ) -> std::io::Result<Self> {
+        let shutdown = CancellationToken::new();
+        Ok(Self {
             store,
             events,
             provider,
             tools,
             config,
             active: Mutex::new(HashMap::new()),
-            shutdown: CancellationToken::new(),
-        }
+            runs: RunThread::start(shutdown.clone())?,
+            shutdown,
+        })
     }
 
     fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
@@ -80,7 +85,7 @@ impl Runtime {
         drop(active);
         let rt = self.clone();
         let run_id = run_id.to_string();
-        tokio::spawn(async move { rt.drive_until_idle(run_id, cancel).await });
+        self.runs.spawn(async move { rt.drive_until_idle(run_id, cancel).await });
     }
 
     pub fn is_driving(&self, run_id: &str) -> bool {

@@ -36,7 +36,7 @@ async fn answer_streams_in_many_deltas_and_is_stored() {
 
 #[tokio::test]
 async fn title_falls_back_to_the_prompt_when_the_model_cannot_name_it() {
-    let mut turn = Turn::text("fine");
+    let turn = Turn::text("fine");
     let h = Harness::start(Script { scenarios: vec![Scenario::new("plan", vec![turn])], default_title: Some("".into()) }).await;
     let (thread_id, run_id) = h.send("plan a trip to the mountains").await;
     run_to_end(&h.engine, &run_id).await;

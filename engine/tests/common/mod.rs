@@ -29,7 +29,6 @@ impl Harness {
         Self::start_with(script, |_| {}).await
     }
 
-    #[track_caller]
     pub async fn start_with(script: Script, tweak: impl FnOnce(&mut Config)) -> Harness {
         let dir = tempfile::tempdir().expect("temp dir");
         let model = FixtureModel::start(script).await.expect("fixture model starts");
