@@ -200,18 +200,28 @@ impl McpHub {
     /// Imports an `mcpServers` document through `upsert` (masked secrets keep stored values).
     pub async fn import_json(&self, json: &str) -> Result<Vec<String>> {
         self.ensure_loaded().await?;
-        let mut names = Vec::new();
+        // Every entry is made whole (secrets restored) and checked before any is saved, so a
+        // document with one bad entry changes nothing.
+        let mut ready = Vec::new();
         for config in mcp_servers_json::import(json)? {
-            names.push(config.name.clone());
-            match self.stored_config(&config.name) {
+            let mut merged = match self.stored_config(&config.name) {
                 // Keep Warden's own settings of a server that is already configured.
                 Some(mut existing) => {
                     existing.transport = config.transport;
                     existing.enabled = config.enabled;
-                    self.upsert(existing).await?;
+                    existing
                 }
-                None => self.upsert(config).await?,
-            }
+                None => config,
+            };
+            let stored = self.stored_config(&merged.name);
+            restore_secrets(&mut merged, stored.as_ref())?;
+            validate_name(&merged.name)?;
+            merged.validate()?;
+            ready.push(merged);
+        }
+        let names = ready.iter().map(|c| c.name.clone()).collect();
+        for config in ready {
+            self.save(config).await?;
         }
         Ok(names)
     }

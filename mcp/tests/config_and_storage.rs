@@ -219,3 +219,22 @@ async fn a_warden_mcp_config_file_is_merged_keeping_warden_settings() {
     ));
     hub.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_import_with_one_bad_entry_saves_none_of_it() {
+    let (hub, _dir) = hub().await;
+    // "a-good" sorts first, so a per-entry import would have saved it before "z-masked" failed.
+    let document = format!(
+        r#"{{"mcpServers": {{
+            "a-good": {{"command": "/bin/true"}},
+            "z-masked": {{"command": "/bin/true", "env": {{"TOKEN": "{MASK}"}}}}
+        }}}}"#
+    );
+    let result = hub.import_json(&document).await;
+    assert!(
+        matches!(result, Err(Error::RedactedWithoutStoredValue(_))),
+        "{result:?}"
+    );
+    assert!(hub.list().is_empty(), "nothing was saved: {:?}", hub.list());
+    hub.shutdown().await;
+}
