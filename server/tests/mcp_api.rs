@@ -2,45 +2,17 @@
 //! rmcp fixture server (`warden-mcp-fixture`) as a stdio child or a Streamable HTTP endpoint. Every
 //! route, its error cases, secret redaction and the same-origin check.
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use tempfile::TempDir;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use warden_engine::config::Config;
 use warden_engine::tools::{ToolContent, ToolContext};
 use warden_engine::Engine;
 use warden_mcp::McpHub;
 
-/// Upper bound for anything we wait for; a failure guard, not a timing assertion.
-const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The fixture binary, built with the cargo that runs the tests (as `mcp/tests/common` does):
-/// `CARGO_BIN_EXE_*` only exists for binaries of the test's own package.
-fn fixture_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.current_dir(&workspace)
-            .args(["build", "-p", "warden-mcp-fixture", "--bin", "warden-mcp-fixture", "--message-format=json"]);
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let output = cmd.stderr(Stdio::inherit()).output().expect("cargo runs");
-        assert!(output.status.success(), "building warden-mcp-fixture failed");
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "warden-mcp-fixture")
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the fixture executable")
-    })
-}
+use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, PATIENCE};
 
 fn fixture_command() -> String {
     fixture_bin().display().to_string()
@@ -162,29 +134,6 @@ fn assert_error(status: StatusCode, body: &Value, want: StatusCode, code: &str) 
     assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "the error explains itself: {body}");
 }
 
-/// The fixture serving Streamable HTTP behind a bearer token; killed when dropped.
-struct HttpFixture {
-    url: String,
-    _child: tokio::process::Child,
-}
-
-async fn http_fixture(token: &str) -> HttpFixture {
-    let mut child = tokio::process::Command::new(fixture_bin())
-        .args(["--http", "0", "--token", token])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("fixture starts");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(PATIENCE, lines.next_line())
-        .await
-        .expect("fixture prints its address")
-        .expect("stdout readable")
-        .expect("a line");
-    let url = line.strip_prefix("listening on ").expect("address line").to_owned();
-    HttpFixture { url, _child: child }
-}
 
 #[tokio::test]
 async fn the_list_starts_empty_and_an_added_stdio_server_connects_with_namespaced_tools() {

@@ -1,57 +1,18 @@
-//! Shared helpers for warden-mcp's integration tests: the real fixture server binary (built once
-//! with cargo), a hub over a real SQLite file, and polling helpers with generous deadlines.
-#![allow(dead_code)]
+//! Shared helpers for warden-mcp's integration tests: the real fixture server (from the fixture
+//! crate's launcher), a hub over a real SQLite file, and polling helpers with generous deadlines.
+#![allow(dead_code, unused_imports)]
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::{Arc, OnceLock};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_util::sync::CancellationToken;
 use warden_engine::tools::{Tool, ToolContext, ToolError, ToolOutput};
 use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, Transport};
 
-/// Upper bound for anything we wait for; a failure guard, not a timing assertion.
-pub const PATIENCE: Duration = Duration::from_secs(60);
-
-/// The fixture binary. `CARGO_BIN_EXE_*` only exists for binaries of the test's own package, so
-/// this builds `warden-mcp-fixture` with the cargo that runs the tests (same profile, same
-/// target dir, already up to date after the first time) and asks cargo where the binary is.
-pub fn fixture_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut cmd = std::process::Command::new(env!("CARGO"));
-        cmd.current_dir(&workspace).args([
-            "build",
-            "-p",
-            "warden-mcp-fixture",
-            "--bin",
-            "warden-mcp-fixture",
-            "--message-format=json",
-        ]);
-        if !cfg!(debug_assertions) {
-            cmd.arg("--release");
-        }
-        let output = cmd.stderr(Stdio::inherit()).output().expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building warden-mcp-fixture failed"
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|msg| {
-                msg["reason"] == "compiler-artifact"
-                    && msg["target"]["name"] == "warden-mcp-fixture"
-            })
-            .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the fixture executable")
-    })
-}
+pub use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, HttpFixture, PATIENCE};
 
 /// A hub over a fresh SQLite file with the `mcp_servers` table from the engine's migration.
 pub async fn hub() -> (McpHub, tempfile::TempDir) {
@@ -92,31 +53,6 @@ pub fn stdio_config(name: &str, args: &[&str]) -> McpServerConfig {
 }
 
 /// The fixture serving Streamable HTTP on a free port; killed when dropped.
-pub struct HttpFixture {
-    pub url: String,
-    _child: tokio::process::Child,
-}
-
-pub async fn http_fixture(token: &str) -> HttpFixture {
-    let mut child = tokio::process::Command::new(fixture_bin())
-        .args(["--http", "0", "--token", token])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("fixture starts");
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(PATIENCE, lines.next_line())
-        .await
-        .expect("fixture prints its address")
-        .expect("stdout readable")
-        .expect("a line");
-    let url = line
-        .strip_prefix("listening on ")
-        .expect("address line")
-        .to_owned();
-    HttpFixture { url, _child: child }
-}
 
 pub fn http_config(name: &str, url: &str, token: &str) -> McpServerConfig {
     McpServerConfig::new(
