@@ -1,6 +1,8 @@
 //! The public HTTP API over real HTTP: the real router on port 0, a real SQLite file, the scripted
 //! fixture model, SSE read with a real client. Every route and its error cases.
 
+mod common;
+
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
@@ -45,14 +47,7 @@ impl Api {
     }
 
     async fn json(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut req = self.http.request(method, self.url(path));
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let res = req.send().await.unwrap();
-        let status = res.status();
-        let text = res.text().await.unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        common::send_json(&self.http, method, self.url(path), body).await
     }
 
     async fn new_thread(&self) -> String {

@@ -2,6 +2,8 @@
 //! rmcp fixture server (`warden-mcp-fixture`) as a stdio child or a Streamable HTTP endpoint. Every
 //! route, its error cases, secret redaction and the same-origin check.
 
+mod common;
+
 use std::time::Duration;
 
 use reqwest::{Client, Method, StatusCode};
@@ -48,14 +50,7 @@ impl Api {
     }
 
     async fn json(&self, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut req = self.http.request(method, self.url(path));
-        if let Some(b) = body {
-            req = req.json(&b);
-        }
-        let res = req.send().await.unwrap();
-        let status = res.status();
-        let text = res.text().await.unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        common::send_json(&self.http, method, self.url(path), body).await
     }
 
     /// The raw text of a GET, to check that a secret appears nowhere in it.
