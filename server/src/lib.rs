@@ -5,9 +5,11 @@ pub mod api;
 pub mod app_state;
 pub mod shutdown;
 
+use axum::handler::Handler;
 use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
 
@@ -23,7 +25,11 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(api::router::<AppState>())
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
-        .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell))
+        // Static files (the wasm above all) go out gzipped to clients that accept it.
+        .fallback(
+            leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
+                .layer(CompressionLayer::new()),
+        )
         // Server functions are POSTs too: no other site may call them.
         .layer(axum::middleware::from_fn(api::origin::require_same_origin))
         .layer(TraceLayer::new_for_http())
