@@ -34,13 +34,12 @@ impl ApprovalDrafts {
 }
 
 #[component]
-pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoView {
+pub fn ApprovalCard(approval: Approval, drafts: ApprovalDrafts, on_change: Callback<()>) -> impl IntoView {
     // While the page refetches, the old card stays on screen after its reactive values are
     // disposed; so handlers read what was typed from the page-level drafts (keyed by this id)
     // and write the card's own signals only with `try_`.
     let approval_id = approval.id.clone();
     let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
-    let drafts = use_context::<ApprovalDrafts>().unwrap_or_default();
     let draft = drafts.get(&approval_id);
     let reason = RwSignal::new(draft.reason);
     let prefix = RwSignal::new(draft.prefix);

@@ -4,13 +4,19 @@
 
 use leptos::prelude::*;
 
-use crate::components::approval_card::{decision_text, ApprovalCard};
+use crate::components::approval_card::{decision_text, ApprovalCard, ApprovalDrafts};
 use crate::components::offline_server::OfflineServer;
 use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCall, ToolCallStatus};
 
 #[component]
-pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun, on_change: Callback<()>) -> impl IntoView {
+pub fn ToolCallView(
+    call: ToolCall,
+    approval: Option<Approval>,
+    live: LiveRun,
+    drafts: ApprovalDrafts,
+    on_change: Callback<()>,
+) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
     let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
     let output = call.output_text();
@@ -44,7 +50,7 @@ pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun, o
             {decided.map(|text| view! { <p class="decided">{text}</p> })}
             {interrupted.then(|| view! { <p class="decided warning">"Interrupted: outcome unknown"</p> })}
             {match pending {
-                Some(approval) => view! { <ApprovalCard approval on_change/> }.into_any(),
+                Some(approval) => view! { <ApprovalCard approval drafts on_change/> }.into_any(),
                 None => view! {
                     <details class="tool-arguments">
                         <summary>"Arguments"</summary>

@@ -33,7 +33,8 @@ pub fn ChatPage() -> impl IntoView {
     );
     let live = LiveRun::new();
     // Half-made decisions survive the refetches that rebuild the cards.
-    provide_context(ApprovalDrafts::default());
+    // Passed down, not looked up: a card built after a refetch must find the same drafts.
+    let drafts = ApprovalDrafts::default();
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
     let refetch = move || reload.update(|n| *n += 1);
@@ -149,7 +150,7 @@ pub fn ChatPage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="loading">"Loading the thread…"</p> }>
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
-                        detail.await.map(|d| view! { <ThreadView detail=d live on_retry on_change/> })
+                        detail.await.map(|d| view! { <ThreadView detail=d live drafts on_retry on_change/> })
                     })}
                 </ErrorBoundary>
             </Transition>
@@ -164,7 +165,13 @@ pub fn ChatPage() -> impl IntoView {
 /// The stored part of the page: title, messages with their tool calls and approvals, the last
 /// error with Retry, and the thread's rules.
 #[component]
-fn ThreadView(detail: ThreadDetail, live: LiveRun, on_retry: Callback<()>, on_change: Callback<()>) -> impl IntoView {
+fn ThreadView(
+    detail: ThreadDetail,
+    live: LiveRun,
+    drafts: ApprovalDrafts,
+    on_retry: Callback<()>,
+    on_change: Callback<()>,
+) -> impl IntoView {
     let ThreadDetail { thread, messages, tool_calls, approvals, active_run, last_error, rules } = detail;
     let shown_ids: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
     let calls_of = |message_id: &str| {
@@ -173,7 +180,7 @@ fn ThreadView(detail: ThreadDetail, live: LiveRun, on_retry: Callback<()>, on_ch
             .filter(|c| c.message_id == message_id)
             .map(|call| {
                 let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-                view! { <ToolCallView call=call.clone() approval live on_change/> }
+                view! { <ToolCallView call=call.clone() approval live drafts on_change/> }
             })
             .collect_view()
     };
@@ -193,7 +200,7 @@ fn ThreadView(detail: ThreadDetail, live: LiveRun, on_retry: Callback<()>, on_ch
         .filter(|c| !shown_ids.contains(&c.message_id))
         .map(|call| {
             let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-            view! { <ToolCallView call=call.clone() approval live on_change/> }
+            view! { <ToolCallView call=call.clone() approval live drafts on_change/> }
         })
         .collect_view();
     let failed = last_error.filter(|_| active_run.is_none()).map(|message| {
