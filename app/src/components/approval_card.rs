@@ -2,8 +2,6 @@
 //! command), its risk, and Approve / Deny (with a reason) / Edit / Allow for this thread.
 //! Decisions go to the public API; the server validates edited arguments and says what is wrong.
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
@@ -11,49 +9,24 @@ use serde_json::Value;
 use crate::approval_api::{decide, DecideOutcome, DecisionBody};
 use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Scope};
 
-/// What a person has typed into a card but not sent, by approval id. The page refetches the thread
-/// when the run reports anything (a title, another call), which rebuilds the cards.
-#[derive(Clone, Copy, Default)]
-pub struct ApprovalDrafts(StoredValue<HashMap<String, Draft>>);
-
-#[derive(Clone, Default)]
-pub struct Draft {
-    reason: String,
-    prefix: String,
-    /// `Some` while the arguments are being edited.
-    edited: Option<String>,
-}
-
-impl ApprovalDrafts {
-    fn get(&self, id: &str) -> Draft {
-        self.0.with_value(|m| m.get(id).cloned()).unwrap_or_default()
-    }
-    fn change(&self, id: &str, f: impl FnOnce(&mut Draft)) {
-        self.0.update_value(|m| f(m.entry(id.to_string()).or_default()));
-    }
-}
-
+/// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
+/// refetch that does not change this approval leaves the card (and its inputs) in place.
 #[component]
-pub fn ApprovalCard(approval: Approval, drafts: ApprovalDrafts, on_change: Callback<()>) -> impl IntoView {
-    // While the page refetches, the old card stays on screen after its reactive values are
-    // disposed; so handlers read what was typed from the page-level drafts (keyed by this id)
-    // and write the card's own signals only with `try_`.
-    let approval_id = approval.id.clone();
+pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoView {
     let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
-    let draft = drafts.get(&approval_id);
-    let reason = RwSignal::new(draft.reason);
-    let prefix = RwSignal::new(draft.prefix);
+    let reason = RwSignal::new(String::new());
+    let prefix = RwSignal::new(String::new());
     let is_shell = approval.tool == "shell";
-    let editing = RwSignal::new(draft.edited.is_some());
-    let edited = RwSignal::new(draft.edited.unwrap_or_else(|| pretty.clone()));
+    let editing = RwSignal::new(false);
+    let edited = RwSignal::new(pretty.clone());
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
 
     let send = {
-        let approval_id = approval_id.clone();
+        let approval_id = approval.id.clone();
         move |body: DecisionBody| {
-            busy.try_set(true);
-            error.try_set(None);
+            busy.set(true);
+            error.set(None);
             let approval_id = approval_id.clone();
             spawn_local(async move {
                 match decide(&approval_id, &body).await {
@@ -62,85 +35,42 @@ pub fn ApprovalCard(approval: Approval, drafts: ApprovalDrafts, on_change: Callb
                         error.try_set(Some(message));
                     }
                 }
+                // The card may be gone by now: a decided approval is shown by a new one.
                 busy.try_set(false);
             });
         }
-    };
-    let typed = {
-        let approval_id = approval_id.clone();
-        move |f: &dyn Fn(&mut Draft)| drafts.change(&approval_id, f)
-    };
-    let draft_now = {
-        let approval_id = approval_id.clone();
-        move || drafts.get(&approval_id)
     };
     let approve = {
         let send = send.clone();
         move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None })
     };
     let allow_for_thread = {
-        let (send, draft_now) = (send.clone(), draft_now.clone());
+        let send = send.clone();
         move |_| {
-            let prefix = draft_now().prefix.trim().to_string();
+            let prefix = prefix.get_untracked().trim().to_string();
             send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix) });
         }
     };
     let deny = {
-        let (send, draft_now) = (send.clone(), draft_now.clone());
+        let send = send.clone();
         move |_| {
-            let reason = draft_now().reason.trim().to_string();
+            let reason = reason.get_untracked().trim().to_string();
             send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None });
         }
     };
     let approve_edited = {
-        let (send, draft_now, pretty) = (send.clone(), draft_now.clone(), pretty.clone());
-        move |_| {
-            let text = draft_now().edited.unwrap_or_else(|| pretty.clone());
-            match serde_json::from_str::<Value>(&text) {
-                Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
-                Err(e) => {
-                    error.try_set(Some(format!("The arguments are not valid JSON: {e}")));
-                }
-            }
-        }
-    };
-    let on_reason = {
-        let typed = typed.clone();
-        move |ev| {
-            let value = event_target_value(&ev);
-            reason.try_set(value.clone());
-            typed(&|d| d.reason = value.clone());
-        }
-    };
-    let on_prefix = {
-        let typed = typed.clone();
-        move |ev| {
-            let value = event_target_value(&ev);
-            prefix.try_set(value.clone());
-            typed(&|d| d.prefix = value.clone());
-        }
-    };
-    let on_edited = {
-        let typed = typed.clone();
-        move |ev| {
-            let value = event_target_value(&ev);
-            edited.try_set(value.clone());
-            typed(&|d| d.edited = Some(value.clone()));
-        }
-    };
-    let start_editing = {
-        let (typed, pretty) = (typed.clone(), pretty.clone());
-        move |_| {
-            editing.try_set(true);
-            typed(&|d| d.edited = Some(d.edited.clone().unwrap_or_else(|| pretty.clone())));
+        let send = send.clone();
+        move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
+            Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
+            Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
         }
     };
     let stop_editing = {
-        let typed = typed.clone();
+        let pretty = pretty.clone();
         move |_| {
-            editing.try_set(false);
-            error.try_set(None);
-            typed(&|d| d.edited = None);
+            editing.set(false);
+            error.set(None);
+            edited.set(pretty.clone());
         }
     };
 
@@ -173,18 +103,18 @@ pub fn ApprovalCard(approval: Approval, drafts: ApprovalDrafts, on_change: Callb
                     <div class="decide-buttons">
                         <button type="button" class="approve" disabled=move || busy.get() on:click=approve.clone()>"Approve"</button>
                         <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
-                        <button type="button" disabled=move || busy.get() on:click=start_editing.clone()>"Edit"</button>
+                        <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
                     </div>
                     {is_shell.then(|| view! {
                         <label class="prefix-label">
                             "Allow for this thread: commands starting with (optional)"
-                            <input type="text" prop:value=move || prefix.get() on:input=on_prefix.clone()/>
+                            <input type="text" bind:value=prefix/>
                         </label>
                     })}
                     <div class="deny-row">
                         <label>
                             "Reason for denying (optional)"
-                            <input type="text" prop:value=move || reason.get() on:input=on_reason.clone()/>
+                            <input type="text" bind:value=reason/>
                         </label>
                         <button type="button" class="deny" disabled=move || busy.get() on:click=deny.clone()>"Deny"</button>
                     </div>
@@ -192,7 +122,7 @@ pub fn ApprovalCard(approval: Approval, drafts: ApprovalDrafts, on_change: Callb
             >
                 <label class="edit-label">
                     "Arguments (JSON)"
-                    <textarea rows="8" prop:value=move || edited.get() on:input=on_edited.clone()></textarea>
+                    <textarea rows="8" bind:value=edited></textarea>
                 </label>
                 <div class="decide-buttons">
                     <button type="button" class="approve" disabled=move || busy.get() on:click=approve_edited.clone()>"Approve with edits"</button>

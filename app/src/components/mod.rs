@@ -18,4 +18,5 @@ pub mod run_status;
 pub mod sidebar;
 pub mod thread_item;
 pub mod thread_list;
+pub mod thread_view;
 pub mod tool_call_view;

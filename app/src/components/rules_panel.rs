@@ -1,4 +1,5 @@
-//! The thread's standing "allowed for this thread" rules, each with a Revoke button.
+//! The thread's standing "allowed for this thread" rules, each with a Revoke button. A keyed
+//! list: a refetch that leaves a rule as it was leaves its row (and its button) in place.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -9,41 +10,38 @@ use crate::model::ThreadRule;
 use crate::server_fns::revoke_rule;
 
 #[component]
-pub fn RulesPanel(rules: Vec<ThreadRule>, on_change: Callback<()>) -> impl IntoView {
+pub fn RulesPanel(rules: Signal<Vec<ThreadRule>>, on_change: Callback<()>) -> impl IntoView {
     let error = RwSignal::new(None::<AppError>);
-    if rules.is_empty() {
-        return ().into_any();
-    }
-    let items = rules
-        .into_iter()
-        .map(|rule| {
-            let id = rule.id.clone();
-            let revoke = move |_| {
-                let id = id.clone();
-                spawn_local(async move {
-                    match revoke_rule(id).await {
-                        Ok(()) => on_change.run(()),
-                        Err(e) => {
-                            error.try_set(Some(e));
-                        }
+    let row = move |rule: ThreadRule| {
+        let id = rule.id.clone();
+        let revoke = move |_| {
+            let id = id.clone();
+            spawn_local(async move {
+                match revoke_rule(id).await {
+                    Ok(()) => on_change.run(()),
+                    Err(e) => {
+                        error.try_set(Some(e));
                     }
-                });
-            };
-            let label = format!("Revoke the rule for {}", rule.tool);
-            view! {
-                <li>
-                    <code>{rule.tool}</code> ": " {rule.matcher.describe()}
-                    <button type="button" aria-label=label on:click=revoke>"Revoke"</button>
-                </li>
-            }
-        })
-        .collect_view();
+                }
+            });
+        };
+        let label = format!("Revoke the rule for {}", rule.tool);
+        view! {
+            <li>
+                <code>{rule.tool}</code> ": " {rule.matcher.describe()}
+                <button type="button" aria-label=label on:click=revoke>"Revoke"</button>
+            </li>
+        }
+    };
     view! {
-        <section class="rules" aria-labelledby="rules-heading">
-            <h2 id="rules-heading">"Allowed in this thread"</h2>
-            <ul>{items}</ul>
-            {move || error.get().map(|error| view! { <ErrorNotice error/> })}
-        </section>
+        <Show when=move || rules.with(|r| !r.is_empty())>
+            <section class="rules" aria-labelledby="rules-heading">
+                <h2 id="rules-heading">"Allowed in this thread"</h2>
+                <ul>
+                    <For each=move || rules.get() key=|rule| rule.id.clone() children=row/>
+                </ul>
+                {move || error.get().map(|error| view! { <ErrorNotice error/> })}
+            </section>
+        </Show>
     }
-    .into_any()
 }

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::components::approval_card::{decision_text, ApprovalCard, ApprovalDrafts};
+use crate::components::approval_card::{decision_text, ApprovalCard};
 use crate::components::offline_server::OfflineServer;
 use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCall, ToolCallStatus};
@@ -14,7 +14,6 @@ pub fn ToolCallView(
     call: ToolCall,
     approval: Option<Approval>,
     live: LiveRun,
-    drafts: ApprovalDrafts,
     on_change: Callback<()>,
 ) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
@@ -50,7 +49,7 @@ pub fn ToolCallView(
             {decided.map(|text| view! { <p class="decided">{text}</p> })}
             {interrupted.then(|| view! { <p class="decided warning">"Interrupted: outcome unknown"</p> })}
             {match pending {
-                Some(approval) => view! { <ApprovalCard approval drafts on_change/> }.into_any(),
+                Some(approval) => view! { <ApprovalCard approval on_change/> }.into_any(),
                 None => view! {
                     <details class="tool-arguments">
                         <summary>"Arguments"</summary>

@@ -1,21 +1,21 @@
 //! The chat page (`/chat/{id}`): the stored thread rendered on the server, and in the browser a
 //! subscription to the thread's active run. Streamed text shows as it arrives; anything the run
-//! stores (tool calls, approvals, answers) is refetched, so every tab shows the same state.
+//! stores (tool calls, approvals, answers) is refetched, so every tab shows the same state. A
+//! refetch updates the shown thread in place ([`ThreadView`] is a keyed list), so it never throws
+//! away what a person is typing or has opened.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
-use crate::components::approval_card::ApprovalDrafts;
 use crate::components::composer::Composer;
 use crate::components::error_notice::{error_list, ErrorNotice};
-use crate::components::message_view::{MessageView, StreamingText};
-use crate::components::rules_panel::RulesPanel;
+use crate::components::message_view::StreamingText;
 use crate::components::run_status::RunStatusBar;
-use crate::components::tool_call_view::ToolCallView;
+use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
-use crate::model::{Role, ThreadDetail};
+use crate::model::ThreadDetail;
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{get_thread, retry_run, send_message, stop_run};
 use crate::ThreadsChanged;
@@ -24,20 +24,45 @@ use crate::ThreadsChanged;
 pub fn ChatPage() -> impl IntoView {
     let params = use_params_map();
     let thread_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    let reload = RwSignal::new(0u32);
     let threads_changed = expect_context::<ThreadsChanged>();
-    // Also refetched when the sidebar changes a thread (a rename shows in the heading).
-    let detail = Resource::new(
-        move || (thread_id.get(), reload.get(), threads_changed.0.get()),
-        |(id, _, _)| get_thread(id),
-    );
+    // What the server renders and hydrates; fetched again only when another thread opens.
+    let detail = Resource::new(move || thread_id.get(), get_thread);
+    // Newer copies, fetched in the browser whenever the run or the sidebar changes the thread.
+    let refreshed = RwSignal::new(None::<ThreadDetail>);
+    // Not a memo: every arrival counts, even an unchanged one (it tells the live run what is stored).
+    let current = Signal::derive(move || {
+        let id = thread_id.get();
+        let is_open = |d: &ThreadDetail| d.thread.id == id;
+        refreshed.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
+    });
     let live = LiveRun::new();
-    // Half-made decisions survive the refetches that rebuild the cards.
-    // Passed down, not looked up: a card built after a refetch must find the same drafts.
-    let drafts = ApprovalDrafts::default();
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
-    let refetch = move || reload.update(|n| *n += 1);
+    // Only the newest refetch's answer is shown: an older one may land after it.
+    let asked = StoredValue::new(0u64);
+    let refetch = move || {
+        let id = thread_id.get_untracked();
+        let Some(this) = asked.try_update_value(|n| {
+            *n += 1;
+            *n
+        }) else {
+            return; // the page is gone
+        };
+        spawn_local(async move {
+            let answer = get_thread(id).await;
+            if asked.try_get_value() != Some(this) {
+                return;
+            }
+            match answer {
+                Ok(d) => {
+                    refreshed.try_set(Some(d));
+                }
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
+            }
+        });
+    };
 
     let close_stream = move || {
         stream.update_value(|s| {
@@ -84,12 +109,20 @@ pub fn ChatPage() -> impl IntoView {
             close_stream();
             live.reset();
             action_error.set(None);
+            refreshed.set(None);
         }
         id
     });
+    // A rename or archive in the sidebar shows in the heading.
+    Effect::new(move |seen: Option<()>| {
+        threads_changed.0.track();
+        if seen.is_some() {
+            refetch();
+        }
+    });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
     Effect::new(move |_| {
-        if let Some(Ok(d)) = detail.get() {
+        if let Some(d) = current.get() {
             live.thread_refreshed();
             if let Some(run) = d.active_run {
                 live.step.update(|s| {
@@ -150,7 +183,10 @@ pub fn ChatPage() -> impl IntoView {
             <Transition fallback=|| view! { <p class="loading">"Loading the thread…"</p> }>
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
-                        detail.await.map(|d| view! { <ThreadView detail=d live drafts on_retry on_change/> })
+                        detail.await.map(|first| {
+                            let shown = Signal::derive(move || current.get().unwrap_or_else(|| first.clone()));
+                            view! { <ThreadView detail=shown live on_retry on_change/> }
+                        })
                     })}
                 </ErrorBoundary>
             </Transition>
@@ -159,68 +195,5 @@ pub fn ChatPage() -> impl IntoView {
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
             <Composer on_send busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line"/>
         </section>
-    }
-}
-
-/// The stored part of the page: title, messages with their tool calls and approvals, the last
-/// error with Retry, and the thread's rules.
-#[component]
-fn ThreadView(
-    detail: ThreadDetail,
-    live: LiveRun,
-    drafts: ApprovalDrafts,
-    on_retry: Callback<()>,
-    on_change: Callback<()>,
-) -> impl IntoView {
-    let ThreadDetail { thread, messages, tool_calls, approvals, active_run, last_error, rules } = detail;
-    let shown_ids: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
-    let calls_of = |message_id: &str| {
-        tool_calls
-            .iter()
-            .filter(|c| c.message_id == message_id)
-            .map(|call| {
-                let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-                view! { <ToolCallView call=call.clone() approval live drafts on_change/> }
-            })
-            .collect_view()
-    };
-    let entries = messages
-        .iter()
-        .filter(|m| matches!(m.role, Role::User | Role::Assistant))
-        .map(|m| {
-            view! {
-                <MessageView message=m.clone()/>
-                {calls_of(&m.id)}
-            }
-        })
-        .collect_view();
-    // Calls whose message is not among the shown ones still belong on the page.
-    let orphans = tool_calls
-        .iter()
-        .filter(|c| !shown_ids.contains(&c.message_id))
-        .map(|call| {
-            let approval = approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-            view! { <ToolCallView call=call.clone() approval live drafts on_change/> }
-        })
-        .collect_view();
-    let failed = last_error.filter(|_| active_run.is_none()).map(|message| {
-        view! {
-            <div class="run-error" role="alert">
-                <p><strong>"The model failed: "</strong> {message}</p>
-                <button type="button" on:click=move |_| on_retry.run(()) disabled=move || live.run_id.get().is_some()>
-                    "Retry"
-                </button>
-            </div>
-        }
-    });
-
-    view! {
-        <h1 class="thread-title">{thread.title}</h1>
-        <RulesPanel rules on_change/>
-        <ol class="messages" aria-label="Conversation">
-            {entries}
-            {orphans}
-        </ol>
-        {failed}
     }
 }
