@@ -27,9 +27,6 @@ use crate::tool::McpTool;
 pub const CONFIG_ENV: &str = "WARDEN_MCP_CONFIG";
 /// How long `shutdown` waits for sessions to close.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
-/// How often `reconnect_and_wait` looks at the connection state.
-const RECONNECT_POLL: Duration = Duration::from_millis(50);
-
 /// Cheap to clone; all clones share the same servers.
 #[derive(Clone)]
 pub struct McpHub {
@@ -45,6 +42,7 @@ impl McpHub {
                 servers: Mutex::new(BTreeMap::new()),
                 tasks: TaskTracker::new(),
                 loaded: AtomicBool::new(false),
+                changed: tokio::sync::watch::Sender::new(()),
             }),
         }
     }
@@ -145,14 +143,21 @@ impl McpHub {
     /// Reconnects `name` now and waits until that attempt has connected or failed, at most `wait`;
     /// returns the server as it is then (still `connecting` if the wait ran out).
     pub async fn reconnect_and_wait(&self, name: &str, wait: Duration) -> Result<McpServerStatus> {
+        // Subscribed before the attempt starts, so its outcome cannot slip by unseen.
+        let mut changes = self.inner.changed.subscribe();
         self.reconnect(name)?;
-        let deadline = tokio::time::Instant::now() + wait;
+        let deadline = tokio::time::sleep(wait);
+        tokio::pin!(deadline);
         loop {
             let status = self.get(name).ok_or_else(|| Error::NotFound(name.to_owned()))?;
-            if status.state != ServerState::Connecting || tokio::time::Instant::now() >= deadline {
+            if status.state != ServerState::Connecting {
                 return Ok(status);
             }
-            tokio::time::sleep(RECONNECT_POLL).await;
+            tokio::select! {
+                _ = &mut deadline => return self.get(name).ok_or_else(|| Error::NotFound(name.to_owned())),
+                // The sender lives in `self.inner`, so this only ends with a change.
+                _ = changes.changed() => {}
+            }
         }
     }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::service::RoleClient;
 use rmcp::Peer;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -21,6 +22,8 @@ pub(crate) struct Inner {
     pub tasks: TaskTracker,
     /// The stored servers have been read into `servers`.
     pub loaded: AtomicBool,
+    /// Ticks whenever a supervisor changes a slot, for whoever waits on a connection attempt.
+    pub changed: watch::Sender<()>,
 }
 
 pub(crate) struct Slot {
@@ -81,6 +84,8 @@ impl Inner {
         match servers.get_mut(name) {
             Some(slot) if slot.generation == generation => {
                 change(slot);
+                drop(servers);
+                self.changed.send_modify(|_| {});
                 true
             }
             _ => false,
