@@ -29,8 +29,7 @@ pub fn ChatPage() -> impl IntoView {
     let detail = Resource::new(move || thread_id.get(), get_thread);
     // Newer copies, fetched in the browser whenever the run or the sidebar changes the thread.
     let refreshed = RwSignal::new(None::<ThreadDetail>);
-    // Not a memo: every arrival counts, even an unchanged one (it tells the live run what is stored).
-    let current = Signal::derive(move || {
+    let current = Memo::new(move |_| {
         let id = thread_id.get();
         let is_open = |d: &ThreadDetail| d.thread.id == id;
         refreshed.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
@@ -56,6 +55,8 @@ pub fn ChatPage() -> impl IntoView {
             match answer {
                 Ok(d) => {
                     refreshed.try_set(Some(d));
+                    // Every arrival, changed or not: the streamed text it now stores is dropped.
+                    live.thread_refreshed();
                 }
                 Err(e) => {
                     action_error.try_set(Some(e));
@@ -122,16 +123,13 @@ pub fn ChatPage() -> impl IntoView {
     });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
     Effect::new(move |_| {
-        if let Some(d) = current.get() {
-            live.thread_refreshed();
-            if let Some(run) = d.active_run {
-                live.step.update(|s| {
-                    if s.is_none() {
-                        *s = Some((run.step, run.max_steps, String::new()));
-                    }
-                });
-                subscribe(run.id);
-            }
+        if let Some(run) = current.with(|d| d.as_ref().and_then(|d| d.active_run.clone())) {
+            live.step.update(|s| {
+                if s.is_none() {
+                    *s = Some((run.step, run.max_steps, String::new()));
+                }
+            });
+            subscribe(run.id);
         }
     });
     on_cleanup(close_stream);
@@ -184,8 +182,8 @@ pub fn ChatPage() -> impl IntoView {
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
                         detail.await.map(|first| {
-                            let shown = Signal::derive(move || current.get().unwrap_or_else(|| first.clone()));
-                            view! { <ThreadView detail=shown live on_retry on_change/> }
+                            let shown = Memo::new(move |_| current.get().unwrap_or_else(|| first.clone()));
+                            view! { <ThreadView detail=shown.into() live on_retry on_change/> }
                         })
                     })}
                 </ErrorBoundary>
