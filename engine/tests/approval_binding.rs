@@ -57,7 +57,13 @@ async fn a_write_approved_after_the_file_changed_asks_again_with_the_new_diff() 
     assert_eq!(new.tool_call_id, old.tool_call_id, "the same call asks again");
     let new_diff = diff_of(&new.preview);
     assert!(new_diff.contains("-edited by hand") && new_diff.contains("+from the model"), "{new_diff}");
-    assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Waiting);
+    // The card is announced just before the driver records the pause; wait for the record.
+    let waiting = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while h.engine.run(&run_id).await.unwrap().status != RunStatus::Waiting {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    });
+    assert!(waiting.await.is_ok(), "the run waits for the new decision");
     assert_eq!(streamed_requests(&h.model), 1, "the model is told nothing: this is not a denial");
     assert!(matches!(h.engine.decide(&first, approve()).await, Err(Error::AlreadyDecided(_))));
     let resolved = of_kind(&events_until(&h.engine, &run_id, |e| e.data.contains("superseded")).await, "approval_resolved");
