@@ -122,6 +122,14 @@ impl Config {
         if let Some(n) = var("WARDEN_MAX_TOOL_CALLS_PER_TURN") {
             c.max_tool_calls_per_turn = parse_count("WARDEN_MAX_TOOL_CALLS_PER_TURN", &n, 1..=1024)?;
         }
+        if c.shell_timeout >= c.tool_timeout {
+            // The driver's per-call limit would cut the shell before its own timeout kills it.
+            return Err(format!(
+                "WARDEN_SHELL_TIMEOUT_SECS ({} s) must be less than WARDEN_TOOL_TIMEOUT_SECS ({} s)",
+                c.shell_timeout.as_secs_f64(),
+                c.tool_timeout.as_secs_f64()
+            ));
+        }
         c.mcp_config_file = var("WARDEN_MCP_CONFIG").map(Into::into);
         Ok(c)
     }
@@ -203,6 +211,8 @@ mod tests {
         assert_eq!(c.shell_timeout, Duration::from_millis(250));
         assert_eq!(parse(&[("WARDEN_APPROVAL_TIMEOUT_SECS", "0")]).unwrap().approval_timeout, None);
         assert!(parse(&[("WARDEN_TOOL_TIMEOUT_SECS", "0")]).is_err(), "a tool timeout of 0 would end every call");
+        let err = parse(&[("WARDEN_TOOL_TIMEOUT_SECS", "20")]).unwrap_err();
+        assert!(err.contains("WARDEN_SHELL_TIMEOUT_SECS (30 s) must be less than"), "{err}");
     }
 
     #[test]

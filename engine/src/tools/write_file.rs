@@ -82,8 +82,9 @@ impl Tool for WriteFile {
 
     async fn preview_with_state(&self, args: &Value) -> (Option<Preview>, Option<String>) {
         let Some(a) = args::peek::<Args>(args) else { return (None, None) };
-        let Ok(target) = self.workspace.resolve(&a.path) else { return (None, None) };
+        let workspace = self.workspace.clone();
         let work = move || -> Result<(Preview, String), ToolError> {
+            let target = workspace.resolve(&a.path)?;
             let (state, diff) = match open_for_read(&target)? {
                 Opened::Missing => (ABSENT.to_string(), diff(&a.path, "", &a.content)),
                 Opened::NotRegular(kind) => {
@@ -109,6 +110,8 @@ impl Tool for WriteFile {
         };
         match off_thread(&CancellationToken::new(), work).await {
             Ok((preview, state)) => (Some(preview), Some(state)),
+            // A path outside the workspace: no card material; the call itself is refused when run.
+            Err(ToolError::PathEscapesWorkspace(_)) => (None, None),
             Err(e) => {
                 tracing::warn!(error = %e, "write_file preview failed");
                 (None, None)
