@@ -1,14 +1,30 @@
 //! Configuration from the environment: the model, where data lives, the workspace for built-in
-//! tools, and the agent's limits.
+//! tools, and the agent's limits. Every value is parsed without panics: a bad one is a start-up
+//! error that names the variable.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-#[derive(Debug, Clone)]
+/// What `Debug` shows instead of a secret.
+const MASK: &str = "••••";
+
+#[derive(Clone)]
 pub struct ModelConfig {
     pub base_url: String,
     pub api_key: Option<String>,
     pub model: String,
+}
+
+// The key must never reach a log line or an error body through `{:?}`.
+impl fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| MASK))
+            .field("model", &self.model)
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -25,6 +41,12 @@ pub struct Config {
     pub tool_output_limit: usize,
     pub shell_timeout: Duration,
     pub model_idle_timeout: Duration,
+    /// Every tool call (and preview) is ended after this long, whatever the tool does.
+    pub tool_timeout: Duration,
+    /// Bytes of one streamed model turn (text, tool names and arguments); a longer answer is cut.
+    pub max_turn_bytes: usize,
+    /// Tool calls in one model turn; a turn asking for more is cut.
+    pub max_tool_calls_per_turn: usize,
     pub mcp_config_file: Option<PathBuf>,
 }
 
@@ -42,15 +64,25 @@ impl Config {
             tool_output_limit: 16 * 1024,
             shell_timeout: Duration::from_secs(30),
             model_idle_timeout: Duration::from_secs(120),
+            tool_timeout: Duration::from_secs(120),
+            max_turn_bytes: 1024 * 1024,
+            max_tool_calls_per_turn: 32,
             mcp_config_file: None,
         }
     }
 
     /// Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WARDEN_MODEL`, `WARDEN_DATA_DIR`,
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
-    /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_MCP_CONFIG`.
+    /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
+    /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
+    /// `WARDEN_MCP_CONFIG`.
     pub fn from_env() -> Result<Self, String> {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// Like `from_env`, reading variables through `get` (tests pass a map).
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let var = |k: &str| get(k).filter(|v| !v.trim().is_empty());
         let mut c = Self::with_data_dir(var("WARDEN_DATA_DIR").unwrap_or_else(|| "./data".into()));
         if let Some(url) = var("WARDEN_DATABASE_URL") {
             c.database_url = url;
@@ -66,16 +98,147 @@ impl Config {
             });
         }
         if let Some(n) = var("WARDEN_MAX_STEPS") {
-            c.max_steps = n.parse().map_err(|_| format!("WARDEN_MAX_STEPS must be a number, got `{n}`"))?;
+            c.max_steps = parse_count("WARDEN_MAX_STEPS", &n, 1..=10_000)?;
         }
         if let Some(s) = var("WARDEN_APPROVAL_TIMEOUT_SECS") {
-            let secs: f64 =
-                s.parse().map_err(|_| format!("WARDEN_APPROVAL_TIMEOUT_SECS must be a number, got `{s}`"))?;
-            if secs > 0.0 {
-                c.approval_timeout = Some(Duration::from_secs_f64(secs));
-            }
+            // 0 keeps the documented meaning "wait for ever".
+            c.approval_timeout = parse_secs("WARDEN_APPROVAL_TIMEOUT_SECS", &s, true)?;
+        }
+        let required = |name: &str, s: &str| {
+            parse_secs(name, s, false)?.ok_or_else(|| format!("{name} must be more than 0 seconds, got `{s}`"))
+        };
+        if let Some(s) = var("WARDEN_TOOL_TIMEOUT_SECS") {
+            c.tool_timeout = required("WARDEN_TOOL_TIMEOUT_SECS", &s)?;
+        }
+        if let Some(s) = var("WARDEN_SHELL_TIMEOUT_SECS") {
+            c.shell_timeout = required("WARDEN_SHELL_TIMEOUT_SECS", &s)?;
+        }
+        if let Some(s) = var("WARDEN_MODEL_IDLE_TIMEOUT_SECS") {
+            c.model_idle_timeout = required("WARDEN_MODEL_IDLE_TIMEOUT_SECS", &s)?;
+        }
+        if let Some(n) = var("WARDEN_MAX_TURN_BYTES") {
+            c.max_turn_bytes = parse_count("WARDEN_MAX_TURN_BYTES", &n, 1024..=256 * 1024 * 1024)?;
+        }
+        if let Some(n) = var("WARDEN_MAX_TOOL_CALLS_PER_TURN") {
+            c.max_tool_calls_per_turn = parse_count("WARDEN_MAX_TOOL_CALLS_PER_TURN", &n, 1..=1024)?;
+        }
+        if c.shell_timeout >= c.tool_timeout {
+            // The driver's per-call limit would cut the shell before its own timeout kills it.
+            return Err(format!(
+                "WARDEN_SHELL_TIMEOUT_SECS ({} s) must be less than WARDEN_TOOL_TIMEOUT_SECS ({} s)",
+                c.shell_timeout.as_secs_f64(),
+                c.tool_timeout.as_secs_f64()
+            ));
         }
         c.mcp_config_file = var("WARDEN_MCP_CONFIG").map(Into::into);
         Ok(c)
+    }
+}
+
+/// Longest duration any `*_SECS` variable may set (a year): far beyond any real need, and far
+/// from the overflow of `Instant + Duration`, which would panic.
+const MAX_SECS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Parses a number of seconds (fractions allowed). `inf`, `nan`, negative and absurdly large values
+/// are errors; `0` is `None` when `zero_means_none`, else an error.
+pub fn parse_secs(name: &str, value: &str, zero_means_none: bool) -> Result<Option<Duration>, String> {
+    let value = value.trim();
+    let bad = |why: &str| format!("{name} must be {why}, got `{value}`");
+    let secs: f64 = value.parse().map_err(|_| bad("a number of seconds"))?;
+    if !secs.is_finite() {
+        return Err(bad("a finite number of seconds"));
+    }
+    if secs < 0.0 {
+        return Err(bad("zero or more seconds"));
+    }
+    if secs > MAX_SECS {
+        return Err(bad("at most a year (31536000 seconds)"));
+    }
+    if secs == 0.0 {
+        return if zero_means_none { Ok(None) } else { Err(bad("more than 0 seconds")) };
+    }
+    Duration::try_from_secs_f64(secs).map(Some).map_err(|e| bad(&format!("a valid duration ({e})")))
+}
+
+/// Parses a whole number within `range`.
+fn parse_count<T>(name: &str, value: &str, range: std::ops::RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + fmt::Display + Copy,
+{
+    let value = value.trim();
+    let n: T = value.parse().map_err(|_| format!("{name} must be a whole number, got `{value}`"))?;
+    if !range.contains(&n) {
+        return Err(format!("{name} must be between {} and {}, got `{value}`", range.start(), range.end()));
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)]) -> Result<Config, String> {
+        let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_vars(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn infinite_nan_negative_and_huge_seconds_are_start_up_errors_not_panics() {
+        for name in [
+            "WARDEN_APPROVAL_TIMEOUT_SECS",
+            "WARDEN_TOOL_TIMEOUT_SECS",
+            "WARDEN_SHELL_TIMEOUT_SECS",
+            "WARDEN_MODEL_IDLE_TIMEOUT_SECS",
+        ] {
+            for value in ["inf", "infinity", "-inf", "nan", "NaN", "-1", "-0.5", "1e300", "99999999999999999999", "abc"] {
+                let err = parse(&[(name, value)]).expect_err(&format!("{name}={value} must be refused"));
+                assert!(err.starts_with(name) && err.contains(value), "{name}={value}: {err}");
+            }
+        }
+    }
+
+    #[test]
+    fn valid_seconds_are_read_and_zero_approval_timeout_means_wait_for_ever() {
+        let c = parse(&[
+            ("WARDEN_APPROVAL_TIMEOUT_SECS", "1.5"),
+            ("WARDEN_TOOL_TIMEOUT_SECS", "90"),
+            ("WARDEN_SHELL_TIMEOUT_SECS", "0.25"),
+        ])
+        .unwrap();
+        assert_eq!(c.approval_timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(c.tool_timeout, Duration::from_secs(90));
+        assert_eq!(c.shell_timeout, Duration::from_millis(250));
+        assert_eq!(parse(&[("WARDEN_APPROVAL_TIMEOUT_SECS", "0")]).unwrap().approval_timeout, None);
+        assert!(parse(&[("WARDEN_TOOL_TIMEOUT_SECS", "0")]).is_err(), "a tool timeout of 0 would end every call");
+        let err = parse(&[("WARDEN_TOOL_TIMEOUT_SECS", "20")]).unwrap_err();
+        assert!(err.contains("WARDEN_SHELL_TIMEOUT_SECS (30 s) must be less than"), "{err}");
+    }
+
+    #[test]
+    fn limits_are_bounded_whole_numbers() {
+        let c = parse(&[("WARDEN_MAX_TURN_BYTES", "65536"), ("WARDEN_MAX_TOOL_CALLS_PER_TURN", "4")]).unwrap();
+        assert_eq!((c.max_turn_bytes, c.max_tool_calls_per_turn), (65536, 4));
+        for (name, value) in [
+            ("WARDEN_MAX_TURN_BYTES", "-1"),
+            ("WARDEN_MAX_TURN_BYTES", "1e9"),
+            ("WARDEN_MAX_TOOL_CALLS_PER_TURN", "0"),
+            ("WARDEN_MAX_STEPS", "18446744073709551616"),
+            ("WARDEN_MAX_STEPS", "0"),
+        ] {
+            assert!(parse(&[(name, value)]).is_err(), "{name}={value}");
+        }
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_api_key() {
+        let c = parse(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"), ("OPENAI_API_KEY", "sk-very-secret-key")]).unwrap();
+        let model = c.model.clone().unwrap();
+        for shown in [format!("{c:?}"), format!("{model:?}")] {
+            assert!(shown.contains(r#"api_key: Some("••••")"#), "{shown}");
+        }
+        for shown in [format!("{c:?}"), format!("{c:#?}"), format!("{model:?}"), format!("{model:#?}")] {
+            assert!(!shown.contains("sk-very-secret-key"), "{shown}");
+        }
     }
 }

@@ -56,6 +56,8 @@ impl Engine {
                 connect_timeout: std::time::Duration::from_secs(10),
                 idle_timeout: config.model_idle_timeout,
                 request_timeout: std::time::Duration::from_secs(60),
+                // Room for one event carrying a whole (escaped) turn; the turn cap itself is the driver's.
+                max_event_bytes: config.max_turn_bytes.saturating_mul(2).saturating_add(64 * 1024),
             })?)),
             None => None,
         };

@@ -25,6 +25,7 @@ fn provider(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Open
         connect_timeout: Duration::from_secs(5),
         idle_timeout: idle,
         request_timeout: Duration::from_secs(10),
+        max_event_bytes: warden_engine::llm::openai::DEFAULT_MAX_EVENT_BYTES,
     })
     .unwrap()
 }
@@ -124,6 +125,23 @@ async fn a_stalled_stream_ends_with_a_timeout_after_the_tokens_it_sent() {
     let events = run(&provider(&model, None, Duration::from_millis(300)), ask("stall")).await;
     assert_eq!(text_deltas(&events).concat(), "tok0 tok1");
     assert!(matches!(events.last(), Some(Err(ProviderError::Timeout(_)))), "{events:?}");
+}
+
+#[tokio::test]
+async fn an_endless_sse_line_fails_the_turn_instead_of_growing_without_bound() {
+    let turn = Turn { endless_line: true, ..Turn::text("before the flood") };
+    let model = FixtureModel::start(script("flood", vec![turn])).await.unwrap();
+    let mut p = provider(&model, None, Duration::from_secs(10));
+    p = OpenAiCompatible::new(OpenAiConfig { max_event_bytes: 256 * 1024, ..p.config().clone() }).unwrap();
+    // Bytes keep coming, so the idle timeout never fires: only the event cap can end this turn.
+    let events = run(&p, ask("flood")).await;
+    assert_eq!(text_deltas(&events).concat(), "before the flood");
+    match events.last() {
+        Some(Err(ProviderError::Stream(message))) => {
+            assert!(message.contains("longer than 262144 bytes"), "{message}")
+        }
+        other => panic!("expected the stream to be cut, got {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -55,6 +55,9 @@ pub struct Turn {
     /// Send this many text tokens, then keep the connection open without sending anything.
     #[serde(default)]
     pub stall_after_tokens: Option<usize>,
+    /// After the text, start one `data:` line and never end it: bytes flow until the client hangs up.
+    #[serde(default)]
+    pub endless_line: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

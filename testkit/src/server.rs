@@ -139,6 +139,10 @@ async fn send_plan(
     shutdown: CancellationToken,
 ) {
     for (i, event) in plan.events.iter().enumerate() {
+        if plan.endless_after == Some(i) {
+            send_endless_line(&tx, &shutdown).await;
+            return;
+        }
         if plan.stall_after == Some(i) {
             tokio::select! {
                 _ = tx.closed() => {}
@@ -164,6 +168,20 @@ async fn send_plan(
         }
         if tx.send(Ok(Bytes::from(rest.to_string()))).await.is_err() {
             return;
+        }
+    }
+}
+
+/// `data: xxxx…` without a line end, 64 KiB at a time, until the client or the server goes away.
+async fn send_endless_line(tx: &mpsc::Sender<Result<Bytes, Infallible>>, shutdown: &CancellationToken) {
+    if tx.send(Ok(Bytes::from_static(b"data: "))).await.is_err() {
+        return;
+    }
+    let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
+    loop {
+        tokio::select! {
+            sent = tx.send(Ok(chunk.clone())) => if sent.is_err() { return },
+            _ = shutdown.cancelled() => return,
         }
     }
 }

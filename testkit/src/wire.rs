@@ -12,6 +12,8 @@ pub struct StreamPlan {
     pub events: Vec<String>,
     /// Send this many events, then go silent and keep the connection open.
     pub stall_after: Option<usize>,
+    /// Send this many events, then one `data:` line that never ends.
+    pub endless_after: Option<usize>,
 }
 
 /// Identifies one response: its `chatcmpl-` id, the model name echoed back and a prefix for call ids.
@@ -106,6 +108,7 @@ pub fn stream_plan(ids: &ResponseIds, turn: &Turn, include_usage: bool) -> Strea
     if turn.stall_after_tokens.is_some_and(|n| n >= tokens.len()) {
         stall_after = Some(events.len());
     }
+    let endless_after = turn.endless_line.then_some(events.len());
     events.extend(interleaved_calls(ids, &turn.tool_calls).into_iter().map(|d| ids.chunk(d, None)));
     let finish = if turn.tool_calls.is_empty() { "stop" } else { "tool_calls" };
     events.push(ids.chunk(json!({}), Some(finish)));
@@ -120,7 +123,7 @@ pub fn stream_plan(ids: &ResponseIds, turn: &Turn, include_usage: bool) -> Strea
         );
     }
     events.push("[DONE]".to_string());
-    StreamPlan { events, stall_after }
+    StreamPlan { events, stall_after, endless_after }
 }
 
 /// A whole (non-streamed) completion answering with `text` and the turn's tool calls, if any.

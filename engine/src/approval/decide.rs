@@ -1,6 +1,16 @@
 //! Applying a decision to a pending approval: a person's (approve, edit, deny, allow for the
 //! thread), a timeout's, or a stopped run's. Each is one transaction that only succeeds while the
 //! approval is pending; then the run is woken to carry on.
+//!
+//! What was approved is what runs. A decision names one approval by id and applies the arguments
+//! that approval showed (or the person's edit, validated, in their place), never a later card's.
+//! For a tool that reports a target state with its preview (`Tool::preview_with_state`; a file
+//! write gives the SHA-256 of the file, or `absent`), the approval keeps that state, and the
+//! driver runs the approved call with `Tool::call_if_unchanged`, which compares it on the very
+//! descriptor it writes. If the target changed after the card was shown, nothing is written and
+//! `supersede_changed_target` settles the approval as `superseded` (the model is told nothing: it
+//! is not a denial) and puts the call back to waiting with a new approval whose preview is the
+//! diff against what is there now.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -11,10 +21,10 @@ use super::rules::rule_for;
 use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope, Verdict};
 use crate::error::{Error, Result};
 use crate::run::outcome_text;
-use crate::run::{RunEvent, ToolCallStatus};
+use crate::run::{RunEvent, ToolCallRecord, ToolCallStatus};
 use crate::runtime::Runtime;
-use crate::store::{parse_time, Store};
-use crate::tools::ToolContent;
+use crate::store::{new_id, parse_time, NewApproval, Store};
+use crate::tools::{Preview, ToolContent};
 
 const MAX_REASON_CHARS: usize = 4000;
 
@@ -69,7 +79,11 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
         return Err(Error::AlreadyDecided(approval_id.to_string()));
     }
     let run_with = edited.as_ref().or(Some(&arguments)).filter(|_| status == ApprovalStatus::Approved);
-    Store::resolve_pending_call(&mut tx, &approval.tool_call_id, call_status, run_with, output.as_deref()).await?;
+    // The decision applies to this approval's call only while the call waits on it; dropping the
+    // transaction rolls the decision back.
+    if !Store::resolve_pending_call(&mut tx, &approval.tool_call_id, call_status, run_with, output.as_deref()).await? {
+        return Err(Error::AlreadyDecided(approval_id.to_string()));
+    }
     if let Some(rule) = &rule {
         Store::insert_rule(&mut tx, &approval.thread_id, &approval.tool, rule).await?;
     }
@@ -132,6 +146,59 @@ pub async fn settle_cancelled(rt: &Runtime, approval: &Approval) -> Result<bool>
     let done = Store::record_decision(&mut tx, &approval.id, &decision).await?;
     tx.commit().await?;
     Ok(done)
+}
+
+/// The approved call's target changed after its card was shown (`ToolError::TargetChanged` from
+/// `Tool::call_if_unchanged`): nothing ran. The approval is settled as superseded and the call,
+/// claimed as running, goes back to pending with a new approval showing the diff against the
+/// target as it is now. Returns whether it did (`false`: someone else settled the call first).
+pub async fn supersede_changed_target(rt: &Arc<Runtime>, call: &ToolCallRecord, approval: &Approval) -> Result<bool> {
+    let tool = rt.tools.snapshot().get(&call.name);
+    let (preview, state): (Option<Preview>, Option<String>) = match &tool {
+        Some(tool) => tokio::time::timeout(rt.config.tool_timeout, tool.preview_with_state(&call.arguments))
+            .await
+            .unwrap_or((None, None)),
+        None => (None, None),
+    };
+    let (summary, risk) = match &tool {
+        Some(tool) => (tool.summary(&call.arguments), tool.risk(&call.arguments)),
+        None => (call.summary.clone(), call.risk),
+    };
+    let new_approval_id = new_id();
+    let decision = Decision {
+        status: ApprovalStatus::Superseded,
+        by: DecidedBy::TargetChanged { replaced_by: new_approval_id.clone() },
+    };
+    let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
+    let mut tx = rt.store.pool().begin().await?;
+    if !Store::supersede_approval(&mut tx, &approval.id, &decision).await?
+        || !Store::reopen_call(&mut tx, &call.id, &summary, risk, preview.as_ref()).await?
+    {
+        return Ok(false);
+    }
+    Store::insert_approval(&mut tx, &NewApproval {
+        id: &new_approval_id,
+        tool_call_id: &call.id,
+        run_id: &call.run_id,
+        thread_id: &call.thread_id,
+        // The arguments the call runs with (the person's edit, if there was one), shown again.
+        arguments: &call.arguments,
+        status: ApprovalStatus::Pending,
+        decision: None,
+        expires_at,
+        preview: preview.as_ref(),
+        target_state: state.as_deref(),
+    })
+    .await?;
+    tx.commit().await?;
+
+    resolved(rt, approval, ApprovalStatus::Superseded.as_str(), call.arguments.clone());
+    let fresh = rt.store.approval(&new_approval_id).await?;
+    rt.events.emit(&call.run_id, &RunEvent::ApprovalRequest { approval: fresh });
+    if let Some(timeout) = rt.config.approval_timeout {
+        schedule_timeout(rt, new_approval_id, timeout);
+    }
+    Ok(true)
 }
 
 /// Fires the approval's timeout after `after`, unless the server shuts down first.

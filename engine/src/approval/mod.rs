@@ -1,6 +1,7 @@
 //! Approvals: a person's (or a rule's, or a timeout's) decision on one gated tool call.
 //! `gate` is the one place where a new call is decided; `decide` applies a person's decision or a
-//! timeout; `rules` matches "allow for this thread".
+//! timeout, and supersedes an approval whose target changed before the call ran (what was approved
+//! is what runs); `rules` matches "allow for this thread".
 
 pub mod decide;
 pub mod gate;
@@ -20,6 +21,9 @@ pub enum ApprovalStatus {
     TimedOut,
     /// The run was stopped before anyone decided.
     Cancelled,
+    /// Approved, but what the call would change (a file's content) changed after the card was
+    /// shown: it did not run, and a new approval with the new preview took its place.
+    Superseded,
 }
 
 impl ApprovalStatus {
@@ -30,6 +34,7 @@ impl ApprovalStatus {
             Self::Denied => "denied",
             Self::TimedOut => "timed_out",
             Self::Cancelled => "cancelled",
+            Self::Superseded => "superseded",
         }
     }
     pub fn parse(s: &str) -> Option<Self> {
@@ -39,6 +44,7 @@ impl ApprovalStatus {
             "denied" => Self::Denied,
             "timed_out" => Self::TimedOut,
             "cancelled" => Self::Cancelled,
+            "superseded" => Self::Superseded,
             _ => return None,
         })
     }
@@ -58,6 +64,8 @@ pub enum DecidedBy {
     Timeout,
     /// The run was stopped while the approval waited.
     RunStopped,
+    /// The call's target changed after the card was shown; `replaced_by` is the new approval.
+    TargetChanged { replaced_by: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

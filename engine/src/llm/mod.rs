@@ -11,6 +11,7 @@ use crate::tools::ToolSpec;
 mod errors;
 pub mod openai;
 mod openai_wire;
+mod sse_limit;
 mod tool_call_accumulator;
 
 pub use errors::ProviderError;

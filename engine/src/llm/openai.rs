@@ -14,6 +14,7 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::openai_wire::{self, ChatRequest};
+use super::sse_limit::{EventSizeGuard, EventTooLong};
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
 use crate::message::Message;
 
@@ -28,7 +29,12 @@ pub struct OpenAiConfig {
     pub idle_timeout: Duration,
     /// The whole of a non-streamed request.
     pub request_timeout: Duration,
+    /// Longest single server-sent event (a line without end is one); a longer one fails the turn.
+    pub max_event_bytes: usize,
 }
+
+/// 4 MiB: far above any real chunk (a few hundred bytes), far below trouble.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
 
 impl OpenAiConfig {
     /// A config with the usual timeouts (connect 10 s, idle 120 s, request 60 s).
@@ -40,6 +46,7 @@ impl OpenAiConfig {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
             request_timeout: Duration::from_secs(60),
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
         }
     }
 }
@@ -54,6 +61,7 @@ impl fmt::Debug for OpenAiConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("request_timeout", &self.request_timeout)
+            .field("max_event_bytes", &self.max_event_bytes)
             .finish()
     }
 }
@@ -84,6 +92,10 @@ impl OpenAiCompatible {
         Ok(Self { config, endpoint, client })
     }
 
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
     fn api_key(&self) -> Option<&str> {
         self.config.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty())
     }
@@ -103,7 +115,7 @@ impl OpenAiCompatible {
         if status.is_success() {
             return Ok(response);
         }
-        let body = response.text().await.unwrap_or_default();
+        let body = read_capped(response, MAX_ERROR_BODY).await.unwrap_or_default();
         let message = openai_wire::error_message(&body)
             .unwrap_or_else(|| status.canonical_reason().unwrap_or("no details given").to_string());
         Err(ProviderError::Http { status: status.as_u16(), message: self.redact(message) })
@@ -126,6 +138,23 @@ impl OpenAiCompatible {
             _ => text,
         }
     }
+}
+
+/// An error body is read this far (its message is near the start).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// A non-streamed completion (a thread title) is read this far.
+const MAX_COMPLETION_BODY: usize = 1024 * 1024;
+
+/// Reads a response body as text, failing once it passes `max` bytes instead of holding it all.
+async fn read_capped(mut response: reqwest::Response, max: usize) -> Result<String, ProviderError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| ProviderError::Stream(innermost(&e)))? {
+        if body.len() + chunk.len() > max {
+            return Err(ProviderError::Stream(format!("the answer was longer than {max} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// The most specific cause in an error chain, e.g. "Connection refused (os error 111)".
@@ -162,7 +191,12 @@ impl Provider for OpenAiCompatible {
                 answered.map_err(|_| ProviderError::timeout("no answer", idle))??
             }
         };
-        let events = response.bytes_stream().eventsource().boxed();
+        let mut guard = EventSizeGuard::new(self.config.max_event_bytes);
+        let body = response.bytes_stream().map(move |chunk| match chunk {
+            Ok(bytes) => guard.check(&bytes).map(|()| bytes).map_err(Transport::TooLong),
+            Err(e) => Err(Transport::Http(e)),
+        });
+        let events = body.eventsource().boxed();
         let state = TurnState {
             events: Some(events),
             pending: VecDeque::new(),
@@ -187,14 +221,21 @@ impl Provider for OpenAiCompatible {
         let limit = self.config.request_timeout;
         let answer = async {
             let response = self.send(self.post(&body)).await?;
-            let text = response.text().await.map_err(|e| ProviderError::Stream(innermost(&e)))?;
+            let text = read_capped(response, MAX_COMPLETION_BODY).await?;
             openai_wire::completion_text(&text)
         };
         tokio::time::timeout(limit, answer).await.map_err(|_| ProviderError::timeout("no complete answer", limit))?
     }
 }
 
-type SseEvents = BoxStream<'static, Result<Event, EventStreamError<reqwest::Error>>>;
+/// What can break the body of a streamed turn below the SSE parser.
+#[derive(Debug)]
+enum Transport {
+    Http(reqwest::Error),
+    TooLong(EventTooLong),
+}
+
+type SseEvents = BoxStream<'static, Result<Event, EventStreamError<Transport>>>;
 
 /// Reading one streamed turn: SSE events in, `StreamEvent`s out, until finished, failed or cancelled.
 struct TurnState {
@@ -216,7 +257,7 @@ struct TurnState {
 
 /// What waiting for the next SSE event came to.
 enum Waited {
-    Event(Option<Result<Event, EventStreamError<reqwest::Error>>>),
+    Event(Option<Result<Event, EventStreamError<Transport>>>),
     Silent,
     Cancelled,
 }
@@ -309,9 +350,10 @@ impl TurnState {
     }
 }
 
-fn describe_sse_error(e: &EventStreamError<reqwest::Error>) -> String {
+fn describe_sse_error(e: &EventStreamError<Transport>) -> String {
     match e {
-        EventStreamError::Transport(e) => format!("the connection broke ({})", innermost(e)),
+        EventStreamError::Transport(Transport::Http(e)) => format!("the connection broke ({})", innermost(e)),
+        EventStreamError::Transport(Transport::TooLong(e)) => format!("{e}; the stream was cut"),
         EventStreamError::Utf8(e) => format!("the stream is not valid UTF-8 ({e})"),
         EventStreamError::Parser(e) => format!("the stream is not valid server-sent events ({e})"),
     }

@@ -67,6 +67,11 @@ impl ToolCallAccumulator {
         self.calls.is_empty()
     }
 
+    /// How many distinct calls (indexes) were seen so far.
+    pub fn len(&self) -> usize {
+        self.calls.len()
+    }
+
     /// The calls in index order; an error for each call that lacks a name or an id.
     pub fn finish(self) -> Vec<Result<AssembledCall, IncompleteToolCall>> {
         self.calls

@@ -112,7 +112,9 @@ async fn settle_latest_turn(
                 if cancel.is_cancelled() {
                     break;
                 }
-                execute(rt, run, step, call, cancel).await?;
+                if execute(rt, run, step, call, cancel).await? == Executed::AskedAgain {
+                    pending = true;
+                }
             }
             ToolCallStatus::Pending => pending = true,
             _ => {}
@@ -121,15 +123,25 @@ async fn settle_latest_turn(
     Ok(Some(pending))
 }
 
+#[derive(Debug, PartialEq, Eq)]
+enum Executed {
+    /// Ran (or was claimed elsewhere, or was cut short); the call is settled or left for restart.
+    Settled,
+    /// Its target changed after the card was shown: it did not run and waits for a new decision.
+    AskedAgain,
+}
+
 async fn execute(
     rt: &Arc<Runtime>,
     run: &RunSummary,
     step: u32,
     call: &ToolCallRecord,
     cancel: &CancellationToken,
-) -> Result<()> {
+) -> Result<Executed> {
+    // Read before the claim: the approval that cleared this call, and the target state it saw.
+    let binding = rt.store.binding_of_call(&call.id).await?;
     if !rt.store.mark_tool_call_started(&call.id).await? {
-        return Ok(());
+        return Ok(Executed::Settled);
     }
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
     let registry = rt.tools.snapshot();
@@ -147,31 +159,57 @@ async fn execute(
         }
     });
     let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx) };
+    let limit = rt.config.tool_timeout;
+    // `None`: the per-call limit ran out.
     let result = match registry.get(&call.name) {
-        Some(tool) => tool.call(call.arguments.clone(), ctx).await,
-        None => Err(ToolError::Failed(format!("the tool `{}` is no longer available", call.name))),
+        Some(tool) => {
+            let args = call.arguments.clone();
+            let running = async {
+                match &binding {
+                    Some((_, state)) => tool.call_if_unchanged(args, ctx, state).await,
+                    None => tool.call(args, ctx).await,
+                }
+            };
+            // Whatever the tool does, Stop and the per-call limit end the wait; dropping the
+            // future is how a tool is told to give up (the shell kills its process group).
+            tokio::select! {
+                result = running => Some(result),
+                _ = cancel.cancelled() => Some(Err(ToolError::Cancelled)),
+                _ = tokio::time::sleep(limit) => None,
+            }
+        }
+        None => Some(Err(ToolError::Failed(format!("the tool `{}` is no longer available", call.name)))),
     };
     let _ = forward.await;
     if rt.shutdown.is_cancelled() {
         // Leave the call marked running: after the restart it shows as interrupted.
-        return Ok(());
+        return Ok(Executed::Settled);
     }
     let output = match result {
-        Ok(mut out) => {
+        None => ToolOutput::error(outcome_text::tool_timed_out(limit)),
+        Some(Ok(mut out)) => {
             if let Some(structured) = out.structured.take() {
                 out.content.push(ToolContent::Text { text: format!("structured content: {structured}") });
             }
             out
         }
-        Err(ToolError::Cancelled) => ToolOutput::error(outcome_text::CANCELLED_WHILE_RUNNING),
-        Err(e) => ToolOutput::error(format!("Error: {e}")),
+        Some(Err(ToolError::TargetChanged { .. })) => {
+            if let Some((approval, _)) = &binding {
+                if crate::approval::decide::supersede_changed_target(rt, call, approval).await? {
+                    return Ok(Executed::AskedAgain);
+                }
+            }
+            ToolOutput::error(format!("Error: {}", ToolError::TargetChanged { now: String::new() }))
+        }
+        Some(Err(ToolError::Cancelled)) => ToolOutput::error(outcome_text::CANCELLED_WHILE_RUNNING),
+        Some(Err(e)) => ToolOutput::error(format!("Error: {e}")),
     };
     let (_, truncated) = for_model(&output.content, rt.config.tool_output_limit);
     rt.store
         .settle_tool_call(&call.id, ToolCallStatus::Running, ToolCallStatus::Done, &output.content, output.is_error, truncated)
         .await?;
     emit_result(rt, &run.id, &call.id, &output.content, output.is_error);
-    Ok(())
+    Ok(Executed::Settled)
 }
 
 /// Longest time streamed text waits before it is relayed (one frame at 60 Hz).
@@ -211,6 +249,9 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
     let mut last_sent = tokio::time::Instant::now() - TEXT_FRAME;
     let mut calls = ToolCallAccumulator::default();
     let mut failure = None;
+    let (max_bytes, max_calls) = (rt.config.max_turn_bytes, rt.config.max_tool_calls_per_turn);
+    let mut turn_bytes = 0usize;
+    let mut cut: Option<String> = None;
     // Both made once: a timer or waiter registered per chunk would cost more than the chunk.
     let cancelled = cancel.cancelled();
     tokio::pin!(cancelled);
@@ -232,8 +273,12 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
         let Some(chunk) = chunk else { break };
         for item in chunk {
             match item {
-                Ok(StreamEvent::TextDelta(t)) => unsent.push_str(&t),
+                Ok(StreamEvent::TextDelta(t)) => {
+                    turn_bytes += t.len();
+                    unsent.push_str(&t)
+                }
                 Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments }) => {
+                    turn_bytes += arguments.len() + name.as_ref().map_or(0, String::len) + call_id.as_ref().map_or(0, String::len);
                     calls.push(index, call_id.as_deref(), name.as_deref(), &arguments)
                 }
                 Ok(StreamEvent::Finished { .. }) => {}
@@ -242,6 +287,20 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                     break;
                 }
             }
+            // Checked per event, so what is held never grows far past the caps.
+            if turn_bytes > max_bytes {
+                cut = Some(format!("exceeded {max_bytes} bytes"));
+            } else if calls.len() > max_calls {
+                cut = Some(format!("asked for more than {max_calls} tool calls"));
+            }
+            if cut.is_some() {
+                break;
+            }
+        }
+        if let Some(what) = cut {
+            drop(stream);
+            tracing::warn!(run_id = run.id, what, "model turn cut");
+            return Ok(Turn::Failed(outcome_text::turn_cut(&what)));
         }
         if !unsent.is_empty() && tokio::time::Instant::now() >= flush_at {
             send_text(rt, &run.id, &mut unsent, &mut text);
@@ -302,10 +361,19 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
         let tool = registry.get(&name);
         let (summary, risk, needs_approval, origin, preview) = match (&tool, &decision) {
             (Some(t), CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask) => {
-                let preview = if matches!(decision, CallDecision::Ask) { t.preview(&arguments).await } else { None };
-                (t.summary(&arguments), t.risk(&arguments), t.needs_approval(&arguments), t.origin(), preview)
+                let (preview, state) = if matches!(decision, CallDecision::Ask) {
+                    // Bounded like a call: a preview reads the target (a file) and must not hang the turn.
+                    tokio::select! {
+                        shown = t.preview_with_state(&arguments) => shown,
+                        _ = tokio::time::sleep(rt.config.tool_timeout) => (None, None),
+                        _ = cancel.cancelled() => return Ok(Turn::Stopped { message_id: None }),
+                    }
+                } else {
+                    (None, None)
+                };
+                (t.summary(&arguments), t.risk(&arguments), t.needs_approval(&arguments), t.origin(), (preview, state))
             }
-            _ => (format!("Invalid call to `{name}`"), Risk::Low, false, tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn), None),
+            _ => (format!("Invalid call to `{name}`"), Risk::Low, false, tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn), (None, None)),
         };
         planned.push((position as u32, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, preview));
     }
@@ -315,7 +383,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
     let mut tx = rt.store.pool().begin().await?;
     let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
     let mut after = Vec::new();
-    for (position, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, preview) in planned {
+    for (position, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, (preview, state)) in planned {
         let (status, output) = match &decision {
             CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
             CallDecision::Ask => (ToolCallStatus::Pending, None),
@@ -334,7 +402,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
             summary,
             risk,
             needs_approval,
-            preview,
+            preview: preview.clone(),
             status,
             output: output.clone(),
         })
@@ -358,6 +426,8 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                     status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
                     decision: by_rule.as_ref(),
                     expires_at: if by_rule.is_none() { expires_at.clone() } else { None },
+                    preview: preview.as_ref(),
+                    target_state: state.as_deref(),
                 })
                 .await?;
                 Some(approval_id)

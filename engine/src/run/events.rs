@@ -172,8 +172,10 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>)
             }
         }
         if !batch.is_empty() {
-            if let Err(e) = store.append_events(&batch).await {
-                tracing::error!(error = %e, lost = batch.len(), "could not write run events");
+            match store.append_events(&batch).await {
+                Ok(0) => {}
+                Ok(dropped) => tracing::warn!(dropped, of = batch.len(), "some run events could not be stored"),
+                Err(e) => tracing::error!(error = %e, lost = batch.len(), "could not write run events"),
             }
             batch.clear();
         }

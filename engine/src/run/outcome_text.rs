@@ -25,6 +25,27 @@ pub const CANCELLED: &str = "The run was stopped by the user before this call ra
 pub const CANCELLED_WHILE_RUNNING: &str = "The run was stopped by the user while this call was running; it was \
      cancelled and may have done part of its work.";
 
+/// A call that ran past the per-call limit (`WARDEN_TOOL_TIMEOUT_SECS`).
+pub fn tool_timed_out(limit: std::time::Duration) -> String {
+    format!(
+        "The tool did not finish within {}, so Warden stopped waiting for it; it may have done part of its work.",
+        human(limit)
+    )
+}
+
+/// A model turn that ran past a cap; it is not kept and its calls do not run.
+pub fn turn_cut(what: &str) -> String {
+    format!("The model's answer {what} and was cut; nothing it asked for was run. Retry, or ask for a shorter answer.")
+}
+
+fn human(d: std::time::Duration) -> String {
+    if d.as_secs() >= 1 && d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
 pub const NO_RESULT: &str = "No result was recorded for this call.";
 
 /// The text of a result as the model sees it: text parts joined, at most `limit` bytes.

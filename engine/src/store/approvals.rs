@@ -8,6 +8,7 @@ use sqlx::{Row, Sqlite, Transaction};
 use super::tool_calls::risk_from;
 use super::{from_json, json, now, Store};
 use crate::approval::{Approval, ApprovalStatus, Decision};
+use crate::tools::Preview;
 use crate::error::{Error, Result};
 
 pub struct NewApproval<'a> {
@@ -19,6 +20,10 @@ pub struct NewApproval<'a> {
     pub status: ApprovalStatus,
     pub decision: Option<&'a Decision>,
     pub expires_at: Option<String>,
+    /// What the card shows besides the arguments.
+    pub preview: Option<&'a Preview>,
+    /// The target's state when the preview was made; the call runs only while it holds.
+    pub target_state: Option<&'a str>,
 }
 
 fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
@@ -46,7 +51,7 @@ fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
 }
 
 const SELECT: &str = "SELECT a.id, a.run_id, a.thread_id, a.tool_call_id, t.name, t.origin, a.arguments, t.summary, \
-                      t.risk, t.preview, a.status, a.created_at, a.decided_at, a.expires_at, a.decision \
+                      t.risk, a.preview, a.status, a.created_at, a.decided_at, a.expires_at, a.decision \
                       FROM approvals a JOIN tool_calls t ON t.id = a.tool_call_id";
 
 impl Store {
@@ -54,7 +59,7 @@ impl Store {
         let decided = a.decision.is_some().then(now);
         sqlx::query(
             "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
-               decided_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(a.id)
         .bind(a.tool_call_id)
@@ -66,6 +71,8 @@ impl Store {
         .bind(now())
         .bind(decided)
         .bind(&a.expires_at)
+        .bind(a.preview.map(json).transpose()?)
+        .bind(a.target_state)
         .execute(&mut **tx)
         .await?;
         Ok(())
@@ -80,8 +87,11 @@ impl Store {
         approval_from_row(&row)
     }
 
+    /// The call's latest approval (a call has several only when its target changed).
     pub async fn approval_of_call(&self, tool_call_id: &str) -> Result<Option<Approval>> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.tool_call_id = ?")))
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
+        )))
             .bind(tool_call_id)
             .fetch_optional(&self.pool)
             .await?;
@@ -142,6 +152,38 @@ impl Store {
 }
 
 impl Store {
+    /// The approval that cleared the call to run and the target state it is bound to, if any.
+    pub async fn binding_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, String)>> {
+        let Some(approval) = self.approval_of_call(tool_call_id).await? else { return Ok(None) };
+        if approval.status != ApprovalStatus::Approved {
+            return Ok(None);
+        }
+        let state: Option<String> = sqlx::query_scalar("SELECT target_state FROM approvals WHERE id = ?")
+            .bind(&approval.id)
+            .fetch_optional(&self.pool)
+            .await?
+            .flatten();
+        Ok(state.map(|s| (approval, s)))
+    }
+
+    /// Within a transaction: an approved approval whose target changed is settled as superseded.
+    pub async fn supersede_approval(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        decision: &Decision,
+    ) -> Result<bool> {
+        let r = sqlx::query(
+            "UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'approved'",
+        )
+        .bind(decision.status.as_str())
+        .bind(json(decision)?)
+        .bind(now())
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
     pub async fn approvals_of_run_pending(&self, run_id: &str) -> Result<Vec<Approval>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.run_id = ? AND a.status = 'pending'")))
             .bind(run_id)

@@ -16,16 +16,42 @@ pub struct StoredEvent {
 }
 
 impl Store {
-    pub async fn append_events(&self, events: &[StoredEvent]) -> Result<()> {
+    /// Appends a batch of events and returns how many were dropped. One bad row never costs the
+    /// others: events of runs that no longer exist (a late event after the thread was deleted) are
+    /// skipped by the insert itself, and if the batch still fails, each row is tried on its own and
+    /// only the rows that fail are dropped (and logged).
+    pub async fn append_events(&self, events: &[StoredEvent]) -> Result<usize> {
+        match self.insert_events(events).await {
+            Ok(()) => Ok(0),
+            Err(batch_error) => {
+                tracing::warn!(error = %batch_error, rows = events.len(), "event batch failed; writing row by row");
+                let mut dropped = 0;
+                for e in events {
+                    if let Err(error) = self.insert_events(std::slice::from_ref(e)).await {
+                        tracing::error!(run_id = e.run_id, seq = e.seq, kind = e.kind, %error, "dropped a run event");
+                        dropped += 1;
+                    }
+                }
+                Ok(dropped)
+            }
+        }
+    }
+
+    async fn insert_events(&self, events: &[StoredEvent]) -> Result<()> {
         let mut tx = self.pool.begin().await?;
         for e in events {
-            sqlx::query("INSERT OR IGNORE INTO run_events (run_id, seq, kind, data) VALUES (?, ?, ?, ?)")
-                .bind(&e.run_id)
-                .bind(e.seq as i64)
-                .bind(e.kind)
-                .bind(&e.data)
-                .execute(&mut *tx)
-                .await?;
+            // `WHERE EXISTS`: a run deleted while its driver still emitted has no row to point to.
+            sqlx::query(
+                "INSERT OR IGNORE INTO run_events (run_id, seq, kind, data) \
+                 SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
+            )
+            .bind(&e.run_id)
+            .bind(i64::try_from(e.seq).map_err(|_| crate::error::Error::Corrupt(format!("event number {} is too large", e.seq)))?)
+            .bind(e.kind)
+            .bind(&e.data)
+            .bind(&e.run_id)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -33,9 +59,12 @@ impl Store {
 
     /// Events of a run after `after` (exclusive), in order: (seq, kind, data).
     pub async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String, String)>> {
+        // A client's Last-Event-ID above i64::MAX must mean "after everything", not wrap to a
+        // negative number that replays the whole log.
+        let after = i64::try_from(after).unwrap_or(i64::MAX);
         let rows = sqlx::query("SELECT seq, kind, data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq")
             .bind(run_id)
-            .bind(after as i64)
+            .bind(after)
             .fetch_all(&self.pool)
             .await?;
         rows.iter()

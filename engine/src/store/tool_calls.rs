@@ -199,6 +199,28 @@ impl Store {
 }
 
 impl Store {
+    /// Within a transaction: a call claimed to run whose target changed goes back to waiting for a
+    /// person, with the new card's summary, risk and preview.
+    pub async fn reopen_call(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        summary: &str,
+        risk: Risk,
+        preview: Option<&Preview>,
+    ) -> Result<bool> {
+        let r = sqlx::query(
+            "UPDATE tool_calls SET status = 'pending', summary = ?, risk = ?, preview = ?, started_at = NULL \
+             WHERE id = ? AND status = 'running'",
+        )
+        .bind(summary)
+        .bind(risk_str(risk))
+        .bind(preview.map(json).transpose()?)
+        .bind(id)
+        .execute(&mut **tx)
+        .await?;
+        Ok(r.rows_affected() == 1)
+    }
+
     /// Settles every call of a run that has not started (pending or approved) as cancelled.
     pub async fn cancel_unstarted_calls(&self, run_id: &str, output: &[ToolContent]) -> Result<()> {
         sqlx::query(

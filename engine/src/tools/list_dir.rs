@@ -5,6 +5,9 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use std::collections::BinaryHeap;
+
+use super::regular_file::{kind, off_thread};
 use super::{args, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 
 /// At most this many entries are listed; the rest are counted in a note.
@@ -63,42 +66,67 @@ impl Tool for ListDir {
 
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let Args { path } = args::parse(args)?;
-        let dir = self.workspace.resolve(&path)?;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        let mut reader = match tokio::fs::read_dir(&dir).await {
-            Ok(reader) => reader,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(ToolOutput::error(format!("`{path}` does not exist")));
-            }
-            Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
-                return Ok(ToolOutput::error(format!("`{path}` is a file, not a folder; use read_file")));
-            }
-            Err(err) => return Err(err.into()),
-        };
-        let mut entries = Vec::new();
-        while let Some(entry) = reader.next_entry().await? {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            // symlink_metadata: show links as links rather than following them out of the workspace.
-            let line = match entry.path().symlink_metadata() {
-                Ok(meta) if meta.is_dir() => format!("{name}/"),
-                Ok(meta) if meta.is_symlink() => format!("{name} -> (symbolic link)"),
-                Ok(meta) => format!("{name} ({} bytes)", meta.len()),
-                Err(_) => format!("{name} (unreadable)"),
-            };
-            entries.push((name, line));
-        }
-        entries.sort();
-        let total = entries.len();
-        let mut text = if total == 0 { format!("`{path}` is empty") } else { String::new() };
-        let shown: Vec<String> = entries.into_iter().take(MAX_ENTRIES).map(|(_, line)| line).collect();
-        text.push_str(&shown.join("\n"));
-        if total > MAX_ENTRIES {
-            text.push_str(&format!("\n[{} more entries not shown]", total - MAX_ENTRIES));
-        }
-        Ok(ToolOutput::text(text))
+        let workspace = self.workspace.clone();
+        off_thread(&ctx.cancel, move || list(&workspace, &path)).await
     }
+}
+
+/// Blocking: the first `MAX_ENTRIES` entries by name. Only that many are held at a time (a heap
+/// of the smallest names), so a folder with millions of entries costs time, never memory.
+fn list(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
+    let dir = workspace.resolve(path)?;
+    match dir.symlink_metadata() {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(ToolOutput::error(format!("`{path}` does not exist")));
+        }
+        Err(err) => return Err(err.into()),
+        Ok(meta) if meta.is_file() => {
+            return Ok(ToolOutput::error(format!("`{path}` is a file, not a folder; use read_file")));
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Ok(ToolOutput::error(format!("`{path}` is {}, not a folder", kind(meta.file_type()))));
+        }
+        Ok(_) => {}
+    }
+    let reader = match std::fs::read_dir(&dir) {
+        Ok(reader) => reader,
+        Err(err) if err.kind() == std::io::ErrorKind::NotADirectory => {
+            return Ok(ToolOutput::error(format!("`{path}` is a file, not a folder; use read_file")));
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let mut kept: BinaryHeap<(String, std::path::PathBuf)> = BinaryHeap::new();
+    let mut total = 0usize;
+    for entry in reader {
+        let entry = entry?;
+        total += 1;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if kept.len() == MAX_ENTRIES {
+            if kept.peek().is_some_and(|(largest, _)| name >= *largest) {
+                continue;
+            }
+            kept.pop();
+        }
+        kept.push((name, entry.path()));
+    }
+    let entries = kept.into_sorted_vec();
+    let mut text = if total == 0 { format!("`{path}` is empty") } else { String::new() };
+    let shown: Vec<String> = entries
+        .into_iter()
+        // symlink_metadata: show links as links rather than following them out of the workspace.
+        .map(|(name, full)| match full.symlink_metadata() {
+            Ok(meta) if meta.is_dir() => format!("{name}/"),
+            Ok(meta) if meta.is_symlink() => format!("{name} -> (symbolic link)"),
+            Ok(meta) if meta.is_file() => format!("{name} ({} bytes)", meta.len()),
+            Ok(meta) => format!("{name} ({})", kind(meta.file_type())),
+            Err(_) => format!("{name} (unreadable)"),
+        })
+        .collect();
+    text.push_str(&shown.join("\n"));
+    if total > MAX_ENTRIES {
+        text.push_str(&format!("\n[{} more entries not shown]", total - MAX_ENTRIES));
+    }
+    Ok(ToolOutput::text(text))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod args;
 pub mod list_dir;
 pub mod read_file;
 pub mod registry;
+pub mod regular_file;
 pub mod shell;
 #[cfg(test)]
 mod test_support;
@@ -112,6 +113,10 @@ pub enum ToolError {
     Cancelled,
     #[error("server `{0}` is offline")]
     Offline(String),
+    /// What the call would change is no longer as the approval card showed it; nothing was done.
+    /// `now` is the target's current state (see `Tool::preview_with_state`).
+    #[error("the target changed after the approval card was shown; nothing was done")]
+    TargetChanged { now: String },
     #[error("{0}")]
     Failed(String),
 }
@@ -139,5 +144,19 @@ pub trait Tool: Send + Sync {
     async fn preview(&self, _args: &Value) -> Option<Preview> {
         None
     }
+    /// The card's preview together with the state of what the call would change, read in one go
+    /// so the two belong together (for a file write: `sha256:<hex>` of the current content, or
+    /// `absent`). The approval keeps the state and the call runs only while it still holds; see
+    /// `approval::decide` ("What was approved is what runs"). `None`: nothing to bind to.
+    async fn preview_with_state(&self, args: &Value) -> (Option<Preview>, Option<String>) {
+        (self.preview(args).await, None)
+    }
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+    /// Runs the call only if its target is still in the `expected` state that
+    /// `preview_with_state` reported; otherwise `ToolError::TargetChanged` and nothing happens.
+    /// Tools that report no state ignore `expected`.
+    async fn call_if_unchanged(&self, args: Value, ctx: ToolContext, expected: &str) -> Result<ToolOutput, ToolError> {
+        let _ = expected;
+        self.call(args, ctx).await
+    }
 }

@@ -4,8 +4,7 @@
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
-
+use super::regular_file::{off_thread, open_for_read, read_capped, Opened};
 use super::{args, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 
 /// Larger files are cut here, with a note, so one call cannot flood the model's context.
@@ -65,34 +64,33 @@ impl Tool for ReadFile {
 
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let Args { path } = args::parse(args)?;
-        let file_path = self.workspace.resolve(&path)?;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        let meta = match tokio::fs::metadata(&file_path).await {
-            Ok(meta) => meta,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(ToolOutput::error(format!("`{path}` does not exist")));
-            }
-            Err(err) => return Err(err.into()),
-        };
-        if meta.is_dir() {
+        let workspace = self.workspace.clone();
+        off_thread(&ctx.cancel, move || read(&workspace, &path)).await
+    }
+}
+
+/// Blocking: resolves the path and reads at most `MAX_BYTES` of a regular file.
+fn read(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
+    let file_path = workspace.resolve(path)?;
+    let (mut file, meta) = match open_for_read(&file_path)? {
+        Opened::File(file, meta) => (file, meta),
+        Opened::Missing => return Ok(ToolOutput::error(format!("`{path}` does not exist"))),
+        Opened::NotRegular(kind) if kind == "a folder" => {
             return Ok(ToolOutput::error(format!("`{path}` is a folder, not a file; use list_dir to see its entries")));
         }
-        let mut bytes = Vec::new();
-        tokio::fs::File::open(&file_path).await?.take(MAX_BYTES).read_to_end(&mut bytes).await?;
-        if bytes.contains(&0) {
-            return Ok(ToolOutput::error(format!(
-                "`{path}` looks like a binary file ({} bytes); not shown",
-                meta.len()
-            )));
+        Opened::NotRegular(kind) => {
+            return Ok(ToolOutput::error(format!("`{path}` is {kind}, not a regular file; it is not read")));
         }
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        if meta.len() > MAX_BYTES {
-            text.push_str(&format!("\n[file cut at {MAX_BYTES} of {} bytes]", meta.len()));
-        }
-        Ok(ToolOutput::text(text))
+    };
+    let bytes = read_capped(&mut file, MAX_BYTES)?;
+    if bytes.contains(&0) {
+        return Ok(ToolOutput::error(format!("`{path}` looks like a binary file ({} bytes); not shown", meta.len())));
     }
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if meta.len() > MAX_BYTES {
+        text.push_str(&format!("\n[file cut at {MAX_BYTES} of {} bytes]", meta.len()));
+    }
+    Ok(ToolOutput::text(text))
 }
 
 #[cfg(test)]
@@ -146,6 +144,28 @@ mod tests {
             "{}",
             &text[text.len() - 80..]
         );
+    }
+
+    #[tokio::test]
+    async fn a_fifo_in_the_workspace_is_refused_at_once_not_read() {
+        let (dir, tool) = tool();
+        let fifo = std::ffi::CString::new(dir.path().join("pipe").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+        // No writer opens the FIFO while the tool runs: a blocking open or read would never return.
+        // If one does hang, the guard opens the writing end on the way out so the test ends.
+        struct Unblock(std::ffi::CString);
+        impl Drop for Unblock {
+            fn drop(&mut self) {
+                unsafe { libc::close(libc::open(self.0.as_ptr(), libc::O_WRONLY | libc::O_NONBLOCK)) };
+            }
+        }
+        let _unblock = Unblock(fifo);
+        let out = tokio::time::timeout(std::time::Duration::from_secs(10), tool.call(json!({"path": "pipe"}), ctx()))
+            .await
+            .expect("read_file returns instead of hanging on a FIFO")
+            .unwrap();
+        assert!(out.is_error);
+        assert!(text_of(&out).contains("is a FIFO (named pipe), not a regular file"), "{}", text_of(&out));
     }
 
     #[tokio::test]

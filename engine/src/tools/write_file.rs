@@ -5,6 +5,9 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use tokio_util::sync::CancellationToken;
+
+use super::regular_file::{self, hash_and_head, off_thread, open_for_read, Opened, WriteRefused, ABSENT};
 use super::{args, Preview, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 
 pub struct WriteFile {
@@ -74,37 +77,95 @@ impl Tool for WriteFile {
     }
 
     async fn preview(&self, args: &Value) -> Option<Preview> {
-        let a = args::peek::<Args>(args)?;
-        let target = self.workspace.resolve(&a.path).ok()?;
-        let current = match tokio::fs::read(&target).await {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(_) => String::new(),
+        self.preview_with_state(args).await.0
+    }
+
+    async fn preview_with_state(&self, args: &Value) -> (Option<Preview>, Option<String>) {
+        let Some(a) = args::peek::<Args>(args) else { return (None, None) };
+        let workspace = self.workspace.clone();
+        let work = move || -> Result<(Preview, String), ToolError> {
+            let target = workspace.resolve(&a.path)?;
+            let (state, diff) = match open_for_read(&target)? {
+                Opened::Missing => (ABSENT.to_string(), diff(&a.path, "", &a.content)),
+                Opened::NotRegular(kind) => {
+                    (format!("not-a-file: {kind}"), format!("`{}` is {kind}, not a regular file: the write will be refused", a.path))
+                }
+                Opened::File(mut file, meta) => {
+                    let (state, head) = hash_and_head(&mut file, MAX_DIFF_BYTES as usize)?;
+                    let diff = if meta.len() > MAX_DIFF_BYTES || head.contains(&0) {
+                        format!(
+                            "(the current `{}` is {} bytes{}: no diff shown; the write replaces it with {} bytes)",
+                            a.path,
+                            meta.len(),
+                            if head.contains(&0) { " of binary data" } else { "" },
+                            a.content.len()
+                        )
+                    } else {
+                        diff(&a.path, &String::from_utf8_lossy(&head), &a.content)
+                    };
+                    (state, diff)
+                }
+            };
+            Ok((Preview::Diff { path: a.path, diff }, state))
         };
-        let diff = similar::TextDiff::from_lines(current.as_str(), a.content.as_str())
-            .unified_diff()
-            .header(&format!("a/{}", a.path), &format!("b/{}", a.path))
-            .to_string();
-        Some(Preview::Diff { path: a.path, diff })
+        match off_thread(&CancellationToken::new(), work).await {
+            Ok((preview, state)) => (Some(preview), Some(state)),
+            // A path outside the workspace: no card material; the call itself is refused when run.
+            Err(ToolError::PathEscapesWorkspace(_)) => (None, None),
+            Err(e) => {
+                tracing::warn!(error = %e, "write_file preview failed");
+                (None, None)
+            }
+        }
     }
 
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let Args { path, content } = args::parse(args)?;
-        let target = self.workspace.resolve(&path)?;
-        if ctx.cancel.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        if target.is_dir() {
-            return Ok(ToolOutput::error(format!("`{path}` is a folder; give a file path")));
-        }
-        let existed = target.exists();
-        // `resolve` left only plain, not yet existing names after the last real folder, so this stays inside.
-        if let Some(parent) = target.parent() {
-            tokio::fs::create_dir_all(parent).await?;
-        }
-        tokio::fs::write(&target, content.as_bytes()).await?;
-        let what = if existed { "replaced existing file" } else { "new file" };
-        Ok(ToolOutput::text(format!("Wrote {} bytes to `{path}` ({what})", content.len())))
+        self.write(args, ctx, None).await
     }
+
+    async fn call_if_unchanged(&self, args: Value, ctx: ToolContext, expected: &str) -> Result<ToolOutput, ToolError> {
+        self.write(args, ctx, Some(expected.to_string())).await
+    }
+}
+
+impl WriteFile {
+    async fn write(&self, args: Value, ctx: ToolContext, expected: Option<String>) -> Result<ToolOutput, ToolError> {
+        let Args { path, content } = args::parse(args)?;
+        let workspace = self.workspace.clone();
+        off_thread(&ctx.cancel, move || {
+            let target = workspace.resolve(&path)?;
+            if target.is_dir() {
+                return Ok(ToolOutput::error(format!("`{path}` is a folder; give a file path")));
+            }
+            // `resolve` left only plain, not yet existing names after the last real folder, so this stays inside.
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            match regular_file::write(&target, content.as_bytes(), expected.as_deref())? {
+                Ok(existed) => {
+                    let what = if existed { "replaced existing file" } else { "new file" };
+                    Ok(ToolOutput::text(format!("Wrote {} bytes to `{path}` ({what})", content.len())))
+                }
+                Err(WriteRefused::NotRegular(kind)) => {
+                    Ok(ToolOutput::error(format!("`{path}` is {kind}, not a regular file; nothing was written")))
+                }
+                Err(WriteRefused::Changed { now }) => Err(ToolError::TargetChanged { now }),
+            }
+        })
+        .await
+    }
+}
+
+/// Files up to this size get a diff on the card; larger ones a note.
+const MAX_DIFF_BYTES: u64 = 512 * 1024;
+
+fn diff(path: &str, current: &str, new: &str) -> String {
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(current, new)
+        .unified_diff()
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
 }
 
 #[cfg(test)]
@@ -171,6 +232,20 @@ mod tests {
         }
         assert!(!outside.path().join("escape.txt").exists());
         assert!(!dir.path().parent().unwrap().join("escape.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn a_fifo_is_never_opened_for_writing_or_previewed() {
+        let (dir, tool) = tool();
+        let fifo = std::ffi::CString::new(dir.path().join("pipe").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
+        let args = json!({"path": "pipe", "content": "x"});
+        let guard = std::time::Duration::from_secs(10);
+        let (preview, state) = tokio::time::timeout(guard, tool.preview_with_state(&args)).await.expect("preview returns");
+        assert!(matches!(preview, Some(Preview::Diff { ref diff, .. }) if diff.contains("not a regular file")), "{preview:?}");
+        assert!(state.unwrap().starts_with("not-a-file"));
+        let out = tokio::time::timeout(guard, tool.call(args, ctx())).await.expect("write returns").unwrap();
+        assert!(out.is_error && text_of(&out).contains("FIFO"), "{}", text_of(&out));
     }
 
     #[tokio::test]
