@@ -179,6 +179,8 @@ pub enum ApprovalStatus {
     TimedOut,
     /// The run stopped before anyone decided.
     Cancelled,
+    /// The file changed after the card was shown; a new card with the new diff replaced it.
+    Superseded,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +196,10 @@ pub enum DecidedBy {
     User { edited_arguments: Option<Value>, reason: Option<String>, scope: Scope },
     Rule { rule_id: String },
     Timeout,
+    /// The run was stopped while the approval waited.
+    RunStopped,
+    /// The target changed after the card was shown; `replaced_by` is the new card.
+    TargetChanged { replaced_by: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -142,6 +142,9 @@ pub fn decision_text(approval: &Approval) -> String {
         ApprovalStatus::Denied => "Denied",
         ApprovalStatus::TimedOut => return "Timed out: nobody decided in time".into(),
         ApprovalStatus::Cancelled => return "Cancelled: the run stopped before a decision".into(),
+        ApprovalStatus::Superseded => {
+            return "Replaced: the file changed after this card was shown, so it asks again with the new diff".into()
+        }
     };
     match approval.decision.as_ref().map(|d| &d.by) {
         Some(DecidedBy::User { edited_arguments, reason, scope }) => {
@@ -159,6 +162,8 @@ pub fn decision_text(approval: &Approval) -> String {
         }
         Some(DecidedBy::Rule { .. }) => format!("{verdict} by thread rule"),
         Some(DecidedBy::Timeout) => "Timed out: nobody decided in time".into(),
+        Some(DecidedBy::RunStopped) => "Cancelled: the run stopped before a decision".into(),
+        Some(DecidedBy::TargetChanged { .. }) => "Replaced: the file changed after this card was shown".into(),
         None => verdict.to_string(),
     }
 }
