@@ -73,7 +73,10 @@ async fn a_huge_result_is_cut_for_the_model_and_kept_whole_on_disk() {
         serde_json::from_slice(&std::fs::read(&path).expect("kept file")).expect("JSON");
     let kept_text = kept["content"][0]["text"].as_str().expect("text kept");
     assert_eq!(kept_text.len(), whole);
-    assert!(kept_text.ends_with(&text_line_at(whole)), "the end is kept too");
+    assert!(
+        kept_text.ends_with(&text_line_at(whole)),
+        "the end is kept too"
+    );
 
     // A result within the limit is given as it is, with no note and nothing written.
     let small = call(&hub, "fx__big", json!({ "text_bytes": 100 }))
@@ -95,16 +98,22 @@ fn text_line_at(bytes: usize) -> String {
 async fn a_result_over_the_kept_limit_is_dropped_with_a_note_and_images_have_their_own_cap() {
     let (hub, dir) = hub().await;
     let results = dir.path().join("mcp-results");
-    let hub = hub.with_results_dir(&results).with_result_limits(ResultLimits {
-        text_bytes: 1024,
-        image_bytes: 2048,
-        kept_bytes: 8 * 1024,
-    });
+    let hub = hub
+        .with_results_dir(&results)
+        .with_result_limits(ResultLimits {
+            text_bytes: 1024,
+            image_bytes: 2048,
+            kept_bytes: 8 * 1024,
+        });
     connected_fixture(&hub).await;
 
-    let output = call(&hub, "fx__big", json!({ "text_bytes": 100, "image_bytes": 20_000 }))
-        .await
-        .expect("big answers");
+    let output = call(
+        &hub,
+        "fx__big",
+        json!({ "text_bytes": 100, "image_bytes": 20_000 }),
+    )
+    .await
+    .expect("big answers");
     assert!(
         matches!(&output.content[0], ToolContent::Text { text } if text.len() == 100),
         "text within its limit is whole"
@@ -114,9 +123,15 @@ async fn a_result_over_the_kept_limit_is_dropped_with_a_note_and_images_have_the
         "{:?}",
         output.content[1]
     );
-    assert!(!output.content.iter().any(|c| matches!(c, ToolContent::Image { .. })));
+    assert!(!output
+        .content
+        .iter()
+        .any(|c| matches!(c, ToolContent::Image { .. })));
     let note = note_of(&output.content);
-    assert!(note.contains("19.5 KiB of its 19.5 KiB of images (the limit is 2 KiB)"), "{note}");
+    assert!(
+        note.contains("19.5 KiB of its 19.5 KiB of images (the limit is 2 KiB)"),
+        "{note}"
+    );
     assert!(
         note.contains("is larger than the 8 KiB Warden keeps, so it was dropped"),
         "{note}"
@@ -137,8 +152,14 @@ async fn without_a_results_dir_a_cut_result_says_it_was_not_kept() {
         .await
         .expect("big answers");
     let note = note_of(&output.content);
-    assert!(note.contains("936 bytes of its 1000 bytes of text"), "{note}");
-    assert!(note.contains("not kept: no results directory is set"), "{note}");
+    assert!(
+        note.contains("936 bytes of its 1000 bytes of text"),
+        "{note}"
+    );
+    assert!(
+        note.contains("not kept: no results directory is set"),
+        "{note}"
+    );
     hub.shutdown().await;
 }
 

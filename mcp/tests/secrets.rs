@@ -24,9 +24,13 @@ fn fixture_with_secrets() -> McpServerConfig {
     config
 }
 
-fn stdio_parts(config: &mut McpServerConfig) -> (&mut String, &mut Vec<String>, &mut BTreeMap<String, String>) {
+fn stdio_parts(
+    config: &mut McpServerConfig,
+) -> (&mut String, &mut Vec<String>, &mut BTreeMap<String, String>) {
     match &mut config.transport {
-        Transport::Stdio { command, args, env, .. } => (command, args, env),
+        Transport::Stdio {
+            command, args, env, ..
+        } => (command, args, env),
         Transport::Http { .. } => panic!("stdio expected"),
     }
 }
@@ -47,8 +51,11 @@ async fn a_masked_env_value_is_not_handed_to_a_changed_command_even_by_test_conn
     // The new "server" would write the key it is given to a file.
     let leak = dir.path().join("leak");
     let script = dir.path().join("steal.sh");
-    std::fs::write(&script, format!("#!/bin/sh\nprintenv API_KEY > '{}'\n", leak.display()))
-        .expect("script written");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\nprintenv API_KEY > '{}'\n", leak.display()),
+    )
+    .expect("script written");
     std::fs::set_permissions(&script, PermissionsExt::from_mode(0o755)).expect("executable");
     *stdio_parts(&mut attack).0 = script.display().to_string();
 
@@ -63,7 +70,10 @@ async fn a_masked_env_value_is_not_handed_to_a_changed_command_even_by_test_conn
 
     changed(hub.upsert(attack).await, "command");
     let stored = hub.get("fx").expect("still there").config;
-    assert_eq!(stdio_parts(&mut stored.clone()).0, &fixture_bin().display().to_string());
+    assert_eq!(
+        stdio_parts(&mut stored.clone()).0,
+        &fixture_bin().display().to_string()
+    );
     hub.shutdown().await;
 }
 
@@ -87,7 +97,9 @@ async fn a_masked_value_is_refused_when_the_arguments_or_environment_changed() {
 
     // Only the masked argument is left and the command changes: refused as well.
     let mut args_only = shown.clone();
-    stdio_parts(&mut args_only).2.insert("API_KEY".into(), "typed-again".into());
+    stdio_parts(&mut args_only)
+        .2
+        .insert("API_KEY".into(), "typed-again".into());
     *stdio_parts(&mut args_only).0 = "/bin/cat".into();
     changed(hub.upsert(args_only).await, "command");
 
@@ -95,7 +107,9 @@ async fn a_masked_value_is_refused_when_the_arguments_or_environment_changed() {
     let mut reentered = fixture_with_secrets();
     stdio_parts(&mut reentered).1.push("--log".into());
     stdio_parts(&mut reentered).1.push("/dev/null".into());
-    hub.upsert(reentered).await.expect("full values need no identity check");
+    hub.upsert(reentered)
+        .await
+        .expect("full values need no identity check");
     hub.shutdown().await;
 }
 
@@ -135,7 +149,10 @@ async fn args_are_masked_everywhere_they_leave_and_restored_by_position() {
     let listed = serde_json::to_string(&hub.list()).expect("serialises");
     let exported = hub.export_json();
     for text in [&listed, &exported] {
-        assert!(!text.contains(ARG_TOKEN) && !text.contains(API_KEY), "{text}");
+        assert!(
+            !text.contains(ARG_TOKEN) && !text.contains(API_KEY),
+            "{text}"
+        );
     }
 
     // The UI edits another field and sends the masked copy back.
@@ -149,7 +166,9 @@ async fn args_are_masked_everywhere_they_leave_and_restored_by_position() {
     let hub = hub_at(dir.path()).await;
     hub.start().await.expect("starts");
     wait_connected(&hub, "fx").await;
-    let argv = call(&hub, "fx__argv", json!({})).await.expect("argv answers");
+    let argv = call(&hub, "fx__argv", json!({}))
+        .await
+        .expect("argv answers");
     assert_eq!(text_of(&argv), format!("--token\n{ARG_TOKEN}"));
     hub.shutdown().await;
 }
@@ -175,7 +194,9 @@ async fn an_exported_document_imports_back_whole_but_not_with_another_command() 
     let hub = hub_at(dir.path()).await;
     hub.start().await.expect("starts");
     wait_connected(&hub, "fx").await;
-    let argv = call(&hub, "fx__argv", json!({})).await.expect("argv answers");
+    let argv = call(&hub, "fx__argv", json!({}))
+        .await
+        .expect("argv answers");
     assert_eq!(text_of(&argv), format!("--token\n{ARG_TOKEN}"));
     let env = call(&hub, "fx__env", json!({ "name": "API_KEY" }))
         .await
@@ -210,7 +231,10 @@ async fn a_masked_header_is_not_sent_to_another_endpoint() {
     if let Transport::Http { url, .. } = &mut new_path.transport {
         *url = format!("{}/elsewhere", real.url);
     }
-    changed(hub.upsert(new_path).await, "URL (scheme, host, port or path)");
+    changed(
+        hub.upsert(new_path).await,
+        "URL (scheme, host, port or path)",
+    );
 
     // Same endpoint: other headers may change and the stored token is used.
     let mut extra_header = shown;

@@ -32,6 +32,7 @@ const SECRET_NAME_ENDINGS: &[&str] = &[
 
 /// Prefixes of well-known credential formats (OpenAI, Anthropic, GitHub, GitLab, Slack, AWS,
 /// Google, Hugging Face, npm, Stripe, JWTs) and of HTTP authorization values.
+#[rustfmt::skip]
 const CREDENTIAL_PREFIXES: &[&str] = &[
     "sk-", "sk_", "rk_", "pk_live_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
     "glpat-", "xoxb-", "xoxp-", "xoxa-", "xoxs-", "xapp-", "AKIA", "ASIA", "AIza", "ya29.", "hf_",
@@ -185,7 +186,14 @@ mod tests {
     #[test]
     fn values_after_secret_flags_are_masked() {
         assert_eq!(
-            shown(&["--api-key", "abc", "--token", "sk-0123456789abcdef", "--port", "8080"]),
+            shown(&[
+                "--api-key",
+                "abc",
+                "--token",
+                "sk-0123456789abcdef",
+                "--port",
+                "8080"
+            ]),
             ["--api-key", MASK, "--token", "••••cdef", "--port", "8080"]
         );
         assert_eq!(shown(&["--password", "hunter2"]), ["--password", MASK]);
@@ -195,15 +203,30 @@ mod tests {
     #[test]
     fn flag_equals_value_and_env_style_args_are_masked() {
         assert_eq!(
-            shown(&["--clientSecret=abc", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_x", "DEBUG=1"]),
-            ["--clientSecret=••••", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=••••", "DEBUG=1"]
+            shown(&[
+                "--clientSecret=abc",
+                "-e",
+                "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_x",
+                "DEBUG=1"
+            ]),
+            [
+                "--clientSecret=••••",
+                "-e",
+                "GITHUB_PERSONAL_ACCESS_TOKEN=••••",
+                "DEBUG=1"
+            ]
         );
     }
 
     #[test]
     fn authorization_headers_in_args_keep_their_name() {
         assert_eq!(
-            shown(&["--header", "Authorization: Bearer abcdefghijkl1234", "-H", "Accept: json"]),
+            shown(&[
+                "--header",
+                "Authorization: Bearer abcdefghijkl1234",
+                "-H",
+                "Accept: json"
+            ]),
             ["--header", "Authorization: ••••1234", "-H", "Accept: json"]
         );
         assert_eq!(shown(&["X-Api-Key: k"]), ["X-Api-Key: ••••"]);
@@ -218,8 +241,14 @@ mod tests {
             "hex key"
         );
         assert_eq!(
-            shown(&["https://user:pw@db.example/x?key=abc", "--url=https://h/p?t=1"]),
-            ["https://••••@db.example/x?key=••••", "--url=https://h/p?t=••••"]
+            shown(&[
+                "https://user:pw@db.example/x?key=abc",
+                "--url=https://h/p?t=1"
+            ]),
+            [
+                "https://••••@db.example/x?key=••••",
+                "--url=https://h/p?t=••••"
+            ]
         );
     }
 

@@ -82,7 +82,11 @@ pub fn restore_secrets(
 
 /// The first masked value of a stdio transport, named for an error message.
 fn first_masked_stdio(args: &[String], env: &BTreeMap<String, String>) -> Option<String> {
-    if let Some(key) = env.iter().find(|(_, v)| v.starts_with(MASK)).map(|(k, _)| k) {
+    if let Some(key) = env
+        .iter()
+        .find(|(_, v)| v.starts_with(MASK))
+        .map(|(k, _)| k)
+    {
         return Some(format!("environment variable {key}"));
     }
     args.iter()
@@ -125,30 +129,30 @@ impl Refusal {
 
 /// Arguments by position: each is either as stored or the stored one's masked form.
 fn restore_args(incoming: &[String], stored: &[String]) -> Result<Vec<String>, Refusal> {
+    // With arguments added or removed, positions no longer say which stored value is meant.
     if incoming.len() != stored.len() {
         return Err(Refusal::Changed("arguments"));
     }
     let shown = redact_args(stored);
-    // Unmasked arguments are part of the identity: check them all before naming a bad mask.
-    if incoming
-        .iter()
-        .zip(stored)
-        .any(|(arg, original)| !arg.contains(MASK) && arg != original)
+    let mut restored = Vec::with_capacity(incoming.len());
+    let mut changed = false;
+    for (index, (arg, (original, masked))) in
+        incoming.iter().zip(stored.iter().zip(&shown)).enumerate()
     {
+        if arg == original {
+            restored.push(original.clone());
+        } else if !arg.contains(MASK) {
+            changed = true;
+        } else if arg == masked && masked != original {
+            restored.push(original.clone());
+        } else {
+            return Err(Refusal::Unmatched(format!("argument {}", index + 1)));
+        }
+    }
+    if changed {
         return Err(Refusal::Changed("arguments"));
     }
-    incoming
-        .iter()
-        .zip(stored.iter().zip(&shown))
-        .enumerate()
-        .map(|(index, (arg, (original, masked)))| {
-            if arg == original || (arg == masked && masked != original) {
-                Ok(original.clone())
-            } else {
-                Err(Refusal::Unmatched(format!("argument {}", index + 1)))
-            }
-        })
-        .collect()
+    Ok(restored)
 }
 
 /// The environment by name: the same names, each value as stored or its masked form.
@@ -156,6 +160,13 @@ fn restore_env(
     incoming: &BTreeMap<String, String>,
     stored: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<String, String>, Refusal> {
+    // A mask with nothing stored under its name is named first: that is the clearer mistake.
+    for (key, value) in incoming.iter().filter(|(_, v)| v.starts_with(MASK)) {
+        match stored.get(key) {
+            Some(original) if value == original || *value == redact_value(original) => {}
+            _ => return Err(Refusal::Unmatched(format!("environment variable {key}"))),
+        }
+    }
     if !incoming.keys().eq(stored.keys())
         || incoming
             .iter()
@@ -163,15 +174,7 @@ fn restore_env(
     {
         return Err(Refusal::Changed("environment"));
     }
-    incoming
-        .iter()
-        .map(|(key, value)| match stored.get(key) {
-            Some(original) if value == original || *value == redact_value(original) => {
-                Ok((key.clone(), original.clone()))
-            }
-            _ => Err(Refusal::Unmatched(format!("environment variable {key}"))),
-        })
-        .collect()
+    Ok(stored.clone())
 }
 
 /// Headers by name (case-insensitive); unmasked headers may change freely.

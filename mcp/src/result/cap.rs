@@ -58,7 +58,12 @@ impl Size {
 }
 
 /// The output cut to `limits`, with a note at the end.
-pub(crate) fn cut(output: ToolOutput, limits: &ResultLimits, size: Size, kept: &Kept) -> ToolOutput {
+pub(crate) fn cut(
+    output: ToolOutput,
+    limits: &ResultLimits,
+    size: Size,
+    kept: &Kept,
+) -> ToolOutput {
     let mut text_left = limits.text_bytes;
     let mut images_left = limits.image_bytes;
     let mut content = Vec::with_capacity(output.content.len() + 1);
@@ -202,9 +207,15 @@ mod tests {
     fn text_is_cut_on_a_character_boundary_across_blocks_and_the_note_says_how_much() {
         let output = ToolOutput {
             content: vec![
-                ToolContent::Text { text: "12345678".into() },
-                ToolContent::Text { text: "éééé".into() },
-                ToolContent::Text { text: "gone".into() },
+                ToolContent::Text {
+                    text: "12345678".into(),
+                },
+                ToolContent::Text {
+                    text: "éééé".into(),
+                },
+                ToolContent::Text {
+                    text: "gone".into(),
+                },
             ],
             is_error: true,
             structured: Some(serde_json::json!({ "big": "value" })),
@@ -215,7 +226,12 @@ mod tests {
         assert!(cut.is_error, "the error flag survives");
         assert_eq!(cut.structured, None, "structured content does not fit");
         assert_eq!(cut.content.len(), 3, "{:?}", cut.content);
-        assert_eq!(cut.content[0], ToolContent::Text { text: "12345678".into() });
+        assert_eq!(
+            cut.content[0],
+            ToolContent::Text {
+                text: "12345678".into()
+            }
+        );
         assert_eq!(cut.content[1], ToolContent::Text { text: "é".into() });
         let ToolContent::Text { text: note } = &cut.content[2] else {
             panic!("note")
@@ -228,8 +244,14 @@ mod tests {
     fn images_over_the_budget_are_replaced_by_a_line_saying_so() {
         let output = ToolOutput {
             content: vec![
-                ToolContent::Image { mime_type: "image/png".into(), data: "AAAA".into() },
-                ToolContent::Image { mime_type: "image/png".into(), data: "BBBBBBBB".into() },
+                ToolContent::Image {
+                    mime_type: "image/png".into(),
+                    data: "AAAA".into(),
+                },
+                ToolContent::Image {
+                    mime_type: "image/png".into(),
+                    data: "BBBBBBBB".into(),
+                },
             ],
             ..ToolOutput::default()
         };
@@ -245,7 +267,10 @@ mod tests {
             panic!("note")
         };
         assert!(note.contains("8 bytes of its 12 bytes of images"), "{note}");
-        assert!(note.contains("(5 MiB) is larger than the 100 bytes"), "{note}");
+        assert!(
+            note.contains("(5 MiB) is larger than the 100 bytes"),
+            "{note}"
+        );
     }
 
     #[test]

@@ -20,7 +20,9 @@ pub const KEPT_PER_SERVER: usize = 100;
 pub(crate) enum Kept {
     At(PathBuf),
     /// Over `kept_bytes`; dropped.
-    TooLarge { bytes: usize },
+    TooLarge {
+        bytes: usize,
+    },
     /// No results directory is set.
     Nowhere,
     Failed(String),
@@ -93,7 +95,9 @@ impl ResultKeeper {
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Settings> {
-        self.settings.write().unwrap_or_else(PoisonError::into_inner)
+        self.settings
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
