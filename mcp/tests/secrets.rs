@@ -248,3 +248,17 @@ async fn a_masked_header_is_not_sent_to_another_endpoint() {
     assert!(!probe.tools.is_empty());
     hub.shutdown().await;
 }
+
+#[test]
+fn debug_output_of_a_config_masks_its_secrets() {
+    let stdio = format!("{:?}", fixture_with_secrets());
+    assert!(!stdio.contains(API_KEY) && !stdio.contains(ARG_TOKEN), "{stdio}");
+    assert!(stdio.contains("API_KEY") && stdio.contains("--token"), "{stdio}");
+    let http = format!(
+        "{:?}",
+        http_config("remote", "https://u:pw@h.example/mcp?key=k3y", "bearer-secret-1")
+    );
+    for secret in ["bearer-secret-1", "pw@", "k3y"] {
+        assert!(!http.contains(secret), "{http}");
+    }
+}
