@@ -229,7 +229,8 @@ impl McpHub {
         self.save(config).await
     }
 
-    /// Imports an `mcpServers` document through `upsert` (masked secrets keep stored values).
+    /// Imports an `mcpServers` document like `upsert`: masked secrets keep the stored values, for
+    /// the same command, arguments and environment, or URL only.
     pub async fn import_json(&self, json: &str) -> Result<Vec<String>> {
         self.ensure_loaded().await?;
         // Every entry is made whole (secrets restored) and checked before any is saved, so a
