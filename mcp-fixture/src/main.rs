@@ -46,6 +46,18 @@ struct SlowArgs {
     seconds: f64,
 }
 
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct BigArgs {
+    /// Bytes of text to return (numbered lines of 16 bytes each).
+    text_bytes: usize,
+    /// Bytes of base64 image data to return (0 for none).
+    #[serde(default)]
+    image_bytes: usize,
+}
+
+/// `big` refuses to build more than this, so a typo cannot exhaust the test machine.
+const BIG_MAX_BYTES: usize = 64 * 1024 * 1024;
+
 #[derive(Clone)]
 struct Fixture {
     tool_router: ToolRouter<Self>,
@@ -198,6 +210,43 @@ impl Fixture {
         Ok(CallToolResult::success(vec![ContentBlock::text(format!(
             "added {name}"
         ))]))
+    }
+
+    #[tool(
+        description = "Returns the server's own command-line arguments, one per line",
+        annotations(read_only_hint = true)
+    )]
+    async fn argv(&self) -> Result<CallToolResult, ErrorData> {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        Ok(CallToolResult::success(vec![ContentBlock::text(
+            args.join("\n"),
+        )]))
+    }
+
+    #[tool(description = "Returns a result as large as asked: numbered text lines and an image")]
+    async fn big(
+        &self,
+        Parameters(BigArgs {
+            text_bytes,
+            image_bytes,
+        }): Parameters<BigArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        if text_bytes > BIG_MAX_BYTES || image_bytes > BIG_MAX_BYTES {
+            return Err(ErrorData::invalid_params("too big for the fixture", None));
+        }
+        // "line 0000000001\n" is 16 bytes: where a cut lands is easy to read off.
+        let mut text = String::with_capacity(text_bytes + 16);
+        let mut line = 1u64;
+        while text.len() < text_bytes {
+            text.push_str(&format!("line {line:010}\n"));
+            line += 1;
+        }
+        text.truncate(text_bytes);
+        let mut content = vec![ContentBlock::text(text)];
+        if image_bytes > 0 {
+            content.push(ContentBlock::image("A".repeat(image_bytes), "image/png"));
+        }
+        Ok(CallToolResult::success(content))
     }
 
     #[tool(description = "Returns structured content with a text rendering")]

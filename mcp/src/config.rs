@@ -41,7 +41,8 @@ fn default_call_timeout() -> u64 {
 }
 
 /// How Warden reaches a server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+// `Debug` is written by hand in `redact`: it masks the secrets.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Transport {
     /// A child process speaking MCP on stdin/stdout.

@@ -15,8 +15,13 @@ pub enum Error {
         path: String,
         source: std::io::Error,
     },
-    #[error("`{0}` is redacted but no stored value exists for it; enter the full value")]
+    /// A masked value (`••••…`) that is not the masked form of a value stored in its place.
+    #[error("`{0}` is masked (••••) but matches no stored value; enter the full value")]
     RedactedWithoutStoredValue(String),
+    /// A masked value sent with a changed command, arguments, environment or URL: the stored
+    /// secret is not handed to a different program or host.
+    #[error("re-enter the secret ({secret}): the {changed} changed, and a stored secret is only reused for the same server")]
+    SecretNeedsReentry { secret: String, changed: String },
     #[error("{0}")]
     Connect(String),
     #[error("no answer from the server within {0} s")]

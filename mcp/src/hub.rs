@@ -2,7 +2,7 @@
 //! (SQLite), their connections (one supervisor task each) and hands out their tools.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,6 +19,7 @@ use crate::model::{McpServerStatus, ServerProbe, ServerState};
 use crate::policy::tool_status;
 use crate::redact::{redact_config, restore_secrets};
 use crate::registry::{Inner, Slot};
+use crate::result::{ResultKeeper, ResultLimits};
 use crate::store::Store;
 use crate::supervisor;
 use crate::tool::McpTool;
@@ -31,10 +32,13 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(15);
 #[derive(Clone)]
 pub struct McpHub {
     inner: Arc<Inner>,
+    /// Limits on tool results and where cut ones are kept whole.
+    results: Arc<ResultKeeper>,
 }
 
 impl McpHub {
-    /// Does no I/O; call [`McpHub::start`] to load and connect.
+    /// Does no I/O; call [`McpHub::start`] to load and connect. Cut tool results are kept only
+    /// once [`McpHub::with_results_dir`] names a folder.
     pub fn new(pool: SqlitePool) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -44,7 +48,21 @@ impl McpHub {
                 loaded: AtomicBool::new(false),
                 changed: tokio::sync::watch::Sender::new(()),
             }),
+            results: Arc::default(),
         }
+    }
+
+    /// Where tool results too large for the model are kept whole (e.g. `<data dir>/mcp-results`;
+    /// created when first needed). Applies to every clone of this hub.
+    pub fn with_results_dir(self, dir: impl Into<PathBuf>) -> Self {
+        self.results.set_dir(dir.into());
+        self
+    }
+
+    /// Overrides [`ResultLimits::default`] (256 KiB of text, 2 MiB of images, 16 MiB kept).
+    pub fn with_result_limits(self, limits: ResultLimits) -> Self {
+        self.results.set_limits(limits);
+        self
     }
 
     /// Loads the stored servers and starts connecting the enabled ones in the background; returns
@@ -75,16 +93,24 @@ impl McpHub {
                 path: path.display().to_string(),
                 source,
             })?;
-        let mut names = Vec::new();
+        // As for an import: every entry is made whole and checked before any is saved.
+        let mut ready = Vec::new();
         for imported in mcp_servers_json::import(&text)? {
-            let config = match self.stored_config(&imported.name) {
+            let stored = self.stored_config(&imported.name);
+            let mut config = match stored.clone() {
                 Some(mut existing) => {
                     existing.transport = imported.transport;
                     existing
                 }
                 None => imported,
             };
-            names.push(config.name.clone());
+            // A masked value in the file is filled in only for the same server, never stored.
+            restore_secrets(&mut config, stored.as_ref())?;
+            config.validate()?;
+            ready.push(config);
+        }
+        let names = ready.iter().map(|c| c.name.clone()).collect();
+        for config in ready {
             self.save(config).await?;
         }
         Ok(names)
@@ -100,7 +126,7 @@ impl McpHub {
     }
 
     /// Adds or replaces a server by name. Masked secrets (as `list` shows them) mean "keep the
-    /// stored value" (see `redact`). Reconnects only if the transport or `enabled` changed.
+    /// stored value", for the same command and arguments or URL only (see `redact`). Reconnects only if the transport or `enabled` changed.
     /// Renaming is `remove` plus `upsert`.
     pub async fn upsert(&self, mut config: McpServerConfig) -> Result<()> {
         self.ensure_loaded().await?;
@@ -162,7 +188,8 @@ impl McpHub {
     }
 
     /// Connects with `config` without saving anything, lists its tools and disconnects.
-    /// Masked secrets are filled in from the stored server of the same name.
+    /// Masked secrets are filled in from the stored server of the same name, and only while its
+    /// command, arguments and environment, or URL, are unchanged (see `redact`).
     pub async fn test_connection(&self, mut config: McpServerConfig) -> Result<ServerProbe> {
         self.ensure_loaded().await?;
         let stored = self.stored_config(&config.name);
@@ -202,7 +229,8 @@ impl McpHub {
         self.save(config).await
     }
 
-    /// Imports an `mcpServers` document through `upsert` (masked secrets keep stored values).
+    /// Imports an `mcpServers` document like `upsert`: masked secrets keep the stored values, for
+    /// the same command, arguments and environment, or URL only.
     pub async fn import_json(&self, json: &str) -> Result<Vec<String>> {
         self.ensure_loaded().await?;
         // Every entry is made whole (secrets restored) and checked before any is saved, so a
@@ -260,6 +288,7 @@ impl McpHub {
                 }
                 tools.push(Arc::new(McpTool {
                     inner: self.inner.clone(),
+                    results: self.results.clone(),
                     config: slot.config.clone(),
                     tool: tool.clone(),
                 }));

@@ -20,4 +20,5 @@ mod tool;
 pub use config::{McpServerConfig, ToolPolicy, Transport};
 pub use error::{Error, Result};
 pub use hub::{McpHub, CONFIG_ENV};
+pub use result::ResultLimits;
 pub use model::{McpServerStatus, McpToolStatus, RemoteTool, ServerInfo, ServerProbe, ServerState};

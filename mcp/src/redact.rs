@@ -1,14 +1,23 @@
-//! Secrets never leave the server in full: env values, header values and URL query values and
-//! credentials are masked for display, and a masked value coming back from the UI means "unchanged".
+//! Secrets never leave the server in full: env values, header values, URL query values and
+//! credentials, and arguments that look secret are masked for display; a masked value coming
+//! back from the UI means "unchanged", under the rules of [`restore_secrets`].
 //!
-//! The rule for updates: a value that starts with [`MASK`] is replaced by the stored value under
-//! the same key (env variable, header name, or the whole URL when it equals the stored URL's
-//! redacted form). A masked value with nothing stored under its key is refused.
+//! What counts as a mask: an env or header value that starts with [`MASK`], an argument or URL
+//! that contains it. A mask is restored only when it equals, whole, the redacted form of the
+//! stored value under the same key (env variable, header name) or position (argument), and only
+//! while the server's identity is unchanged (see `restore`). Anything else that carries [`MASK`]
+//! is refused, never stored literally: a stale or edited mask would otherwise become the secret.
+//! So a real secret that itself starts with `••••` cannot be entered; no known credential does.
+
+mod args;
+mod restore;
 
 use std::collections::BTreeMap;
 
 use crate::config::{McpServerConfig, Transport};
-use crate::error::{Error, Result};
+
+pub use args::{looks_like_credential, redact_args};
+pub use restore::restore_secrets;
 
 /// What a hidden secret looks like.
 pub const MASK: &str = "••••";
@@ -69,80 +78,50 @@ fn redact_userinfo(base: &str) -> String {
 /// A copy of the config that is safe to show: every secret masked.
 pub fn redact_config(config: &McpServerConfig) -> McpServerConfig {
     let mut out = config.clone();
-    out.transport = match &config.transport {
-        Transport::Stdio { command, args, env } => Transport::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-            env: redact_map(env),
-        },
-        Transport::Http { url, headers } => Transport::Http {
-            url: redact_url(url),
-            headers: redact_map(headers),
-        },
-    };
+    // Fields are changed in place so settings added to a transport later are kept as they are.
+    match &mut out.transport {
+        Transport::Stdio { args, env, .. } => {
+            *args = redact_args(args);
+            redact_map(env);
+        }
+        Transport::Http { url, headers, .. } => {
+            *url = redact_url(url);
+            redact_map(headers);
+        }
+    }
     out
 }
 
-fn redact_map(map: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    map.iter()
-        .map(|(k, v)| (k.clone(), redact_value(v)))
-        .collect()
+fn redact_map(map: &mut BTreeMap<String, String>) {
+    for value in map.values_mut() {
+        *value = redact_value(value);
+    }
 }
 
-/// Puts stored secrets back where `incoming` carries masked values (see the module docs).
-/// `stored` is the config saved under the same name, if any.
-pub fn restore_secrets(
-    incoming: &mut McpServerConfig,
-    stored: Option<&McpServerConfig>,
-) -> Result<()> {
-    let stored_transport = stored.map(|s| &s.transport);
-    match &mut incoming.transport {
-        Transport::Stdio { env, .. } => {
-            let stored_env = match stored_transport {
-                Some(Transport::Stdio { env, .. }) => Some(env),
-                _ => None,
-            };
-            restore_map(env, stored_env, "environment variable")
-        }
-        Transport::Http { url, headers } => {
-            let (stored_url, stored_headers) = match stored_transport {
-                Some(Transport::Http { url, headers }) => (Some(url), Some(headers)),
-                _ => (None, None),
-            };
-            if url.contains(MASK) {
-                match stored_url {
-                    Some(stored_url) if redact_url(stored_url) == *url => *url = stored_url.clone(),
-                    _ => return Err(Error::RedactedWithoutStoredValue("URL".into())),
-                }
+/// Debug output (logs, panics, `{:?}` in errors) shows a transport as it may be displayed: with
+/// its secrets masked. Settings not listed here are left out rather than shown unmasked.
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Transport::Stdio {
+                command, args, env, ..
+            } => {
+                let mut env = env.clone();
+                redact_map(&mut env);
+                f.debug_struct("Stdio")
+                    .field("command", command)
+                    .field("args", &redact_args(args))
+                    .field("env", &env)
+                    .finish_non_exhaustive()
             }
-            restore_map(headers, stored_headers, "header")
+            Transport::Http { url, headers, .. } => {
+                let mut headers = headers.clone();
+                redact_map(&mut headers);
+                f.debug_struct("Http")
+                    .field("url", &redact_url(url))
+                    .field("headers", &headers)
+                    .finish_non_exhaustive()
+            }
         }
     }
-}
-
-fn restore_map(
-    incoming: &mut BTreeMap<String, String>,
-    stored: Option<&BTreeMap<String, String>>,
-    what: &str,
-) -> Result<()> {
-    for (key, value) in incoming.iter_mut() {
-        if !value.starts_with(MASK) {
-            continue;
-        }
-        let original = stored.and_then(|stored| {
-            stored.get(key).or_else(|| {
-                // Header names are case-insensitive; environment variable names are not.
-                let headers = what == "header";
-                stored
-                    .iter()
-                    .find(|(k, _)| headers && k.eq_ignore_ascii_case(key))
-                    .map(|(_, v)| v)
-            })
-        });
-        match original {
-            Some(original) => *value = original.clone(),
-            None => return Err(Error::RedactedWithoutStoredValue(format!("{what} {key}"))),
-        }
-    }
-    Ok(())
 }

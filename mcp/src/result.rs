@@ -1,8 +1,34 @@
 //! Turns an MCP `tools/call` result into the engine's `ToolOutput`, keeping text, images, embedded
-//! resources, structured content and the `isError` flag as the server sent them.
+//! resources, structured content and the `isError` flag as the server sent them, within the
+//! limits of [`ResultLimits`]: a larger result is cut (`cap`) and kept whole on disk (`keep`).
+
+mod cap;
+mod keep;
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use warden_engine::tools::{ToolContent, ToolOutput};
+
+pub use cap::ResultLimits;
+pub(crate) use keep::ResultKeeper;
+
+/// The output for the model: the result as sent if it fits the limits, otherwise cut, with a note
+/// saying how much was cut and where the full result is.
+pub(crate) async fn deliver(
+    keeper: &ResultKeeper,
+    server: &str,
+    tool: &str,
+    result: CallToolResult,
+) -> ToolOutput {
+    let limits = keeper.limits();
+    // The raw result is what gets kept: conversion drops binary resources and audio.
+    let output = to_output(result.clone());
+    let size = cap::Size::of(&output);
+    if size.fits(&limits) {
+        return output;
+    }
+    let kept = keeper.keep(server, tool, &result).await;
+    cap::cut(output, &limits, size, &kept)
+}
 
 pub fn to_output(result: CallToolResult) -> ToolOutput {
     ToolOutput {

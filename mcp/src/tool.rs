@@ -19,13 +19,15 @@ use crate::config::McpServerConfig;
 use crate::model::RemoteTool;
 use crate::policy;
 use crate::registry::{Inner, Live};
-use crate::result::to_output;
+use crate::result::{deliver, ResultKeeper};
 
 /// Longest rendering of the arguments in an approval summary.
 const SUMMARY_ARGS_LEN: usize = 300;
 
 pub(crate) struct McpTool {
     pub inner: Arc<Inner>,
+    /// Result limits and where cut results are kept.
+    pub results: Arc<ResultKeeper>,
     /// The server's config when the snapshot was taken (trust, policies, timeout).
     pub config: McpServerConfig,
     pub tool: RemoteTool,
@@ -126,7 +128,7 @@ impl Tool for McpTool {
         };
         loop {
             tokio::select! {
-                result = &mut response => return self.finish(result),
+                result = &mut response => return self.finish(result).await,
                 Some(update) = progress.next() => {
                     if let Some(sink) = &ctx.progress {
                         let _ = sink.send(Progress { progress: update.progress, total: update.total, message: update.message });
@@ -146,9 +148,14 @@ impl Tool for McpTool {
 }
 
 impl McpTool {
-    fn finish(&self, result: Result<ServerResult, ServiceError>) -> Result<ToolOutput, ToolError> {
+    async fn finish(
+        &self,
+        result: Result<ServerResult, ServiceError>,
+    ) -> Result<ToolOutput, ToolError> {
         match result {
-            Ok(ServerResult::CallToolResult(result)) => Ok(to_output(result)),
+            Ok(ServerResult::CallToolResult(result)) => {
+                Ok(deliver(&self.results, &self.config.name, &self.tool.name, result).await)
+            }
             Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::Failed(format!(
                 "MCP server `{}` asked for more input, which Warden does not support yet",
                 self.config.name

@@ -1,6 +1,7 @@
 //! The add/edit form for one MCP server: name, transport (stdio command, arguments and environment,
 //! or HTTP URL and headers), trust in read-only hints; Test connection shows what the server offers
-//! (or why it failed) before anything is saved. Redacted secrets shown when editing are kept as stored.
+//! (or why it failed) before anything is saved. Redacted secrets shown when editing are kept as stored
+//! while the server's command, arguments and environment (or URL) stay the same.
 
 use leptos::html::Input;
 use leptos::prelude::*;
@@ -140,7 +141,7 @@ pub fn McpServerForm(editing: Option<McpConfig>) -> impl IntoView {
                     on:change=move |ev| fields.update(|f| f.trust_read_only_hints = event_target_checked(&ev))/>
                 "Trust read-only hints (tools marked read-only run without asking)"
             </label>
-            {is_edit.then(|| view! { <p class="hint">"Values shown as •••• are kept as stored unless you replace them."</p> })}
+            {is_edit.then(|| view! { <p class="hint">"Values shown as •••• are kept as stored unless you replace them. They are kept only for the same command, arguments and environment, or URL: change one of those and re-enter them."</p> })}
             <div class="mcp-form-buttons">
                 <button type="button" disabled=move || working.get() on:click=test>"Test connection"</button>
                 <button type="submit" class="approve" disabled=move || working.get()>"Save"</button>

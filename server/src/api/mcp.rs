@@ -18,7 +18,7 @@ impl From<warden_mcp::Error> for ApiError {
         use warden_mcp::Error as E;
         match &e {
             E::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
-            E::InvalidConfig(_) | E::InvalidJson(_) | E::RedactedWithoutStoredValue(_) | E::ReadFile { .. } => {
+            E::InvalidConfig(_) | E::InvalidJson(_) | E::RedactedWithoutStoredValue(_) | E::SecretNeedsReentry { .. } | E::ReadFile { .. } => {
                 ApiError::unprocessable(e.to_string())
             }
             E::Connect(_) | E::ConnectTimeout(_) => ApiError::new(StatusCode::BAD_GATEWAY, "connect_failed", e.to_string()),
