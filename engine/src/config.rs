@@ -24,6 +24,9 @@ pub struct Config {
     /// Tool output longer than this is cut for the model (the full output is kept).
     pub tool_output_limit: usize,
     pub shell_timeout: Duration,
+    /// Every shell command may use the network (`WARDEN_SHELL_NETWORK=1`); otherwise only a call the
+    /// person approved "with network".
+    pub shell_network: bool,
     pub model_idle_timeout: Duration,
     pub mcp_config_file: Option<PathBuf>,
 }
@@ -41,6 +44,7 @@ impl Config {
             approval_timeout: None,
             tool_output_limit: 16 * 1024,
             shell_timeout: Duration::from_secs(30),
+            shell_network: false,
             model_idle_timeout: Duration::from_secs(120),
             mcp_config_file: None,
         }
@@ -48,7 +52,7 @@ impl Config {
 
     /// Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WARDEN_MODEL`, `WARDEN_DATA_DIR`,
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
-    /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_MCP_CONFIG`.
+    /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`.
     pub fn from_env() -> Result<Self, String> {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let mut c = Self::with_data_dir(var("WARDEN_DATA_DIR").unwrap_or_else(|| "./data".into()));
@@ -76,6 +80,27 @@ impl Config {
             }
         }
         c.mcp_config_file = var("WARDEN_MCP_CONFIG").map(Into::into);
+        if let Some(v) = var("WARDEN_SHELL_NETWORK") {
+            c.shell_network = match v.trim() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                other => return Err(format!("WARDEN_SHELL_NETWORK must be 1 or 0, got `{other}`")),
+            };
+        }
         Ok(c)
+    }
+
+    /// What no sandboxed command may read: the data dir (the workspace inside it stays open to it), the
+    /// SQLite file wherever `WARDEN_DATABASE_URL` put it, and the MCP config file.
+    pub fn private_paths(&self) -> Vec<PathBuf> {
+        let mut paths = vec![self.data_dir.clone()];
+        let database = self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"));
+        if let Some(file) = database.map(|rest| rest.split('?').next().unwrap_or(rest)) {
+            if !file.is_empty() && file != ":memory:" {
+                paths.push(PathBuf::from(file));
+            }
+        }
+        paths.extend(self.mcp_config_file.clone());
+        paths
     }
 }

@@ -4,10 +4,10 @@
 
 use std::sync::OnceLock;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Whether commands can be confined here, and what is missing if not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SandboxStatus {
     /// Everything the policy promises is enforced: Landlock and the namespaces are both there.
     pub available: bool,

@@ -146,7 +146,7 @@ async fn execute(
             });
         }
     });
-    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx) };
+    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network: false };
     let result = match registry.get(&call.name) {
         Some(tool) => tool.call(call.arguments.clone(), ctx).await,
         None => Err(ToolError::Failed(format!("the tool `{}` is no longer available", call.name))),
