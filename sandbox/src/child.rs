@@ -1,10 +1,12 @@
 //! What runs between `fork` and `exec`: only system calls on data prepared before the fork (no
 //! allocation, no locks), as a forked child of a threaded process must.
 //!
-//! The forked child opens a user, PID and (without network) network namespace, maps its own uid and gid
-//! into it, and forks again. It stays outside as a supervisor that waits and exits as its child did. The
-//! grandchild is PID 1 of the new PID namespace: it dies with the supervisor (`PR_SET_PDEATHSIG`), drops
-//! every capability, enforces the Landlock ruleset and returns to `exec` the command. When PID 1 of a
+//! The forked child opens a user, PID, mount and (without network) network namespace, maps its own uid
+//! and gid into it, and forks again. It stays outside as a supervisor that waits and exits as its child
+//! did. The grandchild is PID 1 of the new PID namespace: it dies with the supervisor
+//! (`PR_SET_PDEATHSIG`), mounts a `/proc` that shows only the sandbox's processes (no other process's
+//! command line or environment to read), drops every capability, enforces the Landlock ruleset and
+//! returns to `exec` the command. When PID 1 of a
 //! namespace ends, the kernel kills every process left in it, so nothing (`setsid`, double forks)
 //! outlives the command.
 
@@ -50,17 +52,21 @@ pub(crate) struct Prepared {
     ruleset: OwnedFd,
     namespaces: libc::c_int,
     maps: IdMaps,
+    /// Landlock access bits granted on the sandbox's own `/proc` (0: none). Landlock skips mount points
+    /// when it walks up a path, so the grant on the host's `/proc` does not reach a `/proc` mounted over
+    /// it: the rule is added after the mount, on the new one.
+    proc_access: u64,
 }
 
 impl Prepared {
-    pub(crate) fn new(ruleset: RulesetCreated, network: bool) -> Result<Self, crate::SandboxError> {
+    pub(crate) fn new(ruleset: RulesetCreated, network: bool, proc_access: u64) -> Result<Self, crate::SandboxError> {
         let ruleset: Option<OwnedFd> = ruleset.into();
         let ruleset = ruleset.ok_or_else(|| crate::SandboxError::Unavailable("Landlock made no ruleset".into()))?;
-        let mut namespaces = libc::CLONE_NEWUSER | libc::CLONE_NEWPID;
+        let mut namespaces = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
         if !network {
             namespaces |= libc::CLONE_NEWNET;
         }
-        Ok(Self { ruleset, namespaces, maps: IdMaps::current()? })
+        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, proc_access })
     }
 
     /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
@@ -88,6 +94,10 @@ impl Prepared {
                 libc::_exit(SUPERVISOR_GONE);
             }
             libc::close(alive[0]);
+            mount_own_proc()?;
+            if self.proc_access != 0 {
+                self.grant_own_proc()?;
+            }
             drop_capabilities()?;
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
             let restricted = libc::syscall(libc::SYS_landlock_restrict_self, self.ruleset.as_raw_fd(), 0u32);
@@ -100,6 +110,38 @@ impl Prepared {
         }
         Ok(())
     }
+}
+
+impl Prepared {
+    /// Adds a rule for the `/proc` just mounted (the ruleset is not enforced yet).
+    unsafe fn grant_own_proc(&self) -> io::Result<()> {
+        const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+        let fd = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr { allowed_access: self.proc_access, parent_fd: fd };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            self.ruleset.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        );
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if added != 0 {
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+/// `struct landlock_path_beneath_attr` (packed in the kernel's UAPI).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
 }
 
 /// The supervisor: keeps only stdio and its end of the liveness pipe (so the spawning process sees
@@ -148,6 +190,15 @@ pub(crate) unsafe fn wait_exit_code(pid: libc::pid_t) -> libc::c_int {
     } else {
         1
     }
+}
+
+/// Keeps mounts of this namespace to itself, then mounts a fresh `/proc` for the new PID namespace over
+/// the host's (Landlock forbids mounts only after `landlock_restrict_self`).
+pub(crate) unsafe fn mount_own_proc() -> io::Result<()> {
+    let none = std::ptr::null();
+    check(libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()))?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    check(libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null()))
 }
 
 #[repr(C)]

@@ -1,6 +1,7 @@
 //! Confines a command Warden runs (the shell tool, a sandboxed MCP server): Landlock lets it write only
-//! where the policy says and read nothing that is hidden, a user, PID and (without network) network
-//! namespace keep it from the network and from outliving its call, and it runs with no capabilities.
+//! where the policy says and read nothing that is hidden; user, PID, mount and (without network) network
+//! namespaces keep it from the network, from other processes (its `/proc` shows only its own) and from
+//! outliving its call; and it runs with no capabilities.
 //!
 //! Use: make a [`Policy`], keep a [`Scratch`] (private `HOME` and `TMPDIR`) alive for the call, and call
 //! [`confine`] on the `tokio::process::Command` before spawning it. [`status`] says whether this kernel
@@ -11,7 +12,7 @@ mod rules;
 mod scratch;
 mod status;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use scratch::Scratch;
 pub use status::{status, SandboxStatus};
@@ -79,7 +80,9 @@ pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(),
     }
     let abi = landlock::ABI::from(status.landlock_abi.unwrap_or(0) as i32);
     let ruleset = rules::ruleset(policy, abi)?;
-    let prepared = child::Prepared::new(ruleset, policy.network)?;
+    let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
+    let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
+    let prepared = child::Prepared::new(ruleset, policy.network, proc_access)?;
     // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
     // no locks), as `pre_exec` requires between fork and exec.
     unsafe {

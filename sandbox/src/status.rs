@@ -13,7 +13,8 @@ pub struct SandboxStatus {
     pub available: bool,
     /// The kernel's Landlock ABI version; `None` without Landlock.
     pub landlock_abi: Option<u32>,
-    /// User, PID and network namespaces can be opened by this process.
+    /// User, PID, mount and network namespaces can be opened by this process, and a PID namespace's
+    /// own `/proc` mounted.
     pub namespaces: bool,
     /// A sentence for the UI: what is enforced, or plainly what is missing.
     pub detail: String,
@@ -34,8 +35,8 @@ fn probe() -> SandboxStatus {
         (Some(abi), true) => {
             let mut text = format!(
                 "Commands run confined: Landlock ABI {abi} limits files (write only in the workspace, nothing of \
-                 Warden's data readable), user, PID and network namespaces cut the network and end every \
-                 process with the call."
+                 Warden's data readable), user, PID, mount and network namespaces cut the network, hide \
+                 other processes and end every process with the call."
             );
             if abi < 4 {
                 text.push_str(" This kernel has no Landlock TCP rules (ABI 4); the network namespace alone closes the network.");
@@ -48,9 +49,10 @@ fn probe() -> SandboxStatus {
         (None, true) => "No sandbox: this kernel does not offer Landlock (Linux 5.13+ with `landlock` in the \
                          boot's `lsm=` list), so commands cannot be kept from writing outside the workspace."
             .into(),
-        (Some(_), false) => "No sandbox: this process cannot open user namespaces (disabled by \
-                             `kernel.unprivileged_userns_clone`, `user.max_user_namespaces` or a container's \
-                             seccomp policy), so commands cannot be cut from the network or ended with their call."
+        (Some(_), false) => "No sandbox: this process cannot open user namespaces or mount a /proc in them \
+                             (disabled by `kernel.unprivileged_userns_clone`, `user.max_user_namespaces`, or a \
+                             container's seccomp policy or masked /proc), so commands cannot be cut from the \
+                             network or ended with their call."
             .into(),
         (None, false) => "No sandbox: this kernel offers neither Landlock nor user namespaces to this process.".into(),
     };
@@ -67,7 +69,7 @@ fn landlock_abi() -> Option<u32> {
     u32::try_from(abi).ok().filter(|&abi| abi > 0)
 }
 
-/// Tries, in a forked child, exactly what `child::Prepared::enter` does with the namespaces.
+/// Tries, in a forked child, exactly what `child::Prepared::enter` does with the namespaces and /proc.
 fn namespaces_work() -> bool {
     let Ok(maps) = crate::child::IdMaps::current() else { return false };
     // SAFETY: the child only makes system calls on data prepared before the fork, then `_exit`s.
@@ -77,7 +79,7 @@ fn namespaces_work() -> bool {
             return false;
         }
         if pid == 0 {
-            let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNET;
+            let flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWNET;
             if libc::unshare(flags) != 0 || maps.write().is_err() {
                 libc::_exit(1);
             }
@@ -86,8 +88,9 @@ fn namespaces_work() -> bool {
                 libc::_exit(1);
             }
             if grandchild == 0 {
-                // The first process of the new PID namespace is its PID 1.
-                libc::_exit(if libc::getpid() == 1 { 0 } else { 1 });
+                // The first process of the new PID namespace is its PID 1, and may mount its own /proc.
+                let ok = libc::getpid() == 1 && crate::child::mount_own_proc().is_ok();
+                libc::_exit(if ok { 0 } else { 1 });
             }
             libc::_exit(crate::child::wait_exit_code(grandchild));
         }

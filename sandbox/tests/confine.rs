@@ -104,12 +104,23 @@ async fn the_servers_environment_is_unreadable_through_proc() {
         .spawn()
         .unwrap();
     let pid = server.id().unwrap();
-    let readable = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
-    assert!(String::from_utf8_lossy(&readable).contains(&secret), "the stand-in has no key to steal");
-    let (code, text) = run(&l.policy(), &l.workspace, &format!("cat /proc/{pid}/environ | tr '\\0' '\\n'")).await;
+    // Until it has exec'd, the forked child still shows the test's own environment.
+    let mut has_key = false;
+    for _ in 0..200 {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        has_key = String::from_utf8_lossy(&environ).contains(&secret);
+        if has_key {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(has_key, "the stand-in has no key to steal");
+    let script = format!("cat /proc/{pid}/environ; cat /proc/{pid}/cmdline; ls /proc | grep -x {pid}");
+    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
     server.kill().await.unwrap();
     assert!(!text.contains(&secret), "the server's environment leaked: {text}");
-    assert!(text.contains("Permission denied"), "{code:?} {text}");
+    assert!(!text.contains("sleep"), "another process's command line was readable: {text}");
+    assert_ne!(code, Some(0), "the server's pid is visible in the sandbox's /proc: {text}");
 }
 
 #[tokio::test]
@@ -147,15 +158,16 @@ async fn a_setsid_child_does_not_outlive_the_command() {
         return;
     }
     let l = layout();
-    // `/proc` is the host's, so `/proc/self/stat` gives host pids: field 4 of `cut`'s stat is the pid of
-    // the `sh` that then becomes `sleep`.
-    let script = "setsid sh -c 'cut -d\" \" -f4 /proc/self/stat > escaped.pid; exec sleep 600' & \
-                  while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started";
-    let (code, text) = run(&l.policy(), &l.workspace, script).await;
+    // A sleep no other process has: found on the host's /proc by its command line.
+    let token = format!("600.{}", std::process::id());
+    let pattern = token.replace('.', "[.]");
+    let script = format!(
+        "setsid sh -c 'exec sleep {token}' & \
+         while ! grep -qs '{pattern}' /proc/[0-9]*/cmdline; do sleep 0.01; done; echo started"
+    );
+    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
     assert_eq!((code, text.as_str()), (Some(0), "started\n"));
-    let pid = std::fs::read_to_string(l.workspace.join("escaped.pid")).unwrap().trim().to_string();
-    assert!(pid.parse::<u32>().is_ok_and(|p| p > 1), "{pid:?}");
-    assert!(is_dead(&pid).await, "the setsid child {pid} outlived the command");
+    assert!(gone(&token).await, "the setsid child `sleep {token}` outlived the command");
 }
 
 #[tokio::test]
@@ -179,14 +191,25 @@ extern "C" {
     fn libc_geteuid() -> u32;
 }
 
-/// Whether the process is gone (or a zombie), waiting a little for the kernel to finish it.
-async fn is_dead(pid: &str) -> bool {
-    for _ in 0..200 {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => return true,
-            Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => return true,
-            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+/// Whether every host process whose command line holds `token` is gone (or a zombie), waiting a little
+/// for the kernel to finish them.
+async fn gone(token: &str) -> bool {
+    for _ in 0..600 {
+        if !alive_with(token) {
+            return true;
         }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     false
+}
+
+fn alive_with(token: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries.flatten().any(|entry| {
+        let dir = entry.path();
+        let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+        let zombie = std::fs::read_to_string(dir.join("stat"))
+            .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
+        !zombie && String::from_utf8_lossy(&cmdline).contains(token)
+    })
 }

@@ -205,36 +205,52 @@ mod tests {
         shell.call(json!({ "command": command }), ctx()).await.unwrap()
     }
 
-    /// Writes the host pid of the shell running it into `file` (inside the sandbox `$$` is 1: `/proc`
-    /// is the host's, and the parent of `cut` is that shell).
-    fn record_pid(file: &str) -> String {
-        format!("cut -d' ' -f4 /proc/self/stat > {file}")
+    /// An argument for `sleep` that no other process has, to find that sleep by its command line.
+    fn unique_sleep() -> String {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("600.{}{n:03}", std::process::id())
     }
 
-    /// Whether the process is gone (or a zombie nobody has reaped yet), waiting a little for SIGKILL to land.
-    async fn is_dead(pid: &str) -> bool {
-        for _ in 0..100 {
-            match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-                Err(_) => return true,
-                Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => {
-                    return true
-                }
-                Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+    /// Shell code that waits until the sandbox's own `/proc` shows a process running `sleep {token}` (the
+    /// pattern does not match grep's own command line).
+    fn wait_inside(token: &str) -> String {
+        let pattern = token.replace('.', "[.]");
+        format!("while ! grep -qs '{pattern}' /proc/[0-9]*/cmdline; do sleep 0.01; done")
+    }
+
+    /// Whether a live (not zombie) process on the host runs `sleep {token}`.
+    fn alive_with(token: &str) -> bool {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+        entries.flatten().any(|entry| {
+            let dir = entry.path();
+            let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+            let zombie = std::fs::read_to_string(dir.join("stat"))
+                .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
+            !zombie && String::from_utf8_lossy(&cmdline).contains(token)
+        })
+    }
+
+    /// Whether every process running `sleep {token}` is gone, waiting (generously: two cores shared with
+    /// builds) for SIGKILL to land.
+    async fn gone(token: &str) -> bool {
+        for _ in 0..600 {
+            if !alive_with(token) {
+                return true;
             }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
         false
     }
 
-    async fn wait_for_file(path: &std::path::Path) -> String {
-        for _ in 0..200 {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                if text.ends_with('\n') {
-                    return text.trim().to_string();
-                }
+    async fn started(token: &str) {
+        for _ in 0..600 {
+            if alive_with(token) {
+                return;
             }
-            tokio::time::sleep(Duration::from_millis(25)).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("{} never appeared", path.display());
+        panic!("`sleep {token}` never started");
     }
 
     #[tokio::test]
@@ -359,7 +375,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_servers_environment_is_unreadable_through_proc() {
+    async fn the_servers_environment_and_processes_are_out_of_reach_through_proc() {
         if !sandboxed() {
             return;
         }
@@ -368,22 +384,20 @@ mod tests {
         let me = std::process::id();
         let own = std::fs::read(format!("/proc/{me}/environ")).unwrap();
         assert!(!own.is_empty());
-        let out = run(&f.shell, &format!("cat /proc/{me}/environ | wc -c; cat /proc/{me}/environ")).await;
+        let out = run(&f.shell, &format!("cat /proc/{me}/environ | wc -c; cat /proc/{me}/cmdline; ls /proc | grep -x {me}")).await;
         let text = text_of(&out);
-        assert!(text.lines().any(|l| l == "0") && text.contains("Permission denied"), "{text}");
+        assert!(out.is_error && text.lines().any(|l| l == "0"), "{text}");
+        assert!(!text.contains("warden"), "the server's command line was readable: {text}");
     }
 
     #[tokio::test]
     async fn a_setsid_child_is_dead_when_the_call_returns() {
         let f = shell();
-        let command = format!(
-            "setsid sh -c \"{}; exec sleep 60\" & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
-            record_pid("escaped.pid")
-        );
+        let token = unique_sleep();
+        let command = format!("setsid sh -c 'exec sleep {token}' & {}; echo started", wait_inside(&token));
         let out = run(&f.shell, &command).await;
         assert_eq!(text_of(&out), "started\nexit code: 0");
-        let pid = wait_for_file(&f.workspace.join("escaped.pid")).await;
-        assert!(is_dead(&pid).await, "the setsid child {pid} outlived the call");
+        assert!(gone(&token).await, "the setsid child `sleep {token}` outlived the call");
     }
 
     #[tokio::test]
@@ -399,11 +413,11 @@ mod tests {
     #[tokio::test]
     async fn timeout_kills_the_whole_process_group() {
         let f = shell_with(ShellConfig { timeout: Duration::from_secs(1), ..ShellConfig::default() });
-        let command = format!("({}; exec sleep 60) & sleep 60", record_pid("bg.pid"));
+        let token = unique_sleep();
+        let command = format!("sleep {token} & {}; sleep 60", wait_inside(&token));
         let err = f.shell.call(json!({ "command": command }), ctx()).await.unwrap_err();
         assert!(matches!(err, ToolError::Timeout(1)), "{err:?}");
-        let pid = wait_for_file(&f.workspace.join("bg.pid")).await;
-        assert!(is_dead(&pid).await, "background sleep {pid} survived the timeout");
+        assert!(gone(&token).await, "background `sleep {token}` survived the timeout");
     }
 
     #[tokio::test]
@@ -411,24 +425,23 @@ mod tests {
         let f = shell();
         let context = ctx();
         let cancel = context.cancel.clone();
-        let workspace = f.workspace.clone();
-        let command = format!("{}; sleep 60", record_pid("sh.pid"));
+        let token = unique_sleep();
+        let command = format!("sleep {token}");
         let call = tokio::spawn(async move { f.shell.call(json!({ "command": command }), context).await });
-        let pid = wait_for_file(&workspace.join("sh.pid")).await;
+        started(&token).await;
         cancel.cancel();
         let result = call.await.unwrap();
         assert!(matches!(result, Err(ToolError::Cancelled)), "{result:?}");
-        assert!(is_dead(&pid).await, "shell {pid} survived the cancel");
+        assert!(gone(&token).await, "`sleep {token}` survived the cancel");
     }
 
     #[tokio::test]
     async fn background_jobs_do_not_hold_the_call_open() {
         let f = shell();
-        let command = format!("({}; exec sleep 60) & while [ ! -s bg.pid ]; do sleep 0.01; done; echo started", record_pid("bg.pid"));
-        let out = run(&f.shell, &command).await;
+        let token = unique_sleep();
+        let out = run(&f.shell, &format!("sleep {token} & {}; echo started", wait_inside(&token))).await;
         assert_eq!(text_of(&out), "started\nexit code: 0");
-        let pid = wait_for_file(&f.workspace.join("bg.pid")).await;
-        assert!(is_dead(&pid).await, "background sleep {pid} outlived the call");
+        assert!(gone(&token).await, "background `sleep {token}` outlived the call");
     }
 
     #[test]
