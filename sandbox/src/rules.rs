@@ -95,7 +95,7 @@ fn split(path: &Path, write: bool, hidden: &[PathBuf], depth: usize, out: &mut V
             if !touches_hidden {
                 out.push(Grant { path: entry_path, write });
             }
-        } else if hidden.iter().any(|h| *h == entry_path) {
+        } else if hidden.contains(&entry_path) {
             continue;
         } else {
             split(&entry_path, write, hidden, depth + 1, out)?;
