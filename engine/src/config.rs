@@ -40,6 +40,9 @@ pub struct Config {
     /// Tool output longer than this is cut for the model (the full output is kept).
     pub tool_output_limit: usize,
     pub shell_timeout: Duration,
+    /// Every shell command may use the network (`WARDEN_SHELL_NETWORK=1`); otherwise only a call the
+    /// person approved "with network".
+    pub shell_network: bool,
     pub model_idle_timeout: Duration,
     /// Every tool call (and preview) is ended after this long, whatever the tool does.
     pub tool_timeout: Duration,
@@ -63,6 +66,7 @@ impl Config {
             approval_timeout: None,
             tool_output_limit: 16 * 1024,
             shell_timeout: Duration::from_secs(30),
+            shell_network: false,
             model_idle_timeout: Duration::from_secs(120),
             tool_timeout: Duration::from_secs(120),
             max_turn_bytes: 1024 * 1024,
@@ -75,7 +79,7 @@ impl Config {
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
     /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
     /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
-    /// `WARDEN_MCP_CONFIG`.
+    /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`.
     pub fn from_env() -> Result<Self, String> {
         Self::from_vars(|k| std::env::var(k).ok())
     }
@@ -131,7 +135,28 @@ impl Config {
             ));
         }
         c.mcp_config_file = var("WARDEN_MCP_CONFIG").map(Into::into);
+        if let Some(v) = var("WARDEN_SHELL_NETWORK") {
+            c.shell_network = match v.trim() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                other => return Err(format!("WARDEN_SHELL_NETWORK must be 1 or 0, got `{other}`")),
+            };
+        }
         Ok(c)
+    }
+
+    /// What no sandboxed command may read: the data dir (the workspace inside it stays open to it), the
+    /// SQLite file wherever `WARDEN_DATABASE_URL` put it, and the MCP config file.
+    pub fn private_paths(&self) -> Vec<PathBuf> {
+        let mut paths = vec![self.data_dir.clone()];
+        let database = self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"));
+        if let Some(file) = database.map(|rest| rest.split('?').next().unwrap_or(rest)) {
+            if !file.is_empty() && file != ":memory:" {
+                paths.push(PathBuf::from(file));
+            }
+        }
+        paths.extend(self.mcp_config_file.clone());
+        paths
     }
 }
 

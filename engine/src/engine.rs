@@ -21,6 +21,8 @@ use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
 use crate::tools::Workspace;
 
+pub use warden_sandbox::SandboxStatus;
+
 const MAX_MESSAGE_CHARS: usize = 200_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,7 +70,12 @@ impl Engine {
         let store = Store::open(&config.database_url).await?;
         let events = EventHub::start(store.clone()).await?;
         let workspace = Workspace::new(&config.workspace)?;
-        let shell = ShellConfig { timeout: config.shell_timeout, ..ShellConfig::default() };
+        let shell = ShellConfig {
+            timeout: config.shell_timeout,
+            hidden: config.private_paths(),
+            network: config.shell_network,
+            ..ShellConfig::default()
+        };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
         let rt = Arc::new(Runtime::new(store, events, provider, tools, config)?);
         let engine = Engine { rt };
@@ -125,6 +132,12 @@ impl Engine {
                 ),
             },
         }
+    }
+
+    /// Whether commands (the shell, sandboxed MCP servers) run confined on this machine, and if not,
+    /// what is missing. Without it, no rule may approve a shell call on its own.
+    pub fn sandbox_status(&self) -> &'static SandboxStatus {
+        warden_sandbox::status()
     }
 
     // --- threads ---

@@ -13,6 +13,9 @@ pub const DEFAULT_CALL_TIMEOUT_SECS: u64 = 120;
 pub const MAX_CALL_TIMEOUT_SECS: u64 = 3600;
 /// Longest server name: it prefixes every tool name the model sees (`server__tool`, 64 chars max).
 pub const MAX_NAME_LEN: usize = 32;
+/// Most paths a sandboxed server may be given, and the longest one.
+pub const MAX_SANDBOX_PATHS: usize = 64;
+const MAX_PATH_LEN: usize = 4096;
 
 /// One configured MCP server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +33,22 @@ pub struct McpServerConfig {
     pub tool_policies: BTreeMap<String, ToolPolicy>,
     #[serde(default = "default_call_timeout")]
     pub call_timeout_secs: u64,
+    /// Run this stdio server confined by `warden-sandbox`: a private empty `HOME` and `TMPDIR`, writes
+    /// only there and in `sandbox_paths`, nothing of Warden's data dir readable, no network unless
+    /// `sandbox_network`, and every process it starts ends with it. Without a sandbox on the machine
+    /// the server is not started.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sandbox: bool,
+    /// Absolute paths a sandboxed server may read and write (e.g. the folder a filesystem server serves).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_paths: Vec<String>,
+    /// A sandboxed server may use the network (e.g. `npx -y` downloading it, or an API it wraps).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sandbox_network: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 fn enabled_by_default() -> bool {
@@ -86,6 +105,9 @@ impl McpServerConfig {
             trust_read_only_hints: false,
             tool_policies: BTreeMap::new(),
             call_timeout_secs: DEFAULT_CALL_TIMEOUT_SECS,
+            sandbox: false,
+            sandbox_paths: Vec::new(),
+            sandbox_network: false,
         }
     }
 
@@ -102,6 +124,7 @@ impl McpServerConfig {
                 "call timeout must be between 1 and {MAX_CALL_TIMEOUT_SECS} seconds"
             )));
         }
+        self.validate_sandbox()?;
         match &self.transport {
             Transport::Stdio { command, env, .. } => {
                 if command.trim().is_empty() {
@@ -131,6 +154,37 @@ impl McpServerConfig {
                         )));
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl McpServerConfig {
+    fn validate_sandbox(&self) -> Result<()> {
+        if !self.sandbox {
+            if !self.sandbox_paths.is_empty() || self.sandbox_network {
+                return Err(invalid(
+                    "`sandbox_paths` and `sandbox_network` need `sandbox: true`",
+                ));
+            }
+            return Ok(());
+        }
+        if !matches!(self.transport, Transport::Stdio { .. }) {
+            return Err(invalid(
+                "only a stdio server (a command) can run in a sandbox",
+            ));
+        }
+        if self.sandbox_paths.len() > MAX_SANDBOX_PATHS {
+            return Err(invalid(format!(
+                "at most {MAX_SANDBOX_PATHS} sandbox paths"
+            )));
+        }
+        for path in &self.sandbox_paths {
+            if !path.starts_with('/') || path.contains('\0') || path.len() > MAX_PATH_LEN {
+                return Err(invalid(format!(
+                    "sandbox path `{path}` must be an absolute path"
+                )));
             }
         }
         Ok(())

@@ -1,7 +1,9 @@
 //! Opens one MCP session over the configured transport (a child process or Streamable HTTP),
-//! performs the handshake and reads the tool list, all within a timeout.
+//! performs the handshake and reads the tool list, all within a timeout. A child process gets only
+//! the environment it needs, and runs confined by `warden-sandbox` when its config says `sandbox`.
 
 use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -11,6 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use warden_sandbox::{Policy, Scratch};
 
 use crate::client::WardenClient;
 use crate::config::{McpServerConfig, Transport};
@@ -23,6 +26,9 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Lines of a child's stderr kept to explain a failed start.
 const STDERR_LINES: usize = 20;
+/// What a stdio server inherits from Warden's environment, as the MCP SDKs' `get_default_environment`
+/// does: never the rest (model keys, `WARDEN_TOKEN`). Its configured `env` comes on top.
+pub const INHERITED_ENV: [&str; 6] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /// A live session.
 pub struct Connection {
@@ -61,15 +67,22 @@ impl StderrTail {
     }
 }
 
-/// Connects and lists tools, or explains why not.
-pub async fn connect(config: &McpServerConfig) -> Result<Connection> {
+/// Connects and lists tools, or explains why not. `private_paths` are what a sandboxed server may not
+/// read (Warden's data dir, see the engine's `Config::private_paths`).
+pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Result<Connection> {
     let client = Arc::new(WardenClient::default());
     let stderr = StderrTail::default();
     let attempt = async {
         let service = match &config.transport {
             Transport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env).kill_on_drop(true);
+                cmd.args(args).env_clear().envs(inherited_env()).kill_on_drop(true);
+                let scratch = if config.sandbox {
+                    Some(confine(&mut cmd, config, private_paths)?)
+                } else {
+                    None
+                };
+                cmd.envs(env);
                 let (transport, child_stderr) = TokioChildProcess::builder(cmd)
                     .stderr(Stdio::piped())
                     .spawn()
@@ -79,6 +92,7 @@ pub async fn connect(config: &McpServerConfig) -> Result<Connection> {
                         config.name.clone(),
                         child_stderr,
                         stderr.clone(),
+                        scratch,
                     ));
                 }
                 client
@@ -171,10 +185,54 @@ fn with_stderr(error: Error, stderr: &StderrTail) -> Error {
     }
 }
 
-async fn forward_stderr(server: String, stderr: tokio::process::ChildStderr, tail: StderrTail) {
+/// Reads the child's stderr until every process holding it has ended, keeping a sandboxed server's
+/// private `HOME` and `TMPDIR` until then (they are removed when `_scratch` drops).
+async fn forward_stderr(
+    server: String,
+    stderr: tokio::process::ChildStderr,
+    tail: StderrTail,
+    _scratch: Option<Scratch>,
+) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::debug!(mcp_server = %server, "stderr: {line}");
         tail.push(line);
     }
+}
+
+/// `INHERITED_ENV` as Warden has it, leaving out shell function exports (`() {...}`), as the SDKs do.
+fn inherited_env() -> Vec<(&'static str, std::ffi::OsString)> {
+    INHERITED_ENV
+        .iter()
+        .filter_map(|&name| std::env::var_os(name).map(|value| (name, value)))
+        .filter(|(_, value)| !value.as_encoded_bytes().starts_with(b"()"))
+        .collect()
+}
+
+/// Confines a stdio server by its config: a private `HOME` and `TMPDIR` (returned; they must live as
+/// long as the server), write access there and in `sandbox_paths`, read access to all but
+/// `private_paths`, network only with `sandbox_network`. Refuses to start it without a sandbox.
+fn confine(
+    cmd: &mut tokio::process::Command,
+    config: &McpServerConfig,
+    private_paths: &[PathBuf],
+) -> Result<Scratch> {
+    let sandbox_failed = |e: &dyn std::fmt::Display| {
+        Error::Connect(format!(
+            "`{}` is configured to run in a sandbox, which could not be set up: {e}",
+            config.name
+        ))
+    };
+    let status = warden_sandbox::status();
+    if !status.available {
+        return Err(sandbox_failed(&status.detail));
+    }
+    let scratch = Scratch::new().map_err(|e| sandbox_failed(&e))?;
+    cmd.env("HOME", scratch.home()).env("TMPDIR", scratch.tmp());
+    let writable = config.sandbox_paths.iter().map(|p| Path::new(p).to_path_buf()).collect();
+    let policy = Policy::new(writable, private_paths.to_vec())
+        .with_scratch(&scratch)
+        .with_network(config.sandbox_network);
+    warden_sandbox::confine(cmd, &policy).map_err(|e| sandbox_failed(&e))?;
+    Ok(scratch)
 }

@@ -40,6 +40,12 @@ impl McpHub {
     /// Does no I/O; call [`McpHub::start`] to load and connect. Cut tool results are kept only
     /// once [`McpHub::with_results_dir`] names a folder.
     pub fn new(pool: SqlitePool) -> Self {
+        Self::with_private_paths(pool, Vec::new())
+    }
+
+    /// Like `new`; a server configured with `sandbox` may not read `private_paths` (pass the engine's
+    /// `Config::private_paths()`: the data dir with the database and this hub's secrets).
+    pub fn with_private_paths(pool: SqlitePool, private_paths: Vec<std::path::PathBuf>) -> Self {
         Self {
             inner: Arc::new(Inner {
                 store: Store::new(pool),
@@ -47,6 +53,7 @@ impl McpHub {
                 tasks: TaskTracker::new(),
                 loaded: AtomicBool::new(false),
                 changed: tokio::sync::watch::Sender::new(()),
+                private_paths,
             }),
             results: Arc::default(),
         }
@@ -195,7 +202,7 @@ impl McpHub {
         let stored = self.stored_config(&config.name);
         restore_secrets(&mut config, stored.as_ref())?;
         config.validate()?;
-        let connection = connect::connect(&config).await?;
+        let connection = connect::connect(&config, &self.inner.private_paths).await?;
         let probe = ServerProbe {
             server_info: connection.server_info.clone(),
             tools: connection

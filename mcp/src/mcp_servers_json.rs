@@ -27,6 +27,13 @@ struct Entry {
     /// Cline's and others' switch; exported for disabled servers.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     disabled: bool,
+    /// Warden's sandbox for a stdio server (see `McpServerConfig::sandbox`); kept through export.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    sandbox: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sandbox_paths: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    sandbox_network: bool,
 }
 
 /// Reads servers from an `mcpServers` document (VS Code's top-level `servers` key is accepted too).
@@ -52,9 +59,11 @@ pub fn import(json: &str) -> Result<Vec<McpServerConfig>> {
                 "two servers are both named `{name}`"
             )));
         }
+        let sandbox = (entry.sandbox, entry.sandbox_paths.clone(), entry.sandbox_network);
         let (transport, enabled) = entry.into_transport(label)?;
         let mut config = McpServerConfig::new(name, transport);
         config.enabled = enabled;
+        (config.sandbox, config.sandbox_paths, config.sandbox_network) = sandbox;
         config.validate()?;
         configs.push(config);
     }
@@ -62,7 +71,8 @@ pub fn import(json: &str) -> Result<Vec<McpServerConfig>> {
 }
 
 /// Writes servers as an `mcpServers` document, with whatever values the configs hold (pass
-/// redacted configs when the result leaves the server). Warden-only settings are not exported.
+/// redacted configs when the result leaves the server). Warden-only settings are not exported, except
+/// the sandbox (`sandbox`, `sandbox_paths`, `sandbox_network`), which says how the command may run.
 pub fn export(configs: &[McpServerConfig]) -> String {
     let mut servers = serde_json::Map::new();
     for config in configs {
@@ -72,6 +82,9 @@ pub fn export(configs: &[McpServerConfig]) -> String {
                 args: Some(args.clone()),
                 env: (!env.is_empty()).then(|| env.clone()),
                 disabled: !config.enabled,
+                sandbox: config.sandbox,
+                sandbox_paths: config.sandbox_paths.clone(),
+                sandbox_network: config.sandbox_network,
                 ..Entry::default()
             },
             Transport::Http { url, headers } => Entry {

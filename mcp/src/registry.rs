@@ -24,6 +24,8 @@ pub(crate) struct Inner {
     pub loaded: AtomicBool,
     /// Ticks whenever a supervisor changes a slot, for whoever waits on a connection attempt.
     pub changed: watch::Sender<()>,
+    /// What a sandboxed server may not read (Warden's data dir).
+    pub private_paths: Vec<std::path::PathBuf>,
 }
 
 pub(crate) struct Slot {

@@ -60,7 +60,7 @@ async fn run(inner: Arc<Inner>, config: McpServerConfig, generation: u64, stop: 
     loop {
         let attempt = tokio::select! {
             _ = stop.cancelled() => return,
-            attempt = connect::connect(&config) => attempt,
+            attempt = connect::connect(&config, &inner.private_paths) => attempt,
         };
         match attempt {
             Ok(connection) => {

@@ -35,6 +35,7 @@ async fn http_server_with_the_right_bearer_token_lists_and_runs_tools() {
     let ctx = warden_engine::tools::ToolContext {
         cancel: Default::default(),
         progress: Some(sink),
+        network: false,
     };
     tool(&hub, "remote__slow")
         .call(json!({ "seconds": 0.3 }), ctx)

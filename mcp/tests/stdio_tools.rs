@@ -188,6 +188,7 @@ async fn progress_notifications_are_forwarded_while_a_call_runs() {
     let ctx = ToolContext {
         cancel: CancellationToken::new(),
         progress: Some(sink),
+        network: false,
     };
     let output = tokio::time::timeout(
         PATIENCE,
@@ -227,6 +228,7 @@ async fn stopping_a_run_cancels_the_call_and_the_server_is_told() {
     let ctx = ToolContext {
         cancel: cancel.clone(),
         progress: Some(sink),
+        network: false,
     };
     let slow = tool(&hub, "fx__slow");
     let call = tokio::spawn(async move { slow.call(json!({ "seconds": 600 }), ctx).await });

@@ -62,7 +62,7 @@ async fn serve() -> Result<(), String> {
 /// Connects the configured MCP servers in the background (start-up does not wait for them) and
 /// offers their tools to the agent. `WARDEN_MCP_CONFIG` names an `mcpServers` JSON file to merge.
 async fn start_mcp(engine: &Engine) -> McpHub {
-    let hub = McpHub::new(engine.store().pool().clone());
+    let hub = McpHub::with_private_paths(engine.store().pool().clone(), engine.config().private_paths());
     if let Some(path) = engine.config().mcp_config_file.clone() {
         match hub.load_config_file(&path).await {
             Ok(names) => tracing::info!(servers = ?names, file = %path.display(), "MCP servers loaded from file"),

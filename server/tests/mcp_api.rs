@@ -88,7 +88,7 @@ impl Api {
         let tools = self.hub.tools();
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
         let tool = tools.into_iter().find(|t| t.spec().name == qualified).unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"));
-        let ctx = ToolContext { cancel: tokio_util::sync::CancellationToken::new(), progress: None };
+        let ctx = ToolContext { cancel: tokio_util::sync::CancellationToken::new(), progress: None, network: false };
         let output = tokio::time::timeout(PATIENCE, tool.call(args, ctx)).await.expect("the call ends").expect("the call succeeds");
         assert!(!output.is_error, "{output:?}");
         output

@@ -105,6 +105,8 @@ impl FormFields {
                 }
             }
         };
+        // The sandbox settings are kept for a stdio server only (an HTTP server has no process to confine).
+        let sandboxed = base.filter(|_| matches!(transport, Transport::Stdio { .. }));
         Ok(McpConfig {
             name,
             enabled: base.map(|b| b.enabled).unwrap_or(true),
@@ -114,6 +116,9 @@ impl FormFields {
             call_timeout_secs: base
                 .map(|b| b.call_timeout_secs)
                 .unwrap_or(DEFAULT_CALL_TIMEOUT_SECS),
+            sandbox: sandboxed.is_some_and(|b| b.sandbox),
+            sandbox_paths: sandboxed.map(|b| b.sandbox_paths.clone()).unwrap_or_default(),
+            sandbox_network: sandboxed.is_some_and(|b| b.sandbox_network),
         })
     }
 }
@@ -205,6 +210,9 @@ mod tests {
                 super::super::mcp_model::ToolPolicy::AlwaysAsk,
             )]),
             call_timeout_secs: 30,
+            sandbox: true,
+            sandbox_paths: vec!["/srv/files".into()],
+            sandbox_network: false,
         };
         let fields = FormFields::from_config(&stored);
         assert_eq!(fields.to_config(Some(&stored)).unwrap(), stored);

@@ -92,6 +92,14 @@ pub struct McpConfig {
     #[serde(default)]
     pub tool_policies: BTreeMap<String, ToolPolicy>,
     pub call_timeout_secs: u64,
+    /// The stdio server runs confined (warden-mcp's `sandbox`, `sandbox_paths`, `sandbox_network`);
+    /// mirrored so that editing a server in the UI keeps them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_paths: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox_network: bool,
 }
 
 /// How Warden reaches a server.

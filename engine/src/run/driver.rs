@@ -158,7 +158,7 @@ async fn execute(
             });
         }
     });
-    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx) };
+    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network: false };
     let limit = rt.config.tool_timeout;
     // `None`: the per-call limit ran out.
     let result = match registry.get(&call.name) {

@@ -96,6 +96,9 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Where to report progress, if anyone listens.
     pub progress: Option<tokio::sync::mpsc::UnboundedSender<Progress>>,
+    /// The person granted this call network access (the approval's "with network" choice); the shell
+    /// runs without network otherwise.
+    pub network: bool,
 }
 
 /// Failures of a tool call that are not the tool's own error result.

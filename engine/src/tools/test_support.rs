@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 use super::{ToolContent, ToolContext, ToolOutput};
 
 pub(crate) fn ctx() -> ToolContext {
-    ToolContext { cancel: CancellationToken::new(), progress: None }
+    ToolContext { cancel: CancellationToken::new(), progress: None, network: false }
 }
 
 #[track_caller]

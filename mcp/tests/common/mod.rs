@@ -117,6 +117,7 @@ pub fn ctx() -> ToolContext {
     ToolContext {
         cancel: CancellationToken::new(),
         progress: None,
+        network: false,
     }
 }
 

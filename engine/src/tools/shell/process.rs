@@ -1,5 +1,6 @@
-//! Runs one `sh -c` command for the shell tool: its own process group, a scrubbed environment,
-//! stdout and stderr merged into one capped buffer, and the whole group killed on timeout, on cancel,
+//! Runs one `sh -c` command for the shell tool: confined by `warden-sandbox` (which also ends every
+//! process it started when it exits), in its own process group, with a minimal environment and a fresh
+//! `HOME`; stdout and stderr merged into one capped buffer; the whole group killed on timeout, on cancel,
 //! or when the call is dropped, so nothing the command started outlives the call.
 
 use std::os::fd::OwnedFd;
@@ -9,11 +10,24 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
+use warden_sandbox::{Policy, Scratch};
 
 use crate::tools::ToolError;
 
-/// The only environment a command sees (plus `HOME`, set to the workspace).
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Git reads no system or global config (a planted `~/.gitconfig` cannot turn `git show` into code), and
+/// `core.fsmonitor` (a command git runs on `git status`) is off even when the repository's own config
+/// sets it. Other repository settings that run code (`diff.<driver>.textconv`, hooks) stay the repo's:
+/// what they run is confined like the command itself.
+const GIT_ENV: [(&str, &str); 6] = [
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_CONFIG_COUNT", "1"),
+    ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+    ("GIT_CONFIG_VALUE_0", "false"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+];
 
 /// After the shell exits, how long leftover background jobs may keep the output pipe open.
 const LINGER: Duration = Duration::from_millis(200);
@@ -35,9 +49,18 @@ pub(crate) struct Finished {
     pub dropped: usize,
 }
 
+/// Where a command runs and what confines it.
+pub(crate) struct Setup<'a> {
+    pub cwd: &'a Path,
+    /// Private `HOME` and `TMPDIR`; the caller removes them after the call.
+    pub scratch: &'a Scratch,
+    /// `None`: no sandbox on this machine, and a person approved running without one.
+    pub policy: Option<&'a Policy>,
+}
+
 pub(crate) async fn run(
     command: &str,
-    cwd: &Path,
+    setup: Setup<'_>,
     limits: Limits,
     cancel: &CancellationToken,
 ) -> Result<Finished, ToolError> {
@@ -47,17 +70,26 @@ pub(crate) async fn run(
         let mut cmd = tokio::process::Command::new("sh");
         cmd.arg("-c")
             .arg(command)
-            .current_dir(cwd)
+            .current_dir(setup.cwd)
             .env_clear()
             .env("PATH", PATH)
-            .env("HOME", cwd)
+            .env("HOME", setup.scratch.home())
+            .env("TMPDIR", setup.scratch.tmp())
             .env("LANG", "C.UTF-8")
             .env("TERM", "dumb")
+            .envs(GIT_ENV)
             .stdin(Stdio::null())
             .stdout(Stdio::from(writer.try_clone()?))
             .stderr(Stdio::from(writer))
             .process_group(0)
             .kill_on_drop(true);
+        // Git looks for a repository no higher than the workspace (not in a repo around Warden's data).
+        if let Some(parent) = setup.cwd.parent() {
+            cmd.env("GIT_CEILING_DIRECTORIES", parent);
+        }
+        if let Some(policy) = setup.policy {
+            warden_sandbox::confine(&mut cmd, policy).map_err(|e| ToolError::Failed(e.to_string()))?;
+        }
         cmd.spawn()?
         // `cmd` drops here with our copies of the write end, so the pipe ends when the command's do.
     };
@@ -105,7 +137,9 @@ fn whole_seconds(d: Duration) -> u64 {
     d.as_millis().div_ceil(1000) as u64
 }
 
-/// Sends SIGKILL to the whole process group when dropped: on every way out of `run`.
+/// Sends SIGKILL to the whole process group when dropped: on every way out of `run`. Confined, that
+/// group holds the sandbox's supervisor and PID 1 of its PID namespace, whose end takes every other
+/// process of the command with it (even those that left the group with `setsid`).
 struct GroupKiller(Option<i32>);
 
 impl Drop for GroupKiller {

@@ -1,0 +1,257 @@
+//! What runs between `fork` and `exec`: only system calls on data prepared before the fork (no
+//! allocation, no locks), as a forked child of a threaded process must.
+//!
+//! The forked child opens a user, PID, mount and (without network) network namespace, maps its own uid
+//! and gid into it, and forks again. It stays outside as a supervisor that waits and exits as its child
+//! did. The grandchild is PID 1 of the new PID namespace: it dies with the supervisor
+//! (`PR_SET_PDEATHSIG`), mounts a `/proc` that shows only the sandbox's processes (no other process's
+//! command line or environment to read), drops every capability, enforces the Landlock ruleset and
+//! returns to `exec` the command. When PID 1 of a
+//! namespace ends, the kernel kills every process left in it, so nothing (`setsid`, double forks)
+//! outlives the command.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use landlock::RulesetCreated;
+
+/// `close_range` flag: mark the descriptors close-on-exec instead of closing them (Linux 5.11).
+const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+/// `_LINUX_CAPABILITY_VERSION_3`: 64-bit capability sets in two `CapData` words.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+/// Highest capability number tried when emptying the bounding set (the kernel has about 41).
+const LAST_CAPABILITY: libc::c_ulong = 63;
+/// Exit code of PID 1 when its supervisor was gone before it could tie its life to it.
+const SUPERVISOR_GONE: libc::c_int = 125;
+
+/// Maps the current uid and gid to themselves in a new user namespace, so files keep their owners.
+pub(crate) struct IdMaps {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+impl IdMaps {
+    pub(crate) fn current() -> io::Result<Self> {
+        // SAFETY: geteuid and getegid cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        Ok(Self { uid_map: format!("{uid} {uid} 1\n").into_bytes(), gid_map: format!("{gid} {gid} 1\n").into_bytes() })
+    }
+
+    /// Writes the maps for the calling process, which has just entered a new user namespace.
+    /// `setgroups` must be denied before an unprivileged process may write its `gid_map`.
+    pub(crate) fn write(&self) -> io::Result<()> {
+        write_file(c"/proc/self/setgroups", b"deny")?;
+        write_file(c"/proc/self/uid_map", &self.uid_map)?;
+        write_file(c"/proc/self/gid_map", &self.gid_map)
+    }
+}
+
+/// Everything the child needs, made before the fork.
+pub(crate) struct Prepared {
+    ruleset: OwnedFd,
+    namespaces: libc::c_int,
+    maps: IdMaps,
+    /// Landlock access bits granted on the sandbox's own `/proc` (0: none). Landlock skips mount points
+    /// when it walks up a path, so the grant on the host's `/proc` does not reach a `/proc` mounted over
+    /// it: the rule is added after the mount, on the new one.
+    proc_access: u64,
+}
+
+impl Prepared {
+    pub(crate) fn new(ruleset: RulesetCreated, network: bool, proc_access: u64) -> Result<Self, crate::SandboxError> {
+        let ruleset: Option<OwnedFd> = ruleset.into();
+        let ruleset = ruleset.ok_or_else(|| crate::SandboxError::Unavailable("Landlock made no ruleset".into()))?;
+        let mut namespaces = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
+        if !network {
+            namespaces |= libc::CLONE_NEWNET;
+        }
+        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, proc_access })
+    }
+
+    /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
+    pub(crate) fn enter(&self) -> io::Result<()> {
+        // SAFETY: plain system calls on memory owned by `self`, valid in the child after fork.
+        unsafe {
+            check(libc::unshare(self.namespaces))?;
+            self.maps.write()?;
+            let mut alive = [-1 as libc::c_int; 2];
+            check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if pid > 0 {
+                supervise(pid, alive);
+            }
+            // PID 1 of the new namespace from here on.
+            libc::close(alive[1]);
+            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+            // The supervisor holds the pipe's write end for life: a hang-up now means it died before
+            // PDEATHSIG was set, and nobody would end this process.
+            let mut poll = libc::pollfd { fd: alive[0], events: libc::POLLIN, revents: 0 };
+            if libc::poll(&mut poll, 1, 0) != 0 {
+                libc::_exit(SUPERVISOR_GONE);
+            }
+            libc::close(alive[0]);
+            mount_own_proc()?;
+            if self.proc_access != 0 {
+                self.grant_own_proc()?;
+            }
+            drop_capabilities()?;
+            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+            let restricted = libc::syscall(libc::SYS_landlock_restrict_self, self.ruleset.as_raw_fd(), 0u32);
+            if restricted != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // Nothing but stdin, stdout and stderr crosses `exec` (old kernels lack the flag: best effort,
+            // std and tokio open their descriptors close-on-exec anyway).
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+        }
+        Ok(())
+    }
+}
+
+impl Prepared {
+    /// Adds a rule for the `/proc` just mounted (the ruleset is not enforced yet).
+    unsafe fn grant_own_proc(&self) -> io::Result<()> {
+        const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+        let fd = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr { allowed_access: self.proc_access, parent_fd: fd };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            self.ruleset.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0u32,
+        );
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if added != 0 {
+            return Err(error);
+        }
+        Ok(())
+    }
+}
+
+/// `struct landlock_path_beneath_attr` (packed in the kernel's UAPI).
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The supervisor: keeps only stdio and its end of the liveness pipe (so the spawning process sees
+/// `exec` succeed as soon as the grandchild's copy of std's status pipe closes), waits for PID 1 and
+/// ends the same way.
+unsafe fn supervise(pid: libc::pid_t, alive: [libc::c_int; 2]) -> ! {
+    libc::close(alive[0]);
+    let keep = alive[1] as libc::c_uint;
+    if keep > 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, keep - 1, 0u32);
+    }
+    libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
+    let status = wait_status(pid);
+    if libc::WIFSIGNALED(status) {
+        let signal = libc::WTERMSIG(status);
+        libc::signal(signal, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::kill(libc::getpid(), signal);
+        libc::_exit(128 + signal);
+    }
+    libc::_exit(if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 127 })
+}
+
+/// `waitpid` until `pid` has ended; its raw status (or a failure status if waiting failed).
+unsafe fn wait_status(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    loop {
+        let waited = libc::waitpid(pid, &mut status, 0);
+        if waited == pid {
+            return status;
+        }
+        if waited < 0 && *libc::__errno_location() != libc::EINTR {
+            return 127 << 8;
+        }
+    }
+}
+
+/// The exit code of `pid` once it ends (1 if it was killed or could not be waited for).
+pub(crate) unsafe fn wait_exit_code(pid: libc::pid_t) -> libc::c_int {
+    let status = wait_status(pid);
+    if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        1
+    }
+}
+
+/// Keeps mounts of this namespace to itself, then mounts a fresh `/proc` for the new PID namespace over
+/// the host's (Landlock forbids mounts only after `landlock_restrict_self`).
+pub(crate) unsafe fn mount_own_proc() -> io::Result<()> {
+    let none = std::ptr::null();
+    check(libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()))?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    check(libc::mount(c"proc".as_ptr(), c"/proc".as_ptr(), c"proc".as_ptr(), flags, std::ptr::null()))
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Empties the bounding, ambient, inheritable, permitted and effective sets, so even uid 0 gains no
+/// capability at `exec` (inside its user namespace, where it had all of them).
+unsafe fn drop_capabilities() -> io::Result<()> {
+    for cap in 0..=LAST_CAPABILITY {
+        // EINVAL past the kernel's last capability.
+        libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+    }
+    libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong, 0, 0, 0);
+    let header = CapHeader { version: CAPABILITY_VERSION_3, pid: 0 };
+    let data = [CapData { effective: 0, permitted: 0, inheritable: 0 }; 2];
+    if libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr()) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn write_file(path: &CStr, data: &[u8]) -> io::Result<()> {
+    // SAFETY: open, write and close on a NUL-terminated path and a borrowed buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let written = libc::write(fd, data.as_ptr().cast(), data.len());
+        let error = io::Error::last_os_error();
+        libc::close(fd);
+        if written != data.len() as isize {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

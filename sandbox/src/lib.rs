@@ -1,0 +1,92 @@
+//! Confines a command Warden runs (the shell tool, a sandboxed MCP server): Landlock lets it write only
+//! where the policy says and read nothing that is hidden; user, PID, mount and (without network) network
+//! namespaces keep it from the network, from other processes (its `/proc` shows only its own) and from
+//! outliving its call; and it runs with no capabilities.
+//!
+//! Use: make a [`Policy`], keep a [`Scratch`] (private `HOME` and `TMPDIR`) alive for the call, and call
+//! [`confine`] on the `tokio::process::Command` before spawning it. [`status`] says whether this kernel
+//! can do all of it; where it cannot, `confine` refuses rather than run the command unconfined.
+
+mod child;
+mod rules;
+mod scratch;
+mod status;
+
+use std::path::{Path, PathBuf};
+
+pub use scratch::Scratch;
+pub use status::{status, SandboxStatus};
+
+/// Device files every command may write (and read): what shells and tools expect to find.
+pub const WRITABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
+
+/// What a confined command may touch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// Read (and execute) access beneath each path; `/` for "everything that is not hidden".
+    pub readable: Vec<PathBuf>,
+    /// Read and write access beneath each path. A writable path inside a hidden one is granted anyway
+    /// (the workspace inside Warden's data dir).
+    pub writable: Vec<PathBuf>,
+    /// Neither readable nor writable, even beneath a readable path (Warden's data dir). Landlock grants
+    /// rather than denies, so a readable path that holds a hidden one is granted entry by entry around it.
+    pub hidden: Vec<PathBuf>,
+    /// TCP, UDP and every other network access; off means a network namespace with no interfaces and,
+    /// where the kernel has them (Landlock ABI 4+), TCP connect and bind rules that allow nothing.
+    pub network: bool,
+}
+
+impl Policy {
+    /// The shell's policy: read everything but `hidden`, write only in `writable` (and
+    /// [`WRITABLE_DEVICES`]), no network.
+    pub fn new(writable: Vec<PathBuf>, hidden: Vec<PathBuf>) -> Self {
+        Self { readable: vec![PathBuf::from("/")], writable, hidden, network: false }
+    }
+
+    /// The same policy with `scratch`'s private `HOME` and `TMPDIR` writable.
+    pub fn with_scratch(mut self, scratch: &Scratch) -> Self {
+        self.writable.push(scratch.home().to_path_buf());
+        self.writable.push(scratch.tmp().to_path_buf());
+        self
+    }
+
+    pub fn with_network(mut self, network: bool) -> Self {
+        self.network = network;
+        self
+    }
+}
+
+/// Why a command cannot be confined.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The kernel lacks Landlock or user namespaces; the detail says which.
+    #[error("no sandbox is available on this machine: {0}")]
+    Unavailable(String),
+    #[error("the sandbox could not grant `{path}`: {source}")]
+    Path { path: PathBuf, source: std::io::Error },
+    #[error("the sandbox's Landlock rules could not be built: {0}")]
+    Landlock(#[from] landlock::RulesetError),
+    #[error("the sandbox could not be prepared: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Confines `cmd` by `policy`: everything is prepared here, before `fork`, and the child only makes
+/// system calls (see `child`). Errors without touching `cmd` when [`status`] is not available.
+/// The caller sets the environment (`env_clear` and what the command needs).
+pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(), SandboxError> {
+    let status = status();
+    if !status.available {
+        return Err(SandboxError::Unavailable(status.detail.clone()));
+    }
+    let abi = landlock::ABI::from(status.landlock_abi.unwrap_or(0) as i32);
+    let ruleset = rules::ruleset(policy, abi)?;
+    let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
+    let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
+    let prepared = child::Prepared::new(ruleset, policy.network, proc_access)?;
+    // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
+    // no locks), as `pre_exec` requires between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || prepared.enter());
+    }
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! The sandbox against the real kernel: real `sh` commands, a real TCP listener, the real `/proc`.
+//! Each test skips with a loud message only where `status().available` is false.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use warden_sandbox::{confine, status, Policy, Scratch};
+
+/// A data dir with a database file and a workspace inside it, as Warden lays them out.
+struct Layout {
+    _root: tempfile::TempDir,
+    data: PathBuf,
+    workspace: PathBuf,
+    scratch: Scratch,
+}
+
+fn layout() -> Layout {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().canonicalize().unwrap().join("data");
+    let workspace = data.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(data.join("warden.db"), "mcp secret").unwrap();
+    Layout { _root: root, data, workspace, scratch: Scratch::new().unwrap() }
+}
+
+impl Layout {
+    fn policy(&self) -> Policy {
+        Policy::new(vec![self.workspace.clone()], vec![self.data.clone()]).with_scratch(&self.scratch)
+    }
+}
+
+/// Whether the sandbox can run here; if not, says so loudly so the skip is seen.
+fn available() -> bool {
+    let status = status();
+    if !status.available {
+        eprintln!("\n!!! SKIPPED: no sandbox on this machine: {} !!!\n", status.detail);
+    }
+    status.available
+}
+
+/// Runs `script` with `sh -c` in `cwd`, confined by `policy`; its exit code and combined output.
+async fn run(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    confine(&mut cmd, policy).unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(30), cmd.output()).await.unwrap().unwrap();
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), text)
+}
+
+#[tokio::test]
+async fn writes_land_in_the_workspace_and_nowhere_else() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let outside = l.data.parent().unwrap().join("outside.txt");
+    let script = format!("echo in > inside.txt && echo out > {}", outside.display());
+    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    assert_ne!(code, Some(0), "{text}");
+    assert!(text.contains("Permission denied"), "{text}");
+    assert_eq!(std::fs::read_to_string(l.workspace.join("inside.txt")).unwrap(), "in\n");
+    assert!(!outside.exists(), "a confined command wrote outside the workspace");
+}
+
+#[tokio::test]
+async fn the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    std::fs::write(l.workspace.join("notes.txt"), "mine").unwrap();
+    let (code, text) = run(&l.policy(), &l.workspace, "cat notes.txt; echo; cat ../warden.db").await;
+    assert_ne!(code, Some(0), "{text}");
+    assert!(text.starts_with("mine\n"), "{text}");
+    assert!(!text.contains("mcp secret"), "the database was readable: {text}");
+    let (code, text) = run(&l.policy(), &l.workspace, "ls ..").await;
+    assert_ne!(code, Some(0), "the data dir could be listed: {text}");
+    // The rest of the system stays readable.
+    let (code, text) = run(&l.policy(), &l.workspace, "head -c 4 /etc/passwd").await;
+    assert_eq!(code, Some(0), "{text}");
+}
+
+#[tokio::test]
+async fn the_servers_environment_is_unreadable_through_proc() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    // A process started the way the server was, with a model key in its environment.
+    let secret = format!("sk-test-{}", std::process::id());
+    let mut server = tokio::process::Command::new("sleep")
+        .arg("60")
+        .env("WARDEN_TEST_MODEL_KEY", &secret)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = server.id().unwrap();
+    // Until it has exec'd, the forked child still shows the test's own environment.
+    let mut has_key = false;
+    for _ in 0..200 {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        has_key = String::from_utf8_lossy(&environ).contains(&secret);
+        if has_key {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(has_key, "the stand-in has no key to steal");
+    let script = format!("cat /proc/{pid}/environ; cat /proc/{pid}/cmdline; ls /proc | grep -x {pid}");
+    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    server.kill().await.unwrap();
+    assert!(!text.contains(&secret), "the server's environment leaked: {text}");
+    assert!(!text.contains("sleep"), "another process's command line was readable: {text}");
+    assert_ne!(code, Some(0), "the server's pid is visible in the sandbox's /proc: {text}");
+}
+
+#[tokio::test]
+async fn a_tcp_connect_is_refused_without_network_and_allowed_with_it() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // bash's /dev/tcp would need bash; python3 may be absent: use the shell's own tools (a script in perl
+    // is as rare), so connect with `exec 3<>/dev/tcp` only if bash exists, else with python3.
+    let connect = connect_script(port);
+    let (code, text) = run(&l.policy(), &l.workspace, &connect).await;
+    assert_ne!(code, Some(0), "{text}");
+    let accepted = tokio::time::timeout(Duration::from_millis(300), listener.accept()).await;
+    assert!(accepted.is_err(), "the listener saw a connection from a sandbox without network");
+
+    let (code, text) = run(&l.policy().with_network(true), &l.workspace, &connect).await;
+    assert_eq!(code, Some(0), "{text}");
+    let accepted = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await;
+    assert!(accepted.is_ok_and(|a| a.is_ok()), "a sandbox with network could not connect");
+}
+
+fn connect_script(port: u16) -> String {
+    format!(
+        "if command -v bash >/dev/null; then bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}'; \
+         else python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}))'; fi"
+    )
+}
+
+#[tokio::test]
+async fn a_setsid_child_does_not_outlive_the_command() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    // A sleep no other process has: found on the host's /proc by its command line.
+    let token = format!("600.{}", std::process::id());
+    let pattern = token.replace('.', "[.]");
+    let script = format!(
+        "setsid sh -c 'exec sleep {token}' & \
+         while ! grep -qs '{pattern}' /proc/[0-9]*/cmdline; do sleep 0.01; done; echo started"
+    );
+    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    assert_eq!((code, text.as_str()), (Some(0), "started\n"));
+    assert!(gone(&token).await, "the setsid child `sleep {token}` outlived the command");
+}
+
+#[tokio::test]
+async fn the_command_keeps_its_uid_but_has_no_capabilities_even_as_root() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let (code, text) = run(&l.policy(), &l.workspace, "id -u; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status").await;
+    assert_eq!(code, Some(0), "{text}");
+    // SAFETY: geteuid cannot fail.
+    let uid = unsafe { libc_geteuid() };
+    assert!(text.starts_with(&format!("{uid}\n")), "{text}");
+    for line in text.lines().skip(1) {
+        assert!(line.ends_with("0000000000000000"), "a capability is left: {line}");
+    }
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}
+
+/// Whether every host process whose command line holds `token` is gone (or a zombie), waiting a little
+/// for the kernel to finish them.
+async fn gone(token: &str) -> bool {
+    for _ in 0..600 {
+        if !alive_with(token) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+fn alive_with(token: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries.flatten().any(|entry| {
+        let dir = entry.path();
+        let cmdline = std::fs::read(dir.join("cmdline")).unwrap_or_default();
+        let zombie = std::fs::read_to_string(dir.join("stat"))
+            .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')));
+        !zombie && String::from_utf8_lossy(&cmdline).contains(token)
+    })
+}
