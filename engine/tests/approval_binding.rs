@@ -17,7 +17,7 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None }
+    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false }
 }
 
 fn write_call(path: &str, content: &str) -> Turn {

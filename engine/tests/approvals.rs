@@ -17,11 +17,11 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None }
+    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false }
 }
 
 fn deny(reason: &str) -> DecisionInput {
-    DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: Some(reason.into()), prefix: None }
+    DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: Some(reason.into()), prefix: None, network: false }
 }
 
 fn write_call(path: &str, content: &str) -> Turn {

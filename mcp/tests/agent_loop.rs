@@ -89,7 +89,7 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
 
     for a in &approvals {
         let id = a["id"].as_str().unwrap();
-        let input = DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None };
+        let input = DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false };
         engine.decide(id, input).await.unwrap();
     }
     let events = events_until(&engine, &run_id, "run_finished", 1).await;

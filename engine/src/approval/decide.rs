@@ -68,10 +68,24 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
         }
         Scope::Once => None,
     };
+    if input.network {
+        if status != ApprovalStatus::Approved || input.scope != Scope::Once {
+            return Err(Error::Invalid("`network` can only come with `approve` for this one call (scope `once`)".into()));
+        }
+        let sandboxed = rt.tools.snapshot().get(&approval.tool).is_some_and(|t| t.runs_sandboxed_commands());
+        if !sandboxed {
+            return Err(Error::Invalid(format!("`network` applies only to sandboxed commands, not to `{}`", approval.tool)));
+        }
+    }
     let edited = input.arguments.as_ref().filter(|a| **a != approval.arguments).cloned();
     let decision = Decision {
         status,
-        by: DecidedBy::User { edited_arguments: edited.clone(), reason: input.reason.clone(), scope: input.scope },
+        by: DecidedBy::User {
+            edited_arguments: edited.clone(),
+            reason: input.reason.clone(),
+            scope: input.scope,
+            network: input.network,
+        },
     };
 
     let mut tx = rt.store.pool().begin().await?;

@@ -28,7 +28,15 @@ pub fn parse_arguments(raw: &str) -> Result<Value, String> {
     serde_json::from_str(raw).map_err(|e| format!("the arguments are not valid JSON ({e})"))
 }
 
-pub fn gate_call(registry: &ToolRegistry, rules: &[ThreadRule], name: &str, arguments: &Value) -> CallDecision {
+/// `sandbox_available`: whether commands can be confined here. Without a sandbox a thread rule never
+/// runs a command by itself: a rule that matches the wrong thing would run it unconfined.
+pub fn gate_call(
+    registry: &ToolRegistry,
+    rules: &[ThreadRule],
+    name: &str,
+    arguments: &Value,
+    sandbox_available: bool,
+) -> CallDecision {
     let Some(tool) = registry.get(name) else {
         let known: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
         return CallDecision::Skip {
@@ -41,8 +49,57 @@ pub fn gate_call(registry: &ToolRegistry, rules: &[ThreadRule], name: &str, argu
     if !tool.needs_approval(arguments) {
         return CallDecision::Run;
     }
+    if tool.runs_sandboxed_commands() && !sandbox_available {
+        return CallDecision::Ask;
+    }
     match rules.iter().find(|r| rule_matches(r, name, arguments)) {
         Some(rule) => CallDecision::RunByRule { rule_id: rule.id.clone() },
         None => CallDecision::Ask,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approval::RuleMatcher;
+    use crate::tools::{builtin_tools, ShellConfig, Workspace};
+    use serde_json::json;
+
+    fn registry(dir: &std::path::Path) -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        for tool in builtin_tools(Workspace::new(dir).unwrap(), ShellConfig::default()) {
+            registry.register(tool);
+        }
+        registry
+    }
+
+    fn git_show_rule() -> ThreadRule {
+        ThreadRule {
+            id: "r1".into(),
+            thread_id: "t".into(),
+            tool: "shell".into(),
+            matcher: RuleMatcher::CommandPrefix { prefix: "git show".into() },
+            created_at: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_matching_shell_rule_runs_the_command_only_where_it_can_be_sandboxed() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = registry(dir.path());
+        let rules = [git_show_rule()];
+        let args = json!({"command": "git show HEAD"});
+        assert_eq!(
+            gate_call(&registry, &rules, "shell", &args, true),
+            CallDecision::RunByRule { rule_id: "r1".into() }
+        );
+        assert_eq!(gate_call(&registry, &rules, "shell", &args, false), CallDecision::Ask);
+    }
+
+    #[test]
+    fn read_only_tools_still_run_at_once_without_a_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = registry(dir.path());
+        assert_eq!(gate_call(&registry, &[], "list_dir", &json!({"path": "."}), false), CallDecision::Run);
     }
 }

@@ -59,6 +59,9 @@ pub enum DecidedBy {
         edited_arguments: Option<Value>,
         reason: Option<String>,
         scope: Scope,
+        /// The person let this one command use the network (the sandbox keeps it off otherwise).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        network: bool,
     },
     Rule { rule_id: String },
     Timeout,
@@ -102,6 +105,14 @@ pub struct Approval {
     pub decision: Option<Decision>,
 }
 
+impl Approval {
+    /// Whether the person approved this call with network access.
+    pub fn network_granted(&self) -> bool {
+        self.status == ApprovalStatus::Approved
+            && matches!(&self.decision, Some(Decision { by: DecidedBy::User { network: true, .. }, .. }))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
@@ -122,6 +133,10 @@ pub struct DecisionInput {
     /// With scope `thread` on `shell`: allow every command starting with this prefix instead of
     /// only this exact command.
     pub prefix: Option<String>,
+    /// "With network": this one approved command may use the network. Only for tools that run
+    /// commands in the sandbox, only with `approve` and scope `once` (a rule never grants it).
+    #[serde(default)]
+    pub network: bool,
 }
 
 /// "Allow for this thread": later calls of `tool` in the thread that match run without asking.

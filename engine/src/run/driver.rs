@@ -139,7 +139,9 @@ async fn execute(
     cancel: &CancellationToken,
 ) -> Result<Executed> {
     // Read before the claim: the approval that cleared this call, and the target state it saw.
-    let binding = rt.store.binding_of_call(&call.id).await?;
+    let clearance = rt.store.clearance_of_call(&call.id).await?;
+    let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
+    let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
     if !rt.store.mark_tool_call_started(&call.id).await? {
         return Ok(Executed::Settled);
     }
@@ -158,7 +160,7 @@ async fn execute(
             });
         }
     });
-    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network: false };
+    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network };
     let limit = rt.config.tool_timeout;
     // `None`: the per-call limit ran out.
     let result = match registry.get(&call.name) {
@@ -344,7 +346,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
         let (call_id, name, decision, arguments) = match call {
             Ok(c) => match parse_arguments(&c.arguments) {
                 Ok(args) => {
-                    let d = gate_call(&registry, &rules, &c.name, &args);
+                    let d = gate_call(&registry, &rules, &c.name, &args, warden_sandbox::status().available);
                     (c.call_id, c.name, d, args)
                 }
                 Err(e) => {

@@ -152,8 +152,8 @@ impl Store {
 }
 
 impl Store {
-    /// The approval that cleared the call to run and the target state it is bound to, if any.
-    pub async fn binding_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, String)>> {
+    /// The approval that cleared the call to run, and the target state it is bound to, if any.
+    pub async fn clearance_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, Option<String>)>> {
         let Some(approval) = self.approval_of_call(tool_call_id).await? else { return Ok(None) };
         if approval.status != ApprovalStatus::Approved {
             return Ok(None);
@@ -163,7 +163,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?
             .flatten();
-        Ok(state.map(|s| (approval, s)))
+        Ok(Some((approval, state)))
     }
 
     /// Within a transaction: an approved approval whose target changed is settled as superseded.

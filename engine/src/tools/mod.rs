@@ -140,6 +140,11 @@ pub trait Tool: Send + Sync {
     }
     /// Whether this call must wait for a person. Arguments are already schema-valid.
     fn needs_approval(&self, args: &Value) -> bool;
+    /// Whether the tool runs commands in Warden's sandbox: such a call can be granted network for
+    /// itself, and where no sandbox is available no thread rule may run it without a person.
+    fn runs_sandboxed_commands(&self) -> bool {
+        false
+    }
     fn risk(&self, args: &Value) -> Risk;
     /// Plain words for what this call will do, e.g. "Run `rm -rf build/` in the workspace".
     fn summary(&self, args: &Value) -> String;

@@ -98,6 +98,10 @@ impl Tool for Shell {
         true
     }
 
+    fn runs_sandboxed_commands(&self) -> bool {
+        true
+    }
+
     fn risk(&self, args: &Value) -> Risk {
         match args::peek::<Args>(args) {
             Some(a) => shell_risk(&a.command),
