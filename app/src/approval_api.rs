@@ -17,6 +17,9 @@ pub struct DecisionBody {
     /// With scope `thread` on `shell`: allow every command starting with this.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
+    /// This one approved command may use the network (shell only; the sandbox keeps it off otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

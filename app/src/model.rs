@@ -193,7 +193,13 @@ pub enum Scope {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "by", rename_all = "snake_case")]
 pub enum DecidedBy {
-    User { edited_arguments: Option<Value>, reason: Option<String>, scope: Scope },
+    User {
+        edited_arguments: Option<Value>,
+        reason: Option<String>,
+        scope: Scope,
+        #[serde(default)]
+        network: bool,
+    },
     Rule { rule_id: String },
     Timeout,
     /// The run was stopped while the approval waited.
@@ -267,8 +273,19 @@ pub struct RunSummary {
     pub max_steps: u32,
 }
 
+/// Whether commands Warden runs are confined on this machine, and if not, why (the approval card of
+/// a command says so).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SandboxInfo {
+    pub available: bool,
+    pub detail: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadDetail {
+    /// Filled by the server function from the engine's sandbox status (not part of the engine's record).
+    #[serde(default)]
+    pub sandbox: SandboxInfo,
     #[serde(flatten)]
     pub thread: Thread,
     pub messages: Vec<Message>,

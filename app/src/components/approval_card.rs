@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::approval_api::{decide, DecideOutcome, DecisionBody};
 use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Scope};
+use crate::routes::chat::SandboxView;
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
 /// refetch that does not change this approval leaves the card (and its inputs) in place.
@@ -17,6 +18,8 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
     let reason = RwSignal::new(String::new());
     let prefix = RwSignal::new(String::new());
     let is_shell = approval.tool == "shell";
+    let network = RwSignal::new(false);
+    let sandbox = use_context::<SandboxView>();
     let editing = RwSignal::new(false);
     let edited = RwSignal::new(pretty.clone());
     let error = RwSignal::new(None::<String>);
@@ -42,26 +45,26 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
     };
     let approve = {
         let send = send.clone();
-        move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None })
+        move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None, network: network.get_untracked() })
     };
     let allow_for_thread = {
         let send = send.clone();
         move |_| {
             let prefix = prefix.get_untracked().trim().to_string();
-            send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix) });
+            send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix), network: false });
         }
     };
     let deny = {
         let send = send.clone();
         move |_| {
             let reason = reason.get_untracked().trim().to_string();
-            send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None });
+            send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None, network: false });
         }
     };
     let approve_edited = {
         let send = send.clone();
         move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
-            Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None }),
+            Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None, network: network.get_untracked() }),
             Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
         }
     };
@@ -97,6 +100,13 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
             {preview}
+            {is_shell.then(|| view! {
+                <SandboxLine sandbox/>
+                <label class="network-label">
+                    <input type="checkbox" bind:checked=network/>
+                    " Allow network access for this command (Approve only)"
+                </label>
+            })}
             <Show
                 when=move || editing.get()
                 fallback=move || view! {
@@ -134,6 +144,28 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
     }
 }
 
+/// What confines a command: the sandbox, or, where this machine has none, a plain warning.
+#[component]
+fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
+    move || match sandbox.and_then(|s| s.0.get()) {
+        Some(info) if info.available => view! {
+            <p class="sandbox-line">
+                "Runs in the sandbox: it can write only in the workspace, cannot read Warden's data, and has no network unless you allow it."
+            </p>
+        }
+        .into_any(),
+        Some(info) => view! {
+            <p class="sandbox-line warning" role="alert">
+                <strong>"No sandbox on this machine: "</strong>
+                {info.detail}
+                ". This command would run with your user's full access; thread rules do not run commands here."
+            </p>
+        }
+        .into_any(),
+        None => ().into_any(),
+    }
+}
+
 /// How a settled approval was decided, in words.
 pub fn decision_text(approval: &Approval) -> String {
     let verdict = match approval.status {
@@ -147,10 +179,13 @@ pub fn decision_text(approval: &Approval) -> String {
         }
     };
     match approval.decision.as_ref().map(|d| &d.by) {
-        Some(DecidedBy::User { edited_arguments, reason, scope }) => {
+        Some(DecidedBy::User { edited_arguments, reason, scope, network }) => {
             let mut text = format!("{verdict} by you");
             if *scope == Scope::Thread {
                 text.push_str(" for this thread");
+            }
+            if *network {
+                text.push_str(" with network access");
             }
             if edited_arguments.is_some() {
                 text.push_str(" with edited arguments");

@@ -15,10 +15,14 @@ use crate::components::run_status::RunStatusBar;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
-use crate::model::ThreadDetail;
+use crate::model::{SandboxInfo, ThreadDetail};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{get_thread, retry_run, send_message, stop_run};
 use crate::ThreadsChanged;
+
+/// The sandbox status of the shown thread's server, for approval cards (`None` until it is known).
+#[derive(Clone, Copy)]
+pub struct SandboxView(pub Memo<Option<SandboxInfo>>);
 
 #[component]
 pub fn ChatPage() -> impl IntoView {
@@ -34,6 +38,8 @@ pub fn ChatPage() -> impl IntoView {
         let is_open = |d: &ThreadDetail| d.thread.id == id;
         refreshed.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
     });
+    // Approval cards of commands say whether they will run confined.
+    provide_context(SandboxView(Memo::new(move |_| current.with(|d| d.as_ref().map(|d| d.sandbox.clone())))));
     let live = LiveRun::new();
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);

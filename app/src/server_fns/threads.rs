@@ -44,7 +44,10 @@ pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<Threa
 pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
     let detail = engine.thread(&id).await?;
-    super::mirror(&detail)
+    let mut view: ThreadDetail = super::mirror(&detail)?;
+    let sandbox = engine.sandbox_status();
+    view.sandbox = crate::model::SandboxInfo { available: sandbox.available, detail: sandbox.detail.clone() };
+    Ok(view)
 }
 
 #[server]
