@@ -1,17 +1,21 @@
 //! How much harm a shell command line can do, for the approval card: the highest risk of its simple
 //! commands. Read-only commands are Low, writes and anything unknown Medium, and deletion, privilege,
 //! whole-disk tools, code piped into interpreters, file-overwriting redirections and unreadable lines High.
+//! Options that write or run something (the table in `write_options`) keep a command above Low.
 
 use super::command_line::{split_command, Segment};
+use super::write_options::risky_option;
 use crate::tools::Risk;
 
-/// The risk of a whole command line; `High` if it cannot be read.
+/// The risk of a whole command line; `High` if it cannot be read (too long, too deeply nested,
+/// a syntax error) or nests commands in commands (`sh -c`, `env`, `find -exec`, ...) too deeply.
 pub fn shell_risk(cmd: &str) -> Risk {
     line_risk(cmd, 0)
 }
 
-/// `sh -c '...'` is read again, but only this many levels deep.
-const MAX_DEPTH: usize = 4;
+/// Commands run by other commands (`env env …`, `find -exec find -exec …`, `sh -c 'sh -c …'`) are
+/// read this many levels deep; deeper is High rather than a deeper recursion.
+const MAX_DEPTH: usize = 16;
 
 const READ_ONLY: &[&str] = &[
     "ls",
@@ -73,7 +77,7 @@ const DESTRUCTIVE: &[&str] = &[
 ];
 /// Commands that run the rest of their words as another command.
 const WRAPPERS: &[&str] =
-    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin"];
+    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin", "time"];
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"];
 const INTERPRETERS: &[&str] = &[
     "python",
@@ -112,6 +116,9 @@ fn segment_risk(seg: &Segment, depth: usize) -> Risk {
 }
 
 fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
+    if depth > MAX_DEPTH {
+        return Risk::High;
+    }
     let Some(first) = words.first() else { return Risk::Low };
     // A command name computed at run time could be anything.
     if first.contains('$') || first.contains('`') {
@@ -122,12 +129,17 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
     if DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.") {
         return Risk::High;
     }
+    let option = if risky_option(name, args).is_some() { Risk::Medium } else { Risk::Low };
+    option.max(program_risk(name, args, piped, depth))
+}
+
+fn program_risk(name: &str, args: &[String], piped: bool, depth: usize) -> Risk {
     if WRAPPERS.contains(&name) {
         if name == "command" && matches!(args.first().map(String::as_str), Some("-v" | "-V")) {
             return Risk::Low;
         }
         let rest = skip_wrapper_options(args);
-        return if rest.is_empty() { Risk::Low } else { command_risk(rest, piped || name == "xargs", depth) };
+        return if rest.is_empty() { Risk::Low } else { command_risk(rest, piped || name == "xargs", depth + 1) };
     }
     if SHELLS.contains(&name) {
         return shell_risk_of(args, piped, depth);
@@ -156,9 +168,9 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
         "git" => git_risk(args),
         "tee" if args.iter().any(|a| !a.starts_with('-')) => Risk::High,
         "tee" => Risk::Low,
-        "sort" if args.iter().any(|a| a.starts_with("-o") || a.starts_with("--output")) => Risk::Medium,
-        // ripgrep's --pre runs a program on every file.
-        "rg" if args.iter().any(|a| a.starts_with("--pre")) => Risk::Medium,
+        // `uniq in out` writes `out`; `hostname name` renames the machine.
+        "uniq" if operands(args) > 1 => Risk::Medium,
+        "hostname" if operands(args) > 0 => Risk::Medium,
         _ if READ_ONLY.contains(&name) => Risk::Low,
         _ => Risk::Medium,
     }
@@ -182,6 +194,10 @@ fn skip_wrapper_options(args: &[String]) -> &[String] {
         .take_while(|a| a.starts_with('-') || is_assignment(a) || a.starts_with(|c: char| c.is_ascii_digit()))
         .count();
     &args[skip..]
+}
+
+fn operands(args: &[String]) -> usize {
+    args.iter().filter(|a| !a.starts_with('-') || a.as_str() == "-").count()
 }
 
 fn has_short_flag(args: &[String], flag: char) -> bool {
@@ -221,10 +237,9 @@ fn find_risk(args: &[String], piped: bool, depth: usize) -> Risk {
             "-delete" => return Risk::High,
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let end = args[i + 1..].iter().position(|a| a == ";" || a == "+").map_or(args.len(), |p| i + 1 + p);
-                risk = risk.max(Risk::Medium).max(command_risk(&args[i + 1..end], piped, depth));
+                risk = risk.max(Risk::Medium).max(command_risk(&args[i + 1..end], piped, depth + 1));
                 i = end;
             }
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => risk = risk.max(Risk::Medium),
             _ => {}
         }
         i += 1;
@@ -236,9 +251,8 @@ fn git_risk(args: &[String]) -> Risk {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
-            // `-c core.pager=...` and friends can make git run any program.
-            "-c" | "--exec-path" => return Risk::Medium,
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            // `-c core.pager=...` and friends are in the table of risky options.
+            "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
             a if a.starts_with('-') => i += 1,
             _ => break,
         }
@@ -248,11 +262,7 @@ fn git_risk(args: &[String]) -> Risk {
     let has = |flag: &str| rest.iter().any(|a| a == flag || a.starts_with(&format!("{flag}=")));
     match sub.as_str() {
         "status" | "log" | "diff" | "show" | "blame" | "ls-files" | "rev-parse" | "shortlog" | "describe" | "grep" => {
-            if has("--output") || has("--ext-diff") || has("-O") {
-                Risk::Medium
-            } else {
-                Risk::Low
-            }
+            Risk::Low
         }
         "reset" if has("--hard") => Risk::High,
         "clean" if has_short_flag(rest, 'f') || has("--force") => Risk::High,
