@@ -36,6 +36,8 @@ pub struct Segment {
     /// Words after quote removal, assignments such as `FOO=bar` included; a word holding an expansion
     /// keeps its source text, e.g. `$(date)` or `$HOME`.
     pub words: Vec<String>,
+    /// For each word, whether it is plain literal text (no expansion, substitution or pattern).
+    pub literal: Vec<bool>,
     /// Whether the command has any redirection (`>`, `>>`, `<`, `2>`, `&>`, `>|`, `2>&1`, heredocs, ...).
     pub redirects: bool,
     /// Files its output redirections write to (`> f`, `>> f`, `&> f`, `>| f`, `<> f`, `>&f`);
@@ -290,10 +292,12 @@ impl Walker {
         // The command name comes after the prefix (assignments and redirections) and before the suffix.
         for item in prefix.map(Item::Part).chain(name).chain(suffix.map(Item::Part)) {
             match item {
-                Item::Name(word) => segment.words.push(self.word(&word.value)?),
-                Item::Part(CommandPrefixOrSuffixItem::Word(word))
+                Item::Name(word)
+                | Item::Part(CommandPrefixOrSuffixItem::Word(word))
                 | Item::Part(CommandPrefixOrSuffixItem::AssignmentWord(_, word)) => {
-                    segment.words.push(self.word(&word.value)?)
+                    let (display, literal) = self.read(&word.value)?;
+                    segment.words.push(display);
+                    segment.literal.push(literal);
                 }
                 Item::Part(CommandPrefixOrSuffixItem::IoRedirect(redirect)) => {
                     self.redirect(redirect, &mut segment)?
@@ -301,6 +305,7 @@ impl Walker {
                 Item::Part(CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell)) => {
                     self.list(&subshell.list)?;
                     segment.words.push("<(…)".to_string());
+                    segment.literal.push(false);
                 }
             }
         }
@@ -359,10 +364,16 @@ impl Walker {
 
     /// Reads a word, walks the substitutions in it, and gives its display form.
     fn word(&mut self, raw: &str) -> Option<String> {
+        self.read(raw).map(|(display, _)| display)
+    }
+
+    /// Like `word`, and tells whether the word is plain literal text.
+    fn read(&mut self, raw: &str) -> Option<(String, bool)> {
         let word = read_word(raw, &self.options)?;
         let display = word.display.clone();
+        let literal = word.literal.is_some();
         self.substitutions(word)?;
-        Some(display)
+        Some((display, literal))
     }
 
     fn substitutions(&mut self, word: ReadWord) -> Option<()> {

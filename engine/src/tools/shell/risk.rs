@@ -4,7 +4,7 @@
 //! Options that write or run something (the table in `write_options`) keep a command above Low.
 
 use super::command_line::{split_command, Segment};
-use super::write_options::risky_option;
+use super::write_options::{has_risky_options, risky_option};
 use crate::tools::Risk;
 
 /// The risk of a whole command line; `High` if it cannot be read (too long, too deeply nested,
@@ -111,8 +111,27 @@ fn segment_risk(seg: &Segment, depth: usize) -> Risk {
     // `FOO=bar cmd` changes what cmd does (PATH, LD_PRELOAD, GIT_*), so never below Medium.
     let assignments = seg.words.iter().take_while(|w| is_assignment(w)).count();
     let assignment = if assignments > 0 { Risk::Medium } else { Risk::Low };
+    // A command name computed at run time (`$x`, `` `…` ``, `r?`, `~/x`) could be anything.
+    if seg.literal.get(assignments) == Some(&false) {
+        return Risk::High;
+    }
     let command = command_risk(&seg.words[assignments..], seg.piped_input, depth);
-    redirect.max(assignment).max(command)
+    redirect.max(assignment).max(command).max(unseen_options(seg, assignments))
+}
+
+/// An argument the shell computes (`*`, `$opts`, `` `…` ``) may turn into an option from the table of
+/// options that write or run (`find . *` meets a file named `-delete`): never Low for such commands.
+fn unseen_options(seg: &Segment, assignments: usize) -> Risk {
+    let may_be_option = |(word, literal): (&String, &bool)| {
+        !literal && word.starts_with(['-', '$', '`', '*', '?', '[', '{', '~', '\\'])
+    };
+    let computed = seg.words.iter().zip(&seg.literal).skip(assignments + 1).any(may_be_option);
+    let names_such_a_command = seg.words.iter().any(|w| has_risky_options(w.rsplit('/').next().unwrap_or(w)));
+    if computed && names_such_a_command {
+        Risk::Medium
+    } else {
+        Risk::Low
+    }
 }
 
 fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
@@ -121,7 +140,7 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
     }
     let Some(first) = words.first() else { return Risk::Low };
     // A command name computed at run time could be anything.
-    if first.contains('$') || first.contains('`') {
+    if first.contains(['$', '`', '*', '?']) {
         return Risk::High;
     }
     let name = first.rsplit('/').next().unwrap_or(first);
@@ -134,12 +153,21 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
 }
 
 fn program_risk(name: &str, args: &[String], piped: bool, depth: usize) -> Risk {
+    if name == "env" {
+        if let Some(script) = env_split_string(args) {
+            return Risk::Medium.max(line_risk(script, depth + 1));
+        }
+    }
     if WRAPPERS.contains(&name) {
         if name == "command" && matches!(args.first().map(String::as_str), Some("-v" | "-V")) {
             return Risk::Low;
         }
         let rest = skip_wrapper_options(args);
-        return if rest.is_empty() { Risk::Low } else { command_risk(rest, piped || name == "xargs", depth + 1) };
+        let Some(inner) = rest.first() else { return Risk::Low };
+        let risk = command_risk(rest, piped || name == "xargs", depth + 1);
+        // xargs adds words read from its input, which may be options that write or run.
+        let added = name == "xargs" && has_risky_options(inner.rsplit('/').next().unwrap_or(inner));
+        return if added { risk.max(Risk::Medium) } else { risk };
     }
     if SHELLS.contains(&name) {
         return shell_risk_of(args, piped, depth);
@@ -194,6 +222,14 @@ fn skip_wrapper_options(args: &[String]) -> &[String] {
         .take_while(|a| a.starts_with('-') || is_assignment(a) || a.starts_with(|c: char| c.is_ascii_digit()))
         .count();
     &args[skip..]
+}
+
+/// The command line `env -S '…'` (or `--split-string=…`) splits and runs.
+fn env_split_string(args: &[String]) -> Option<&str> {
+    let i = args.iter().position(|a| a.starts_with("-S") || a.starts_with("--split-string") || a.starts_with("--sp"))?;
+    let arg = args[i].as_str();
+    let attached = arg.strip_prefix("-S").or_else(|| arg.split_once('=').map(|(_, v)| v)).filter(|v| !v.is_empty());
+    attached.or_else(|| args.get(i + 1).map(String::as_str))
 }
 
 fn operands(args: &[String]) -> usize {
@@ -321,6 +357,11 @@ mod tests {
                 "if test -f x; then cat x; fi",
                 "sh -c 'ls -l'",
                 "",
+                "git show HEAD~1",
+                "git show src/*.rs",
+                "ls *",
+                "time ls",
+                "[ -f x ]",
             ],
         );
     }
@@ -353,6 +394,17 @@ mod tests {
                 "sort -o out.txt in.txt",
                 "env FOO=1 make",
                 "timeout 10 cargo test",
+                "git show --output=x",
+                "git show --outp=x",
+                "git log --ext-diff",
+                "git grep -Ovi x",
+                "uniq a b",
+                "hostname evil",
+                "sort --compress-program=sh a",
+                "find . *",
+                "git show $opts",
+                "ls | xargs git show",
+                "env -S 'ls -l'",
             ],
         );
     }
@@ -411,6 +463,13 @@ mod tests {
                 "cat <<EOF > x\nhi\nEOF",
                 "echo 'unclosed",
                 "(rm -rf /)",
+                "time rm -rf x",
+                "env -S 'rm -rf x'",
+                "env --split-string='rm -rf x'",
+                "/bin/r? -rf x",
+                "~/bin/tool x",
+                "f() { rm -rf /; }",
+                "for f in *; do rm $f; done",
             ],
         );
     }

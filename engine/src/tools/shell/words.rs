@@ -49,6 +49,8 @@ fn read_piece(raw: &str, piece: &WordPieceWithSource, in_double_quotes: bool, ou
         WordPiece::Text(text) => {
             let special = if in_double_quotes {
                 text.contains(['$', '`'])
+            } else if raw == "[" || raw == "]" {
+                false // a lone bracket is no pattern: the `[` command
             } else {
                 text.contains(UNQUOTED_SPECIAL) || tilde_may_expand(text, piece.start_index == 0)
             };
@@ -158,6 +160,8 @@ mod tests {
             ("'~'", "~"),
             ("--output=x", "--output=x"),
             ("HEAD~1", "HEAD~1"),
+            ("[", "["),
+            ("]", "]"),
         ] {
             assert_eq!(literal(raw).as_deref(), Some(value), "{raw:?}");
         }

@@ -87,6 +87,11 @@ pub const RISKY_OPTIONS: &[RiskyOption] = &[
     opt("env", Long("split-string"), Runs),
 ];
 
+/// Whether the table lists options of `command` (its name without the directory).
+pub fn has_risky_options(command: &str) -> bool {
+    RISKY_OPTIONS.iter().any(|option| option.command == command)
+}
+
 /// The first option in `args` that makes `command` write or run something, if any.
 pub fn risky_option(command: &str, args: &[String]) -> Option<&'static RiskyOption> {
     let name = command.rsplit('/').next().unwrap_or(command);
