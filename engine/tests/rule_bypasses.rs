@@ -26,7 +26,8 @@ fn asks(rule: &ThreadRule, commands: &[&str]) {
 #[test]
 fn the_rule_still_covers_plain_read_only_uses() {
     let rule = shell_rule("git show HEAD", "git show");
-    for command in ["git show", "git show HEAD~1 -- src/main.rs", "git show 'HEAD:a b.txt'", "git show && git show HEAD"] {
+    let plain = ["git show", "git show HEAD~1 -- src/main.rs", "git show 'HEAD:a b.txt'", "git show && git show HEAD"];
+    for command in plain {
         assert!(rule_matches(&rule, "shell", &json!({ "command": command })), "{command:?}");
     }
 }
@@ -61,7 +62,8 @@ fn options_that_write_or_run_are_asked_about() {
         "git --git-dir=/tmp/evil status",
         "git grep -O/tmp/x foo",
     ]);
-    asks(&shell_rule("find . -name x", "find"), &["find . -exec sh -c id ;", "find . -delete", "find . -fprint /tmp/x"]);
+    let find = shell_rule("find . -name x", "find");
+    asks(&find, &["find . -exec sh -c id ;", "find . -delete", "find . -fprint /tmp/x"]);
     asks(&shell_rule("sort a", "sort"), &["sort -o b a", "sort --output=b a", "sort --compress-program=sh a"]);
 }
 

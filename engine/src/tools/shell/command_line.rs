@@ -19,6 +19,9 @@ pub const MAX_NESTING: usize = 128;
 /// Substitutions inside substitutions are read this many levels deep (each level holds a bracket or
 /// backquote, so [`MAX_NESTING`] bounds it already; this keeps the walk's own recursion explicit).
 const MAX_SUBSTITUTION_DEPTH: usize = MAX_NESTING;
+/// Bytes of substitution bodies read again in all (each nesting level re-reads its body), so nested
+/// substitutions cost at most a few times one line.
+const REREAD_BUDGET_BYTES: usize = 4 * MAX_LINE_BYTES;
 /// The parser runs on a thread of its own with this much stack, whatever the caller's stack holds.
 const PARSER_STACK_BYTES: usize = 8 << 20;
 
@@ -78,7 +81,13 @@ pub fn split_command(cmd: &str) -> Option<Vec<Segment>> {
     }
     on_parser_stack(|| {
         let program = parse(cmd)?;
-        let mut walker = Walker { options: parser_options(), depth: 0, in_pipe: false, segments: Vec::new() };
+        let mut walker = Walker {
+            options: parser_options(),
+            depth: 0,
+            reread_budget: REREAD_BUDGET_BYTES,
+            in_pipe: false,
+            segments: Vec::new(),
+        };
         walker.program(&program)?;
         Some(walker.segments)
     })
@@ -195,6 +204,8 @@ fn plain_argv(simple: &SimpleCommand, options: &ParserOptions) -> Option<Vec<Str
 struct Walker {
     options: ParserOptions,
     depth: usize,
+    /// Bytes of substitution bodies that may still be read again.
+    reread_budget: usize,
     /// Inside a compound command that reads a pipe: every command in it may read that pipe.
     in_pipe: bool,
     segments: Vec<Segment>,
@@ -381,6 +392,7 @@ impl Walker {
             return None;
         }
         for body in &word.substitutions {
+            self.reread_budget = self.reread_budget.checked_sub(body.len())?;
             let program = parse(body)?;
             self.depth += 1;
             let walked = self.program(&program);
@@ -624,6 +636,17 @@ mod tests {
         assert!(split_command(&parens).is_some());
         let ifs = format!("{}x{}", "if true; then ".repeat(MAX_NESTING / 2), "; fi".repeat(MAX_NESTING / 2));
         assert!(split_command(&ifs).is_some());
+    }
+
+    #[test]
+    fn nested_substitutions_are_read_again_only_within_a_budget() {
+        let levels = 40;
+        let filler = "x ".repeat(REREAD_BUDGET_BYTES / levels);
+        let deep = format!("echo {}{filler}{}", "$(echo ".repeat(levels), ")".repeat(levels));
+        assert!(deep.len() <= MAX_LINE_BYTES);
+        assert_eq!(split_command(&deep), None);
+        let shallow = format!("echo $(echo {filler})");
+        assert!(split_command(&shallow).is_some());
     }
 
     #[test]

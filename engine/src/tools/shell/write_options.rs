@@ -111,7 +111,9 @@ fn spelled_as(arg: &str, spelling: Spelling) -> bool {
             }
             None => false,
         },
-        Spelling::Short(letter) => arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg.contains(letter),
+        Spelling::Short(letter) => {
+            arg.len() > 1 && arg.starts_with('-') && !arg.starts_with("--") && arg.contains(letter)
+        }
     }
 }
 
