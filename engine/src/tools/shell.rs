@@ -7,6 +7,8 @@ mod command_line;
 mod prefix_rule;
 mod process;
 mod risk;
+mod words;
+mod write_options;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
@@ -16,9 +18,10 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub use command_line::{split_command, Segment};
-pub use prefix_rule::matches_prefix_rule;
+pub use command_line::{plain_commands, split_command, Joiner, PlainCommand, Segment, MAX_LINE_BYTES, MAX_NESTING};
+pub use prefix_rule::{check_prefix_rule, matches_prefix_rule, prefix_rule_offer};
 pub use risk::shell_risk;
+pub use write_options::{risky_option, Effect, RiskyOption, Spelling, RISKY_OPTIONS};
 
 use warden_sandbox::{Policy, Scratch};
 

@@ -1,17 +1,21 @@
 //! How much harm a shell command line can do, for the approval card: the highest risk of its simple
 //! commands. Read-only commands are Low, writes and anything unknown Medium, and deletion, privilege,
 //! whole-disk tools, code piped into interpreters, file-overwriting redirections and unreadable lines High.
+//! Options that write or run something (the table in `write_options`) keep a command above Low.
 
 use super::command_line::{split_command, Segment};
+use super::write_options::{has_risky_options, risky_option};
 use crate::tools::Risk;
 
-/// The risk of a whole command line; `High` if it cannot be read.
+/// The risk of a whole command line; `High` if it cannot be read (too long, too deeply nested,
+/// a syntax error) or nests commands in commands (`sh -c`, `env`, `find -exec`, ...) too deeply.
 pub fn shell_risk(cmd: &str) -> Risk {
     line_risk(cmd, 0)
 }
 
-/// `sh -c '...'` is read again, but only this many levels deep.
-const MAX_DEPTH: usize = 4;
+/// Commands run by other commands (`env env …`, `find -exec find -exec …`, `sh -c 'sh -c …'`) are
+/// read this many levels deep; deeper is High rather than a deeper recursion.
+const MAX_DEPTH: usize = 16;
 
 const READ_ONLY: &[&str] = &[
     "ls",
@@ -73,7 +77,7 @@ const DESTRUCTIVE: &[&str] = &[
 ];
 /// Commands that run the rest of their words as another command.
 const WRAPPERS: &[&str] =
-    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin"];
+    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin", "time"];
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"];
 const INTERPRETERS: &[&str] = &[
     "python",
@@ -107,14 +111,36 @@ fn segment_risk(seg: &Segment, depth: usize) -> Risk {
     // `FOO=bar cmd` changes what cmd does (PATH, LD_PRELOAD, GIT_*), so never below Medium.
     let assignments = seg.words.iter().take_while(|w| is_assignment(w)).count();
     let assignment = if assignments > 0 { Risk::Medium } else { Risk::Low };
+    // A command name computed at run time (`$x`, `` `…` ``, `r?`, `~/x`) could be anything.
+    if seg.literal.get(assignments) == Some(&false) {
+        return Risk::High;
+    }
     let command = command_risk(&seg.words[assignments..], seg.piped_input, depth);
-    redirect.max(assignment).max(command)
+    redirect.max(assignment).max(command).max(unseen_options(seg, assignments))
+}
+
+/// An argument the shell computes (`*`, `$opts`, `` `…` ``) may turn into an option from the table of
+/// options that write or run (`find . *` meets a file named `-delete`): never Low for such commands.
+fn unseen_options(seg: &Segment, assignments: usize) -> Risk {
+    let may_be_option = |(word, literal): (&String, &bool)| {
+        !literal && word.starts_with(['-', '$', '`', '*', '?', '[', '{', '~', '\\'])
+    };
+    let computed = seg.words.iter().zip(&seg.literal).skip(assignments + 1).any(may_be_option);
+    let names_such_a_command = seg.words.iter().any(|w| has_risky_options(w.rsplit('/').next().unwrap_or(w)));
+    if computed && names_such_a_command {
+        Risk::Medium
+    } else {
+        Risk::Low
+    }
 }
 
 fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
+    if depth > MAX_DEPTH {
+        return Risk::High;
+    }
     let Some(first) = words.first() else { return Risk::Low };
     // A command name computed at run time could be anything.
-    if first.contains('$') || first.contains('`') {
+    if first.contains(['$', '`', '*', '?']) {
         return Risk::High;
     }
     let name = first.rsplit('/').next().unwrap_or(first);
@@ -122,12 +148,26 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
     if DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.") {
         return Risk::High;
     }
+    let option = if risky_option(name, args).is_some() { Risk::Medium } else { Risk::Low };
+    option.max(program_risk(name, args, piped, depth))
+}
+
+fn program_risk(name: &str, args: &[String], piped: bool, depth: usize) -> Risk {
+    if name == "env" {
+        if let Some(script) = env_split_string(args) {
+            return Risk::Medium.max(line_risk(script, depth + 1));
+        }
+    }
     if WRAPPERS.contains(&name) {
         if name == "command" && matches!(args.first().map(String::as_str), Some("-v" | "-V")) {
             return Risk::Low;
         }
         let rest = skip_wrapper_options(args);
-        return if rest.is_empty() { Risk::Low } else { command_risk(rest, piped || name == "xargs", depth) };
+        let Some(inner) = rest.first() else { return Risk::Low };
+        let risk = command_risk(rest, piped || name == "xargs", depth + 1);
+        // xargs adds words read from its input, which may be options that write or run.
+        let added = name == "xargs" && has_risky_options(inner.rsplit('/').next().unwrap_or(inner));
+        return if added { risk.max(Risk::Medium) } else { risk };
     }
     if SHELLS.contains(&name) {
         return shell_risk_of(args, piped, depth);
@@ -156,9 +196,9 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
         "git" => git_risk(args),
         "tee" if args.iter().any(|a| !a.starts_with('-')) => Risk::High,
         "tee" => Risk::Low,
-        "sort" if args.iter().any(|a| a.starts_with("-o") || a.starts_with("--output")) => Risk::Medium,
-        // ripgrep's --pre runs a program on every file.
-        "rg" if args.iter().any(|a| a.starts_with("--pre")) => Risk::Medium,
+        // `uniq in out` writes `out`; `hostname name` renames the machine.
+        "uniq" if operands(args) > 1 => Risk::Medium,
+        "hostname" if operands(args) > 0 => Risk::Medium,
         _ if READ_ONLY.contains(&name) => Risk::Low,
         _ => Risk::Medium,
     }
@@ -182,6 +222,18 @@ fn skip_wrapper_options(args: &[String]) -> &[String] {
         .take_while(|a| a.starts_with('-') || is_assignment(a) || a.starts_with(|c: char| c.is_ascii_digit()))
         .count();
     &args[skip..]
+}
+
+/// The command line `env -S '…'` (or `--split-string=…`) splits and runs.
+fn env_split_string(args: &[String]) -> Option<&str> {
+    let i = args.iter().position(|a| a.starts_with("-S") || a.starts_with("--split-string") || a.starts_with("--sp"))?;
+    let arg = args[i].as_str();
+    let attached = arg.strip_prefix("-S").or_else(|| arg.split_once('=').map(|(_, v)| v)).filter(|v| !v.is_empty());
+    attached.or_else(|| args.get(i + 1).map(String::as_str))
+}
+
+fn operands(args: &[String]) -> usize {
+    args.iter().filter(|a| !a.starts_with('-') || a.as_str() == "-").count()
 }
 
 fn has_short_flag(args: &[String], flag: char) -> bool {
@@ -221,10 +273,9 @@ fn find_risk(args: &[String], piped: bool, depth: usize) -> Risk {
             "-delete" => return Risk::High,
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 let end = args[i + 1..].iter().position(|a| a == ";" || a == "+").map_or(args.len(), |p| i + 1 + p);
-                risk = risk.max(Risk::Medium).max(command_risk(&args[i + 1..end], piped, depth));
+                risk = risk.max(Risk::Medium).max(command_risk(&args[i + 1..end], piped, depth + 1));
                 i = end;
             }
-            "-fprint" | "-fprint0" | "-fprintf" | "-fls" => risk = risk.max(Risk::Medium),
             _ => {}
         }
         i += 1;
@@ -236,9 +287,8 @@ fn git_risk(args: &[String]) -> Risk {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
-            // `-c core.pager=...` and friends can make git run any program.
-            "-c" | "--exec-path" => return Risk::Medium,
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            // `-c core.pager=...` and friends are in the table of risky options.
+            "-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
             a if a.starts_with('-') => i += 1,
             _ => break,
         }
@@ -248,11 +298,7 @@ fn git_risk(args: &[String]) -> Risk {
     let has = |flag: &str| rest.iter().any(|a| a == flag || a.starts_with(&format!("{flag}=")));
     match sub.as_str() {
         "status" | "log" | "diff" | "show" | "blame" | "ls-files" | "rev-parse" | "shortlog" | "describe" | "grep" => {
-            if has("--output") || has("--ext-diff") || has("-O") {
-                Risk::Medium
-            } else {
-                Risk::Low
-            }
+            Risk::Low
         }
         "reset" if has("--hard") => Risk::High,
         "clean" if has_short_flag(rest, 'f') || has("--force") => Risk::High,
@@ -311,6 +357,11 @@ mod tests {
                 "if test -f x; then cat x; fi",
                 "sh -c 'ls -l'",
                 "",
+                "git show HEAD~1",
+                "git show src/*.rs",
+                "ls *",
+                "time ls",
+                "[ -f x ]",
             ],
         );
     }
@@ -343,6 +394,17 @@ mod tests {
                 "sort -o out.txt in.txt",
                 "env FOO=1 make",
                 "timeout 10 cargo test",
+                "git show --output=x",
+                "git show --outp=x",
+                "git log --ext-diff",
+                "git grep -Ovi x",
+                "uniq a b",
+                "hostname evil",
+                "sort --compress-program=sh a",
+                "find . *",
+                "git show $opts",
+                "ls | xargs git show",
+                "env -S 'ls -l'",
             ],
         );
     }
@@ -401,6 +463,13 @@ mod tests {
                 "cat <<EOF > x\nhi\nEOF",
                 "echo 'unclosed",
                 "(rm -rf /)",
+                "time rm -rf x",
+                "env -S 'rm -rf x'",
+                "env --split-string='rm -rf x'",
+                "/bin/r? -rf x",
+                "~/bin/tool x",
+                "f() { rm -rf /; }",
+                "for f in *; do rm $f; done",
             ],
         );
     }
