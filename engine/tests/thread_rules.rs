@@ -15,7 +15,7 @@ fn shell_scenario(when: &str, command: &str) -> Scenario {
 }
 
 fn approve(scope: Scope, prefix: Option<&str>) -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope, arguments: None, reason: None, prefix: prefix.map(String::from) }
+    DecisionInput { decision: Verdict::Approve, scope, arguments: None, reason: None, prefix: prefix.map(String::from), network: false }
 }
 
 #[tokio::test]
@@ -44,7 +44,7 @@ async fn a_git_show_rule_asks_again_for_an_output_file_a_loop_and_ansi_c_quoting
         let run = h.engine.send_message(&thread_id, message.into()).await.unwrap().run_id;
         let ids = pending_approvals(&h.engine, &run, 1).await;
         assert_eq!(ids.len(), 1, "{message}: the person is asked");
-        let deny = DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: None, prefix: None };
+        let deny = DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false };
         h.engine.decide(&ids[0], deny).await.unwrap();
         run_to_end(&h.engine, &run).await;
     }
