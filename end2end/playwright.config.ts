@@ -4,6 +4,7 @@ import { defineConfig, devices } from "@playwright/test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { TOKEN } from "./fixtures/access";
 
 const repo = path.resolve(__dirname, "..");
 const appPort = Number(process.env.WARDEN_E2E_PORT ?? 3010);
@@ -28,6 +29,8 @@ function fixtureModel(): string {
 
 // A fresh data dir per test run (the config is evaluated once in the main process).
 const dataDir = process.env.WARDEN_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "warden-e2e-"));
+// The signed-in browser state global-setup.ts saves after opening the sign-in link.
+const authState = process.env.WARDEN_E2E_AUTH_STATE ??= path.join(fs.mkdtempSync(path.join(os.tmpdir(), "warden-e2e-auth-")), "state.json");
 
 export default defineConfig({
   testDir: "./tests",
@@ -40,8 +43,11 @@ export default defineConfig({
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: [["list"]],
+  // Runs after the web servers are up: signs in by the link and saves the session for every test.
+  globalSetup: "./global-setup.ts",
   use: {
     baseURL: `http://127.0.0.1:${appPort}`,
+    storageState: authState,
     trace: "retain-on-failure",
   },
   projects: [
@@ -91,6 +97,7 @@ export default defineConfig({
         OPENAI_API_KEY: "fixture-key",
         WARDEN_MODEL: "fixture",
         WARDEN_DATA_DIR: dataDir,
+        WARDEN_TOKEN: TOKEN,
         RUST_LOG: process.env.RUST_LOG ?? "warn,warden_engine=info",
       },
     },

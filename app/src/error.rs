@@ -1,5 +1,6 @@
 //! The one error type every server function returns. It crosses the wire as JSON, so it carries
-//! only what a person may see; internal failures are logged on the server and reported as `Internal`.
+//! only what a person may see; internal failures are logged on the server with an error id and
+//! reported as `Internal` with that id alone.
 
 use serde::{Deserialize, Serialize};
 use leptos::server_fn::codec::JsonEncoding;
@@ -15,8 +16,8 @@ pub enum AppError {
     Conflict(String),
     #[error("No model is configured. Set OPENAI_BASE_URL (and OPENAI_API_KEY, WARDEN_MODEL), then restart.")]
     NoModel,
-    #[error("Something went wrong on the server; the details are in its log.")]
-    Internal,
+    #[error("Something went wrong on the server (error id {0}); the details are in its log.")]
+    Internal(String),
     #[error("{0}")]
     Transport(String),
 }
@@ -39,8 +40,15 @@ impl AppError {
             AppError::Invalid(_) => S::UNPROCESSABLE_ENTITY,
             AppError::Conflict(_) => S::CONFLICT,
             AppError::NoModel => S::SERVICE_UNAVAILABLE,
-            AppError::Internal | AppError::Transport(_) => S::INTERNAL_SERVER_ERROR,
+            AppError::Internal(_) | AppError::Transport(_) => S::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    /// An internal failure: `cause` goes to the log with a new error id, the person sees the id.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        let error_id = warden_engine::store::new_id();
+        tracing::error!(error_id = %error_id, error = %cause, "server function failed");
+        AppError::Internal(error_id)
     }
 
     /// The error as the answer of the server function being handled: its response gets the
@@ -62,10 +70,7 @@ impl From<warden_engine::Error> for AppError {
             E::AlreadyDecided(_) | E::RunInProgress => AppError::Conflict(error.to_string()),
             E::Invalid(_) | E::InvalidArguments(_) => AppError::Invalid(error.to_string()),
             E::NoModel => AppError::NoModel,
-            other => {
-                tracing::error!(error = %other, "engine call failed");
-                AppError::Internal
-            }
+            other => AppError::internal(format_args!("engine call failed: {other}")),
         };
         error.answer()
     }

@@ -3,6 +3,7 @@
 
 pub mod approval_api;
 pub mod components;
+pub mod csp;
 pub mod error;
 pub mod live_run;
 pub mod markdown;
@@ -22,6 +23,7 @@ use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    set_page_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -37,6 +39,19 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App/>
             </body>
         </html>
+    }
+}
+
+/// Sends the page's Content-Security-Policy with this response's nonce (Leptos puts the same nonce
+/// on its inline hydration and streaming scripts). Headers go out after the first chunk, which
+/// the shell is part of, so setting it here reaches the response.
+fn set_page_policy() {
+    #[cfg(feature = "ssr")]
+    if let (Some(nonce), Some(response)) = (leptos::nonce::use_nonce(), use_context::<leptos_axum::ResponseOptions>()) {
+        let dev_reload = std::env::var_os("LEPTOS_WATCH").is_some();
+        if let Ok(value) = http::HeaderValue::from_str(&csp::page_policy(&nonce, dev_reload)) {
+            response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
+        }
     }
 }
 

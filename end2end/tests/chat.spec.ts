@@ -25,14 +25,15 @@ test("a prompt from the welcome page opens a thread and the answer streams in", 
   expect(trouble.errors).toEqual([]);
 });
 
-test("the history is rendered by the server and survives a reload", async ({ page, request }) => {
+test("the history is rendered by the server and survives a reload", async ({ page }) => {
   await startChat(page, "say hello again, please");
   // Stored (not just streamed): the answer is part of the conversation and the run is over.
   await expect(page.getByRole("list", { name: "Conversation" }).getByText("That is all.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Stop" })).toBeHidden();
   const url = page.url();
 
-  const html = await (await request.get(url)).text();
+  // The page's own request context: it carries the browser's session cookie.
+  const html = await (await page.request.get(url)).text();
   expect(html).toContain("say hello again, please");
   expect(html).toContain("That is all.");
 

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { approvalCard } from "./helpers";
+import { signInLink, TOKEN } from "../fixtures/access";
 
 const repo = path.resolve(__dirname, "..", "..");
 const port = Number(process.env.WARDEN_E2E_PORT ?? 3010) + 20;
@@ -30,6 +31,7 @@ function startServer(dataDir: string): ChildProcess {
       OPENAI_API_KEY: "fixture-key",
       WARDEN_MODEL: "fixture",
       WARDEN_DATA_DIR: dataDir,
+      WARDEN_TOKEN: TOKEN,
       RUST_LOG: "warn",
     },
   });
@@ -58,7 +60,9 @@ test("a pending approval survives a server restart and approving it finishes the
   let server = startServer(dataDir);
   try {
     await healthy();
-    await page.goto(`${base}/`);
+    // This server is on its own port, so its session cookie is its own: sign in by its link.
+    await page.goto(signInLink(base));
+    await expect(page).toHaveURL(`${base}/`);
     await expect(page.locator("body[data-hydrated]")).toBeAttached();
     const box = page.getByRole("textbox", { name: "Your prompt" });
     await box.fill("Please write a note");

@@ -1,8 +1,12 @@
 //! Warden's HTTP surface: the Leptos pages (server-rendered, with their server functions) and the
-//! public API, in one router. `router` is separate from serving so tests drive it on port 0.
+//! public API, in one router behind the access gate. `router` is separate from serving so tests drive
+//! it on port 0.
 
+pub mod access;
 pub mod api;
 pub mod app_state;
+pub mod security_headers;
+pub mod serve;
 pub mod shutdown;
 
 use axum::handler::Handler;
@@ -10,19 +14,26 @@ use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::CompressionLayer;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
 
+pub use access::Access;
 pub use app_state::AppState;
 
-/// The whole app: pages, server functions, static files under the site root, and `/api`.
+/// The largest request body accepted anywhere (API and server functions); larger is a 413.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// The whole app: pages, server functions, static files under the site root, and `/api`, behind
+/// `protect` with the state's access policy (static files under the site root need no token).
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let engine = state.engine.clone();
     let mcp = state.mcp.clone();
     let provide_engine = move || { provide_context(engine.clone()); provide_context(mcp.clone()); };
     let options = state.leptos_options.clone();
-    Router::new()
+    let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
+    let app = Router::new()
         .merge(api::router::<AppState>())
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
         // Static files (the wasm above all) go out gzipped to clients that accept it.
@@ -30,8 +41,16 @@ pub fn router(state: AppState) -> Router {
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
-        // Server functions are POSTs too: no other site may call them.
-        .layer(axum::middleware::from_fn(api::origin::require_same_origin))
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+        .with_state(state);
+    protect(app, access)
+}
+
+/// Wraps any router in Warden's edge, outermost first: tracing, security headers on every answer,
+/// the access gate (host, origin, token), JSON bodies for plain-text rejections, the body limit.
+pub fn protect(app: Router, access: Access) -> Router {
+    let app = app
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(api::json_errors::json_errors))
+        .layer(axum::middleware::from_fn_with_state(access, access::middleware::guard));
+    security_headers::apply(app).layer(TraceLayer::new_for_http())
 }

@@ -23,12 +23,8 @@ struct Api {
 }
 
 async fn serve(engine: Engine) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let mcp = warden_mcp::McpHub::new(engine.store().pool().clone());
-    let app = warden_server::api::router::<warden_server::api::ApiState>().with_state(warden_server::api::ApiState { engine, mcp });
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    common::serve_api(engine, mcp).await.base
 }
 
 impl Api {
@@ -39,7 +35,7 @@ impl Api {
         config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
         let engine = Engine::open(config).await.unwrap();
         let base = serve(engine.clone()).await;
-        Api { _dir: dir, _model: model, engine, base, http: Client::new() }
+        Api { _dir: dir, _model: model, engine, base, http: common::client() }
     }
 
     fn url(&self, path: &str) -> String {
@@ -175,7 +171,7 @@ async fn posting_a_message_streams_the_run_and_reconnect_misses_nothing() {
     assert_eq!(detail["messages"][1]["content"], "Hello from the fixture model, streamed.");
 
     let res = api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).header("Last-Event-ID", "abc").send().await.unwrap();
-    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
@@ -268,7 +264,7 @@ async fn without_a_model_sending_says_what_to_set() {
     let engine = Engine::open(Config::with_data_dir(dir.path())).await.unwrap();
     assert!(!engine.model_status().configured);
     let base = serve(engine).await;
-    let http = Client::new();
+    let http = common::client();
     let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
     let res = http.post(format!("{base}/api/threads/{}/messages", t["id"].as_str().unwrap())).json(&json!({"content": "hi"})).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);

@@ -37,12 +37,8 @@ impl Api {
         let dir = tempfile::tempdir().unwrap();
         let engine = Engine::open(Config::with_data_dir(dir.path())).await.unwrap();
         let hub = McpHub::new(engine.store().pool().clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let state = warden_server::api::ApiState { engine, mcp: hub.clone() };
-        let app = warden_server::api::router::<warden_server::api::ApiState>().with_state(state);
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        Api { dir, hub, base: format!("http://{addr}"), http: Client::new() }
+        let served = common::serve_api(engine, hub.clone()).await;
+        Api { dir, hub, base: served.base, http: common::client() }
     }
 
     fn url(&self, path: &str) -> String {

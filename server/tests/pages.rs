@@ -1,26 +1,23 @@
-//! The real router on port 0 with a real SQLite file: pages are rendered on the server and say
-//! what to configure when no model is set.
+//! The real router on port 0 with a real SQLite file: pages are rendered on the server (for a
+//! signed-in client) and say what to configure when no model is set.
+
+mod common;
 
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
 use warden_engine::Engine;
-use warden_server::{router, AppState};
 
 /// Serves the app on a free port; returns its base URL and the data dir (kept alive by the caller).
 async fn serve() -> (String, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens");
     let leptos_options = LeptosOptions::builder().output_name("warden").build();
-    let mcp = warden_mcp::McpHub::new(engine.store().pool().clone());
-    let app = router(AppState { leptos_options, engine, mcp });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), dir)
+    let served = common::serve_app(engine, leptos_options).await;
+    (served.base, dir)
 }
 
 async fn page(url: &str) -> (u16, String) {
-    let response = reqwest::get(url).await.expect("request");
+    let response = common::client().get(url).send().await.expect("request");
     let status = response.status().as_u16();
     (status, response.text().await.expect("body"))
 }

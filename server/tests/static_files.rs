@@ -1,13 +1,13 @@
 //! Static site files (the wasm above all) are served gzipped to a client that accepts it, and
-//! plain to one that does not.
+//! plain to one that does not, without the access token (they hold nothing secret).
 
+mod common;
 
 use std::io::Read;
 
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
 use warden_engine::Engine;
-use warden_server::{router, AppState};
 
 #[tokio::test]
 async fn site_files_go_out_gzipped_when_the_client_accepts_it() {
@@ -22,13 +22,10 @@ async fn site_files_go_out_gzipped_when_the_client_accepts_it() {
         .output_name("warden")
         .site_root(site.display().to_string())
         .build();
-    let mcp = warden_mcp::McpHub::new(engine.store().pool().clone());
-    let app = router(AppState { leptos_options, engine, mcp });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    // reqwest is built without its gzip feature: the test sees what went over the wire.
-    let http = reqwest::Client::new();
+    let addr = common::serve_app(engine, leptos_options).await.addr;
+    // reqwest is built without its gzip feature: the test sees what went over the wire. No token:
+    // static files are public.
+    let http = common::anonymous();
     let url = format!("http://{addr}/pkg/warden.wasm");
 
     let gzipped = http.get(&url).header("accept-encoding", "gzip").send().await.expect("request");

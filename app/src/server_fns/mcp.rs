@@ -11,10 +11,7 @@ use crate::error::AppError;
 /// The hub handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
 fn hub() -> Result<warden_mcp::McpHub, AppError> {
-    use_context::<warden_mcp::McpHub>().ok_or_else(|| {
-        tracing::error!("the MCP hub was not provided as Leptos context");
-        AppError::Internal
-    })
+    use_context::<warden_mcp::McpHub>().ok_or_else(|| AppError::internal("the MCP hub was not provided as Leptos context"))
 }
 
 #[cfg(feature = "ssr")]
@@ -30,10 +27,7 @@ impl From<warden_mcp::Error> for AppError {
             E::Connect(_) | E::ConnectTimeout(_) => {
                 AppError::Invalid(format!("Could not connect: {error}"))
             }
-            other => {
-                tracing::error!(error = %other, "MCP hub call failed");
-                AppError::Internal
-            }
+            other => AppError::internal(format_args!("MCP hub call failed: {other}")),
         };
         error.answer()
     }

@@ -11,10 +11,8 @@ pub use threads::*;
 /// The engine handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
 pub(crate) fn engine() -> Result<warden_engine::Engine, crate::error::AppError> {
-    leptos::prelude::use_context::<warden_engine::Engine>().ok_or_else(|| {
-        tracing::error!("the engine was not provided as Leptos context");
-        crate::error::AppError::Internal
-    })
+    leptos::prelude::use_context::<warden_engine::Engine>()
+        .ok_or_else(|| crate::error::AppError::internal("the engine was not provided as Leptos context"))
 }
 
 /// Converts an engine value to its view type through their shared JSON shape.
@@ -25,7 +23,9 @@ where
     V: serde::de::DeserializeOwned,
 {
     serde_json::to_value(value).and_then(serde_json::from_value).map_err(|error| {
-        tracing::error!(%error, view = std::any::type_name::<V>(), "engine value does not fit its view type");
-        crate::error::AppError::Internal
+        crate::error::AppError::internal(format_args!(
+            "engine value does not fit its view type {}: {error}",
+            std::any::type_name::<V>()
+        ))
     })
 }

@@ -1,5 +1,6 @@
-//! The API's error: engine errors mapped to HTTP statuses with a JSON body. 5xx bodies say
-//! nothing internal; the cause goes to the log.
+//! The API's error: engine errors mapped to HTTP statuses with a JSON body
+//! (`{"error": {"code", "message"}}`). 5xx bodies say nothing internal: they carry an error id,
+//! and the cause goes to the log under the same id.
 
 use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
@@ -23,6 +24,21 @@ impl ApiError {
     pub fn unprocessable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", message)
     }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, code, message)
+    }
+
+    /// A 500 whose body names only an error id; `cause` is logged with that id.
+    pub fn internal(cause: &dyn std::fmt::Display) -> Self {
+        let error_id = warden_engine::store::new_id();
+        tracing::error!(error_id = %error_id, error = %cause, "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("internal error (id {error_id}); the details are in the server log"))
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
 }
 
 impl From<Error> for ApiError {
@@ -35,16 +51,18 @@ impl From<Error> for ApiError {
             Error::InvalidArguments(_) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_arguments", e.to_string()),
             Error::NoModel => Self::new(StatusCode::SERVICE_UNAVAILABLE, "no_model", e.to_string()),
             Error::Provider(_) => Self::new(StatusCode::BAD_GATEWAY, "model_error", e.to_string()),
-            Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => {
-                tracing::error!(error = %e, "internal error");
-                Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; see the server log")
-            }
+            // Everything else is internal: new engine variants land here, never in a body.
+            _ => Self::internal(&e),
         }
     }
 }
 
+/// A body that is not the JSON asked for is a 422; one over the size limit keeps its 413.
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
+        if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", r.body_text());
+        }
         Self::unprocessable(r.body_text())
     }
 }

@@ -22,10 +22,7 @@ impl From<warden_mcp::Error> for ApiError {
                 ApiError::unprocessable(e.to_string())
             }
             E::Connect(_) | E::ConnectTimeout(_) => ApiError::new(StatusCode::BAD_GATEWAY, "connect_failed", e.to_string()),
-            E::CorruptRecord { .. } | E::Sqlx(_) => {
-                tracing::error!(error = %e, "MCP store error");
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "internal error; see the server log")
-            }
+            E::CorruptRecord { .. } | E::Sqlx(_) => ApiError::internal(&e),
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The public HTTP API (documented in docs/API.md). Handlers are thin: take the engine, call it,
-//! map errors to statuses.
+//! map errors to statuses. Access control is not here: `crate::protect` wraps these routes.
 
 mod approvals;
 mod error;
 mod json_body;
+pub mod json_errors;
 mod mcp;
-pub mod origin;
 mod runs;
 mod sse;
 mod threads;
@@ -54,5 +54,4 @@ where
         .route("/api/mcp/test", post(mcp::test))
         .route("/api/mcp/import", post(mcp::import))
         .route("/api/mcp/export", get(mcp::export))
-        .layer(axum::middleware::from_fn(origin::require_same_origin))
 }

@@ -11,17 +11,19 @@ use warden_engine::run::RunEventRecord;
 
 use super::error::ApiError;
 
-/// Reads `Last-Event-ID`: absent means from the start.
+/// Reads `Last-Event-ID`: absent or empty means from the start. Anything but a decimal id the
+/// store can hold (at most 2^63 - 1) is a 400: a huge value must not wrap into "replay everything".
 pub fn last_event_id(headers: &HeaderMap) -> Result<u64, ApiError> {
-    match headers.get("last-event-id") {
-        None => Ok(0),
-        Some(v) => v
-            .to_str()
-            .ok()
-            .map(str::trim)
-            .and_then(|s| if s.is_empty() { Some(0) } else { s.parse().ok() })
-            .ok_or_else(|| ApiError::unprocessable("Last-Event-ID must be a decimal event id")),
+    let Some(value) = headers.get("last-event-id") else { return Ok(0) };
+    let text = value.to_str().map(str::trim).unwrap_or("\u{0}");
+    if text.is_empty() {
+        return Ok(0);
     }
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id >= 0 && text.bytes().all(|b| b.is_ascii_digit()))
+        .map(|id| id as u64)
+        .ok_or_else(|| ApiError::bad_request("invalid_last_event_id", "Last-Event-ID must be a decimal event id below 2^63"))
 }
 
 pub fn to_sse(

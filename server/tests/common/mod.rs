@@ -1,7 +1,76 @@
-//! Helpers shared by the server's integration tests.
+//! Helpers shared by the server's integration tests: the real router behind the real access gate,
+//! served by the real server loop on port 0, and a client that signs in with the bearer token.
+#![allow(dead_code)]
 
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use leptos::prelude::LeptosOptions;
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use reqwest::{Client, Method, StatusCode};
 use serde_json::Value;
+use warden_engine::Engine;
+use warden_mcp::McpHub;
+use warden_server::access::{Access, AllowedHosts, Token};
+use warden_server::api::ApiState;
+use warden_server::serve::{serve, ServeOptions};
+use warden_server::{protect, router, AppState};
+
+/// The token every test server is started with.
+pub const TOKEN: &str = "warden-test-token-0123456789abcdef0123456789";
+
+/// A server listening on a free port.
+pub struct Served {
+    pub addr: SocketAddr,
+    pub base: String,
+}
+
+/// Binds a free loopback port; the access policy needs the port before the router is built.
+pub async fn listener() -> (tokio::net::TcpListener, SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    (listener, addr)
+}
+
+pub fn access(port: u16) -> Access {
+    Access::new(Token::parse(TOKEN, "test token").expect("valid token"), AllowedHosts::loopback(port))
+}
+
+fn spawn(listener: tokio::net::TcpListener, addr: SocketAddr, app: axum::Router, options: ServeOptions) -> Served {
+    tokio::spawn(serve(listener, app, options, std::future::pending()));
+    Served { addr, base: format!("http://{addr}") }
+}
+
+/// The API routes alone, behind the access gate.
+pub async fn serve_api(engine: Engine, mcp: McpHub) -> Served {
+    let (listener, addr) = listener().await;
+    let app = protect(warden_server::api::router::<ApiState>().with_state(ApiState { engine, mcp }), access(addr.port()));
+    spawn(listener, addr, app, ServeOptions::default())
+}
+
+/// The whole app (pages, server functions, static files, API), with `options` for serving.
+pub async fn serve_app_with(engine: Engine, leptos_options: LeptosOptions, options: ServeOptions) -> Served {
+    let (listener, addr) = listener().await;
+    let mcp = McpHub::new(engine.store().pool().clone());
+    let app = router(AppState { leptos_options, engine, mcp, access: access(addr.port()) });
+    spawn(listener, addr, app, options)
+}
+
+pub async fn serve_app(engine: Engine, leptos_options: LeptosOptions) -> Served {
+    serve_app_with(engine, leptos_options, ServeOptions::default()).await
+}
+
+/// A client that sends `Authorization: Bearer TOKEN` on every request.
+pub fn client() -> Client {
+    let mut headers = HeaderMap::new();
+    headers.insert(AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("header"));
+    Client::builder().default_headers(headers).timeout(Duration::from_secs(120)).build().expect("client")
+}
+
+/// A client with no credentials that does not follow redirects (to see the sign-in answer itself).
+pub fn anonymous() -> Client {
+    Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
+}
 
 /// Sends `body` (if any) as JSON and reads the answer as JSON (`Null` when it is not JSON).
 pub async fn send_json(http: &Client, method: Method, url: String, body: Option<Value>) -> (StatusCode, Value) {

@@ -1,0 +1,19 @@
+// Signs in once the way a person does: opens the sign-in link in the browser, checks the token left
+// the address bar, and saves the session cookie as the storage state every test starts from.
+import { chromium, expect, type FullConfig } from "@playwright/test";
+import { signInLink } from "./fixtures/access";
+
+export default async function globalSetup(config: FullConfig): Promise<void> {
+  const project = config.projects[0].use;
+  const base = project.baseURL as string;
+  const browser = await chromium.launch(project.launchOptions);
+  try {
+    const page = await browser.newPage();
+    await page.goto(signInLink(base));
+    await expect(page).toHaveURL(`${base}/`);
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    await page.context().storageState({ path: project.storageState as string });
+  } finally {
+    await browser.close();
+  }
+}

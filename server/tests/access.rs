@@ -1,0 +1,214 @@
+//! The access gate over real HTTP: the whole app (pages, server functions, API) on port 0 behind the
+//! real gate and server loop. Each test is an attack that worked before the gate existed.
+
+mod common;
+
+use std::time::Duration;
+
+use leptos::prelude::LeptosOptions;
+use leptos::server_fn::ServerFn;
+use reqwest::header::{COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use warden_engine::config::Config;
+use warden_engine::Engine;
+
+use common::{anonymous, client, Served, TOKEN};
+
+struct App {
+    dir: TempDir,
+    served: Served,
+}
+
+impl App {
+    async fn start() -> App {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens");
+        let served = common::serve_app(engine, LeptosOptions::builder().output_name("warden").build()).await;
+        App { dir, served }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.served.base, path)
+    }
+
+    fn port(&self) -> u16 {
+        self.served.addr.port()
+    }
+
+    /// Signs in the way a browser does and returns the `name=value` pair of the session cookie.
+    async fn sign_in(&self) -> String {
+        let res = anonymous().get(self.url(&format!("/?token={TOKEN}"))).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        let set = res.headers()[SET_COOKIE].to_str().expect("ascii").to_string();
+        set.split(';').next().expect("cookie pair").to_string()
+    }
+}
+
+async fn error_code(res: reqwest::Response) -> (StatusCode, String) {
+    let status = res.status();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    (status, body["error"]["code"].as_str().unwrap_or("<not the JSON error>").to_string())
+}
+
+/// `cd dir && touch marker`, as an MCP stdio server command: proves whether it was started.
+fn marker_server(dir: &std::path::Path) -> Value {
+    let marker = dir.join("started-marker");
+    json!({"name": "probe", "transport": {"type": "stdio", "command": "sh", "args": ["-c", format!("touch '{}'", marker.display())]}})
+}
+
+#[tokio::test]
+async fn a_dns_rebinding_page_is_refused_by_host_even_with_a_matching_origin() {
+    let app = App::start().await;
+    let evil = format!("evil.example:{}", app.port());
+    for (method, path) in [(Method::POST, "/api/threads"), (Method::GET, "/api/threads"), (Method::GET, "/api/health"), (Method::GET, "/")] {
+        // The browser sends the attacker's name as Host and as Origin: they match each other.
+        let res = client()
+            .request(method.clone(), app.url(path))
+            .header(HOST, &evil)
+            .header(ORIGIN, format!("http://{evil}"))
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "host_not_allowed".to_string()), "{method} {path}");
+    }
+    // The same requests by a loopback name are served.
+    let res = client().get(app.url("/api/health")).header(HOST, format!("localhost:{}", app.port())).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
+    let app = App::start().await;
+    let http = anonymous();
+    for (method, path) in [(Method::GET, "/api/threads"), (Method::POST, "/api/threads"), (Method::GET, "/api/mcp/export"), (Method::GET, "/api/approvals")] {
+        let res = http.request(method.clone(), app.url(path)).send().await.expect("request");
+        assert_eq!(res.headers()["www-authenticate"], "Bearer", "{method} {path}");
+        assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "{method} {path}");
+    }
+    let list_threads = warden_app::server_fns::ListThreads::PATH;
+    let res = http.post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
+    assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "server function {list_threads}");
+    // With the token the same server function answers.
+    let res = client().post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
+
+    for path in ["/", "/settings", "/chat/some-thread"] {
+        let res = http.get(app.url(path)).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let html = res.text().await.expect("body");
+        assert!(html.contains("Sign in to Warden") && html.contains("?token="), "{html}");
+        assert!(!html.contains("What should we work on?") && !html.contains("<script"), "the app is not served: {html}");
+    }
+    // Health stays open for monitors.
+    assert_eq!(http.get(app.url("/api/health")).send().await.expect("request").status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_bearer_token_opens_the_api_and_a_wrong_one_does_not() {
+    let app = App::start().await;
+    let (s, _) = common::send_json(&client(), Method::POST, app.url("/api/threads"), Some(json!({}))).await;
+    assert_eq!(s, StatusCode::CREATED);
+    let wrong = format!("Bearer {}x", TOKEN);
+    let res = anonymous().get(app.url("/api/threads")).header("authorization", wrong).send().await.expect("request");
+    assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()));
+    let res = anonymous().get(app.url("/api/threads")).header("authorization", format!("Basic {TOKEN}")).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    // A wrong bearer is refused even when a valid cookie comes along: the caller meant the header.
+    let cookie = app.sign_in().await;
+    let res = anonymous().get(app.url("/api/threads")).header(COOKIE, &cookie).header("authorization", "Bearer nope").send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn the_sign_in_link_sets_an_http_only_strict_cookie_and_redirects_without_the_token() {
+    let app = App::start().await;
+    let res = anonymous().get(app.url(&format!("/chat/abc?x=1&token={TOKEN}&y=two%20words"))).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(res.headers()[LOCATION], "/chat/abc?x=1&y=two+words");
+    let set = res.headers()[SET_COOKIE].to_str().expect("ascii").to_string();
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.split(';').any(|a| a.trim() == attribute), "{attribute} in {set}");
+    }
+    assert!(!set.contains(TOKEN), "the cookie is not the raw token: {set}");
+    let cookie = set.split(';').next().expect("pair").to_string();
+
+    // The cookie opens pages, the API and server functions.
+    let res = anonymous().get(app.url("/")).header(COOKIE, &cookie).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.text().await.expect("body").contains("What should we work on?"));
+    let res = anonymous().post(app.url("/api/threads")).header(COOKIE, &cookie).header(ORIGIN, app.served.base.clone()).json(&json!({})).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::CREATED);
+    let res = anonymous()
+        .post(app.url(warden_app::server_fns::ListThreads::PATH))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, app.served.base.clone())
+        .form(&[("archived", "false")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_wrong_sign_in_link_is_refused_and_sets_no_cookie() {
+    let app = App::start().await;
+    for bad in ["nope", &format!("{TOKEN}0"), &TOKEN[1..], ""] {
+        let res = anonymous().get(app.url(&format!("/?token={bad}"))).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{bad}");
+        assert!(res.headers().get(SET_COOKIE).is_none(), "{bad}");
+        assert!(res.text().await.expect("body").contains("not valid"), "{bad}");
+    }
+    // A made-up cookie is no session either.
+    let res = anonymous().get(app.url("/api/threads")).header(COOKIE, format!("warden_session_{}={TOKEN}", app.port())).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_cross_site_request_is_refused_even_with_a_valid_cookie() {
+    let app = App::start().await;
+    let cookie = app.sign_in().await;
+    let other_port = format!("http://127.0.0.1:{}", app.port().wrapping_add(1).max(1));
+    for (name, value) in [
+        ("origin", "http://evil.example"),
+        ("origin", other_port.as_str()),
+        ("origin", "null"),
+        ("sec-fetch-site", "cross-site"),
+    ] {
+        let res = anonymous().post(app.url("/api/threads")).header(COOKIE, &cookie).header(name, value).json(&json!({})).send().await.expect("request");
+        assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "cross_origin".to_string()), "{name}: {value}");
+    }
+    let (_, list) = common::send_json(&client(), Method::GET, app.url("/api/threads"), None).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(0), "nothing was created: {list}");
+}
+
+#[tokio::test]
+async fn testing_an_mcp_server_without_the_token_starts_no_process() {
+    let app = App::start().await;
+    let marker = app.dir.path().join("started-marker");
+    let config = marker_server(app.dir.path());
+    for path in ["/api/mcp/test", "/api/mcp/servers"] {
+        let res = anonymous().post(app.url(path)).json(&config).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
+    }
+    let import = json!({"mcpServers": {"probe": {"command": "sh", "args": config["transport"]["args"]}}});
+    let res = anonymous().post(app.url("/api/mcp/import")).body(import.to_string()).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    // A signed-in browser tab on another site is refused too.
+    let cookie = app.sign_in().await;
+    let res = anonymous().post(app.url("/api/mcp/test")).header(COOKIE, &cookie).header(ORIGIN, "http://evil.example").json(&config).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(!marker.exists(), "an unauthenticated request started the command");
+
+    // The marker is a real witness: with the token the same request does start it.
+    let res = client().post(app.url("/api/mcp/test")).json(&config).send().await.expect("request");
+    assert_ne!(res.status(), StatusCode::UNAUTHORIZED);
+    let started = async {
+        while !marker.exists() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), started).await.expect("the authorised test started the command");
+}
