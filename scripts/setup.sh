@@ -54,6 +54,8 @@ fi
 
 # 3. Browser and npm packages for the end-to-end tests (binaryen's wasm-opt comes from npm).
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+# dash: the shell the parser of approval rules is proven against (engine/tests/shell_grammar_vs_dash.rs).
+command -v dash >/dev/null 2>&1 || apt_install dash
 if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
   log "npm ci in end2end/"
   (cd end2end && npm ci --no-audit --no-fund)

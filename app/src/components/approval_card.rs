@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::approval_api::{decide, DecideOutcome, DecisionBody};
-use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Scope};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Risk, Scope};
 use crate::routes::chat::SandboxView;
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
@@ -115,7 +115,8 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
                         <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
                         <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
                     </div>
-                    {is_shell.then(|| view! {
+                    // A prefix rule is offered only for a read-only command (the server refuses others too).
+                    {(is_shell && risk == Risk::Low).then(|| view! {
                         <label class="prefix-label">
                             "Allow for this thread: commands starting with (optional)"
                             <input type="text" bind:value=prefix/>
