@@ -138,15 +138,24 @@ impl Store {
         id: &str,
         decision: &Decision,
     ) -> Result<bool> {
-        let r = sqlx::query(
-            "UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
-        )
-        .bind(decision.status.as_str())
-        .bind(json(decision)?)
-        .bind(now())
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
+        Self::settle_approval(tx, id, ApprovalStatus::Pending, decision).await
+    }
+
+    /// Moves the approval from `from` to the decision's status; `false` if it was not in `from`.
+    async fn settle_approval(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        from: ApprovalStatus,
+        decision: &Decision,
+    ) -> Result<bool> {
+        let r = sqlx::query("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
+            .bind(decision.status.as_str())
+            .bind(json(decision)?)
+            .bind(now())
+            .bind(id)
+            .bind(from.as_str())
+            .execute(&mut **tx)
+            .await?;
         Ok(r.rows_affected() == 1)
     }
 }
@@ -172,16 +181,7 @@ impl Store {
         id: &str,
         decision: &Decision,
     ) -> Result<bool> {
-        let r = sqlx::query(
-            "UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = 'approved'",
-        )
-        .bind(decision.status.as_str())
-        .bind(json(decision)?)
-        .bind(now())
-        .bind(id)
-        .execute(&mut **tx)
-        .await?;
-        Ok(r.rows_affected() == 1)
+        Self::settle_approval(tx, id, ApprovalStatus::Approved, decision).await
     }
 
     pub async fn approvals_of_run_pending(&self, run_id: &str) -> Result<Vec<Approval>> {
