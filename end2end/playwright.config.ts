@@ -9,12 +9,14 @@ import { TOKEN } from "./fixtures/access";
 const repo = path.resolve(__dirname, "..");
 const appPort = Number(process.env.WARDEN_E2E_PORT ?? 3010);
 const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
+// Binaries live in cargo's target dir (CARGO_TARGET_DIR when set); cargo-leptos keeps the site in ./target/site.
+const cargoTarget = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(repo, "target");
 
 /** The server binary cargo-leptos built (release unless WARDEN_E2E_PROFILE=debug). A plain
  * `cargo build` binary will not do: cargo-leptos compiles the site's file names into it. */
 function serverBinary(): string {
   const profile = process.env.WARDEN_E2E_PROFILE ?? "release";
-  const binary = path.join(repo, "target", profile, "warden-server");
+  const binary = path.join(cargoTarget, profile, "warden-server");
   if (!fs.existsSync(binary)) {
     throw new Error(`no ${binary}: run \`cargo leptos build --release\` first`);
   }
@@ -23,7 +25,7 @@ function serverBinary(): string {
 
 /** The fixture model binary if it is built (scripts/test.sh builds it), else built on the way. */
 function fixtureModel(): string {
-  const binary = path.join(repo, "target", "release", "fixture-model");
+  const binary = path.join(cargoTarget, "release", "fixture-model");
   return fs.existsSync(binary) ? binary : "cargo run --release --quiet -p warden-testkit --bin fixture-model --";
 }
 

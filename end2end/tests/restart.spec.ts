@@ -15,7 +15,8 @@ const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
 const base = `http://127.0.0.1:${port}`;
 
 function startServer(dataDir: string): ChildProcess {
-  const binary = path.join(repo, "target", process.env.WARDEN_E2E_PROFILE ?? "release", "warden-server");
+  const target = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(repo, "target");
+  const binary = path.join(target, process.env.WARDEN_E2E_PROFILE ?? "release", "warden-server");
   return spawn(binary, [], {
     cwd: repo,
     stdio: "ignore",

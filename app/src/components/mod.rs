@@ -9,7 +9,6 @@ pub mod mcp_import_export;
 pub mod mcp_model;
 pub mod mcp_server_card;
 pub mod mcp_server_form;
-pub mod mcp_style;
 pub mod mcp_tool_table;
 pub mod message_view;
 pub mod offline_server;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use leptos_meta::{Style, Title};
+use leptos_meta::Title;
 
 use crate::components::error_notice::error_list;
 use crate::components::mcp_actions::McpUi;
@@ -13,7 +13,6 @@ use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_model::{McpServer, ServerState};
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
-use crate::components::mcp_style::MCP_CSS;
 use crate::server_fns::mcp::list_mcp_servers;
 
 #[component]
@@ -36,7 +35,6 @@ pub fn SettingsPage() -> impl IntoView {
 
     view! {
         <Title text="Settings · Warden"/>
-        <Style>{MCP_CSS}</Style>
         <div class="settings">
             <h1>"Settings"</h1>
             <section aria-labelledby="mcp-title">
