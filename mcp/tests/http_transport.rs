@@ -162,3 +162,50 @@ async fn secrets_are_redacted_in_status_and_export_and_a_redacted_update_keeps_t
     ));
     hub.shutdown().await;
 }
+
+/// A server that answers every request with a redirect to `to`, and one that records the headers of
+/// whatever reaches it: a real listener each, on 127.0.0.1.
+async fn listener(app: axum::Router) -> String {
+    let socket = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", socket.local_addr().expect("address"));
+    tokio::spawn(async move { axum::serve(socket, app).await });
+    url
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_host_does_not_carry_the_configured_headers_there() {
+    use std::sync::{Arc, Mutex};
+    let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+    let record = seen.clone();
+    let thief = listener(axum::Router::new().fallback(move |headers: axum::http::HeaderMap| {
+        let record = record.clone();
+        async move {
+            let names = headers.iter().map(|(k, v)| format!("{k}: {}", v.to_str().unwrap_or(""))).collect::<Vec<_>>();
+            record.lock().expect("lock").push(names.join("\n"));
+            axum::http::StatusCode::NOT_FOUND
+        }
+    }))
+    .await;
+    // localhost vs 127.0.0.1: another origin that reaches the same machine.
+    let target = thief.replacen("127.0.0.1", "localhost", 1);
+    let redirector = listener(axum::Router::new().fallback(move || {
+        let target = target.clone();
+        async move { (axum::http::StatusCode::TEMPORARY_REDIRECT, [(axum::http::header::LOCATION, target)]) }
+    }))
+    .await;
+
+    let (hub, _dir) = hub().await;
+    let config = warden_mcp::McpServerConfig::new(
+        "moved",
+        Transport::Http {
+            url: redirector,
+            headers: [("X-Api-Key".to_owned(), "key-that-must-stay-home-9911".to_owned())].into_iter().collect(),
+        },
+    );
+    let probe = hub.test_connection(config).await;
+    let Err(Error::Connect(message)) = probe else { panic!("expected a refusal, got {probe:?}") };
+    assert!(message.contains("307"), "the redirect is named: {message}");
+    let seen = seen.lock().expect("lock");
+    assert!(seen.iter().all(|h| !h.contains("key-that-must-stay-home")), "the key reached another host: {seen:?}");
+    hub.shutdown().await;
+}
