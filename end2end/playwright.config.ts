@@ -99,6 +99,8 @@ export default defineConfig({
         OPENAI_API_KEY: "fixture-key",
         WARDEN_MODEL: "fixture",
         WARDEN_DATA_DIR: dataDir,
+        // Said outright (not left to the default) because tests check files there (helpers.ts workspacePath).
+        WARDEN_WORKSPACE: path.join(dataDir, "workspace"),
         WARDEN_TOKEN: TOKEN,
         RUST_LOG: process.env.RUST_LOG ?? "warn,warden_engine=info",
       },

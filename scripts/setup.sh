@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 CARGO_LEPTOS_VERSION=0.3.11
 WASM_BINDGEN_VERSION=0.2.130
+CARGO_MACHETE_VERSION=0.9.2
 export PATH="$HOME/.cargo/bin:$PATH"
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
@@ -46,6 +47,11 @@ fi
 if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
   log "installing cargo-leptos $CARGO_LEPTOS_VERSION (takes a while once)"
   cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads
+fi
+# cargo-machete: the test command checks that no crate declares a dependency it does not use.
+if ! cargo machete --version 2>/dev/null | grep -q "$CARGO_MACHETE_VERSION"; then
+  log "installing cargo-machete $CARGO_MACHETE_VERSION"
+  cargo install cargo-machete --version "$CARGO_MACHETE_VERSION" --locked
 fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"

@@ -2,9 +2,9 @@
 //! only what a person may see; internal failures are logged on the server with an error id and
 //! reported as `Internal` with that id alone.
 
-use serde::{Deserialize, Serialize};
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 pub enum AppError {
@@ -14,8 +14,12 @@ pub enum AppError {
     Invalid(String),
     #[error("{0}")]
     Conflict(String),
-    #[error("No model is configured. Set OPENAI_BASE_URL (and OPENAI_API_KEY, WARDEN_MODEL), then restart.")]
-    NoModel,
+    /// Warden is not set up for this yet (no model configured); the text says what to set.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Something Warden called failed (the model provider, an MCP server).
+    #[error("{0}")]
+    Upstream(String),
     #[error("Something went wrong on the server (error id {0}); the details are in its log.")]
     Internal(String),
     #[error("{0}")]
@@ -26,22 +30,53 @@ impl FromServerFnError for AppError {
     type Encoder = JsonEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        // On the server these come from reading the request: the caller sent arguments that do not
+        // parse, which is bad input (422), not a failure of the server.
+        #[cfg(feature = "ssr")]
+        if let ServerFnErrorErr::Args(why)
+        | ServerFnErrorErr::MissingArg(why)
+        | ServerFnErrorErr::Deserialization(why) = &value
+        {
+            return AppError::Invalid(format!("The arguments are not valid: {why}")).answer();
+        }
         AppError::Transport(value.to_string())
     }
 }
 
 #[cfg(feature = "ssr")]
 impl AppError {
-    /// The HTTP status this error stands for.
+    /// The HTTP status this error stands for: from its kind, by the engine's one table
+    /// (`ErrorKind::status`), which the JSON API uses too.
     pub fn status(&self) -> http::StatusCode {
-        use http::StatusCode as S;
+        self.kind().status()
+    }
+
+    pub fn kind(&self) -> warden_engine::ErrorKind {
+        use warden_engine::ErrorKind as K;
         match self {
-            AppError::NotFound(_) => S::NOT_FOUND,
-            AppError::Invalid(_) => S::UNPROCESSABLE_ENTITY,
-            AppError::Conflict(_) => S::CONFLICT,
-            AppError::NoModel => S::SERVICE_UNAVAILABLE,
-            AppError::Internal(_) | AppError::Transport(_) => S::INTERNAL_SERVER_ERROR,
+            AppError::NotFound(_) => K::NotFound,
+            AppError::Invalid(_) => K::Invalid,
+            AppError::Conflict(_) => K::Conflict,
+            AppError::Unavailable(_) => K::Unavailable,
+            AppError::Upstream(_) => K::Upstream,
+            AppError::Internal(_) | AppError::Transport(_) => K::Internal,
         }
+    }
+
+    /// The error of `kind` a person sees, answering the server function being handled with the
+    /// kind's status; an internal one shows only an id and `error` goes to the log.
+    pub fn of_kind(kind: warden_engine::ErrorKind, error: &dyn std::fmt::Display) -> Self {
+        use warden_engine::ErrorKind as K;
+        let message = || error.to_string();
+        let app_error = match kind {
+            K::NotFound => AppError::NotFound(message()),
+            K::Conflict => AppError::Conflict(message()),
+            K::Invalid => AppError::Invalid(message()),
+            K::Unavailable => AppError::Unavailable(message()),
+            K::Upstream => AppError::Upstream(message()),
+            K::Internal => AppError::internal(error),
+        };
+        app_error.answer()
     }
 
     /// An internal failure: `cause` goes to the log with a new error id, the person sees the id.
@@ -64,14 +99,13 @@ impl AppError {
 #[cfg(feature = "ssr")]
 impl From<warden_engine::Error> for AppError {
     fn from(error: warden_engine::Error) -> Self {
-        use warden_engine::Error as E;
-        let error = match error {
-            E::NotFound { .. } => AppError::NotFound(error.to_string()),
-            E::AlreadyDecided(_) | E::RunInProgress => AppError::Conflict(error.to_string()),
-            E::Invalid(_) | E::InvalidArguments(_) => AppError::Invalid(error.to_string()),
-            E::NoModel => AppError::NoModel,
-            other => AppError::internal(format_args!("engine call failed: {other}")),
-        };
-        error.answer()
+        AppError::of_kind(error.kind(), &error)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<warden_mcp::Error> for AppError {
+    fn from(error: warden_mcp::Error) -> Self {
+        AppError::of_kind(error.kind(), &error)
     }
 }

@@ -1,7 +1,6 @@
 //! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
 //! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
 
-pub mod approval_api;
 pub mod components;
 pub mod csp;
 pub mod error;
@@ -15,8 +14,8 @@ pub mod server_fns;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::SsrMode;
 use leptos_router::path;
+use leptos_router::SsrMode;
 
 use crate::components::sidebar::Sidebar;
 use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};

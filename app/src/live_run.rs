@@ -122,7 +122,14 @@ impl LiveRun {
             }
             RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => Follow::Refetch,
             RunEvent::ThreadUpdated { .. } => Follow::RefetchWithSidebar,
-            RunEvent::RunFinished { .. } | RunEvent::Error { .. } => {
+            RunEvent::TurnRestarted {} => {
+                // The server restarted mid-turn: what was streamed since the last stored message is
+                // streamed again from the start, so drop it here.
+                let keep = self.stored_prefix.get_untracked().unwrap_or(0);
+                self.text.update(|t| t.truncate(keep.min(t.len())));
+                Follow::Nothing
+            }
+            RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. } => {
                 self.mark_text_stored();
                 self.run_id.set(None);
                 self.step.set(None);

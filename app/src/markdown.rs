@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 /// Inline images shown as images; anything else (SVG can carry script) is not.
-const SHOWN_DATA_IMAGES: &[&str] = &["data:image/png;base64,", "data:image/gif;base64,", "data:image/jpeg;base64,", "data:image/webp;base64,"];
+const SHOWN_DATA_IMAGES: &[&str] =
+    &["data:image/png;base64,", "data:image/gif;base64,", "data:image/jpeg;base64,", "data:image/webp;base64,"];
 
 /// Renders untrusted Markdown to sanitised HTML.
 pub fn render(markdown: &str) -> String {
@@ -73,7 +74,8 @@ impl ImageRewriter {
                 }
                 let source = describe_source(&dest_url);
                 let prefix = Event::Text(CowStr::from("[image: "));
-                let clickable = self.link_depth == 0 && !dest_url.trim_start().to_ascii_lowercase().starts_with("data:");
+                let clickable =
+                    self.link_depth == 0 && !dest_url.trim_start().to_ascii_lowercase().starts_with("data:");
                 self.open_images.push(Some((clickable, source)));
                 if clickable {
                     self.link_depth += 1;
@@ -107,14 +109,22 @@ fn describe_source(url: &str) -> String {
         return "inline data not shown".to_string();
     }
     let after_scheme = match url.split_once("://") {
-        Some((scheme, rest)) if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) => Some(rest),
+        Some((scheme, rest))
+            if !scheme.is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            Some(rest)
+        }
         _ => url.strip_prefix("//"),
     };
     match after_scheme {
         Some(rest) => {
             let authority = rest.split(['/', '?', '#', '\\']).next().unwrap_or("");
             let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            if host.is_empty() { "from an unnamed host".to_string() } else { format!("from {host}") }
+            if host.is_empty() {
+                "from an unnamed host".to_string()
+            } else {
+                format!("from {host}")
+            }
         }
         None => "not loaded".to_string(),
     }
@@ -179,7 +189,10 @@ mod tests {
             let html = render(case);
             assert!(!html.contains("<img"), "{case}: {html}");
             assert!(html.contains("[image: "), "{case}: {html}");
-            assert!(!html.contains("<a href=\"https://ok.example/\" rel=\"noopener noreferrer nofollow\"><a"), "{case}: {html}");
+            assert!(
+                !html.contains("<a href=\"https://ok.example/\" rel=\"noopener noreferrer nofollow\"><a"),
+                "{case}: {html}"
+            );
         }
         assert!(render("![a](//evil.example/x.png)").contains("from evil.example]"));
         assert!(render("![a](https://user:pw@evil.example/x.png)").contains("from evil.example]"));

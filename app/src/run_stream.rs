@@ -5,6 +5,7 @@
 use crate::model::RunEvent;
 
 /// What the stream tells its owner.
+#[allow(clippy::large_enum_variant)] // one signal at a time, never stored in bulk
 pub enum StreamSignal {
     Event(RunEvent),
     /// The connection is closed for good (the run is unknown or over); refetch to learn the state.
@@ -40,7 +41,9 @@ mod browser {
     use web_sys::{Event, EventSource, MessageEvent};
 
     use super::StreamSignal;
-    use crate::model::RunEvent;
+    use strum::VariantArray;
+
+    use crate::model::{EventKind, RunEvent};
 
     pub struct RunStream {
         source: EventSource,
@@ -54,23 +57,31 @@ mod browser {
             let source = EventSource::new(&url).ok()?;
             let on_signal = Rc::new(on_signal);
             let mut listeners = Vec::new();
-            for kind in RunEvent::KINDS {
+            for kind in EventKind::VARIANTS.iter().map(|k| k.as_str()) {
                 let on_signal = Rc::clone(&on_signal);
-                let source_ref = source.clone();
                 let listener = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                    match event.dyn_ref::<MessageEvent>().and_then(|m| m.data().as_string()) {
-                        Some(data) => match RunEvent::from_sse(kind, &data) {
+                    if let Some(data) = event.dyn_ref::<MessageEvent>().and_then(|m| m.data().as_string()) {
+                        match RunEvent::from_sse(kind, &data) {
                             Ok(run_event) => on_signal(StreamSignal::Event(run_event)),
                             Err(error) => leptos::logging::warn!("unreadable `{kind}` event: {error}"),
-                        },
-                        // A plain `error` event is the connection's, not the run's.
-                        None if source_ref.ready_state() == EventSource::CLOSED => on_signal(StreamSignal::Closed),
-                        None => {}
+                        }
                     }
                 });
                 if source.add_event_listener_with_callback(kind, listener.as_ref().unchecked_ref()).is_ok() {
                     listeners.push(listener);
                 }
+            }
+            // EventSource's own `error` event is the connection's (no run event has that name): it
+            // reconnects by itself unless the server refused the stream for good.
+            let source_ref = source.clone();
+            let on_closed = Rc::clone(&on_signal);
+            let listener = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
+                if source_ref.ready_state() == EventSource::CLOSED {
+                    on_closed(StreamSignal::Closed);
+                }
+            });
+            if source.add_event_listener_with_callback("error", listener.as_ref().unchecked_ref()).is_ok() {
+                listeners.push(listener);
             }
             Some(Self { source, _listeners: listeners })
         }

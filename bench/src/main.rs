@@ -101,7 +101,8 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 async fn new_thread(http: &Client, base: &str) -> String {
-    let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
+    let t: Value =
+        http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
     t["id"].as_str().unwrap().to_string()
 }
 
@@ -112,14 +113,22 @@ async fn post_until(
     thread: &str,
     content: &str,
     kind: &str,
-) -> (Value, impl futures::Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>) {
-    let res = http.post(format!("{base}/api/threads/{thread}/messages")).json(&json!({ "content": content })).send().await.unwrap();
+) -> (
+    Value,
+    impl futures::Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>,
+) {
+    let res = http
+        .post(format!("{base}/api/threads/{thread}/messages"))
+        .json(&json!({ "content": content }))
+        .send()
+        .await
+        .unwrap();
     let mut stream = res.bytes_stream().eventsource();
     while let Some(Ok(e)) = stream.next().await {
         if e.event == kind {
             return (serde_json::from_str(&e.data).unwrap(), stream);
         }
-        if e.event == "error" {
+        if e.event == "run_failed" {
             panic!("run failed: {}", e.data);
         }
     }
@@ -133,14 +142,17 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 async fn relay() {
     let mut turn = Turn::text("");
     turn.repeat_tokens = Some(5000);
-    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None }).await.unwrap();
+    let model =
+        FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None })
+            .await
+            .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;
     let run = |_: usize| async {
         let thread = new_thread(&http, &server.base).await;
-        post_until(&http, &server.base, &thread, "stream please", "run_finished").await;
+        let _answer = post_until(&http, &server.base, &thread, "stream please", "run_finished").await;
     };
     run(0).await; // warm-up
     let rounds = 20;
@@ -157,7 +169,12 @@ async fn relay() {
 }
 
 async fn startup() {
-    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("", vec![Turn::text("Hi!")])], default_title: None }).await.unwrap();
+    let model = FixtureModel::start(Script {
+        scenarios: vec![Scenario::new("", vec![Turn::text("Hi!")])],
+        default_title: None,
+    })
+    .await
+    .unwrap();
     let http = client();
     let mut times = Vec::new();
     for _ in 0..7 {
@@ -170,16 +187,23 @@ async fn startup() {
                 Err(_) => tokio::time::sleep(Duration::from_micros(300)).await,
             }
         };
-        post_until(&http, &server.base, &thread, "hello", "run_finished").await;
+        let _answer = post_until(&http, &server.base, &thread, "hello", "run_finished").await;
         times.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);
-    println!("startup: process start -> first chat answered: median {:.1} ms, min {:.1} ms (target < 100 ms)", percentile(&times, 0.5), times[0]);
+    println!(
+        "startup: process start -> first chat answered: median {:.1} ms, min {:.1} ms (target < 100 ms)",
+        percentile(&times, 0.5),
+        times[0]
+    );
 }
 
 fn shell_script() -> Script {
     Script {
-        scenarios: vec![Scenario::new("", vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "true"}))]), Turn::text("ok")])],
+        scenarios: vec![Scenario::new(
+            "",
+            vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "true"}))]), Turn::text("ok")],
+        )],
         default_title: Some("Bench".into()),
     }
 }
@@ -198,7 +222,12 @@ async fn approvals() {
         let t1 = Instant::now();
         let id = data["approval"]["id"].as_str().unwrap().to_string();
         let t2 = Instant::now();
-        let res = http.post(format!("{}/api/approvals/{id}", server.base)).json(&json!({"decision": "approve"})).send().await.unwrap();
+        let res = http
+            .post(format!("{}/api/approvals/{id}", server.base))
+            .json(&json!({"decision": "approve"}))
+            .send()
+            .await
+            .unwrap();
         assert!(res.status().is_success());
         while let Some(Ok(e)) = stream.next().await {
             if e.event == "tool_result" {
@@ -218,8 +247,16 @@ async fn approvals() {
     }
     to_request.sort_by(f64::total_cmp);
     to_result.sort_by(f64::total_cmp);
-    println!("approvals: message sent -> approval_request p50 {:.2} ms p95 {:.2} ms (target p50 < 3 ms)", percentile(&to_request, 0.5), percentile(&to_request, 0.95));
-    println!("approvals: decision POST -> tool_result p50 {:.2} ms p95 {:.2} ms (target p50 < 2, p95 < 4 ms)", percentile(&to_result, 0.5), percentile(&to_result, 0.95));
+    println!(
+        "approvals: message sent -> approval_request p50 {:.2} ms p95 {:.2} ms (target p50 < 3 ms)",
+        percentile(&to_request, 0.5),
+        percentile(&to_request, 0.95)
+    );
+    println!(
+        "approvals: decision POST -> tool_result p50 {:.2} ms p95 {:.2} ms (target p50 < 2, p95 < 4 ms)",
+        percentile(&to_result, 0.5),
+        percentile(&to_result, 0.95)
+    );
 }
 
 async fn waiting() {
@@ -232,7 +269,7 @@ async fn waiting() {
     // Warm up allocator and pools with a few runs before the baseline.
     for _ in 0..50 {
         let thread = new_thread(&http, &server.base).await;
-        post_until(&http, &server.base, &thread, "run true", "approval_request").await;
+        let _answer = post_until(&http, &server.base, &thread, "run true", "approval_request").await;
     }
     let rss0 = rss_kib(server.child.id());
     let base = server.base.clone();
@@ -241,13 +278,14 @@ async fn waiting() {
             let (http, base) = (http.clone(), base.clone());
             async move {
                 let thread = new_thread(&http, &base).await;
-                post_until(&http, &base, &thread, "run true", "approval_request").await;
+                let _answer = post_until(&http, &base, &thread, "run true", "approval_request").await;
             }
         })
         .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss1 = rss_kib(server.child.id());
-    let pending: Value = http.get(format!("{base}/api/approvals?status=pending")).send().await.unwrap().json().await.unwrap();
+    let pending: Value =
+        http.get(format!("{base}/api/approvals?status=pending")).send().await.unwrap().json().await.unwrap();
     println!("waiting: {n} runs waiting; server RSS {rss0} KiB -> {rss1} KiB = {:.2} KiB per waiting run (target < 5 KB); pending listed: {}",
         (rss1.saturating_sub(rss0)) as f64 / n as f64, pending.as_array().map(|a| a.len()).unwrap_or(0));
 
@@ -258,9 +296,22 @@ async fn waiting() {
     let restarted = spawn_server(dir.path(), &model, &[]);
     wait_healthy(&http, &restarted.base).await;
     let ready = t0.elapsed().as_secs_f64() * 1000.0;
-    let pending: Value = http.get(format!("{}/api/approvals?status=pending", restarted.base)).send().await.unwrap().json().await.unwrap();
+    let pending: Value = http
+        .get(format!("{}/api/approvals?status=pending", restarted.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let id = pending[0]["id"].as_str().unwrap();
-    let decided = http.post(format!("{}/api/approvals/{id}", restarted.base)).json(&json!({"decision": "approve"})).send().await.unwrap().status();
+    let decided = http
+        .post(format!("{}/api/approvals/{id}", restarted.base))
+        .json(&json!({"decision": "approve"}))
+        .send()
+        .await
+        .unwrap()
+        .status();
     println!("restart: ready to serve {ready:.1} ms after start with {n} runs waiting (target < 100 ms); a decision after restart -> {decided}");
     std::mem::forget(dir);
     drop(server);

@@ -1,34 +1,52 @@
 // Issue 3 in the browser: gated tool calls wait on an approval card; a person approves, denies
 // (with a reason), edits the arguments, or allows for the thread; a reload and a second tab show
 // the same pending card, and a decision in one tab updates the other.
+//
+// The scripted model echoes the tool results it is sent (`echo_tool_results` in
+// end2end/fixtures/script.json), so a check of its answer is a check of what Warden told it.
 import { expect, test } from "@playwright/test";
-import { activeThreadItem, approvalCard, openHydrated, startChat } from "./helpers";
+import * as fs from "node:fs";
+import { activeThreadItem, answer, approvalCard, openHydrated, shellSaid, startChat, workspacePath } from "./helpers";
 
 test("approving a file write runs it and the model continues", async ({ page }) => {
+  const note = workspacePath("note.txt");
+  fs.rmSync(note, { force: true }); // a data dir given again by WARDEN_E2E_DATA_DIR starts without it
   await startChat(page, "Please write a note");
   const card = approvalCard(page);
   await expect(card).toBeVisible();
   await expect(card.getByText("Risk:")).toBeVisible();
   await expect(card).toContainText("note.txt");
   await expect(card).toContainText("hello note");
+  expect(fs.existsSync(note), "nothing is written before the decision").toBe(false);
   await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(page.getByText("The note is written.")).toBeVisible();
+  // The model answers with the write's real result, and the file is on disk.
+  await expect(answer(page, "The note is written.")).toContainText("[tool said: Wrote 11 bytes to note.txt (new file)]");
+  expect(fs.readFileSync(note, "utf8")).toBe("hello note\n");
   await expect(card).toHaveCount(0);
   await expect(page.getByText("Approved by you")).toBeVisible();
 });
 
 test("denying a command tells the model why", async ({ page }) => {
+  // Something for `rm -rf build` to remove, so its not running shows on disk.
+  const kept = workspacePath("build", "kept.txt");
+  fs.mkdirSync(workspacePath("build"), { recursive: true });
+  fs.writeFileSync(kept, "still here\n");
   await startChat(page, "Please clean the build");
   const card = approvalCard(page);
   await expect(card.locator("pre.command")).toHaveText("rm -rf build");
   await expect(card.locator(".risk")).toContainText(/high/i);
   await card.getByRole("textbox", { name: "Reason for denying (optional)" }).fill("not today");
   await card.getByRole("button", { name: "Deny" }).click();
-  await expect(page.getByText("Understood, I will leave the build alone.")).toBeVisible();
+  // The model's answer repeats what it was sent: the denial with the person's reason.
+  await expect(answer(page, "Understood, I will leave the build alone.")).toContainText(
+    "[tool said: Error: The user denied this call; it did not run. Their reason: not today]",
+  );
   await expect(page.getByText("Denied by you: not today")).toBeVisible();
+  expect(fs.readFileSync(kept, "utf8")).toBe("still here\n");
 });
 
 test("edited arguments are validated by the server, then approved", async ({ page }) => {
+  fs.rmSync(workspacePath("edited.txt"), { force: true });
   await startChat(page, "edit me first, please");
   const card = approvalCard(page);
   await card.getByRole("button", { name: "Edit" }).click();
@@ -41,8 +59,11 @@ test("edited arguments are validated by the server, then approved", async ({ pag
 
   await editor.fill('{"path": "edited.txt", "content": "changed by a person\\n"}');
   await card.getByRole("button", { name: "Approve with edits" }).click();
-  await expect(page.getByText("Wrote the edited file.")).toBeVisible();
+  const reply = answer(page, "Wrote the edited file.");
+  await expect(reply).toContainText("The user edited the arguments before approving");
+  await expect(reply).toContainText("Wrote 20 bytes to edited.txt (new file)");
   await expect(page.getByText(/Approved by you with edited arguments/)).toBeVisible();
+  expect(fs.readFileSync(workspacePath("edited.txt"), "utf8")).toBe("changed by a person\n");
 });
 
 test("allow for this thread lets the next matching call run without asking", async ({ page }) => {
@@ -50,8 +71,10 @@ test("allow for this thread lets the next matching call run without asking", asy
   const card = approvalCard(page);
   await card.getByRole("textbox", { name: /commands starting with/ }).fill("echo");
   await card.getByRole("button", { name: "Allow for this thread" }).click();
-  await expect(page.getByText("Both echoes ran.")).toBeVisible();
+  // The second command ran without a card: the model was sent its output.
+  await expect(answer(page, "Both echoes ran.")).toContainText(shellSaid("second\\s+exit code: 0"));
   await expect(page.getByText("Approved by thread rule")).toBeVisible();
+  await expect(approvalCard(page)).toHaveCount(0);
 
   const rules = page.getByRole("region", { name: "Allowed in this thread" });
   await expect(rules).toContainText("shell");
@@ -89,10 +112,11 @@ test("a pending approval survives a reload", async ({ page }) => {
   const card = approvalCard(page);
   await expect(card).toContainText("echo survived reload");
   await card.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(page.getByText("Ran after the reload.")).toBeVisible();
+  await expect(answer(page, "Ran after the reload.")).toContainText(shellSaid("survived reload\\s+exit code: 0"));
 });
 
 test("two tabs show the same pending card and both update when one decides", async ({ page, context }) => {
+  fs.rmSync(workspacePath("tabs.txt"), { force: true });
   await startChat(page, "two tabs watching");
   await expect(approvalCard(page)).toBeVisible();
   const second = await context.newPage();
@@ -101,7 +125,9 @@ test("two tabs show the same pending card and both update when one decides", asy
 
   await approvalCard(second).getByRole("button", { name: "Approve", exact: true }).click();
   for (const tab of [page, second]) {
-    await expect(tab.getByText("Ran once for both tabs.")).toBeVisible();
+    await expect(answer(tab, "Ran once for both tabs.")).toContainText(shellSaid("exit code: 0"));
     await expect(approvalCard(tab)).toHaveCount(0);
   }
+  // The command appends a line each time it runs: one line, it ran once.
+  expect(fs.readFileSync(workspacePath("tabs.txt"), "utf8")).toBe("two tabs\n");
 });

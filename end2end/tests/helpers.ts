@@ -1,6 +1,7 @@
 // Shared steps for Warden's browser tests: open a page once it is interactive, start a chat from
 // the welcome page, and fail a test when the page throws or opens a dialog.
 import { expect, type Locator, type Page } from "@playwright/test";
+import * as path from "node:path";
 
 /** Opens `url` and waits until the app has hydrated (the server-rendered page is interactive). */
 export async function openHydrated(page: Page, url: string): Promise<void> {
@@ -36,4 +37,24 @@ export function approvalCard(page: Page): Locator {
 /** The sidebar entry of the open thread. */
 export function activeThreadItem(page: Page): Locator {
   return page.getByRole("navigation", { name: "Threads" }).locator("li", { has: page.locator('a[aria-current="page"]') });
+}
+
+/** The model's stored answer that starts with `opening` (the scripted text; with `echo_tool_results`
+ * the fixture model appends, after it, the tool results it was really sent). */
+export function answer(page: Page, opening: string): Locator {
+  return page.getByRole("list", { name: "Conversation" }).locator(".message.assistant").filter({ hasText: opening });
+}
+
+/** A path in the workspace of the server Playwright started (WARDEN_DATA_DIR/workspace, see
+ * playwright.config.ts), so a test can check what a tool call did on disk. */
+export function workspacePath(...parts: string[]): string {
+  const dataDir = process.env.WARDEN_E2E_DATA_DIR;
+  if (!dataDir) throw new Error("WARDEN_E2E_DATA_DIR is not set: run the tests through playwright.config.ts");
+  return path.join(dataDir, "workspace", ...parts);
+}
+
+/** What the scripted model says a shell command answered: `output` (a regular expression source),
+ * after the note Warden adds when a command ran without a sandbox, if it did. */
+export function shellSaid(output: string): RegExp {
+  return new RegExp(`\\[tool said: (?:\\[ran WITHOUT a sandbox[^\\]]*\\]\\s*)?${output}\\]`);
 }

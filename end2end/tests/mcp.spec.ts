@@ -3,7 +3,7 @@
 // a chat like any built-in tool; then the server is removed after a confirmation.
 import { expect, test, type Page } from "@playwright/test";
 import { mcpFixtureBinary } from "../fixtures/mcp-fixture";
-import { approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 let fixtureBinary = "";
 
@@ -74,7 +74,8 @@ test("an MCP server added in settings offers its tools, and a destructive one wa
   await expect(approval).toContainText("MCP server `fixture`");
   await expect(approval.locator(".risk")).toContainText(/high/i);
   await approval.getByRole("button", { name: "Approve", exact: true }).click();
-  await expect(page.getByText("The MCP server deleted item 42.")).toBeVisible();
+  // The scripted model repeats the result it was sent: the MCP server's own answer reached it.
+  await expect(answer(page, "The MCP server deleted item 42.")).toContainText("[tool said: deleted 42]");
   await expect(approval).toHaveCount(0);
   const result = page.locator("details.tool-output").last();
   await result.locator("summary").click();
@@ -86,7 +87,7 @@ test("an MCP server added in settings offers its tools, and a destructive one wa
   const bar = page.getByRole("progressbar", { name: "Progress of fixture__slow" });
   await expect(bar).toBeVisible();
   await expect(page.locator(".tool-progress")).toContainText(/step \d+ of 40/);
-  await expect(page.getByText("The slow work is done.")).toBeVisible();
+  await expect(answer(page, "The slow work is done.")).toContainText("[tool said: worked 40 steps]");
   await expect(bar).toHaveCount(0);
 
   // A server that goes away mid-call: the chat says so and offers to reconnect it right there.

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { approvalCard } from "./helpers";
+import { answer, approvalCard } from "./helpers";
 import { signInLink, TOKEN } from "../fixtures/access";
 
 const repo = path.resolve(__dirname, "..", "..");
@@ -32,6 +32,7 @@ function startServer(dataDir: string): ChildProcess {
       OPENAI_API_KEY: "fixture-key",
       WARDEN_MODEL: "fixture",
       WARDEN_DATA_DIR: dataDir,
+      WARDEN_WORKSPACE: path.join(dataDir, "workspace"),
       WARDEN_TOKEN: TOKEN,
       RUST_LOG: "warn",
     },
@@ -80,8 +81,8 @@ test("a pending approval survives a server restart and approving it finishes the
     const card = approvalCard(page);
     await expect(card).toContainText("note.txt");
     await card.getByRole("button", { name: "Approve", exact: true }).click();
-    await expect(page.getByText("The note is written.")).toBeVisible();
-    expect(fs.readFileSync(path.join(dataDir, "workspace", "note.txt"), "utf8")).toContain("hello note");
+    await expect(answer(page, "The note is written.")).toContainText("[tool said: Wrote 11 bytes to note.txt (new file)]");
+    expect(fs.readFileSync(path.join(dataDir, "workspace", "note.txt"), "utf8")).toBe("hello note\n");
   } finally {
     await stop(server);
   }

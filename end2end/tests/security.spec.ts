@@ -67,6 +67,12 @@ test.describe("without a session", () => {
 test("a page on another host name cannot call the API, even while the person is signed in", async ({ page, context }) => {
   // The person is signed in (the test's storage state): the cookie is in this browser.
   expect((await context.cookies(base)).some((c) => c.name === `warden_session_${appPort}`)).toBe(true);
+  // The address of the server function that starts a chat, as Warden's own page calls it: a form
+  // POST, which a browser sends cross-site without asking first (no CORS preflight).
+  const startChatCall = page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname.startsWith("/api/start_chat"));
+  await startChat(page, "say hello before the attack");
+  const startChatPath = new URL((await startChatCall).url()).pathname;
+  const threadsBefore = (await threadTitles()).length;
   // DNS rebinding: the attacker's name answers first with their page, then with 127.0.0.1, so the
   // page's same-origin fetches reach Warden under the attacker's host name. Chromium resolves
   // *.localhost to loopback, which plays the rebound name here.
@@ -79,26 +85,34 @@ test("a page on another host name cannot call the API, even while the person is 
   });
   expect(sameOrigin.status).toBe(403);
   expect(JSON.parse(sameOrigin.body).error.code).toBe("host_not_allowed");
+  const sameOriginForm = await page.evaluate(async (fnPath) => {
+    const res = await fetch(fnPath, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "prompt=rebound+attack" });
+    return { status: res.status, body: await res.text() };
+  }, startChatPath);
+  expect(sameOriginForm.status).toBe(403);
+  expect(JSON.parse(sameOriginForm.body).error.code).toBe("host_not_allowed");
 
-  // Cross-site: the attacker's page posts to Warden's real address with the browser's credentials.
-  const crossSite = await page.evaluate(async (target) => {
-    try {
-      const res = await fetch(`${target}/api/threads`, {
-        method: "POST",
-        credentials: "include",
-        mode: "no-cors",
-        headers: { "content-type": "text/plain" },
-        body: JSON.stringify({ title: "cross-site attack" }),
-      });
-      return res.type;
-    } catch (e) {
-      return `failed: ${e}`;
-    }
-  }, base);
-  expect(crossSite).toBeTruthy();
+  // Cross-site: the attacker's page submits a form to the server function at Warden's real address,
+  // as a navigation (a fetch() from this page is refused by the browser before it is sent, so it
+  // would prove nothing). The browser sends it with the attacker's Origin, and Warden refuses it.
+  const crossSiteAnswer = page.waitForResponse((r) => r.url() === `${base}${startChatPath}` && r.request().method() === "POST");
+  await page.evaluate((url) => {
+    const form = document.createElement("form");
+    form.method = "POST";
+    form.action = url;
+    const prompt = document.createElement("input");
+    prompt.name = "prompt";
+    prompt.value = "cross-site attack";
+    form.append(prompt);
+    document.body.append(form);
+    form.submit();
+  }, `${base}${startChatPath}`);
+  const refused = await crossSiteAnswer;
+  expect(refused.status()).toBe(403);
+  expect((await refused.json()).error.code).toBe("cross_origin");
   const titles = await threadTitles();
   expect(titles).not.toContain("rebound attack");
-  expect(titles).not.toContain("cross-site attack");
+  expect(titles).toHaveLength(threadsBefore);
 });
 
 test("another site cannot frame Warden", async ({ page }) => {
@@ -114,9 +128,11 @@ test("another site cannot frame Warden", async ({ page }) => {
   expect(res.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
   expect(res.headers()["x-frame-options"]).toBe("DENY");
   // The browser refused to show it: the frame holds no Warden content.
+  // The frame is there (else the counts below would be 0 for want of a frame), and empty.
   const frame = page.frame({ name: "victim" });
-  await expect.poll(async () => (frame ? await frame.locator("body[data-hydrated]").count().catch(() => 0) : 0)).toBe(0);
-  await expect.poll(async () => (frame ? await frame.getByRole("textbox", { name: "Your prompt" }).count().catch(() => 0) : 0)).toBe(0);
+  expect(frame, "the attacker's frame exists").not.toBeNull();
+  await expect.poll(async () => (frame ? await frame.locator("body[data-hydrated]").count().catch(() => 0) : -1)).toBe(0);
+  await expect.poll(async () => (frame ? await frame.getByRole("textbox", { name: "Your prompt" }).count().catch(() => 0) : -1)).toBe(0);
 });
 
 test("a model answer with a remote image loads nothing from that host", async ({ page }) => {

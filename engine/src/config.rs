@@ -149,7 +149,8 @@ impl Config {
     /// SQLite file wherever `WARDEN_DATABASE_URL` put it, and the MCP config file.
     pub fn private_paths(&self) -> Vec<PathBuf> {
         let mut paths = vec![self.data_dir.clone()];
-        let database = self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"));
+        let database =
+            self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"));
         if let Some(file) = database.map(|rest| rest.split('?').next().unwrap_or(rest)) {
             if !file.is_empty() && file != ":memory:" {
                 paths.push(PathBuf::from(file));
@@ -216,7 +217,8 @@ mod tests {
             "WARDEN_SHELL_TIMEOUT_SECS",
             "WARDEN_MODEL_IDLE_TIMEOUT_SECS",
         ] {
-            for value in ["inf", "infinity", "-inf", "nan", "NaN", "-1", "-0.5", "1e300", "99999999999999999999", "abc"] {
+            for value in ["inf", "infinity", "-inf", "nan", "NaN", "-1", "-0.5", "1e300", "99999999999999999999", "abc"]
+            {
                 let err = parse(&[(name, value)]).expect_err(&format!("{name}={value} must be refused"));
                 assert!(err.starts_with(name) && err.contains(value), "{name}={value}: {err}");
             }
@@ -257,7 +259,8 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_api_key() {
-        let c = parse(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"), ("OPENAI_API_KEY", "sk-very-secret-key")]).unwrap();
+        let c =
+            parse(&[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"), ("OPENAI_API_KEY", "sk-very-secret-key")]).unwrap();
         let model = c.model.clone().unwrap();
         for shown in [format!("{c:?}"), format!("{model:?}")] {
             assert!(shown.contains(r#"api_key: Some("••••")"#), "{shown}");

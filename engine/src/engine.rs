@@ -4,16 +4,17 @@
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
-use serde::{Deserialize, Serialize};
 
-use crate::approval::{decide, Approval, ApprovalStatus, DecisionInput};
+use crate::approval::{Approval, ApprovalStatus, DecisionInput};
 use crate::config::Config;
 use crate::error::{Error, Result};
+use crate::events::EventHub;
+use crate::input;
 use crate::llm::openai::{OpenAiCompatible, OpenAiConfig};
 use crate::llm::Provider;
-use crate::run::events::EventHub;
+use crate::run::runtime::approvals as decide;
+use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
-use crate::runtime::Runtime;
 use crate::store::Store;
 use crate::thread::{Thread, ThreadDetail, ThreadPatch, ThreadQuery};
 use crate::toolbox::{ToolBox, ToolSource};
@@ -23,22 +24,7 @@ use crate::tools::Workspace;
 
 pub use warden_sandbox::SandboxStatus;
 
-const MAX_MESSAGE_CHARS: usize = 200_000;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelStatus {
-    pub configured: bool,
-    pub provider: String,
-    pub model: String,
-    /// What to set when no model is configured.
-    pub hint: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunStarted {
-    pub run_id: String,
-    pub message_id: Option<String>,
-}
+pub use warden_types::status::{ModelStatus, RunStarted};
 
 /// Cheap to clone; all clones share one runtime.
 #[derive(Clone)]
@@ -85,6 +71,10 @@ impl Engine {
 
     async fn resume_after_restart(&self) -> Result<()> {
         let mut runs = self.rt.store.runs_with_status(RunStatus::Running).await?;
+        for run_id in &runs {
+            // Whatever the dead process streamed of its current turn was not stored: clients drop it.
+            self.rt.events.emit(run_id, &RunEvent::TurnRestarted {});
+        }
         runs.extend(self.rt.store.runs_with_open_calls().await?);
         runs.sort();
         runs.dedup();
@@ -97,6 +87,11 @@ impl Engine {
     /// Adds a live source of tools (an MCP hub).
     pub fn add_tool_source(&self, source: Arc<dyn ToolSource>) {
         self.rt.tools.add_source(source);
+    }
+
+    /// The database handle, for a crate that keeps its own tables in the same file (warden-mcp).
+    pub fn database(&self) -> crate::database::Database {
+        self.rt.store.database().clone()
     }
 
     pub fn store(&self) -> &Store {
@@ -119,7 +114,9 @@ impl Engine {
 
     pub fn model_status(&self) -> ModelStatus {
         match (&self.rt.provider, &self.rt.config.model) {
-            (Some(p), _) => ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint: None },
+            (Some(p), _) => {
+                ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint: None }
+            }
             _ => ModelStatus {
                 configured: false,
                 provider: String::new(),
@@ -140,6 +137,12 @@ impl Engine {
         warden_sandbox::status()
     }
 
+    /// What the chat shows about the sandbox: whether commands run confined, and if not, why.
+    pub fn sandbox_info(&self) -> warden_types::SandboxInfo {
+        let status = self.sandbox_status();
+        warden_types::SandboxInfo { available: status.available, detail: status.detail.clone() }
+    }
+
     // --- threads ---
 
     pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
@@ -147,9 +150,8 @@ impl Engine {
     }
 
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {
-        if title.as_ref().is_some_and(|t| t.chars().count() > 200) {
-            return Err(Error::Invalid("title must be at most 200 characters".into()));
-        }
+        // No title (or a blank one) makes an untitled thread; a given one is checked.
+        let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
         self.rt.store.create_thread(title.as_deref()).await
     }
 
@@ -164,11 +166,13 @@ impl Engine {
             active_run: last_run.clone().filter(|r| !r.status.is_terminal()),
             last_error: last_run.filter(|r| r.status == RunStatus::Failed).and_then(|r| r.error),
             rules: store.rules_of_thread(id).await?,
+            sandbox: self.sandbox_info(),
             thread,
         })
     }
 
-    pub async fn update_thread(&self, id: &str, patch: ThreadPatch) -> Result<Thread> {
+    pub async fn update_thread(&self, id: &str, mut patch: ThreadPatch) -> Result<Thread> {
+        patch.title = patch.title.as_deref().map(input::title).transpose()?;
         self.rt.store.update_thread(id, &patch).await
     }
 
@@ -185,13 +189,7 @@ impl Engine {
 
     /// Stores the user's message and starts the run that answers it.
     pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
-        let content = content.trim().to_string();
-        if content.is_empty() {
-            return Err(Error::Invalid("the message is empty".into()));
-        }
-        if content.chars().count() > MAX_MESSAGE_CHARS {
-            return Err(Error::Invalid(format!("the message is longer than {MAX_MESSAGE_CHARS} characters")));
-        }
+        let content = input::message(&content)?;
         if self.rt.provider.is_none() {
             return Err(Error::NoModel);
         }

@@ -33,6 +33,66 @@ impl Error {
     pub fn not_found(what: &'static str, id: impl Into<String>) -> Self {
         Error::NotFound { what, id: id.into() }
     }
+
+    /// What kind of failure this is for a caller (and so its HTTP status: [`ErrorKind::status`]).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::AlreadyDecided(_) | Error::RunInProgress => ErrorKind::Conflict,
+            Error::Invalid(_) | Error::InvalidArguments(_) => ErrorKind::Invalid,
+            Error::NoModel => ErrorKind::Unavailable,
+            Error::Provider(_) => ErrorKind::Upstream,
+            Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// The stable machine-readable code the public API sends with this error (docs/API.md).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotFound { .. } => "not_found",
+            Error::AlreadyDecided(_) => "already_decided",
+            Error::RunInProgress => "run_in_progress",
+            Error::Invalid(_) => "invalid_request",
+            Error::InvalidArguments(_) => "invalid_arguments",
+            Error::NoModel => "no_model",
+            Error::Provider(_) => "model_error",
+            Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => "internal",
+        }
+    }
+}
+
+/// The kinds of failure a caller can tell apart. Each crate's error says its kind (`kind()`); the
+/// HTTP status comes from the kind alone, in [`ErrorKind::status`], for the JSON API and the server
+/// functions alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The thing named does not exist.
+    NotFound,
+    /// The request clashes with the current state (already decided, a run in progress).
+    Conflict,
+    /// The request itself is wrong; the message says how.
+    Invalid,
+    /// Warden is not set up to do this yet (no model configured).
+    Unavailable,
+    /// Something Warden called failed: the model provider, an MCP server.
+    Upstream,
+    /// A failure inside Warden; its details belong in the log, never in an answer.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The one table from error kinds to HTTP statuses.
+    pub fn status(self) -> http::StatusCode {
+        use http::StatusCode as S;
+        match self {
+            ErrorKind::NotFound => S::NOT_FOUND,
+            ErrorKind::Conflict => S::CONFLICT,
+            ErrorKind::Invalid => S::UNPROCESSABLE_ENTITY,
+            ErrorKind::Unavailable => S::SERVICE_UNAVAILABLE,
+            ErrorKind::Upstream => S::BAD_GATEWAY,
+            ErrorKind::Internal => S::INTERNAL_SERVER_ERROR,
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

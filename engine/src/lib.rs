@@ -2,21 +2,28 @@
 //! It knows nothing about the UI; `app/` and `server/` are thin layers over it.
 //!
 //! Where things happen: a run is driven by `run::driver`; a new tool call is decided in
-//! `approval::gate`; a person's decision is applied in `approval::decide`.
+//! `approval::gate`; every approval (a person's decision, a timeout, a stopped run) is settled by
+//! `approval::lifecycle::Lifecycle::settle`, and the runtime (`run::runtime::approvals`) wakes the
+//! run when that says it can resume. Records come from `warden-types`; the store imports nothing
+//! from `run` or `approval`, and the top-level modules import one another without a circle.
 
 pub mod approval;
 pub mod config;
+pub mod database;
 pub mod engine;
 pub mod error;
+pub mod events;
+pub mod input;
 pub mod llm;
 pub mod message;
+pub mod outcome_text;
 pub mod run;
 pub mod run_thread;
-pub mod runtime;
 pub mod store;
 pub mod thread;
 pub mod toolbox;
 pub mod tools;
 
+pub use database::Database;
 pub use engine::{Engine, ModelStatus, RunStarted};
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

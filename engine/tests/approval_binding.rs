@@ -17,7 +17,14 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false }
+    DecisionInput {
+        decision: Verdict::Approve,
+        scope: Scope::Once,
+        arguments: None,
+        reason: None,
+        prefix: None,
+        network: false,
+    }
 }
 
 fn write_call(path: &str, content: &str) -> Turn {
@@ -34,7 +41,8 @@ fn diff_of(preview: &Option<Preview>) -> String {
 
 #[tokio::test]
 async fn a_write_approved_after_the_file_changed_asks_again_with_the_new_diff() {
-    let h = Harness::start(script("note", vec![write_call("note.txt", "from the model\n"), Turn::text("Saved.")])).await;
+    let h =
+        Harness::start(script("note", vec![write_call("note.txt", "from the model\n"), Turn::text("Saved.")])).await;
     let note = h.workspace().join("note.txt");
     std::fs::write(&note, "first version\n").unwrap();
     let (thread_id, run_id) = h.send("update the note").await;
@@ -66,7 +74,8 @@ async fn a_write_approved_after_the_file_changed_asks_again_with_the_new_diff() 
     assert!(waiting.await.is_ok(), "the run waits for the new decision");
     assert_eq!(streamed_requests(&h.model), 1, "the model is told nothing: this is not a denial");
     assert!(matches!(h.engine.decide(&first, approve()).await, Err(Error::AlreadyDecided(_))));
-    let resolved = of_kind(&events_until(&h.engine, &run_id, |e| e.data.contains("superseded")).await, "approval_resolved");
+    let resolved =
+        of_kind(&events_until(&h.engine, &run_id, |e| e.data.contains("superseded")).await, "approval_resolved");
     let decisions: Vec<(&str, &str)> =
         resolved.iter().map(|r| (r["approval_id"].as_str().unwrap(), r["decision"].as_str().unwrap())).collect();
     assert_eq!(decisions, [(first.as_str(), "approved"), (first.as_str(), "superseded")]);

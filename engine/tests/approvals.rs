@@ -17,11 +17,25 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false }
+    DecisionInput {
+        decision: Verdict::Approve,
+        scope: Scope::Once,
+        arguments: None,
+        reason: None,
+        prefix: None,
+        network: false,
+    }
 }
 
 fn deny(reason: &str) -> DecisionInput {
-    DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: Some(reason.into()), prefix: None, network: false }
+    DecisionInput {
+        decision: Verdict::Deny,
+        scope: Scope::Once,
+        arguments: None,
+        reason: Some(reason.into()),
+        prefix: None,
+        network: false,
+    }
 }
 
 fn write_call(path: &str, content: &str) -> Turn {
@@ -30,7 +44,8 @@ fn write_call(path: &str, content: &str) -> Turn {
 
 #[tokio::test]
 async fn approved_write_runs_once_and_the_model_sees_the_result() {
-    let h = Harness::start(script("save", vec![write_call("hello.txt", "hi there"), Turn::text("Saved it.")])).await;
+    let echo = Turn { echo_tool_results: true, ..Turn::text("Saved it.") };
+    let h = Harness::start(script("save", vec![write_call("hello.txt", "hi there"), echo])).await;
     let (_, run_id) = h.send("save a greeting").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     assert!(!h.workspace().join("hello.txt").exists(), "nothing runs before the decision");
@@ -44,23 +59,30 @@ async fn approved_write_runs_once_and_the_model_sees_the_result() {
     let results = of_kind(&events, "tool_result");
     assert_eq!(results.len(), 1);
     assert_eq!(results[0]["is_error"], false);
-    assert!(text_of(&events).contains("Saved it."));
+    assert_eq!(
+        text_of(&events),
+        "Saved it. [tool said: Wrote 8 bytes to `hello.txt` (new file)]",
+        "the reply follows the result"
+    );
     let tool_msgs = tool_messages(&h.model, 1);
     assert_eq!(tool_msgs.len(), 1, "the second model request carries the tool result");
     assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Finished);
-    assert!(matches!(
-        h.engine.decide(&ids[0], approve()).await,
-        Err(Error::AlreadyDecided(_))
-    ));
+    assert!(matches!(h.engine.decide(&ids[0], approve()).await, Err(Error::AlreadyDecided(_))));
 }
 
 #[tokio::test]
 async fn denied_call_tells_the_model_why() {
-    let h = Harness::start(script("save", vec![write_call("no.txt", "x"), Turn::text("Understood.")])).await;
+    // The model's reply repeats the tool result it was sent, as the browser tests rely on.
+    let echo = Turn { echo_tool_results: true, ..Turn::text("Understood.") };
+    let h = Harness::start(script("save", vec![write_call("no.txt", "x"), echo])).await;
     let (_, run_id) = h.send("save something").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     h.engine.decide(&ids[0], deny("not in this folder")).await.unwrap();
-    run_to_end(&h.engine, &run_id).await;
+    let events = run_to_end(&h.engine, &run_id).await;
+    assert_eq!(
+        text_of(&events),
+        "Understood. [tool said: Error: The user denied this call; it did not run. Their reason: not in this folder]"
+    );
 
     assert!(!h.workspace().join("no.txt").exists());
     let tool_msgs = tool_messages(&h.model, 1);
@@ -101,9 +123,21 @@ async fn edited_arguments_are_validated_then_run_and_recorded() {
 async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
     let s = Script {
         scenarios: vec![
-            Scenario::new("first", vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo one"}))]), Turn::text("ok")]),
-            Scenario::new("second", vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo two"}))]), Turn::text("ok")]),
-            Scenario::new("third", vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo three > f.txt"}))]), Turn::text("ok")]),
+            Scenario::new(
+                "first",
+                vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo one"}))]), Turn::text("ok")],
+            ),
+            Scenario::new(
+                "second",
+                vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo two"}))]), Turn::text("ok")],
+            ),
+            Scenario::new(
+                "third",
+                vec![
+                    Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo three > f.txt"}))]),
+                    Turn::text("ok"),
+                ],
+            ),
         ],
         default_title: None,
     };
@@ -127,9 +161,14 @@ async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
 
     let run3 = h.engine.send_message(&thread_id, "third".into()).await.unwrap().run_id;
     let ids = pending_approvals(&h.engine, &run3, 1).await;
-    assert_eq!(ids.len(), 1, "a redirect is never covered by a prefix rule");
+    let waiting = h.engine.approval(&ids[0]).await.unwrap();
+    assert_eq!(waiting.arguments["command"], "echo three > f.txt");
+    assert_eq!(waiting.status, ApprovalStatus::Pending, "a redirect is never covered by a prefix rule");
+    assert!(!h.workspace().join("f.txt").exists(), "nothing ran before the person answered");
     h.engine.decide(&ids[0], deny("no")).await.unwrap();
     run_to_end(&h.engine, &run3).await;
+    assert!(matches!(h.engine.approval(&ids[0]).await.unwrap().decision.unwrap().by, DecidedBy::User { .. }));
+    assert!(!h.workspace().join("f.txt").exists());
 
     h.engine.revoke_rule(&rules[0].id).await.unwrap();
     assert!(h.engine.thread(&thread_id).await.unwrap().rules.is_empty());
@@ -163,19 +202,33 @@ async fn parallel_calls_run_read_only_at_once_and_resume_when_all_are_settled() 
         ScriptedCall::new("write_file", json!({"path": "two.txt", "content": "2"})),
     ]);
     let h = Harness::start(script("three", vec![turn, Turn::text("All done.")])).await;
-    let (_, run_id) = h.send("do three things").await;
+    let (thread_id, run_id) = h.send("do three things").await;
     let ids = pending_approvals(&h.engine, &run_id, 2).await;
-    assert_eq!(ids.len(), 2, "each gated call gets its own card");
     let early = events_until(&h.engine, &run_id, |e| e.kind == "tool_result").await;
     assert_eq!(of_kind(&early, "tool_result").len(), 1, "the read-only call ran at once");
+    // Each gated call has a card of its own: one per write, none for the read-only call.
+    let mut cards = Vec::new();
+    for id in &ids {
+        cards.push(h.engine.approval(id).await.unwrap());
+    }
+    let paths: Vec<&str> = cards.iter().map(|a| a.arguments["path"].as_str().unwrap_or_default()).collect();
+    assert_eq!(paths, ["one.txt", "two.txt"], "each gated call gets its own card");
+    assert_ne!(cards[0].tool_call_id, cards[1].tool_call_id);
+    assert!(cards.iter().all(|a| a.tool == "write_file" && a.status == ApprovalStatus::Pending));
 
-    h.engine.decide(&ids[0], approve()).await.unwrap();
-    events_until(&h.engine, &run_id, |e| e.kind == "tool_result" && e.data.contains("one.txt") || e.data.contains("Wrote")).await;
+    h.engine.decide(&cards[0].id, approve()).await.unwrap();
+    let approved_call = cards[0].tool_call_id.clone();
+    let ran = events_until(&h.engine, &run_id, |e| {
+        e.kind == "tool_result" && data(e)["tool_call_id"].as_str() == Some(approved_call.as_str())
+    })
+    .await;
+    assert!(of_kind(&ran, "tool_result").last().unwrap()["output"].as_str().unwrap().contains("one.txt"));
     assert_eq!(streamed_requests(&h.model), 1, "the model waits while a call of its turn is pending");
-    h.engine.decide(&ids[1], deny("only one")).await.unwrap();
+    h.engine.decide(&cards[1].id, deny("only one")).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
 
     assert_eq!(of_kind(&events, "tool_result").len(), 3);
+    assert_eq!(h.engine.thread(&thread_id).await.unwrap().approvals.len(), 2, "no card for the read-only call");
     assert!(h.workspace().join("one.txt").exists());
     assert!(!h.workspace().join("two.txt").exists());
     assert_eq!(tool_messages(&h.model, 1).len(), 3, "the model gets all three results together");
@@ -214,21 +267,24 @@ async fn paths_outside_the_workspace_are_refused() {
 
 #[tokio::test]
 async fn the_step_limit_ends_a_run_that_keeps_calling_tools() {
-    let mut scenario = Scenario::new("loop", vec![Turn::calls(vec![ScriptedCall::new("list_dir", json!({"path": "."}))])]);
+    let mut scenario =
+        Scenario::new("loop", vec![Turn::calls(vec![ScriptedCall::new("list_dir", json!({"path": "."}))])]);
     scenario.repeat_last_turn = true;
     let h = Harness::start_with(Script { scenarios: vec![scenario], default_title: None }, |c| c.max_steps = 3).await;
     let (_, run_id) = h.send("loop forever").await;
     let events = run_to_end(&h.engine, &run_id).await;
     let steps = of_kind(&events, "step").into_iter().filter(|s| s["action"] == "Thinking").count();
     assert_eq!(steps, 3);
-    let error = &of_kind(&events, "error")[0];
+    let error = &of_kind(&events, "run_failed")[0];
     assert!(error["message"].as_str().unwrap().contains("step limit"));
     assert_eq!(streamed_requests(&h.model), 3);
 }
 
 #[tokio::test]
 async fn a_waiting_run_survives_a_restart_and_finishes_after_the_decision() {
-    let mut h = Harness::start(script("save", vec![write_call("r.txt", "after restart"), Turn::text("Done after restart.")])).await;
+    let mut h =
+        Harness::start(script("save", vec![write_call("r.txt", "after restart"), Turn::text("Done after restart.")]))
+            .await;
     let (thread_id, run_id) = h.send("save").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     h.restart(|_| {}).await;
@@ -261,7 +317,9 @@ async fn a_call_interrupted_by_a_restart_is_never_run_again() {
     h.restart(|_| {}).await;
 
     let events = run_to_end(&h.engine, &run_id).await;
-    assert!(of_kind(&events, "tool_result").iter().any(|r| r["output"].as_str().unwrap().contains("outcome is unknown")));
+    assert!(of_kind(&events, "tool_result")
+        .iter()
+        .any(|r| r["output"].as_str().unwrap().contains("outcome is unknown")));
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "ran\n", "the command ran exactly once");
     let call = &h.engine.thread(&thread_id).await.unwrap().tool_calls[0];
     assert_eq!(call.status, warden_engine::run::ToolCallStatus::Interrupted);

@@ -26,7 +26,7 @@ async fn a_model_turn_past_the_byte_cap_is_cut_with_a_clear_error() {
     let h = Harness::start_with(script("talk", vec![flood]), |c| c.max_turn_bytes = 4096).await;
     let (thread_id, run_id) = h.send("talk a lot").await;
     let events = run_to_end(&h.engine, &run_id).await;
-    let error = &of_kind(&events, "error")[0];
+    let error = &of_kind(&events, "run_failed")[0];
     let message = error["message"].as_str().unwrap();
     assert!(message.contains("The model's answer exceeded 4096 bytes and was cut"), "{message}");
     assert!(text_of(&events).len() < 8192, "the relayed text stops near the cap");
@@ -39,14 +39,16 @@ async fn a_model_turn_past_the_byte_cap_is_cut_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_turn_with_too_many_tool_calls_is_cut_and_none_of_them_run() {
-    let calls = (0..40).map(|i| ScriptedCall::new("write_file", json!({"path": format!("f{i}.txt"), "content": "x"}))).collect();
+    let calls = (0..40)
+        .map(|i| ScriptedCall::new("write_file", json!({"path": format!("f{i}.txt"), "content": "x"})))
+        .collect();
     let h = Harness::start_with(script("many", vec![Turn::calls(calls), Turn::text("never")]), |c| {
         c.max_tool_calls_per_turn = 32;
     })
     .await;
     let (thread_id, run_id) = h.send("many calls").await;
     let events = run_to_end(&h.engine, &run_id).await;
-    let message = of_kind(&events, "error")[0]["message"].as_str().unwrap().to_string();
+    let message = of_kind(&events, "run_failed")[0]["message"].as_str().unwrap().to_string();
     assert!(message.contains("asked for more than 32 tool calls and was cut"), "{message}");
     assert!(of_kind(&events, "tool_call").is_empty() && of_kind(&events, "approval_request").is_empty());
     assert!(h.engine.thread(&thread_id).await.unwrap().tool_calls.is_empty());

@@ -18,7 +18,9 @@ fn one(when: &str, turn: Turn, title: Option<&str>) -> Script {
 
 #[tokio::test]
 async fn answer_streams_in_many_deltas_and_is_stored() {
-    let h = Harness::start(one("hello", Turn::text("Hello there, how can I help you today?"), Some("Friendly greeting"))).await;
+    let h =
+        Harness::start(one("hello", Turn::text("Hello there, how can I help you today?"), Some("Friendly greeting")))
+            .await;
     let (thread_id, run_id) = h.send("hello world").await;
     let events = run_to_end(&h.engine, &run_id).await;
     assert_eq!(events[0].kind, "run_started");
@@ -37,7 +39,9 @@ async fn answer_streams_in_many_deltas_and_is_stored() {
 #[tokio::test]
 async fn title_falls_back_to_the_prompt_when_the_model_cannot_name_it() {
     let turn = Turn::text("fine");
-    let h = Harness::start(Script { scenarios: vec![Scenario::new("plan", vec![turn])], default_title: Some("".into()) }).await;
+    let h =
+        Harness::start(Script { scenarios: vec![Scenario::new("plan", vec![turn])], default_title: Some("".into()) })
+            .await;
     let (thread_id, run_id) = h.send("plan a trip to the mountains").await;
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(h.engine.thread(&thread_id).await.unwrap().thread.title, "plan a trip to the mountains");
@@ -51,7 +55,7 @@ async fn a_provider_error_shows_and_retry_answers() {
     let h = Harness::start(one("flaky", turn, None)).await;
     let (thread_id, run_id) = h.send("flaky question").await;
     let events = run_to_end(&h.engine, &run_id).await;
-    let error = &of_kind(&events, "error")[0];
+    let error = &of_kind(&events, "run_failed")[0];
     assert!(error["message"].as_str().unwrap().contains("overloaded"), "got {error}");
     assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Failed);
     assert!(h.engine.thread(&thread_id).await.unwrap().last_error.is_some());
@@ -60,7 +64,11 @@ async fn a_provider_error_shows_and_retry_answers() {
     let events = run_to_end(&h.engine, &retry.run_id).await;
     assert_eq!(text_of(&events), "Recovered answer.");
     let detail = h.engine.thread(&thread_id).await.unwrap();
-    assert_eq!(detail.messages.iter().filter(|m| m.role == warden_engine::message::Role::User).count(), 1, "retry sends no new message");
+    assert_eq!(
+        detail.messages.iter().filter(|m| m.role == warden_engine::message::Role::User).count(),
+        1,
+        "retry sends no new message"
+    );
     assert!(detail.last_error.is_none());
 }
 
@@ -74,7 +82,7 @@ async fn an_unreachable_model_is_a_clear_error() {
     .await;
     let (_, run_id) = h.send("anyone there?").await;
     let events = run_to_end(&h.engine, &run_id).await;
-    let message = of_kind(&events, "error")[0]["message"].as_str().unwrap().to_string();
+    let message = of_kind(&events, "run_failed")[0]["message"].as_str().unwrap().to_string();
     assert!(message.to_lowercase().contains("connect"), "got: {message}");
 }
 
@@ -129,7 +137,11 @@ async fn thread_list_pages_newest_first_and_archive_moves_threads() {
     let last = page1.last().unwrap();
     let page2 = h
         .engine
-        .list_threads(ThreadQuery { limit: 3, before: Some((last.updated_at.clone(), last.id.clone())), ..Default::default() })
+        .list_threads(ThreadQuery {
+            limit: 3,
+            before: Some((last.updated_at.clone(), last.id.clone())),
+            ..Default::default()
+        })
         .await
         .unwrap();
     assert_eq!(page2.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["t1", "t0"]);

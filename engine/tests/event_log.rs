@@ -1,7 +1,7 @@
 //! The run event log on a real SQLite file: one bad row (a late event of a deleted run) never costs
 //! the other events of its batch, and a client's event id past i64 replays nothing.
 
-use warden_engine::run::events::EventHub;
+use warden_engine::events::EventHub;
 use warden_engine::run::RunEvent;
 use warden_engine::store::Store;
 

@@ -15,7 +15,14 @@ use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 
 fn approve(network: bool) -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network }
+    DecisionInput {
+        decision: Verdict::Approve,
+        scope: Scope::Once,
+        arguments: None,
+        reason: None,
+        prefix: None,
+        network,
+    }
 }
 
 /// A listener on 127.0.0.1 that counts accepted connections.

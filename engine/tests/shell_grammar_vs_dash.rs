@@ -41,18 +41,61 @@ impl Rng {
 
 const NAMES: &[&str] = &["git", "ls", "cat", "echo", "printf", "x", "a_b", "grep", "find", "test", "sort", "f1"];
 const WORDS: &[&str] = &[
-    "show", "HEAD", "HEAD~1", "--output=x", "-o", "--", "-", "a", "b", "ab", "x", "main.rs", "if", "then", "fi",
-    "do", "done", "for", "in", "case", "esac", "while", "{", "}", "!", "time", "function", "[[", "]]", "a=b",
-    "--ext-diff", "-exec", "é", "\u{a0}", "%s", "%", "\\", "\\\\", "a.b", "@", "^", ",", ".", "/", ":", "+",
+    "show",
+    "HEAD",
+    "HEAD~1",
+    "--output=x",
+    "-o",
+    "--",
+    "-",
+    "a",
+    "b",
+    "ab",
+    "x",
+    "main.rs",
+    "if",
+    "then",
+    "fi",
+    "do",
+    "done",
+    "for",
+    "in",
+    "case",
+    "esac",
+    "while",
+    "{",
+    "}",
+    "!",
+    "time",
+    "function",
+    "[[",
+    "]]",
+    "a=b",
+    "--ext-diff",
+    "-exec",
+    "é",
+    "\u{a0}",
+    "%s",
+    "%",
+    "\\",
+    "\\\\",
+    "a.b",
+    "@",
+    "^",
+    ",",
+    ".",
+    "/",
+    ":",
+    "+",
 ];
 /// Single characters that mean something to a shell somewhere.
 const META: &[&str] = &[
-    "'", "\"", "\\", "$", "`", "(", ")", "{", "}", ";", "&", "|", "<", ">", "*", "?", "[", "]", "~", "#", "=",
-    "\n", "\t", " ", "!", "%", "^", ",", ":", "-", "@",
+    "'", "\"", "\\", "$", "`", "(", ")", "{", "}", ";", "&", "|", "<", ">", "*", "?", "[", "]", "~", "#", "=", "\n",
+    "\t", " ", "!", "%", "^", ",", ":", "-", "@",
 ];
 const INSIDE_QUOTES: &[&str] = &[
-    "a", "b", " ", "\t", "\n", "$", "`", "\\", "\"", "'", "x y", "*", "?", "~", "#", ";", "&", "|", "(", ")", "{",
-    "}", "$x", "$(x)", "\\$", "\\\"", "\\\\", "\\`", "\\\n", "\\n", "\\a", "é", "${x}",
+    "a", "b", " ", "\t", "\n", "$", "`", "\\", "\"", "'", "x y", "*", "?", "~", "#", ";", "&", "|", "(", ")", "{", "}",
+    "$x", "$(x)", "\\$", "\\\"", "\\\\", "\\`", "\\\n", "\\n", "\\a", "é", "${x}",
 ];
 const SEPARATORS: &[&str] = &[" ", " ", " ", "  ", "\t", " \\\n", "\\\n"];
 const JOINERS: &[&str] = &["; ", ";", " && ", "&&", " || ", "||", "\n", " | ", " & ", ";\n", " ;; ", "\n\n"];
@@ -137,8 +180,8 @@ fn command_line(rng: &mut Rng) -> String {
 
 /// Dash's special builtins (found before functions) and names the test's own functions use.
 const NOT_TESTABLE: &[&str] = &[
-    "break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift",
-    "times", "trap", "unset", "command", "local",
+    "break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set", "shift", "times",
+    "trap", "unset", "command", "local",
 ];
 
 fn testable_name(name: &str) -> bool {
@@ -173,8 +216,7 @@ fn dash() -> Option<&'static str> {
 
 /// Runs one batch in dash; gives the calls of each case as dash made them.
 fn run_in_dash(dash: &str, dir: &Path, cases: &[(String, Vec<PlainCommand>)]) -> (Vec<Vec<Vec<String>>>, String) {
-    let names: BTreeSet<&str> =
-        cases.iter().flat_map(|(_, cmds)| cmds.iter().map(|c| c.argv[0].as_str())).collect();
+    let names: BTreeSet<&str> = cases.iter().flat_map(|(_, cmds)| cmds.iter().map(|c| c.argv[0].as_str())).collect();
     let mut script = String::from(
         "__p() { command printf '%s\\001' \"$@\"; command printf '\\002'; return $(($# % 2)); }\n\
          __sep() { command printf '\\003'; }\n",

@@ -11,11 +11,21 @@ use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 
 fn shell_scenario(when: &str, command: &str) -> Scenario {
-    Scenario::new(when, vec![Turn::calls(vec![ScriptedCall::new("shell", json!({ "command": command }))]), Turn::text("ok")])
+    Scenario::new(
+        when,
+        vec![Turn::calls(vec![ScriptedCall::new("shell", json!({ "command": command }))]), Turn::text("ok")],
+    )
 }
 
 fn approve(scope: Scope, prefix: Option<&str>) -> DecisionInput {
-    DecisionInput { decision: Verdict::Approve, scope, arguments: None, reason: None, prefix: prefix.map(String::from), network: false }
+    DecisionInput {
+        decision: Verdict::Approve,
+        scope,
+        arguments: None,
+        reason: None,
+        prefix: prefix.map(String::from),
+        network: false,
+    }
 }
 
 #[tokio::test]
@@ -44,7 +54,14 @@ async fn a_git_show_rule_asks_again_for_an_output_file_a_loop_and_ansi_c_quoting
         let run = h.engine.send_message(&thread_id, message.into()).await.unwrap().run_id;
         let ids = pending_approvals(&h.engine, &run, 1).await;
         assert_eq!(ids.len(), 1, "{message}: the person is asked");
-        let deny = DecisionInput { decision: Verdict::Deny, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false };
+        let deny = DecisionInput {
+            decision: Verdict::Deny,
+            scope: Scope::Once,
+            arguments: None,
+            reason: None,
+            prefix: None,
+            network: false,
+        };
         h.engine.decide(&ids[0], deny).await.unwrap();
         run_to_end(&h.engine, &run).await;
     }

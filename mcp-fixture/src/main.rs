@@ -12,15 +12,15 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{schemars, tool, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 /// A 1x1 PNG.
-const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
@@ -68,20 +68,12 @@ struct Fixture {
 
 impl Fixture {
     fn new(log: Option<PathBuf>) -> Self {
-        Self {
-            tool_router: Self::tool_router(),
-            added: Arc::default(),
-            log: log.map(Arc::new),
-        }
+        Self { tool_router: Self::tool_router(), added: Arc::default(), log: log.map(Arc::new) }
     }
 
     fn record(&self, event: &str) {
         let Some(path) = &self.log else { return };
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path.as_ref())
-        {
+        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path.as_ref()) {
             let _ = writeln!(file, "{event}");
         }
     }
@@ -94,48 +86,30 @@ impl Fixture {
 #[tool_router]
 impl Fixture {
     #[tool(description = "Send the text back", annotations(read_only_hint = true))]
-    async fn echo(
-        &self,
-        Parameters(EchoArgs { text }): Parameters<EchoArgs>,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> Result<CallToolResult, ErrorData> {
         Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
     }
 
-    #[tool(
-        description = "Reads one of the server's environment variables",
-        annotations(read_only_hint = true)
-    )]
-    async fn env(
-        &self,
-        Parameters(EnvArgs { name }): Parameters<EnvArgs>,
-    ) -> Result<CallToolResult, ErrorData> {
+    #[tool(description = "Reads one of the server's environment variables", annotations(read_only_hint = true))]
+    async fn env(&self, Parameters(EnvArgs { name }): Parameters<EnvArgs>) -> Result<CallToolResult, ErrorData> {
         match std::env::var(&name) {
             Ok(value) => Ok(CallToolResult::success(vec![ContentBlock::text(value)])),
-            Err(_) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "{name} is not set"
-            ))])),
+            Err(_) => Ok(CallToolResult::error(vec![ContentBlock::text(format!("{name} is not set"))])),
         }
     }
 
-    #[tool(
-        description = "Delete an item for good",
-        annotations(destructive_hint = true, read_only_hint = false)
-    )]
+    #[tool(description = "Delete an item for good", annotations(destructive_hint = true, read_only_hint = false))]
     async fn delete_item(
         &self,
         Parameters(DeleteArgs { id }): Parameters<DeleteArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         self.record(&format!("deleted {id}"));
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-            "deleted {id}"
-        ))]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("deleted {id}"))]))
     }
 
     #[tool(description = "Always fails, as a tool result with isError")]
     async fn fail(&self) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::error(vec![ContentBlock::text(
-            "the fixture failed on purpose",
-        )]))
+        Ok(CallToolResult::error(vec![ContentBlock::text("the fixture failed on purpose")]))
     }
 
     #[tool(description = "Returns a 1x1 PNG image")]
@@ -148,10 +122,7 @@ impl Fixture {
 
     #[tool(description = "Returns an embedded text resource")]
     async fn resource(&self) -> Result<CallToolResult, ErrorData> {
-        Ok(CallToolResult::success(vec![ContentBlock::embedded_text(
-            "fixture://notes/1",
-            "remember the milk",
-        )]))
+        Ok(CallToolResult::success(vec![ContentBlock::embedded_text("fixture://notes/1", "remember the milk")]))
     }
 
     #[tool(description = "Works for a while, reporting progress; stops when cancelled")]
@@ -178,9 +149,7 @@ impl Fixture {
             }
         }
         self.record("slow finished");
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-            "worked {steps} steps"
-        ))]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("worked {steps} steps"))]))
     }
 
     #[tool(description = "Exits the server process abruptly in the middle of the call")]
@@ -190,26 +159,17 @@ impl Fixture {
     }
 
     #[tool(description = "Adds a tool named dynamic_<n> and announces tools/list_changed")]
-    async fn add_tool(
-        &self,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn add_tool(&self, context: RequestContext<RoleServer>) -> Result<CallToolResult, ErrorData> {
         let name = {
             let mut added = self.added();
             let name = format!("dynamic_{}", added.len() + 1);
             let schema = serde_json::json!({ "type": "object", "properties": {} });
             let schema = schema.as_object().cloned().unwrap_or_default();
-            added.push(Tool::new(
-                name.clone(),
-                "A tool added at run time",
-                Arc::new(schema),
-            ));
+            added.push(Tool::new(name.clone(), "A tool added at run time", Arc::new(schema)));
             name
         };
         let _ = context.peer.notify_tool_list_changed().await;
-        Ok(CallToolResult::success(vec![ContentBlock::text(format!(
-            "added {name}"
-        ))]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(format!("added {name}"))]))
     }
 
     #[tool(
@@ -218,18 +178,13 @@ impl Fixture {
     )]
     async fn argv(&self) -> Result<CallToolResult, ErrorData> {
         let args: Vec<String> = std::env::args().skip(1).collect();
-        Ok(CallToolResult::success(vec![ContentBlock::text(
-            args.join("\n"),
-        )]))
+        Ok(CallToolResult::success(vec![ContentBlock::text(args.join("\n"))]))
     }
 
     #[tool(description = "Returns a result as large as asked: numbered text lines and an image")]
     async fn big(
         &self,
-        Parameters(BigArgs {
-            text_bytes,
-            image_bytes,
-        }): Parameters<BigArgs>,
+        Parameters(BigArgs { text_bytes, image_bytes }): Parameters<BigArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         if text_bytes > BIG_MAX_BYTES || image_bytes > BIG_MAX_BYTES {
             return Err(ErrorData::invalid_params("too big for the fixture", None));
@@ -260,16 +215,8 @@ impl Fixture {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            "warden-mcp-fixture",
-            env!("CARGO_PKG_VERSION"),
-        ))
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            .with_server_info(Implementation::new("warden-mcp-fixture", env!("CARGO_PKG_VERSION")))
     }
 
     async fn list_tools(
@@ -292,9 +239,7 @@ impl ServerHandler for Fixture {
             let text = format!("{} ran", request.name);
             return Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into());
         }
-        self.tool_router
-            .call(ToolCallContext::new(self, request, context))
-            .await
+        self.tool_router.call(ToolCallContext::new(self, request, context)).await
     }
 }
 
@@ -306,19 +251,12 @@ struct Options {
 }
 
 fn parse_options() -> Result<Options, String> {
-    let mut options = Options {
-        http_port: None,
-        token: None,
-        log: None,
-        down_while: None,
-    };
+    let mut options = Options { http_port: None, token: None, log: None, down_while: None };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
         match arg.as_str() {
-            "--http" => {
-                options.http_port = Some(value()?.parse().map_err(|e| format!("--http: {e}"))?)
-            }
+            "--http" => options.http_port = Some(value()?.parse().map_err(|e| format!("--http: {e}"))?),
             "--token" => options.token = Some(value()?),
             "--log" => options.log = Some(PathBuf::from(value()?)),
             "--down-while" => options.down_while = Some(PathBuf::from(value()?)),
@@ -339,10 +277,7 @@ async fn main() {
     };
     if let Some(path) = &options.down_while {
         if path.exists() {
-            eprintln!(
-                "warden-mcp-fixture: refusing to start while {} exists",
-                path.display()
-            );
+            eprintln!("warden-mcp-fixture: refusing to start while {} exists", path.display());
             std::process::exit(2);
         }
     }
@@ -362,10 +297,7 @@ async fn main() {
 }
 
 async fn serve_stdio(fixture: Fixture) -> Result<(), String> {
-    let service = fixture
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| e.to_string())?;
+    let service = fixture.serve(rmcp::transport::stdio()).await.map_err(|e| e.to_string())?;
     service.waiting().await.map_err(|e| e.to_string())?;
     Ok(())
 }
@@ -380,9 +312,7 @@ mod http {
     use axum::middleware::{self, Next};
     use axum::response::{IntoResponse, Response};
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService,
-    };
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
     use super::Fixture;
 
@@ -392,37 +322,22 @@ mod http {
             LocalSessionManager::default().into(),
             StreamableHttpServerConfig::default(),
         );
-        let router = axum::Router::new().nest_service("/mcp", service).layer(
-            middleware::from_fn_with_state(Arc::new(token), require_token),
-        );
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
-            .await
-            .map_err(|e| e.to_string())?;
+        let router = axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(middleware::from_fn_with_state(Arc::new(token), require_token));
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.map_err(|e| e.to_string())?;
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         println!("listening on http://{address}/mcp");
-        axum::serve(listener, router)
-            .await
-            .map_err(|e| e.to_string())
+        axum::serve(listener, router).await.map_err(|e| e.to_string())
     }
 
-    async fn require_token(
-        State(token): State<Arc<String>>,
-        request: Request,
-        next: Next,
-    ) -> Response {
+    async fn require_token(State(token): State<Arc<String>>, request: Request, next: Next) -> Response {
         let expected = format!("Bearer {token}");
-        let given = request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
+        let given = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         if given == Some(expected.as_str()) {
             next.run(request).await
         } else {
-            (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "missing or wrong bearer token",
-            )
+            (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "missing or wrong bearer token")
                 .into_response()
         }
     }

@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use rmcp::handler::client::progress::ProgressDispatcher;
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProtocolVersion,
-};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient};
 use rmcp::ClientHandler;
 use tokio::sync::Notify;
@@ -19,11 +17,7 @@ pub struct WardenClient {
 }
 
 impl ClientHandler for WardenClient {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         self.progress.handle_notification(params).await;
     }
 
@@ -32,11 +26,8 @@ impl ClientHandler for WardenClient {
     }
 
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("warden", env!("CARGO_PKG_VERSION")),
-        )
-        // The newest version with an `initialize` handshake: every server we meet speaks it.
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        ClientConfig::new(ClientCapabilities::default(), Implementation::new("warden", env!("CARGO_PKG_VERSION")))
+            // The newest version with an `initialize` handshake: every server we meet speaks it.
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }

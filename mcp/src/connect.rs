@@ -54,11 +54,7 @@ impl StderrTail {
     }
 
     pub fn last_line(&self) -> Option<String> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .back()
-            .cloned()
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).back().cloned()
     }
 
     fn text(&self) -> String {
@@ -77,59 +73,32 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
             Transport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).env_clear().envs(inherited_env()).kill_on_drop(true);
-                let scratch = if config.sandbox {
-                    Some(confine(&mut cmd, config, private_paths)?)
-                } else {
-                    None
-                };
+                let scratch = if config.sandbox { Some(confine(&mut cmd, config, private_paths)?) } else { None };
                 cmd.envs(env);
                 let (transport, child_stderr) = TokioChildProcess::builder(cmd)
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|e| Error::Connect(format!("could not start `{command}`: {e}")))?;
                 if let Some(child_stderr) = child_stderr {
-                    tokio::spawn(forward_stderr(
-                        config.name.clone(),
-                        child_stderr,
-                        stderr.clone(),
-                        scratch,
-                    ));
+                    tokio::spawn(forward_stderr(config.name.clone(), child_stderr, stderr.clone(), scratch));
                 }
-                client
-                    .clone()
-                    .serve(transport)
-                    .await
-                    .map_err(|e| Error::Connect(e.to_string()))?
+                client.clone().serve(transport).await.map_err(|e| Error::Connect(e.to_string()))?
             }
             Transport::Http { url, headers } => {
                 let transport = StreamableHttpClientTransport::from_config(
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                        .custom_headers(header_map(headers)?),
+                    StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(header_map(headers)?),
                 );
-                client
-                    .clone()
-                    .serve(transport)
-                    .await
-                    .map_err(|e| Error::Connect(describe_http_error(&e)))?
+                client.clone().serve(transport).await.map_err(|e| Error::Connect(describe_http_error(&e)))?
             }
         };
         let server_info = service
             .peer()
             .peer_info()
             .and_then(|info| info.server_info.clone())
-            .map(|i| ServerInfo {
-                name: i.name,
-                version: i.version,
-            });
+            .map(|i| ServerInfo { name: i.name, version: i.version });
         let tools = list_tools(&service.peer().clone()).await?;
         let stderr = matches!(config.transport, Transport::Stdio { .. }).then(|| stderr.clone());
-        Ok(Connection {
-            service,
-            client: client.clone(),
-            server_info,
-            tools,
-            stderr,
-        })
+        Ok(Connection { service, client: client.clone(), server_info, tools, stderr })
     };
     let result = match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
         Ok(result) => result,
@@ -140,10 +109,7 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
 
 /// All the server's tools (following pagination).
 pub async fn list_tools(peer: &rmcp::Peer<RoleClient>) -> Result<Vec<RemoteTool>> {
-    let tools = peer
-        .list_all_tools()
-        .await
-        .map_err(|e| Error::Connect(format!("tools/list failed: {e}")))?;
+    let tools = peer.list_all_tools().await.map_err(|e| Error::Connect(format!("tools/list failed: {e}")))?;
     Ok(tools.iter().map(RemoteTool::from_rmcp).collect())
 }
 
@@ -153,12 +119,10 @@ fn header_map(
     headers
         .iter()
         .map(|(name, value)| {
-            let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                Error::InvalidConfig(format!("`{name}` is not a valid header name"))
-            })?;
-            let mut value = http::HeaderValue::from_str(value).map_err(|_| {
-                Error::InvalidConfig(format!("the value of header `{name}` is not valid"))
-            })?;
+            let name = http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| Error::InvalidConfig(format!("`{name}` is not a valid header name")))?;
+            let mut value = http::HeaderValue::from_str(value)
+                .map_err(|_| Error::InvalidConfig(format!("the value of header `{name}` is not valid")))?;
             value.set_sensitive(true);
             Ok((name, value))
         })
@@ -178,9 +142,7 @@ fn describe_http_error(error: &rmcp::service::ClientInitializeError) -> String {
 fn with_stderr(error: Error, stderr: &StderrTail) -> Error {
     let tail = stderr.text();
     match error {
-        Error::Connect(message) if !tail.is_empty() => {
-            Error::Connect(format!("{message}\nstderr:\n{tail}"))
-        }
+        Error::Connect(message) if !tail.is_empty() => Error::Connect(format!("{message}\nstderr:\n{tail}")),
         other => other,
     }
 }
@@ -212,16 +174,9 @@ fn inherited_env() -> Vec<(&'static str, std::ffi::OsString)> {
 /// Confines a stdio server by its config: a private `HOME` and `TMPDIR` (returned; they must live as
 /// long as the server), write access there and in `sandbox_paths`, read access to all but
 /// `private_paths`, network only with `sandbox_network`. Refuses to start it without a sandbox.
-fn confine(
-    cmd: &mut tokio::process::Command,
-    config: &McpServerConfig,
-    private_paths: &[PathBuf],
-) -> Result<Scratch> {
+fn confine(cmd: &mut tokio::process::Command, config: &McpServerConfig, private_paths: &[PathBuf]) -> Result<Scratch> {
     let sandbox_failed = |e: &dyn std::fmt::Display| {
-        Error::Connect(format!(
-            "`{}` is configured to run in a sandbox, which could not be set up: {e}",
-            config.name
-        ))
+        Error::Connect(format!("`{}` is configured to run in a sandbox, which could not be set up: {e}", config.name))
     };
     let status = warden_sandbox::status();
     if !status.available {
@@ -230,9 +185,8 @@ fn confine(
     let scratch = Scratch::new().map_err(|e| sandbox_failed(&e))?;
     cmd.env("HOME", scratch.home()).env("TMPDIR", scratch.tmp());
     let writable = config.sandbox_paths.iter().map(|p| Path::new(p).to_path_buf()).collect();
-    let policy = Policy::new(writable, private_paths.to_vec())
-        .with_scratch(&scratch)
-        .with_network(config.sandbox_network);
+    let policy =
+        Policy::new(writable, private_paths.to_vec()).with_scratch(&scratch).with_network(config.sandbox_network);
     warden_sandbox::confine(cmd, &policy).map_err(|e| sandbox_failed(&e))?;
     Ok(scratch)
 }

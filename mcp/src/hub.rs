@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::SqlitePool;
 use tokio_util::task::TaskTracker;
 use warden_engine::tools::Tool;
 
+use crate::config::Validate;
 use crate::config::{validate_name, McpServerConfig, ToolPolicy};
 use crate::connect;
 use crate::error::{Error, Result};
@@ -20,7 +20,7 @@ use crate::policy::tool_status;
 use crate::redact::{redact_config, restore_secrets};
 use crate::registry::{Inner, Slot};
 use crate::result::{ResultKeeper, ResultLimits};
-use crate::store::Store;
+use crate::store::McpStore;
 use crate::supervisor;
 use crate::tool::McpTool;
 
@@ -39,16 +39,16 @@ pub struct McpHub {
 impl McpHub {
     /// Does no I/O; call [`McpHub::start`] to load and connect. Cut tool results are kept only
     /// once [`McpHub::with_results_dir`] names a folder.
-    pub fn new(pool: SqlitePool) -> Self {
-        Self::with_private_paths(pool, Vec::new())
+    pub fn new(store: McpStore) -> Self {
+        Self::with_private_paths(store, Vec::new())
     }
 
     /// Like `new`; a server configured with `sandbox` may not read `private_paths` (pass the engine's
     /// `Config::private_paths()`: the data dir with the database and this hub's secrets).
-    pub fn with_private_paths(pool: SqlitePool, private_paths: Vec<std::path::PathBuf>) -> Self {
+    pub fn with_private_paths(store: McpStore, private_paths: Vec<std::path::PathBuf>) -> Self {
         Self {
             inner: Arc::new(Inner {
-                store: Store::new(pool),
+                store,
                 servers: Mutex::new(BTreeMap::new()),
                 tasks: TaskTracker::new(),
                 loaded: AtomicBool::new(false),
@@ -96,10 +96,7 @@ impl McpHub {
         self.ensure_loaded().await?;
         let text = tokio::fs::read_to_string(path)
             .await
-            .map_err(|source| Error::ReadFile {
-                path: path.display().to_string(),
-                source,
-            })?;
+            .map_err(|source| Error::ReadFile { path: path.display().to_string(), source })?;
         // As for an import: every entry is made whole and checked before any is saved.
         let mut ready = Vec::new();
         for imported in mcp_servers_json::import(&text)? {
@@ -157,9 +154,7 @@ impl McpHub {
 
     pub async fn set_enabled(&self, name: &str, enabled: bool) -> Result<()> {
         self.ensure_loaded().await?;
-        let mut config = self
-            .stored_config(name)
-            .ok_or_else(|| Error::NotFound(name.to_owned()))?;
+        let mut config = self.stored_config(name).ok_or_else(|| Error::NotFound(name.to_owned()))?;
         config.enabled = enabled;
         self.save(config).await
     }
@@ -205,11 +200,7 @@ impl McpHub {
         let connection = connect::connect(&config, &self.inner.private_paths).await?;
         let probe = ServerProbe {
             server_info: connection.server_info.clone(),
-            tools: connection
-                .tools
-                .iter()
-                .map(|tool| tool_status(&config, tool, false))
-                .collect(),
+            tools: connection.tools.iter().map(|tool| tool_status(&config, tool, false)).collect(),
         };
         let mut service = connection.service;
         let _ = service.close_with_timeout(Duration::from_secs(10)).await;
@@ -218,16 +209,9 @@ impl McpHub {
 
     /// Overrides approval for one tool (by its name on the server). Takes effect for the next
     /// `tools()` snapshot; no reconnect.
-    pub async fn set_tool_policy(
-        &self,
-        server: &str,
-        tool: &str,
-        policy: ToolPolicy,
-    ) -> Result<()> {
+    pub async fn set_tool_policy(&self, server: &str, tool: &str, policy: ToolPolicy) -> Result<()> {
         self.ensure_loaded().await?;
-        let mut config = self
-            .stored_config(server)
-            .ok_or_else(|| Error::NotFound(server.to_owned()))?;
+        let mut config = self.stored_config(server).ok_or_else(|| Error::NotFound(server.to_owned()))?;
         if policy == ToolPolicy::Default {
             config.tool_policies.remove(tool);
         } else {
@@ -268,12 +252,7 @@ impl McpHub {
 
     /// All servers as an `mcpServers` document, secrets redacted (it is meant for the browser).
     pub fn export_json(&self) -> String {
-        let configs: Vec<McpServerConfig> = self
-            .inner
-            .servers()
-            .values()
-            .map(|s| redact_config(&s.config))
-            .collect();
+        let configs: Vec<McpServerConfig> = self.inner.servers().values().map(|s| redact_config(&s.config)).collect();
         mcp_servers_json::export(&configs)
     }
 
@@ -326,19 +305,14 @@ impl McpHub {
             for server in stored {
                 servers
                     .entry(server.config.name.clone())
-                    .or_insert_with(|| {
-                        Slot::new(server.config, server.known_tools, server.server_info)
-                    });
+                    .or_insert_with(|| Slot::new(server.config, server.known_tools, server.server_info));
             }
         }
         Ok(())
     }
 
     fn stored_config(&self, name: &str) -> Option<McpServerConfig> {
-        self.inner
-            .servers()
-            .get(name)
-            .map(|slot| slot.config.clone())
+        self.inner.servers().get(name).map(|slot| slot.config.clone())
     }
 
     /// Validates, persists and applies a complete config (secrets already restored).
@@ -347,17 +321,12 @@ impl McpHub {
         validate_name(&config.name)?;
         config.validate()?;
         let previous = self.stored_config(&config.name);
-        let transport_changed = previous
-            .as_ref()
-            .is_some_and(|p| p.transport != config.transport);
+        let transport_changed = previous.as_ref().is_some_and(|p| p.transport != config.transport);
         let needs_restart = match &previous {
             None => true,
             Some(p) => transport_changed || p.enabled != config.enabled,
         };
-        self.inner
-            .store
-            .save_config(&config, transport_changed)
-            .await?;
+        self.inner.store.save_config(&config, transport_changed).await?;
         let name = config.name.clone();
         {
             let mut servers = self.inner.servers();
@@ -386,17 +355,9 @@ fn status_of(slot: &Slot) -> McpServerStatus {
     McpServerStatus {
         name: slot.config.name.clone(),
         enabled: slot.config.enabled,
-        state: if slot.config.enabled {
-            slot.state.clone()
-        } else {
-            ServerState::Disabled
-        },
+        state: if slot.config.enabled { slot.state.clone() } else { ServerState::Disabled },
         server_info: slot.server_info.clone(),
-        tools: slot
-            .tools
-            .iter()
-            .map(|tool| tool_status(&slot.config, tool, offline))
-            .collect(),
+        tools: slot.tools.iter().map(|tool| tool_status(&slot.config, tool, offline)).collect(),
         config: redact_config(&slot.config),
     }
 }

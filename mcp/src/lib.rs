@@ -17,8 +17,9 @@ mod store;
 mod supervisor;
 mod tool;
 
-pub use config::{McpServerConfig, ToolPolicy, Transport};
+pub use config::{McpServerConfig, ToolPolicy, Transport, Validate};
 pub use error::{Error, Result};
 pub use hub::{McpHub, CONFIG_ENV};
-pub use result::ResultLimits;
 pub use model::{McpServerStatus, McpToolStatus, RemoteTool, ServerInfo, ServerProbe, ServerState};
+pub use result::ResultLimits;
+pub use store::{McpStore, MIGRATIONS_TABLE};

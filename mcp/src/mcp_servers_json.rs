@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::config::Validate;
 use crate::config::{sanitize_name, McpServerConfig, Transport};
 use crate::error::{Error, Result};
 
@@ -39,25 +40,20 @@ struct Entry {
 /// Reads servers from an `mcpServers` document (VS Code's top-level `servers` key is accepted too).
 /// Names are made valid (`my server` -> `my-server`); every config is validated.
 pub fn import(json: &str) -> Result<Vec<McpServerConfig>> {
-    let document: Value =
-        serde_json::from_str(json).map_err(|e| Error::InvalidJson(e.to_string()))?;
+    let document: Value = serde_json::from_str(json).map_err(|e| Error::InvalidJson(e.to_string()))?;
     let servers = document
         .get("mcpServers")
         .or_else(|| document.get("servers"))
         .ok_or_else(|| Error::InvalidJson("no `mcpServers` object".into()))?;
-    let servers = servers
-        .as_object()
-        .ok_or_else(|| Error::InvalidJson("`mcpServers` is not an object".into()))?;
+    let servers = servers.as_object().ok_or_else(|| Error::InvalidJson("`mcpServers` is not an object".into()))?;
 
     let mut configs: Vec<McpServerConfig> = Vec::with_capacity(servers.len());
     for (label, value) in servers {
-        let entry: Entry = serde_json::from_value(value.clone())
-            .map_err(|e| Error::InvalidJson(format!("server `{label}`: {e}")))?;
+        let entry: Entry =
+            serde_json::from_value(value.clone()).map_err(|e| Error::InvalidJson(format!("server `{label}`: {e}")))?;
         let name = sanitize_name(label);
         if configs.iter().any(|c| c.name == name) {
-            return Err(Error::InvalidJson(format!(
-                "two servers are both named `{name}`"
-            )));
+            return Err(Error::InvalidJson(format!("two servers are both named `{name}`")));
         }
         let sandbox = (entry.sandbox, entry.sandbox_paths.clone(), entry.sandbox_network);
         let (transport, enabled) = entry.into_transport(label)?;
@@ -95,8 +91,7 @@ pub fn export(configs: &[McpServerConfig]) -> String {
             },
         };
         // Serialising a struct of strings cannot fail; an empty object is the harmless fallback.
-        let value =
-            serde_json::to_value(entry).unwrap_or_else(|_| Value::Object(Default::default()));
+        let value = serde_json::to_value(entry).unwrap_or_else(|_| Value::Object(Default::default()));
         servers.insert(config.name.clone(), value);
     }
     let document = serde_json::json!({ "mcpServers": servers });
@@ -114,31 +109,16 @@ impl Entry {
                     "server `{label}` uses the old SSE transport, which Warden does not support; use its Streamable HTTP URL"
                 )));
             }
-            if !matches!(
-                kind,
-                "stdio" | "http" | "streamable-http" | "streamableHttp"
-            ) {
-                return Err(Error::InvalidJson(format!(
-                    "server `{label}` has unknown type `{kind}`"
-                )));
+            if !matches!(kind, "stdio" | "http" | "streamable-http" | "streamableHttp") {
+                return Err(Error::InvalidJson(format!("server `{label}` has unknown type `{kind}`")));
             }
         }
         match (self.command, self.url) {
             (Some(command), None) => Ok((
-                Transport::Stdio {
-                    command,
-                    args: self.args.unwrap_or_default(),
-                    env: self.env.unwrap_or_default(),
-                },
+                Transport::Stdio { command, args: self.args.unwrap_or_default(), env: self.env.unwrap_or_default() },
                 enabled,
             )),
-            (None, Some(url)) => Ok((
-                Transport::Http {
-                    url,
-                    headers: self.headers.unwrap_or_default(),
-                },
-                enabled,
-            )),
+            (None, Some(url)) => Ok((Transport::Http { url, headers: self.headers.unwrap_or_default() }, enabled)),
             _ => Err(Error::InvalidJson(format!(
                 "server `{label}` needs either a `command` or a `url`, not both or neither"
             ))),

@@ -38,11 +38,7 @@ pub fn qualified_name(server: &str, tool: &str) -> String {
         if name.len() >= MAX_TOOL_NAME_LEN {
             break;
         }
-        name.push(if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-            c
-        } else {
-            '_'
-        });
+        name.push(if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' });
     }
     name
 }

@@ -97,31 +97,3 @@ fn redact_map(map: &mut BTreeMap<String, String>) {
         *value = redact_value(value);
     }
 }
-
-/// Debug output (logs, panics, `{:?}` in errors) shows a transport as it may be displayed: with
-/// its secrets masked. Settings not listed here are left out rather than shown unmasked.
-impl std::fmt::Debug for Transport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Transport::Stdio {
-                command, args, env, ..
-            } => {
-                let mut env = env.clone();
-                redact_map(&mut env);
-                f.debug_struct("Stdio")
-                    .field("command", command)
-                    .field("args", &redact_args(args))
-                    .field("env", &env)
-                    .finish_non_exhaustive()
-            }
-            Transport::Http { url, headers, .. } => {
-                let mut headers = headers.clone();
-                redact_map(&mut headers);
-                f.debug_struct("Http")
-                    .field("url", &redact_url(url))
-                    .field("headers", &headers)
-                    .finish_non_exhaustive()
-            }
-        }
-    }
-}

@@ -14,10 +14,10 @@ use tokio_util::task::TaskTracker;
 use crate::client::WardenClient;
 use crate::config::McpServerConfig;
 use crate::model::{RemoteTool, ServerInfo, ServerState};
-use crate::store::Store;
+use crate::store::McpStore;
 
 pub(crate) struct Inner {
-    pub store: Store,
+    pub store: McpStore,
     pub servers: Mutex<BTreeMap<String, Slot>>,
     pub tasks: TaskTracker,
     /// The stored servers have been read into `servers`.
@@ -48,25 +48,9 @@ pub(crate) struct Live {
 }
 
 impl Slot {
-    pub fn new(
-        config: McpServerConfig,
-        tools: Vec<RemoteTool>,
-        server_info: Option<ServerInfo>,
-    ) -> Self {
-        let state = if config.enabled {
-            ServerState::Connecting
-        } else {
-            ServerState::Disabled
-        };
-        Self {
-            config,
-            state,
-            server_info,
-            tools,
-            live: None,
-            generation: 0,
-            stop: None,
-        }
+    pub fn new(config: McpServerConfig, tools: Vec<RemoteTool>, server_info: Option<ServerInfo>) -> Self {
+        let state = if config.enabled { ServerState::Connecting } else { ServerState::Disabled };
+        Self { config, state, server_info, tools, live: None, generation: 0, stop: None }
     }
 }
 
@@ -76,12 +60,7 @@ impl Inner {
     }
 
     /// Changes the slot only if `generation` is still the current supervisor's.
-    pub fn update_if_current(
-        &self,
-        name: &str,
-        generation: u64,
-        change: impl FnOnce(&mut Slot),
-    ) -> bool {
+    pub fn update_if_current(&self, name: &str, generation: u64, change: impl FnOnce(&mut Slot)) -> bool {
         let mut servers = self.servers();
         match servers.get_mut(name) {
             Some(slot) if slot.generation == generation => {

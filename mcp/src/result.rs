@@ -13,12 +13,7 @@ pub(crate) use keep::ResultKeeper;
 
 /// The output for the model: the result as sent if it fits the limits, otherwise cut, with a note
 /// saying how much was cut and where the full result is.
-pub(crate) async fn deliver(
-    keeper: &ResultKeeper,
-    server: &str,
-    tool: &str,
-    result: CallToolResult,
-) -> ToolOutput {
+pub(crate) async fn deliver(keeper: &ResultKeeper, server: &str, tool: &str, result: CallToolResult) -> ToolOutput {
     let limits = keeper.limits();
     // The raw result is what gets kept: conversion drops binary resources and audio.
     let output = to_output(result.clone());
@@ -41,36 +36,19 @@ pub fn to_output(result: CallToolResult) -> ToolOutput {
 fn to_content(block: ContentBlock) -> ToolContent {
     match block {
         ContentBlock::Text(text) => ToolContent::Text { text: text.text },
-        ContentBlock::Image(image) => ToolContent::Image {
-            mime_type: image.mime_type,
-            data: image.data,
-        },
+        ContentBlock::Image(image) => ToolContent::Image { mime_type: image.mime_type, data: image.data },
         ContentBlock::Resource(embedded) => match embedded.resource {
-            ResourceContents::TextResourceContents {
-                uri,
-                mime_type,
-                text,
-                ..
-            } => ToolContent::Resource {
-                uri,
-                mime_type,
-                text: Some(text),
-            },
+            ResourceContents::TextResourceContents { uri, mime_type, text, .. } => {
+                ToolContent::Resource { uri, mime_type, text: Some(text) }
+            }
             // Binary contents have no place in the model's context; say what it was.
-            ResourceContents::BlobResourceContents {
-                uri,
-                mime_type,
-                blob,
-                ..
-            } => ToolContent::Resource {
+            ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => ToolContent::Resource {
                 uri,
                 mime_type,
                 text: Some(format!("[binary resource, {} bytes base64]", blob.len())),
             },
             #[allow(unreachable_patterns)]
-            _ => ToolContent::Text {
-                text: "[a resource of a kind Warden does not know]".into(),
-            },
+            _ => ToolContent::Text { text: "[a resource of a kind Warden does not know]".into() },
         },
         ContentBlock::ResourceLink(link) => ToolContent::Resource {
             uri: link.uri.clone(),
@@ -78,15 +56,9 @@ fn to_content(block: ContentBlock) -> ToolContent {
             text: link.description.clone().or_else(|| Some(link.name.clone())),
         },
         ContentBlock::Audio(audio) => ToolContent::Text {
-            text: format!(
-                "[audio ({}), {} bytes base64, not shown]",
-                audio.mime_type,
-                audio.data.len()
-            ),
+            text: format!("[audio ({}), {} bytes base64, not shown]", audio.mime_type, audio.data.len()),
         },
         #[allow(unreachable_patterns)]
-        _ => ToolContent::Text {
-            text: "[content of a kind Warden does not know]".into(),
-        },
+        _ => ToolContent::Text { text: "[content of a kind Warden does not know]".into() },
     }
 }

@@ -1,7 +1,10 @@
-//! Persistence of MCP server configs and their last-known tools in SQLite (table `mcp_servers`,
-//! created by `engine/migrations/20261122000300_mcp_servers.sql`).
+//! Persistence of MCP server configs and their last-known tools in SQLite. warden-mcp owns its
+//! table (`mcp_servers`) and its migrations (`mcp/migrations`, recorded in their own table
+//! `_warden_mcp_migrations`), run on the database file the engine shares through its handle.
 
+use sqlx::migrate::Migrator;
 use sqlx::SqlitePool;
+use warden_engine::Database;
 
 use crate::config::McpServerConfig;
 use crate::error::{Error, Result};
@@ -15,14 +18,23 @@ pub struct StoredServer {
     pub server_info: Option<ServerInfo>,
 }
 
+/// Where warden-mcp's migrations are recorded: apart from the engine's `_sqlx_migrations`, so the
+/// two crates' version numbers never meet and each migrator sees only its own history.
+pub const MIGRATIONS_TABLE: &str = "_warden_mcp_migrations";
+
+/// warden-mcp's handle on its own table. Built once from the shared [`Database`]; the only place
+/// in this crate that holds the connection pool.
 #[derive(Debug, Clone)]
-pub struct Store {
+pub struct McpStore {
     pool: SqlitePool,
 }
 
-impl Store {
-    pub fn new(pool: SqlitePool) -> Self {
-        Self { pool }
+impl McpStore {
+    /// Applies warden-mcp's pending migrations to `database` and keeps it. On a database made when
+    /// the engine's migrations still created `mcp_servers`, the table and its rows are kept.
+    pub async fn open(database: &Database) -> Result<Self> {
+        migrator().run(database.pool()).await?;
+        Ok(Self { pool: database.pool().clone() })
     }
 
     pub async fn load_all(&self) -> Result<Vec<StoredServer>> {
@@ -33,10 +45,7 @@ impl Store {
         .await?;
         rows.into_iter()
             .map(|(name, config, tools, info)| {
-                let corrupt = |e: serde_json::Error| Error::CorruptRecord {
-                    name: name.clone(),
-                    reason: e.to_string(),
-                };
+                let corrupt = |e: serde_json::Error| Error::CorruptRecord { name: name.clone(), reason: e.to_string() };
                 Ok(StoredServer {
                     config: serde_json::from_str(&config).map_err(corrupt)?,
                     // Last-known tools are a cache: unreadable ones are simply forgotten.
@@ -48,11 +57,7 @@ impl Store {
     }
 
     /// Inserts or replaces the config; keeps the last-known tools unless the transport changed.
-    pub async fn save_config(
-        &self,
-        config: &McpServerConfig,
-        transport_changed: bool,
-    ) -> Result<()> {
+    pub async fn save_config(&self, config: &McpServerConfig, transport_changed: bool) -> Result<()> {
         let json = to_json(config)?;
         sqlx::query(
             "INSERT INTO mcp_servers (name, config_json) VALUES (?1, ?2)
@@ -70,33 +75,29 @@ impl Store {
         Ok(())
     }
 
-    pub async fn save_known(
-        &self,
-        name: &str,
-        tools: &[RemoteTool],
-        info: Option<&ServerInfo>,
-    ) -> Result<()> {
+    pub async fn save_known(&self, name: &str, tools: &[RemoteTool], info: Option<&ServerInfo>) -> Result<()> {
         let tools = to_json(&tools)?;
         let info = info.map(to_json).transpose()?;
-        sqlx::query(
-            "UPDATE mcp_servers SET known_tools_json = ?2, server_info_json = ?3 WHERE name = ?1",
-        )
-        .bind(name)
-        .bind(tools)
-        .bind(info)
-        .execute(&self.pool)
-        .await?;
+        sqlx::query("UPDATE mcp_servers SET known_tools_json = ?2, server_info_json = ?3 WHERE name = ?1")
+            .bind(name)
+            .bind(tools)
+            .bind(info)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
     /// Returns whether a row was deleted.
     pub async fn delete(&self, name: &str) -> Result<bool> {
-        let result = sqlx::query("DELETE FROM mcp_servers WHERE name = ?1")
-            .bind(name)
-            .execute(&self.pool)
-            .await?;
+        let result = sqlx::query("DELETE FROM mcp_servers WHERE name = ?1").bind(name).execute(&self.pool).await?;
         Ok(result.rows_affected() > 0)
     }
+}
+
+fn migrator() -> Migrator {
+    let mut migrator = sqlx::migrate!("./migrations");
+    migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
+    migrator
 }
 
 fn to_json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {

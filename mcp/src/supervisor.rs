@@ -83,11 +83,8 @@ async fn run(inner: Arc<Inner>, config: McpServerConfig, generation: u64, stop: 
                 let error = error.to_string();
                 tracing::warn!(mcp_server = %name, "could not connect: {error}");
                 inner.update_if_current(&name, generation, |slot| {
-                    slot.state = if ever_connected {
-                        ServerState::Offline { error }
-                    } else {
-                        ServerState::Failed { error }
-                    };
+                    slot.state =
+                        if ever_connected { ServerState::Offline { error } } else { ServerState::Failed { error } };
                 });
             }
         }
@@ -100,29 +97,14 @@ async fn run(inner: Arc<Inner>, config: McpServerConfig, generation: u64, stop: 
 }
 
 /// Runs a live session until it closes (returns why) or the supervisor is stopped.
-async fn serve(
-    inner: &Inner,
-    name: &str,
-    generation: u64,
-    connection: Connection,
-    stop: &CancellationToken,
-) -> String {
-    let Connection {
-        service,
-        client,
-        server_info,
-        tools,
-        stderr,
-    } = connection;
+async fn serve(inner: &Inner, name: &str, generation: u64, connection: Connection, stop: &CancellationToken) -> String {
+    let Connection { service, client, server_info, tools, stderr } = connection;
     let peer = service.peer().clone();
     let is_current = inner.update_if_current(name, generation, |slot| {
         slot.state = ServerState::Connected;
         slot.server_info = server_info.clone();
         slot.tools = tools.clone();
-        slot.live = Some(Live {
-            peer: peer.clone(),
-            client: client.clone(),
-        });
+        slot.live = Some(Live { peer: peer.clone(), client: client.clone() });
     });
     if is_current {
         remember(inner, name, &tools, server_info.as_ref()).await;

@@ -6,14 +6,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use rmcp::model::{
-    CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, ServerResult,
-};
+use rmcp::model::{CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, ServerResult};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
-use warden_engine::tools::{
-    Progress, Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec,
-};
+use warden_engine::tools::{Progress, Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 
 use crate::config::McpServerConfig;
 use crate::model::RemoteTool;
@@ -35,10 +31,7 @@ pub(crate) struct McpTool {
 
 impl McpTool {
     fn live(&self) -> Option<Live> {
-        self.inner
-            .servers()
-            .get(&self.config.name)
-            .and_then(|slot| slot.live.clone())
+        self.inner.servers().get(&self.config.name).and_then(|slot| slot.live.clone())
     }
 
     fn offline(&self) -> ToolError {
@@ -51,20 +44,13 @@ impl Tool for McpTool {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: policy::qualified_name(&self.config.name, &self.tool.name),
-            description: self
-                .tool
-                .description
-                .clone()
-                .or_else(|| self.tool.title.clone())
-                .unwrap_or_default(),
+            description: self.tool.description.clone().or_else(|| self.tool.title.clone()).unwrap_or_default(),
             parameters: self.tool.input_schema.clone(),
         }
     }
 
     fn origin(&self) -> ToolOrigin {
-        ToolOrigin::Mcp {
-            server: self.config.name.clone(),
-        }
+        ToolOrigin::Mcp { server: self.config.name.clone() }
     }
 
     fn needs_approval(&self, _args: &Value) -> bool {
@@ -80,21 +66,14 @@ impl Tool for McpTool {
         if rendered.chars().count() > SUMMARY_ARGS_LEN {
             rendered = rendered.chars().take(SUMMARY_ARGS_LEN).collect::<String>() + "…";
         }
-        format!(
-            "Call `{}` on MCP server `{}` with {rendered}",
-            self.tool.name, self.config.name
-        )
+        format!("Call `{}` on MCP server `{}` with {rendered}", self.tool.name, self.config.name)
     }
 
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let arguments = match args {
             Value::Object(map) => map,
             Value::Null => serde_json::Map::new(),
-            other => {
-                return Err(ToolError::InvalidArguments(format!(
-                    "expected an object, got {other}"
-                )))
-            }
+            other => return Err(ToolError::InvalidArguments(format!("expected an object, got {other}"))),
         };
         let Live { peer, client } = self.live().ok_or_else(|| self.offline())?;
         let request = ClientRequest::CallToolRequest(Request::new(
@@ -105,10 +84,7 @@ impl Tool for McpTool {
             .await
             .map_err(|_| self.offline())?;
         let request_id = handle.id.clone();
-        let mut progress = client
-            .progress
-            .subscribe(handle.progress_token.clone())
-            .await;
+        let mut progress = client.progress.subscribe(handle.progress_token.clone()).await;
         let timeout_secs = self.config.call_timeout_secs;
         let deadline = tokio::time::sleep(Duration::from_secs(timeout_secs));
         tokio::pin!(deadline);
@@ -120,10 +96,8 @@ impl Tool for McpTool {
             let request_id = request_id.clone();
             async move {
                 // Tell the server to stop; if the session is gone there is no one to tell.
-                let notice =
-                    CancelledNotificationParam::new(Some(request_id), Some(reason.to_owned()));
-                let _ = tokio::time::timeout(Duration::from_secs(5), peer.notify_cancelled(notice))
-                    .await;
+                let notice = CancelledNotificationParam::new(Some(request_id), Some(reason.to_owned()));
+                let _ = tokio::time::timeout(Duration::from_secs(5), peer.notify_cancelled(notice)).await;
             }
         };
         loop {
@@ -148,10 +122,7 @@ impl Tool for McpTool {
 }
 
 impl McpTool {
-    async fn finish(
-        &self,
-        result: Result<ServerResult, ServiceError>,
-    ) -> Result<ToolOutput, ToolError> {
+    async fn finish(&self, result: Result<ServerResult, ServiceError>) -> Result<ToolOutput, ToolError> {
         match result {
             Ok(ServerResult::CallToolResult(result)) => {
                 Ok(deliver(&self.results, &self.config.name, &self.tool.name, result).await)
@@ -160,21 +131,12 @@ impl McpTool {
                 "MCP server `{}` asked for more input, which Warden does not support yet",
                 self.config.name
             ))),
-            Ok(_) => Err(ToolError::Failed(format!(
-                "MCP server `{}` sent an unexpected answer",
-                self.config.name
-            ))),
-            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
-                Err(self.offline())
+            Ok(_) => Err(ToolError::Failed(format!("MCP server `{}` sent an unexpected answer", self.config.name))),
+            Err(ServiceError::TransportClosed | ServiceError::TransportSend(_)) => Err(self.offline()),
+            Err(ServiceError::McpError(error)) => {
+                Err(ToolError::Failed(format!("MCP server `{}` refused the call: {}", self.config.name, error.message)))
             }
-            Err(ServiceError::McpError(error)) => Err(ToolError::Failed(format!(
-                "MCP server `{}` refused the call: {}",
-                self.config.name, error.message
-            ))),
-            Err(other) => Err(ToolError::Failed(format!(
-                "MCP server `{}`: {other}",
-                self.config.name
-            ))),
+            Err(other) => Err(ToolError::Failed(format!("MCP server `{}`: {other}", self.config.name))),
         }
     }
 }

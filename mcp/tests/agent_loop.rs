@@ -15,7 +15,7 @@ use warden_engine::approval::{DecisionInput, Scope, Verdict};
 use warden_engine::config::{Config, ModelConfig};
 use warden_engine::tools::{Risk, ToolOrigin};
 use warden_engine::Engine;
-use warden_mcp::{McpHub, McpServerConfig, Transport};
+use warden_mcp::{McpHub, McpServerConfig, McpStore, Transport};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 
 fn time_python() -> PathBuf {
@@ -33,7 +33,7 @@ async fn events_until(engine: &Engine, run_id: &str, kind: &str, n: usize) -> Ve
         while let Some(e) = stream.next().await {
             let data: Value = serde_json::from_str(&e.data).unwrap();
             let hit = e.kind == kind;
-            seen.push((e.kind.clone(), data));
+            seen.push((e.kind.to_string(), data));
             if hit {
                 count += 1;
                 if count >= n {
@@ -53,13 +53,16 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
         ScriptedCall::new("fixture__delete_item", json!({"id": "42"})),
         ScriptedCall::new("time__get_current_time", json!({"timezone": "UTC"})),
     ]);
-    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("clean", vec![turn, Turn::text("Done.")])], default_title: None })
-        .await
-        .unwrap();
+    let model = FixtureModel::start(Script {
+        scenarios: vec![Scenario::new("clean", vec![turn, Turn::text("Done.")])],
+        default_title: None,
+    })
+    .await
+    .unwrap();
     let mut config = Config::with_data_dir(dir.path());
     config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
     let engine = Engine::open(config).await.unwrap();
-    let hub = McpHub::new(engine.store().pool().clone());
+    let hub = McpHub::new(McpStore::open(&engine.database()).await.unwrap());
     hub.upsert(stdio_config("fixture", &[])).await.unwrap();
     let python = time_python();
     assert!(python.exists(), "run mcp/tests/install-published-servers.sh first");
@@ -80,8 +83,10 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
     let thread = engine.create_thread(None).await.unwrap();
     let run_id = engine.send_message(&thread.id, "clean up".into()).await.unwrap().run_id;
     let events = events_until(&engine, &run_id, "approval_request", 2).await;
-    let approvals: Vec<&Value> = events.iter().filter(|(k, _)| k == "approval_request").map(|(_, d)| &d["approval"]).collect();
-    let delete = approvals.iter().find(|a| a["tool"] == "fixture__delete_item").expect("a card for the destructive tool");
+    let approvals: Vec<&Value> =
+        events.iter().filter(|(k, _)| k == "approval_request").map(|(_, d)| &d["approval"]).collect();
+    let delete =
+        approvals.iter().find(|a| a["tool"] == "fixture__delete_item").expect("a card for the destructive tool");
     let delete: warden_engine::approval::Approval = serde_json::from_value((*delete).clone()).unwrap();
     assert_eq!(delete.risk, Risk::High, "destructiveHint means high risk");
     assert_eq!(delete.origin, ToolOrigin::Mcp { server: "fixture".into() }, "the card names the server");
@@ -89,13 +94,23 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
 
     for a in &approvals {
         let id = a["id"].as_str().unwrap();
-        let input = DecisionInput { decision: Verdict::Approve, scope: Scope::Once, arguments: None, reason: None, prefix: None, network: false };
+        let input = DecisionInput {
+            decision: Verdict::Approve,
+            scope: Scope::Once,
+            arguments: None,
+            reason: None,
+            prefix: None,
+            network: false,
+        };
         engine.decide(id, input).await.unwrap();
     }
     let events = events_until(&engine, &run_id, "run_finished", 1).await;
     let results: Vec<&Value> = events.iter().filter(|(k, _)| k == "tool_result").map(|(_, d)| d).collect();
     assert!(results.iter().any(|r| r["output"].as_str().unwrap().contains("deleted 42")));
-    assert!(results.iter().any(|r| r["output"].as_str().unwrap().contains("UTC")), "the published server answered: {results:?}");
+    assert!(
+        results.iter().any(|r| r["output"].as_str().unwrap().contains("UTC")),
+        "the published server answered: {results:?}"
+    );
 
     let second = model.requests().into_iter().filter(|r| r["stream"] == true).nth(1).expect("a second model turn");
     let tool_texts: Vec<String> = second["messages"]

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use common::*;
 use warden_mcp::redact::{redact_value, MASK};
+use warden_mcp::Validate;
 use warden_mcp::{mcp_servers_json, Error, McpServerConfig, ServerState, Transport};
 
 const CLAUDE_DESKTOP: &str = r#"{
@@ -33,11 +34,7 @@ fn import_reads_the_claude_desktop_format_and_export_round_trips() {
         configs[0].transport,
         Transport::Stdio {
             command: "npx".into(),
-            args: vec![
-                "-y".into(),
-                "@modelcontextprotocol/server-filesystem".into(),
-                "/tmp".into()
-            ],
+            args: vec!["-y".into(), "@modelcontextprotocol/server-filesystem".into(), "/tmp".into()],
             env: BTreeMap::from([("DEBUG".into(), "1".into())]),
         }
     );
@@ -49,21 +46,12 @@ fn import_reads_the_claude_desktop_format_and_export_round_trips() {
         }
     );
     assert!(configs[0].enabled && !configs[2].enabled);
-    assert!(
-        !configs[0].trust_read_only_hints,
-        "imported servers are not trusted"
-    );
+    assert!(!configs[0].trust_read_only_hints, "imported servers are not trusted");
 
     let exported = mcp_servers_json::export(&configs);
-    assert_eq!(
-        mcp_servers_json::import(&exported).expect("re-imports"),
-        configs
-    );
+    assert_eq!(mcp_servers_json::import(&exported).expect("re-imports"), configs);
     let document: serde_json::Value = serde_json::from_str(&exported).expect("valid JSON");
-    assert_eq!(
-        document["mcpServers"]["my-remote"]["url"],
-        "https://mcp.example.com/mcp"
-    );
+    assert_eq!(document["mcpServers"]["my-remote"]["url"], "https://mcp.example.com/mcp");
     assert_eq!(document["mcpServers"]["filesystem"]["command"], "npx");
 }
 
@@ -71,9 +59,7 @@ fn import_reads_the_claude_desktop_format_and_export_round_trips() {
 fn import_accepts_vs_code_servers_and_refuses_what_it_cannot_run() {
     let vscode = r#"{"servers":{"gh":{"type":"http","url":"https://api.example.com/mcp/"}}}"#;
     let configs = mcp_servers_json::import(vscode).expect("imports");
-    assert!(
-        matches!(&configs[0].transport, Transport::Http { url, .. } if url == "https://api.example.com/mcp/")
-    );
+    assert!(matches!(&configs[0].transport, Transport::Http { url, .. } if url == "https://api.example.com/mcp/"));
 
     for bad in [
         "not json",
@@ -89,22 +75,10 @@ fn import_accepts_vs_code_servers_and_refuses_what_it_cannot_run() {
 
 #[test]
 fn config_validation_guards_tool_names_and_limits() {
-    let stdio = Transport::Stdio {
-        command: "x".into(),
-        args: vec![],
-        env: BTreeMap::new(),
-    };
-    assert!(McpServerConfig::new("ok-name_1", stdio.clone())
-        .validate()
-        .is_ok());
+    let stdio = Transport::Stdio { command: "x".into(), args: vec![], env: BTreeMap::new() };
+    assert!(McpServerConfig::new("ok-name_1", stdio.clone()).validate().is_ok());
     for name in ["", "has space", "a__b", "dots.in.name", &"x".repeat(33)] {
-        assert!(
-            matches!(
-                McpServerConfig::new(name, stdio.clone()).validate(),
-                Err(Error::InvalidConfig(_))
-            ),
-            "{name}"
-        );
+        assert!(matches!(McpServerConfig::new(name, stdio.clone()).validate(), Err(Error::InvalidConfig(_))), "{name}");
     }
     let mut zero = McpServerConfig::new("t", stdio);
     zero.call_timeout_secs = 0;
@@ -126,9 +100,7 @@ async fn env_values_are_redacted_and_kept_on_a_redacted_update() {
     }
     hub.upsert(config).await.expect("saved");
     let shown = hub.get("fx").expect("listed").config;
-    let Transport::Stdio { env, .. } = &shown.transport else {
-        panic!("stdio")
-    };
+    let Transport::Stdio { env, .. } = &shown.transport else { panic!("stdio") };
     assert_eq!(env["API_KEY"], format!("{MASK}e-42"));
 
     hub.upsert(shown).await.expect("redacted update accepted");
@@ -138,9 +110,7 @@ async fn env_values_are_redacted_and_kept_on_a_redacted_update() {
     let hub = hub_at(dir.path()).await;
     hub.start().await.expect("starts");
     wait_connected(&hub, "fx").await;
-    let output = call(&hub, "fx__env", serde_json::json!({ "name": "API_KEY" }))
-        .await
-        .expect("env answers");
+    let output = call(&hub, "fx__env", serde_json::json!({ "name": "API_KEY" })).await.expect("env answers");
     assert_eq!(text_of(&output), "env-secret-value-42");
     hub.shutdown().await;
 }
@@ -154,9 +124,7 @@ async fn configs_and_last_known_tools_survive_a_restart_and_start_does_not_block
         let hub = hub_at(dir.path()).await;
         let mut config = stdio_config("fx", &["--down-while", &down_arg]);
         config.call_timeout_secs = 7;
-        config
-            .tool_policies
-            .insert("echo".into(), warden_mcp::ToolPolicy::NeverAsk);
+        config.tool_policies.insert("echo".into(), warden_mcp::ToolPolicy::NeverAsk);
         hub.upsert(config).await.expect("saved");
         wait_connected(&hub, "fx").await;
         hub.shutdown().await;
@@ -167,20 +135,10 @@ async fn configs_and_last_known_tools_survive_a_restart_and_start_does_not_block
     hub.start().await.expect("start returns at once");
     let status = hub.get("fx").expect("loaded");
     assert_eq!(status.config.call_timeout_secs, 7);
-    assert_eq!(
-        status.config.policy("echo"),
-        warden_mcp::ToolPolicy::NeverAsk
-    );
-    assert!(
-        status.tools.iter().any(|t| t.name == "echo" && t.offline),
-        "{:?}",
-        status.tools
-    );
+    assert_eq!(status.config.policy("echo"), warden_mcp::ToolPolicy::NeverAsk);
+    assert!(status.tools.iter().any(|t| t.name == "echo" && t.offline), "{:?}", status.tools);
     assert!(hub.tools().iter().any(|t| t.spec().name == "fx__echo"));
-    wait_for(&hub, "fx", "failed", |s| {
-        matches!(s.state, ServerState::Failed { .. })
-    })
-    .await;
+    wait_for(&hub, "fx", "failed", |s| matches!(s.state, ServerState::Failed { .. })).await;
 
     std::fs::remove_file(&down).expect("flag removed");
     hub.reconnect("fx").expect("known server");
@@ -208,15 +166,9 @@ async fn a_warden_mcp_config_file_is_merged_keeping_warden_settings() {
 
     let fx = hub.get("fx").expect("kept");
     assert!(fx.config.trust_read_only_hints, "Warden's own setting kept");
-    assert!(
-        matches!(&fx.config.transport, Transport::Stdio { args, .. } if args.is_empty()),
-        "file's transport wins"
-    );
+    assert!(matches!(&fx.config.transport, Transport::Stdio { args, .. } if args.is_empty()), "file's transport wins");
     wait_connected(&hub, "second").await;
-    assert!(matches!(
-        hub.load_config_file(&dir.path().join("missing.json")).await,
-        Err(Error::ReadFile { .. })
-    ));
+    assert!(matches!(hub.load_config_file(&dir.path().join("missing.json")).await, Err(Error::ReadFile { .. })));
     hub.shutdown().await;
 }
 
@@ -231,10 +183,7 @@ async fn an_import_with_one_bad_entry_saves_none_of_it() {
         }}}}"#
     );
     let result = hub.import_json(&document).await;
-    assert!(
-        matches!(result, Err(Error::RedactedWithoutStoredValue(_))),
-        "{result:?}"
-    );
+    assert!(matches!(result, Err(Error::RedactedWithoutStoredValue(_))), "{result:?}");
     assert!(hub.list().is_empty(), "nothing was saved: {:?}", hub.list());
     hub.shutdown().await;
 }

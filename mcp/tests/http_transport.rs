@@ -12,43 +12,21 @@ use warden_mcp::{Error, ServerState, Transport};
 async fn http_server_with_the_right_bearer_token_lists_and_runs_tools() {
     let fixture = http_fixture("s3cret-token-abcd").await;
     let (hub, _dir) = hub().await;
-    hub.upsert(http_config("remote", &fixture.url, "s3cret-token-abcd"))
-        .await
-        .expect("saved");
+    hub.upsert(http_config("remote", &fixture.url, "s3cret-token-abcd")).await.expect("saved");
     let status = wait_connected(&hub, "remote").await;
 
-    assert_eq!(
-        status.server_info.map(|i| i.name),
-        Some("warden-mcp-fixture".to_owned())
-    );
-    assert!(status
-        .tools
-        .iter()
-        .any(|t| t.qualified_name == "remote__delete_item" && t.destructive_hint));
-    let output = call(&hub, "remote__echo", json!({ "text": "over http" }))
-        .await
-        .expect("echo answers");
+    assert_eq!(status.server_info.map(|i| i.name), Some("warden-mcp-fixture".to_owned()));
+    assert!(status.tools.iter().any(|t| t.qualified_name == "remote__delete_item" && t.destructive_hint));
+    let output = call(&hub, "remote__echo", json!({ "text": "over http" })).await.expect("echo answers");
     assert_eq!(text_of(&output), "over http");
 
     // Progress and list_changed travel over HTTP too.
     let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    let ctx = warden_engine::tools::ToolContext {
-        cancel: Default::default(),
-        progress: Some(sink),
-        network: false,
-    };
-    tool(&hub, "remote__slow")
-        .call(json!({ "seconds": 0.3 }), ctx)
-        .await
-        .expect("slow answers");
+    let ctx = warden_engine::tools::ToolContext { cancel: Default::default(), progress: Some(sink), network: false };
+    tool(&hub, "remote__slow").call(json!({ "seconds": 0.3 }), ctx).await.expect("slow answers");
     assert!(updates.try_recv().is_ok(), "progress arrives over HTTP");
-    call(&hub, "remote__add_tool", json!({}))
-        .await
-        .expect("add_tool answers");
-    wait_for(&hub, "remote", "showing dynamic_1", |s| {
-        s.tools.iter().any(|t| t.name == "dynamic_1")
-    })
-    .await;
+    call(&hub, "remote__add_tool", json!({})).await.expect("add_tool answers");
+    wait_for(&hub, "remote", "showing dynamic_1", |s| s.tools.iter().any(|t| t.name == "dynamic_1")).await;
     hub.shutdown().await;
 }
 
@@ -57,27 +35,15 @@ async fn a_wrong_bearer_token_fails_clearly() {
     let fixture = http_fixture("right-token-1234").await;
     let (hub, _dir) = hub().await;
 
-    let probe = hub
-        .test_connection(http_config("remote", &fixture.url, "wrong-token-0000"))
-        .await;
-    let Err(Error::Connect(message)) = probe else {
-        panic!("expected a refusal, got {probe:?}")
-    };
+    let probe = hub.test_connection(http_config("remote", &fixture.url, "wrong-token-0000")).await;
+    let Err(Error::Connect(message)) = probe else { panic!("expected a refusal, got {probe:?}") };
     assert!(message.contains("401"), "{message}");
 
     let mut no_token = http_config("bare", &fixture.url, "x");
-    no_token.transport = Transport::Http {
-        url: fixture.url.clone(),
-        headers: Default::default(),
-    };
+    no_token.transport = Transport::Http { url: fixture.url.clone(), headers: Default::default() };
     hub.upsert(no_token).await.expect("saved");
-    let status = wait_for(&hub, "bare", "failed", |s| {
-        matches!(s.state, ServerState::Failed { .. })
-    })
-    .await;
-    let ServerState::Failed { error } = status.state else {
-        unreachable!()
-    };
+    let status = wait_for(&hub, "bare", "failed", |s| matches!(s.state, ServerState::Failed { .. })).await;
+    let ServerState::Failed { error } = status.state else { unreachable!() };
     assert!(error.contains("401"), "{error}");
     hub.shutdown().await;
 }
@@ -86,19 +52,9 @@ async fn a_wrong_bearer_token_fails_clearly() {
 async fn test_connection_reports_identity_and_tools_without_saving() {
     let fixture = http_fixture("probe-token-5678").await;
     let (hub, _dir) = hub().await;
-    let probe = hub
-        .test_connection(http_config("remote", &fixture.url, "probe-token-5678"))
-        .await
-        .expect("connects");
-    assert_eq!(
-        probe.server_info.map(|i| i.name),
-        Some("warden-mcp-fixture".to_owned())
-    );
-    let echo = probe
-        .tools
-        .iter()
-        .find(|t| t.name == "echo")
-        .expect("echo listed");
+    let probe = hub.test_connection(http_config("remote", &fixture.url, "probe-token-5678")).await.expect("connects");
+    assert_eq!(probe.server_info.map(|i| i.name), Some("warden-mcp-fixture".to_owned()));
+    let echo = probe.tools.iter().find(|t| t.name == "echo").expect("echo listed");
     assert!(echo.needs_approval, "default: ask even for read-only tools");
     assert!(hub.list().is_empty(), "nothing saved");
 }
@@ -115,25 +71,15 @@ async fn secrets_are_redacted_in_status_and_export_and_a_redacted_update_keeps_t
     wait_connected(&hub, "remote").await;
 
     let shown = hub.get("remote").expect("listed").config;
-    let Transport::Http {
-        url: shown_url,
-        headers,
-    } = &shown.transport
-    else {
-        panic!("http")
-    };
+    let Transport::Http { url: shown_url, headers } = &shown.transport else { panic!("http") };
     let shown_auth = &headers["Authorization"];
     assert_eq!(shown_auth, &format!("{MASK}9876"));
     assert!(
-        !shown_url.contains("abcdefghijklmnop")
-            && shown_url.contains(&format!("api_key={MASK}mnop")),
+        !shown_url.contains("abcdefghijklmnop") && shown_url.contains(&format!("api_key={MASK}mnop")),
         "{shown_url}"
     );
     let exported = hub.export_json();
-    assert!(
-        !exported.contains(token) && !exported.contains("abcdefghijklmnop"),
-        "{exported}"
-    );
+    assert!(!exported.contains(token) && !exported.contains("abcdefghijklmnop"), "{exported}");
     let listed = serde_json::to_string(&hub.list()).expect("serialises");
     assert!(!listed.contains(token), "{listed}");
 
@@ -141,14 +87,9 @@ async fn secrets_are_redacted_in_status_and_export_and_a_redacted_update_keeps_t
     // which the reconnection (the transport is unchanged, so none) and a fresh probe prove.
     let mut edited = shown.clone();
     edited.trust_read_only_hints = true;
-    hub.upsert(edited.clone())
-        .await
-        .expect("redacted update accepted");
+    hub.upsert(edited.clone()).await.expect("redacted update accepted");
     assert!(!tool(&hub, "remote__echo").needs_approval(&json!({ "text": "x" })));
-    let probe = hub
-        .test_connection(edited)
-        .await
-        .expect("stored token and URL are used");
+    let probe = hub.test_connection(edited).await.expect("stored token and URL are used");
     assert!(!probe.tools.is_empty());
 
     // A masked value with nothing stored under its key is refused, never saved as the secret.
@@ -156,10 +97,7 @@ async fn secrets_are_redacted_in_status_and_export_and_a_redacted_update_keeps_t
     if let Transport::Http { headers, .. } = &mut invented.transport {
         headers.insert("X-Api-Key".into(), format!("{MASK}1234"));
     }
-    assert!(matches!(
-        hub.upsert(invented).await,
-        Err(Error::RedactedWithoutStoredValue(_))
-    ));
+    assert!(matches!(hub.upsert(invented).await, Err(Error::RedactedWithoutStoredValue(_))));
     hub.shutdown().await;
 }
 
@@ -205,7 +143,7 @@ async fn a_redirect_to_another_host_does_not_carry_the_configured_headers_there(
     let probe = hub.test_connection(config).await;
     let Err(Error::Connect(message)) = probe else { panic!("expected a refusal, got {probe:?}") };
     assert!(message.contains("307"), "the redirect is named: {message}");
-    let seen = seen.lock().expect("lock");
+    let seen = seen.lock().expect("lock").clone();
     assert!(seen.iter().all(|h| !h.contains("key-that-must-stay-home")), "the key reached another host: {seen:?}");
     hub.shutdown().await;
 }

@@ -51,13 +51,9 @@ async fn a_huge_result_is_cut_for_the_model_and_kept_whole_on_disk() {
     connected_fixture(&hub).await;
 
     let whole = 1024 * 1024 + 13;
-    let output = call(&hub, "fx__big", json!({ "text_bytes": whole }))
-        .await
-        .expect("big answers");
+    let output = call(&hub, "fx__big", json!({ "text_bytes": whole })).await.expect("big answers");
     let limit = ResultLimits::default().text_bytes;
-    let ToolContent::Text { text } = &output.content[0] else {
-        panic!("text first: {:?}", output.content[0])
-    };
+    let ToolContent::Text { text } = &output.content[0] else { panic!("text first: {:?}", output.content[0]) };
     assert_eq!(text.len(), limit, "exactly the limit is shown");
     assert!(text.starts_with("line 0000000001\n"));
     let note = note_of(&output.content);
@@ -69,19 +65,13 @@ async fn a_huge_result_is_cut_for_the_model_and_kept_whole_on_disk() {
     // The whole MCP result as received, in Warden's data dir, not anywhere the model chose.
     let path = kept_path(note);
     assert!(path.starts_with(results.join("fx")), "{}", path.display());
-    let kept: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).expect("kept file")).expect("JSON");
+    let kept: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).expect("kept file")).expect("JSON");
     let kept_text = kept["content"][0]["text"].as_str().expect("text kept");
     assert_eq!(kept_text.len(), whole);
-    assert!(
-        kept_text.ends_with(&text_line_at(whole)),
-        "the end is kept too"
-    );
+    assert!(kept_text.ends_with(&text_line_at(whole)), "the end is kept too");
 
     // A result within the limit is given as it is, with no note and nothing written.
-    let small = call(&hub, "fx__big", json!({ "text_bytes": 100 }))
-        .await
-        .expect("big answers");
+    let small = call(&hub, "fx__big", json!({ "text_bytes": 100 })).await.expect("big answers");
     assert_eq!(small.content.len(), 1);
     assert_eq!(files_under(&results).len(), 1);
     hub.shutdown().await;
@@ -98,22 +88,14 @@ fn text_line_at(bytes: usize) -> String {
 async fn a_result_over_the_kept_limit_is_dropped_with_a_note_and_images_have_their_own_cap() {
     let (hub, dir) = hub().await;
     let results = dir.path().join("mcp-results");
-    let hub = hub
-        .with_results_dir(&results)
-        .with_result_limits(ResultLimits {
-            text_bytes: 1024,
-            image_bytes: 2048,
-            kept_bytes: 8 * 1024,
-        });
+    let hub = hub.with_results_dir(&results).with_result_limits(ResultLimits {
+        text_bytes: 1024,
+        image_bytes: 2048,
+        kept_bytes: 8 * 1024,
+    });
     connected_fixture(&hub).await;
 
-    let output = call(
-        &hub,
-        "fx__big",
-        json!({ "text_bytes": 100, "image_bytes": 20_000 }),
-    )
-    .await
-    .expect("big answers");
+    let output = call(&hub, "fx__big", json!({ "text_bytes": 100, "image_bytes": 20_000 })).await.expect("big answers");
     assert!(
         matches!(&output.content[0], ToolContent::Text { text } if text.len() == 100),
         "text within its limit is whole"
@@ -123,19 +105,10 @@ async fn a_result_over_the_kept_limit_is_dropped_with_a_note_and_images_have_the
         "{:?}",
         output.content[1]
     );
-    assert!(!output
-        .content
-        .iter()
-        .any(|c| matches!(c, ToolContent::Image { .. })));
+    assert!(!output.content.iter().any(|c| matches!(c, ToolContent::Image { .. })));
     let note = note_of(&output.content);
-    assert!(
-        note.contains("19.5 KiB of its 19.5 KiB of images (the limit is 2 KiB)"),
-        "{note}"
-    );
-    assert!(
-        note.contains("is larger than the 8 KiB Warden keeps, so it was dropped"),
-        "{note}"
-    );
+    assert!(note.contains("19.5 KiB of its 19.5 KiB of images (the limit is 2 KiB)"), "{note}");
+    assert!(note.contains("is larger than the 8 KiB Warden keeps, so it was dropped"), "{note}");
     assert!(files_under(&results).is_empty(), "nothing kept");
     hub.shutdown().await;
 }
@@ -143,23 +116,12 @@ async fn a_result_over_the_kept_limit_is_dropped_with_a_note_and_images_have_the
 #[tokio::test]
 async fn without_a_results_dir_a_cut_result_says_it_was_not_kept() {
     let (hub, _dir) = hub().await;
-    let hub = hub.with_result_limits(ResultLimits {
-        text_bytes: 64,
-        ..ResultLimits::default()
-    });
+    let hub = hub.with_result_limits(ResultLimits { text_bytes: 64, ..ResultLimits::default() });
     connected_fixture(&hub).await;
-    let output = call(&hub, "fx__big", json!({ "text_bytes": 1000 }))
-        .await
-        .expect("big answers");
+    let output = call(&hub, "fx__big", json!({ "text_bytes": 1000 })).await.expect("big answers");
     let note = note_of(&output.content);
-    assert!(
-        note.contains("936 bytes of its 1000 bytes of text"),
-        "{note}"
-    );
-    assert!(
-        note.contains("not kept: no results directory is set"),
-        "{note}"
-    );
+    assert!(note.contains("936 bytes of its 1000 bytes of text"), "{note}");
+    assert!(note.contains("not kept: no results directory is set"), "{note}");
     hub.shutdown().await;
 }
 
@@ -170,13 +132,9 @@ async fn results_over_http_are_capped_the_same_way() {
     let (hub, dir) = hub().await;
     let results = dir.path().join("mcp-results");
     let hub = hub.with_results_dir(&results);
-    hub.upsert(http_config("remote", &fixture.url, token))
-        .await
-        .expect("saved");
+    hub.upsert(http_config("remote", &fixture.url, token)).await.expect("saved");
     wait_connected(&hub, "remote").await;
-    let output = call(&hub, "remote__big", json!({ "text_bytes": 300 * 1024 }))
-        .await
-        .expect("big answers");
+    let output = call(&hub, "remote__big", json!({ "text_bytes": 300 * 1024 })).await.expect("big answers");
     let note = note_of(&output.content);
     assert!(note.contains("44 KiB of its 300 KiB of text"), "{note}");
     assert!(kept_path(note).exists());
@@ -192,13 +150,8 @@ async fn a_message_over_rmcps_16_mib_bound_ends_in_the_calls_timeout_and_the_ses
     wait_connected(&hub, "fx").await;
     // rmcp drops a line over 16 MiB unread rather than buffering it: no answer arrives.
     let result = call(&hub, "fx__big", json!({ "text_bytes": 17 * 1024 * 1024 })).await;
-    assert!(
-        matches!(result, Err(warden_engine::tools::ToolError::Timeout(5))),
-        "{result:?}"
-    );
-    let output = call(&hub, "fx__echo", json!({ "text": "still here" }))
-        .await
-        .expect("the session survives");
+    assert!(matches!(result, Err(warden_engine::tools::ToolError::Timeout(5))), "{result:?}");
+    let output = call(&hub, "fx__echo", json!({ "text": "still here" })).await.expect("the session survives");
     assert_eq!(text_of(&output), "still here");
     hub.shutdown().await;
 }

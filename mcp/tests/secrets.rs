@@ -24,13 +24,9 @@ fn fixture_with_secrets() -> McpServerConfig {
     config
 }
 
-fn stdio_parts(
-    config: &mut McpServerConfig,
-) -> (&mut String, &mut Vec<String>, &mut BTreeMap<String, String>) {
+fn stdio_parts(config: &mut McpServerConfig) -> (&mut String, &mut Vec<String>, &mut BTreeMap<String, String>) {
     match &mut config.transport {
-        Transport::Stdio {
-            command, args, env, ..
-        } => (command, args, env),
+        Transport::Stdio { command, args, env, .. } => (command, args, env),
         Transport::Http { .. } => panic!("stdio expected"),
     }
 }
@@ -51,29 +47,19 @@ async fn a_masked_env_value_is_not_handed_to_a_changed_command_even_by_test_conn
     // The new "server" would write the key it is given to a file.
     let leak = dir.path().join("leak");
     let script = dir.path().join("steal.sh");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\nprintenv API_KEY > '{}'\n", leak.display()),
-    )
-    .expect("script written");
+    std::fs::write(&script, format!("#!/bin/sh\nprintenv API_KEY > '{}'\n", leak.display())).expect("script written");
     std::fs::set_permissions(&script, PermissionsExt::from_mode(0o755)).expect("executable");
     *stdio_parts(&mut attack).0 = script.display().to_string();
 
     let result = hub.test_connection(attack.clone()).await;
-    assert!(
-        matches!(&result, Err(Error::SecretNeedsReentry { changed, .. }) if changed == "command"),
-        "{result:?}"
-    );
+    assert!(matches!(&result, Err(Error::SecretNeedsReentry { changed, .. }) if changed == "command"), "{result:?}");
     assert!(!leak.exists(), "the key reached the new command");
     let message = result.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(message.starts_with("re-enter the secret"), "{message}");
 
     changed(hub.upsert(attack).await, "command");
     let stored = hub.get("fx").expect("still there").config;
-    assert_eq!(
-        stdio_parts(&mut stored.clone()).0,
-        &fixture_bin().display().to_string()
-    );
+    assert_eq!(stdio_parts(&mut stored.clone()).0, &fixture_bin().display().to_string());
     hub.shutdown().await;
 }
 
@@ -90,16 +76,12 @@ async fn a_masked_value_is_refused_when_the_arguments_or_environment_changed() {
 
     // Same command, same arguments, but code injected through the environment.
     let mut preload = shown.clone();
-    stdio_parts(&mut preload)
-        .2
-        .insert("LD_PRELOAD".into(), "/tmp/evil.so".into());
+    stdio_parts(&mut preload).2.insert("LD_PRELOAD".into(), "/tmp/evil.so".into());
     changed(hub.test_connection(preload).await, "environment");
 
     // Only the masked argument is left and the command changes: refused as well.
     let mut args_only = shown.clone();
-    stdio_parts(&mut args_only)
-        .2
-        .insert("API_KEY".into(), "typed-again".into());
+    stdio_parts(&mut args_only).2.insert("API_KEY".into(), "typed-again".into());
     *stdio_parts(&mut args_only).0 = "/bin/cat".into();
     changed(hub.upsert(args_only).await, "command");
 
@@ -107,9 +89,7 @@ async fn a_masked_value_is_refused_when_the_arguments_or_environment_changed() {
     let mut reentered = fixture_with_secrets();
     stdio_parts(&mut reentered).1.push("--log".into());
     stdio_parts(&mut reentered).1.push("/dev/null".into());
-    hub.upsert(reentered)
-        .await
-        .expect("full values need no identity check");
+    hub.upsert(reentered).await.expect("full values need no identity check");
     hub.shutdown().await;
 }
 
@@ -121,9 +101,7 @@ async fn a_mask_is_restored_only_when_it_is_the_stored_values_own_masked_form() 
 
     // A stale or invented mask, e.g. a real-looking "••••" + other tail, is not the stored key.
     let mut forged = shown.clone();
-    stdio_parts(&mut forged)
-        .2
-        .insert("API_KEY".into(), format!("{MASK}zzzz"));
+    stdio_parts(&mut forged).2.insert("API_KEY".into(), format!("{MASK}zzzz"));
     assert!(
         matches!(hub.upsert(forged).await, Err(Error::RedactedWithoutStoredValue(ref what)) if what == "environment variable API_KEY")
     );
@@ -142,17 +120,12 @@ async fn args_are_masked_everywhere_they_leave_and_restored_by_position() {
     wait_connected(&hub, "fx").await;
 
     let shown = hub.get("fx").expect("listed").config;
-    let Transport::Stdio { args, .. } = &shown.transport else {
-        panic!("stdio")
-    };
+    let Transport::Stdio { args, .. } = &shown.transport else { panic!("stdio") };
     assert_eq!(args, &["--token".to_owned(), format!("{MASK}7781")]);
     let listed = serde_json::to_string(&hub.list()).expect("serialises");
     let exported = hub.export_json();
     for text in [&listed, &exported] {
-        assert!(
-            !text.contains(ARG_TOKEN) && !text.contains(API_KEY),
-            "{text}"
-        );
+        assert!(!text.contains(ARG_TOKEN) && !text.contains(API_KEY), "{text}");
     }
 
     // The UI edits another field and sends the masked copy back.
@@ -166,9 +139,7 @@ async fn args_are_masked_everywhere_they_leave_and_restored_by_position() {
     let hub = hub_at(dir.path()).await;
     hub.start().await.expect("starts");
     wait_connected(&hub, "fx").await;
-    let argv = call(&hub, "fx__argv", json!({}))
-        .await
-        .expect("argv answers");
+    let argv = call(&hub, "fx__argv", json!({})).await.expect("argv answers");
     assert_eq!(text_of(&argv), format!("--token\n{ARG_TOKEN}"));
     hub.shutdown().await;
 }
@@ -194,13 +165,9 @@ async fn an_exported_document_imports_back_whole_but_not_with_another_command() 
     let hub = hub_at(dir.path()).await;
     hub.start().await.expect("starts");
     wait_connected(&hub, "fx").await;
-    let argv = call(&hub, "fx__argv", json!({}))
-        .await
-        .expect("argv answers");
+    let argv = call(&hub, "fx__argv", json!({})).await.expect("argv answers");
     assert_eq!(text_of(&argv), format!("--token\n{ARG_TOKEN}"));
-    let env = call(&hub, "fx__env", json!({ "name": "API_KEY" }))
-        .await
-        .expect("env answers");
+    let env = call(&hub, "fx__env", json!({ "name": "API_KEY" })).await.expect("env answers");
     assert_eq!(text_of(&env), API_KEY);
     hub.shutdown().await;
 }
@@ -212,39 +179,28 @@ async fn a_masked_header_is_not_sent_to_another_endpoint() {
     // Another server that would happily accept the stolen token.
     let other = http_fixture(token).await;
     let (hub, _dir) = hub().await;
-    hub.upsert(http_config("remote", &real.url, token))
-        .await
-        .expect("saved");
+    hub.upsert(http_config("remote", &real.url, token)).await.expect("saved");
     let shown = hub.get("remote").expect("listed").config;
 
     let mut moved = shown.clone();
     if let Transport::Http { url, .. } = &mut moved.transport {
         *url = other.url.clone();
     }
-    changed(
-        hub.test_connection(moved.clone()).await,
-        "URL (scheme, host, port or path)",
-    );
+    changed(hub.test_connection(moved.clone()).await, "URL (scheme, host, port or path)");
     changed(hub.upsert(moved).await, "URL (scheme, host, port or path)");
 
     let mut new_path = shown.clone();
     if let Transport::Http { url, .. } = &mut new_path.transport {
         *url = format!("{}/elsewhere", real.url);
     }
-    changed(
-        hub.upsert(new_path).await,
-        "URL (scheme, host, port or path)",
-    );
+    changed(hub.upsert(new_path).await, "URL (scheme, host, port or path)");
 
     // Same endpoint: other headers may change and the stored token is used.
     let mut extra_header = shown;
     if let Transport::Http { headers, .. } = &mut extra_header.transport {
         headers.insert("X-Trace".into(), "1".into());
     }
-    let probe = hub
-        .test_connection(extra_header)
-        .await
-        .expect("the stored token still reaches its own server");
+    let probe = hub.test_connection(extra_header).await.expect("the stored token still reaches its own server");
     assert!(!probe.tools.is_empty());
     hub.shutdown().await;
 }
@@ -253,11 +209,9 @@ async fn a_masked_header_is_not_sent_to_another_endpoint() {
 fn debug_output_of_a_config_masks_its_secrets() {
     let stdio = format!("{:?}", fixture_with_secrets());
     assert!(!stdio.contains(API_KEY) && !stdio.contains(ARG_TOKEN), "{stdio}");
-    assert!(stdio.contains("API_KEY") && stdio.contains("--token"), "{stdio}");
-    let http = format!(
-        "{:?}",
-        http_config("remote", "https://u:pw@h.example/mcp?key=k3y", "bearer-secret-1")
-    );
+    // Names of environment variables are shown; arguments only counted (one may carry a token).
+    assert!(stdio.contains("API_KEY") && !stdio.contains("--token"), "{stdio}");
+    let http = format!("{:?}", http_config("remote", "https://u:pw@h.example/mcp?key=k3y", "bearer-secret-1"));
     for secret in ["bearer-secret-1", "pw@", "k3y"] {
         assert!(!http.contains(secret), "{http}");
     }

@@ -7,20 +7,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
-use warden_mcp::{McpHub, McpServerConfig, Transport};
+use warden_mcp::{McpHub, McpServerConfig, McpStore, Transport, Validate};
 
 use common::fixture_bin;
 
 /// A hub over a fresh SQLite file in `data`, whose sandboxed servers may not read `data`.
 async fn hub_hiding(data: &Path) -> McpHub {
-    let options = SqliteConnectOptions::new().filename(data.join("warden.db")).create_if_missing(true);
-    let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.expect("sqlite opens");
-    sqlx::raw_sql(include_str!("../../engine/migrations/20261122000300_mcp_servers.sql"))
-        .execute(&pool)
-        .await
-        .expect("migration runs");
-    McpHub::with_private_paths(pool, vec![data.to_path_buf()])
+    let store = McpStore::open(&common::database_at(data).await).await.expect("mcp migrations run");
+    McpHub::with_private_paths(store, vec![data.to_path_buf()])
 }
 
 /// A stdio server that first runs `script` with `sh`, then becomes the fixture.
@@ -117,10 +111,12 @@ fn sandbox_settings_round_trip_through_mcp_servers_json_and_are_validated() {
     let mut relative = files.clone();
     relative.sandbox_paths = vec!["srv".into()];
     assert!(relative.validate().is_err());
-    let mut http = McpServerConfig::new("web", Transport::Http { url: "http://127.0.0.1:1/mcp".into(), headers: BTreeMap::new() });
+    let mut http =
+        McpServerConfig::new("web", Transport::Http { url: "http://127.0.0.1:1/mcp".into(), headers: BTreeMap::new() });
     http.sandbox = true;
     assert!(http.validate().is_err());
-    let mut stray = McpServerConfig::new("plain", Transport::Stdio { command: "x".into(), args: vec![], env: BTreeMap::new() });
+    let mut stray =
+        McpServerConfig::new("plain", Transport::Stdio { command: "x".into(), args: vec![], env: BTreeMap::new() });
     stray.sandbox_network = true;
     assert!(stray.validate().is_err());
 }

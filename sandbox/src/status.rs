@@ -39,10 +39,14 @@ fn probe() -> SandboxStatus {
                  other processes and end every process with the call."
             );
             if abi < 4 {
-                text.push_str(" This kernel has no Landlock TCP rules (ABI 4); the network namespace alone closes the network.");
+                text.push_str(
+                    " This kernel has no Landlock TCP rules (ABI 4); the network namespace alone closes the network.",
+                );
             }
             if abi < 6 {
-                text.push_str(" No Landlock signal scoping (ABI 6); the PID namespace keeps other processes out of reach.");
+                text.push_str(
+                    " No Landlock signal scoping (ABI 6); the PID namespace keeps other processes out of reach.",
+                );
             }
             text
         }
@@ -64,7 +68,12 @@ fn landlock_abi() -> Option<u32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: with a NULL attribute and the VERSION flag the call only returns a number.
     let abi = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
     };
     u32::try_from(abi).ok().filter(|&abi| abi > 0)
 }

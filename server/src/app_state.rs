@@ -1,10 +1,12 @@
 //! What every handler and server function can reach: the Leptos options, the engine, the MCP hub,
-//! and the access policy the router applies.
+//! and the access policy the router applies. [`AppState::open`] is the one way to build it, for the
+//! binary and the tests alike.
 
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
+use warden_engine::config::Config;
 use warden_engine::Engine;
-use warden_mcp::McpHub;
+use warden_mcp::{McpHub, McpStore};
 
 use crate::access::Access;
 
@@ -14,4 +16,44 @@ pub struct AppState {
     pub engine: Engine,
     pub mcp: McpHub,
     pub access: Access,
+}
+
+/// Why the state could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open the engine: {0}")]
+    Engine(#[from] warden_engine::Error),
+    #[error("cannot open the MCP store: {0}")]
+    Mcp(#[from] warden_mcp::Error),
+}
+
+impl AppState {
+    /// Opens the engine on `config` (database, model, built-in tools, runs to resume), then warden-mcp
+    /// on the same database with its own migrations; merges the `mcpServers` file the config names,
+    /// starts connecting the MCP servers in the background and offers their tools to the agent.
+    pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
+        let engine = Engine::open(config).await?;
+        let mcp = start_mcp(&engine).await?;
+        Ok(Self { leptos_options, engine, mcp, access })
+    }
+}
+
+/// Start-up does not wait for any MCP server to connect; a bad config file or a server that cannot
+/// start is logged, not fatal. Only an unusable MCP table is.
+async fn start_mcp(engine: &Engine) -> Result<McpHub, warden_mcp::Error> {
+    let store = McpStore::open(&engine.database()).await?;
+    // Whole results that were cut for the model are kept in the data dir (out of any sandbox's reach).
+    let hub = McpHub::with_private_paths(store, engine.config().private_paths())
+        .with_results_dir(engine.config().data_dir.join("mcp-results"));
+    if let Some(path) = engine.config().mcp_config_file.clone() {
+        match hub.load_config_file(&path).await {
+            Ok(names) => tracing::info!(servers = ?names, file = %path.display(), "MCP servers loaded from file"),
+            Err(e) => tracing::error!(file = %path.display(), error = %e, "could not load the MCP config file"),
+        }
+    }
+    if let Err(e) = hub.start().await {
+        tracing::error!(error = %e, "could not start the MCP servers");
+    }
+    engine.add_tool_source(std::sync::Arc::new(hub.clone()));
+    Ok(hub)
 }

@@ -19,7 +19,7 @@ use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
 
 pub use access::Access;
-pub use app_state::AppState;
+pub use app_state::{AppState, OpenError};
 
 /// The largest request body accepted anywhere (API and server functions); larger is a 413.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
@@ -30,7 +30,10 @@ pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     let engine = state.engine.clone();
     let mcp = state.mcp.clone();
-    let provide_engine = move || { provide_context(engine.clone()); provide_context(mcp.clone()); };
+    let provide_engine = move || {
+        provide_context(engine.clone());
+        provide_context(mcp.clone());
+    };
     let options = state.leptos_options.clone();
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
     let app = Router::new()

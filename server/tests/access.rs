@@ -12,7 +12,6 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_engine::config::Config;
-use warden_engine::Engine;
 
 use common::{anonymous, client, Served, TOKEN};
 
@@ -24,8 +23,11 @@ struct App {
 impl App {
     async fn start() -> App {
         let dir = tempfile::tempdir().expect("temp dir");
-        let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens");
-        let served = common::serve_app(engine, LeptosOptions::builder().output_name("warden").build()).await;
+        let served = common::serve_app(
+            Config::with_data_dir(dir.path()),
+            LeptosOptions::builder().output_name("warden").build(),
+        )
+        .await;
         App { dir, served }
     }
 
@@ -62,7 +64,12 @@ fn marker_server(dir: &std::path::Path) -> Value {
 async fn a_dns_rebinding_page_is_refused_by_host_even_with_a_matching_origin() {
     let app = App::start().await;
     let evil = format!("evil.example:{}", app.port());
-    for (method, path) in [(Method::POST, "/api/threads"), (Method::GET, "/api/threads"), (Method::GET, "/api/health"), (Method::GET, "/")] {
+    for (method, path) in [
+        (Method::POST, "/api/threads"),
+        (Method::GET, "/api/threads"),
+        (Method::GET, "/api/health"),
+        (Method::GET, "/"),
+    ] {
         // The browser sends the attacker's name as Host and as Origin: they match each other.
         let res = client()
             .request(method.clone(), app.url(path))
@@ -75,7 +82,12 @@ async fn a_dns_rebinding_page_is_refused_by_host_even_with_a_matching_origin() {
         assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "host_not_allowed".to_string()), "{method} {path}");
     }
     // The same requests by a loopback name are served.
-    let res = client().get(app.url("/api/health")).header(HOST, format!("localhost:{}", app.port())).send().await.expect("request");
+    let res = client()
+        .get(app.url("/api/health"))
+        .header(HOST, format!("localhost:{}", app.port()))
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::OK);
 }
 
@@ -83,14 +95,23 @@ async fn a_dns_rebinding_page_is_refused_by_host_even_with_a_matching_origin() {
 async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
     let app = App::start().await;
     let http = anonymous();
-    for (method, path) in [(Method::GET, "/api/threads"), (Method::POST, "/api/threads"), (Method::GET, "/api/mcp/export"), (Method::GET, "/api/approvals")] {
+    for (method, path) in [
+        (Method::GET, "/api/threads"),
+        (Method::POST, "/api/threads"),
+        (Method::GET, "/api/mcp/export"),
+        (Method::GET, "/api/approvals"),
+    ] {
         let res = http.request(method.clone(), app.url(path)).send().await.expect("request");
         assert_eq!(res.headers()["www-authenticate"], "Bearer", "{method} {path}");
         assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "{method} {path}");
     }
     let list_threads = warden_app::server_fns::ListThreads::PATH;
     let res = http.post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
-    assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "server function {list_threads}");
+    assert_eq!(
+        error_code(res).await,
+        (StatusCode::UNAUTHORIZED, "unauthorized".to_string()),
+        "server function {list_threads}"
+    );
     // With the token the same server function answers.
     let res = client().post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
@@ -100,7 +121,10 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
         let html = res.text().await.expect("body");
         assert!(html.contains("Sign in to Warden") && html.contains("?token="), "{html}");
-        assert!(!html.contains("What should we work on?") && !html.contains("<script"), "the app is not served: {html}");
+        assert!(
+            !html.contains("What should we work on?") && !html.contains("<script"),
+            "the app is not served: {html}"
+        );
     }
     // Health stays open for monitors.
     assert_eq!(http.get(app.url("/api/health")).send().await.expect("request").status(), StatusCode::OK);
@@ -114,18 +138,30 @@ async fn a_bearer_token_opens_the_api_and_a_wrong_one_does_not() {
     let wrong = format!("Bearer {}x", TOKEN);
     let res = anonymous().get(app.url("/api/threads")).header("authorization", wrong).send().await.expect("request");
     assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()));
-    let res = anonymous().get(app.url("/api/threads")).header("authorization", format!("Basic {TOKEN}")).send().await.expect("request");
+    let res = anonymous()
+        .get(app.url("/api/threads"))
+        .header("authorization", format!("Basic {TOKEN}"))
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     // A wrong bearer is refused even when a valid cookie comes along: the caller meant the header.
     let cookie = app.sign_in().await;
-    let res = anonymous().get(app.url("/api/threads")).header(COOKIE, &cookie).header("authorization", "Bearer nope").send().await.expect("request");
+    let res = anonymous()
+        .get(app.url("/api/threads"))
+        .header(COOKIE, &cookie)
+        .header("authorization", "Bearer nope")
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
 async fn the_sign_in_link_sets_an_http_only_strict_cookie_and_redirects_without_the_token() {
     let app = App::start().await;
-    let res = anonymous().get(app.url(&format!("/chat/abc?x=1&token={TOKEN}&y=two%20words"))).send().await.expect("request");
+    let res =
+        anonymous().get(app.url(&format!("/chat/abc?x=1&token={TOKEN}&y=two%20words"))).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(res.headers()[LOCATION], "/chat/abc?x=1&y=two+words");
     let set = res.headers()[SET_COOKIE].to_str().expect("ascii").to_string();
@@ -139,7 +175,14 @@ async fn the_sign_in_link_sets_an_http_only_strict_cookie_and_redirects_without_
     let res = anonymous().get(app.url("/")).header(COOKIE, &cookie).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.text().await.expect("body").contains("What should we work on?"));
-    let res = anonymous().post(app.url("/api/threads")).header(COOKIE, &cookie).header(ORIGIN, app.served.base.clone()).json(&json!({})).send().await.expect("request");
+    let res = anonymous()
+        .post(app.url("/api/threads"))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, app.served.base.clone())
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::CREATED);
     let res = anonymous()
         .post(app.url(warden_app::server_fns::ListThreads::PATH))
@@ -162,7 +205,12 @@ async fn a_wrong_sign_in_link_is_refused_and_sets_no_cookie() {
         assert!(res.text().await.expect("body").contains("not valid"), "{bad}");
     }
     // A made-up cookie is no session either.
-    let res = anonymous().get(app.url("/api/threads")).header(COOKIE, format!("warden_session_{}={TOKEN}", app.port())).send().await.expect("request");
+    let res = anonymous()
+        .get(app.url("/api/threads"))
+        .header(COOKIE, format!("warden_session_{}={TOKEN}", app.port()))
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
 }
 
@@ -177,7 +225,14 @@ async fn a_cross_site_request_is_refused_even_with_a_valid_cookie() {
         ("origin", "null"),
         ("sec-fetch-site", "cross-site"),
     ] {
-        let res = anonymous().post(app.url("/api/threads")).header(COOKIE, &cookie).header(name, value).json(&json!({})).send().await.expect("request");
+        let res = anonymous()
+            .post(app.url("/api/threads"))
+            .header(COOKIE, &cookie)
+            .header(name, value)
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
         assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "cross_origin".to_string()), "{name}: {value}");
     }
     let (_, list) = common::send_json(&client(), Method::GET, app.url("/api/threads"), None).await;
@@ -198,7 +253,14 @@ async fn testing_an_mcp_server_without_the_token_starts_no_process() {
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     // A signed-in browser tab on another site is refused too.
     let cookie = app.sign_in().await;
-    let res = anonymous().post(app.url("/api/mcp/test")).header(COOKIE, &cookie).header(ORIGIN, "http://evil.example").json(&config).send().await.expect("request");
+    let res = anonymous()
+        .post(app.url("/api/mcp/test"))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, "http://evil.example")
+        .json(&config)
+        .send()
+        .await
+        .expect("request");
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(!marker.exists(), "an unauthenticated request started the command");
 

@@ -22,20 +22,14 @@ struct Api {
     http: Client,
 }
 
-async fn serve(engine: Engine) -> String {
-    let mcp = warden_mcp::McpHub::new(engine.store().pool().clone());
-    common::serve_api(engine, mcp).await.base
-}
-
 impl Api {
     async fn start(script: Script) -> Api {
         let dir = tempfile::tempdir().unwrap();
         let model = FixtureModel::start(script).await.unwrap();
         let mut config = Config::with_data_dir(dir.path());
         config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
-        let engine = Engine::open(config).await.unwrap();
-        let base = serve(engine.clone()).await;
-        Api { _dir: dir, _model: model, engine, base, http: common::client() }
+        let served = common::serve_api(config).await;
+        Api { _dir: dir, _model: model, engine: served.engine().clone(), base: served.base, http: common::client() }
     }
 
     fn url(&self, path: &str) -> String {
@@ -72,7 +66,7 @@ async fn read_sse(res: reqwest::Response, stop: impl Fn(&str) -> bool) -> Vec<(u
 }
 
 fn ends(kind: &str) -> bool {
-    kind == "run_finished" || kind == "error"
+    kind == "run_finished" || kind == "run_failed"
 }
 
 #[tokio::test]
@@ -95,7 +89,13 @@ async fn thread_routes_create_list_read_patch_delete() {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(list[0]["id"], id);
 
-    let (s, t) = api.json(reqwest::Method::PATCH, &format!("/api/threads/{id}"), Some(json!({"title": "Renamed", "archived": true}))).await;
+    let (s, t) = api
+        .json(
+            reqwest::Method::PATCH,
+            &format!("/api/threads/{id}"),
+            Some(json!({"title": "Renamed", "archived": true})),
+        )
+        .await;
     assert_eq!((s, t["title"].clone(), t["archived"].clone()), (StatusCode::OK, json!("Renamed"), json!(true)));
     let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
     assert_eq!(list.as_array().unwrap().len(), 0);
@@ -121,15 +121,50 @@ async fn bad_input_gets_clear_errors_and_changes_nothing() {
         (reqwest::Method::GET, "/api/threads/nope".to_string(), None, StatusCode::NOT_FOUND),
         (reqwest::Method::PATCH, "/api/threads/nope".to_string(), Some(json!({"title": "x"})), StatusCode::NOT_FOUND),
         (reqwest::Method::DELETE, "/api/threads/nope".to_string(), None, StatusCode::NOT_FOUND),
-        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"title": 7})), StatusCode::UNPROCESSABLE_ENTITY),
-        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"colour": "red"})), StatusCode::UNPROCESSABLE_ENTITY),
-        (reqwest::Method::PATCH, format!("/api/threads/{id}"), Some(json!({"title": ""})), StatusCode::UNPROCESSABLE_ENTITY),
-        (reqwest::Method::POST, format!("/api/threads/{id}/messages"), Some(json!({"text": "hi"})), StatusCode::UNPROCESSABLE_ENTITY),
-        (reqwest::Method::POST, format!("/api/threads/{id}/messages"), Some(json!({"content": "   "})), StatusCode::UNPROCESSABLE_ENTITY),
-        (reqwest::Method::POST, "/api/threads/nope/messages".to_string(), Some(json!({"content": "hi"})), StatusCode::NOT_FOUND),
+        (
+            reqwest::Method::PATCH,
+            format!("/api/threads/{id}"),
+            Some(json!({"title": 7})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            reqwest::Method::PATCH,
+            format!("/api/threads/{id}"),
+            Some(json!({"colour": "red"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            reqwest::Method::PATCH,
+            format!("/api/threads/{id}"),
+            Some(json!({"title": ""})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            reqwest::Method::POST,
+            format!("/api/threads/{id}/messages"),
+            Some(json!({"text": "hi"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            reqwest::Method::POST,
+            format!("/api/threads/{id}/messages"),
+            Some(json!({"content": "   "})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            reqwest::Method::POST,
+            "/api/threads/nope/messages".to_string(),
+            Some(json!({"content": "hi"})),
+            StatusCode::NOT_FOUND,
+        ),
         (reqwest::Method::GET, "/api/runs/nope/events".to_string(), None, StatusCode::NOT_FOUND),
         (reqwest::Method::GET, "/api/runs/nope".to_string(), None, StatusCode::NOT_FOUND),
-        (reqwest::Method::POST, "/api/approvals/nope".to_string(), Some(json!({"decision": "approve"})), StatusCode::NOT_FOUND),
+        (
+            reqwest::Method::POST,
+            "/api/approvals/nope".to_string(),
+            Some(json!({"decision": "approve"})),
+            StatusCode::NOT_FOUND,
+        ),
         (reqwest::Method::GET, "/api/approvals?status=maybe".to_string(), None, StatusCode::UNPROCESSABLE_ENTITY),
         (reqwest::Method::GET, "/api/threads?before=garbage".to_string(), None, StatusCode::UNPROCESSABLE_ENTITY),
     ];
@@ -138,7 +173,14 @@ async fn bad_input_gets_clear_errors_and_changes_nothing() {
         assert_eq!(s, want, "{method} {path}");
         assert!(b["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{method} {path} explains itself: {b}");
     }
-    let res = api.http.post(api.url("/api/threads")).header("content-type", "application/json").body("{not json").send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url("/api/threads"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
     assert_eq!(detail["messages"], json!([]), "nothing half-written");
@@ -148,9 +190,19 @@ async fn bad_input_gets_clear_errors_and_changes_nothing() {
 
 #[tokio::test]
 async fn posting_a_message_streams_the_run_and_reconnect_misses_nothing() {
-    let api = Api::start(Script { scenarios: vec![Scenario::new("hi", vec![Turn::text("Hello from the fixture model, streamed.")])], default_title: None }).await;
+    let api = Api::start(Script {
+        scenarios: vec![Scenario::new("hi", vec![Turn::text("Hello from the fixture model, streamed.")])],
+        default_title: None,
+    })
+    .await;
     let id = api.new_thread().await;
-    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "hi"})).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url(&format!("/api/threads/{id}/messages")))
+        .json(&json!({"content": "hi"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     // Disconnect after the first delta.
     let first = read_sse(res, |k| k == "text_delta").await;
@@ -158,10 +210,21 @@ async fn posting_a_message_streams_the_run_and_reconnect_misses_nothing() {
     let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
     let last_id = first.last().unwrap().0;
 
-    let res = api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).header("Last-Event-ID", last_id.to_string()).send().await.unwrap();
+    let res = api
+        .http
+        .get(api.url(&format!("/api/runs/{run_id}/events")))
+        .header("Last-Event-ID", last_id.to_string())
+        .send()
+        .await
+        .unwrap();
     let rest = read_sse(res, ends).await;
     assert!(rest.iter().all(|e| e.0 > last_id));
-    let text: String = first.iter().chain(rest.iter()).filter(|e| e.1 == "text_delta").map(|e| e.2["text"].as_str().unwrap().to_string()).collect();
+    let text: String = first
+        .iter()
+        .chain(rest.iter())
+        .filter(|e| e.1 == "text_delta")
+        .map(|e| e.2["text"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(text, "Hello from the fixture model, streamed.");
     assert_eq!(rest.last().unwrap().1, "run_finished");
 
@@ -170,7 +233,13 @@ async fn posting_a_message_streams_the_run_and_reconnect_misses_nothing() {
     let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
     assert_eq!(detail["messages"][1]["content"], "Hello from the fixture model, streamed.");
 
-    let res = api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).header("Last-Event-ID", "abc").send().await.unwrap();
+    let res = api
+        .http
+        .get(api.url(&format!("/api/runs/{run_id}/events")))
+        .header("Last-Event-ID", "abc")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
 }
 
@@ -180,7 +249,13 @@ async fn the_run_finishes_and_is_stored_when_the_client_goes_away() {
     turn.chunk_delay_ms = 20;
     let api = Api::start(Script { scenarios: vec![Scenario::new("bye", vec![turn])], default_title: None }).await;
     let id = api.new_thread().await;
-    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "bye"})).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url(&format!("/api/threads/{id}/messages")))
+        .json(&json!({"content": "bye"}))
+        .send()
+        .await
+        .unwrap();
     let first = read_sse(res, |k| k == "text_delta").await;
     let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
     // The response is dropped here; the run goes on.
@@ -193,9 +268,19 @@ async fn the_run_finishes_and_is_stored_when_the_client_goes_away() {
 #[tokio::test]
 async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
     let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo hi >> decided.txt"}))]);
-    let api = Api::start(Script { scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])], default_title: None }).await;
+    let api = Api::start(Script {
+        scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])],
+        default_title: None,
+    })
+    .await;
     let id = api.new_thread().await;
-    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "run it"})).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url(&format!("/api/threads/{id}/messages")))
+        .json(&json!({"content": "run it"}))
+        .send()
+        .await
+        .unwrap();
     let events = read_sse(res, |k| k == "approval_request").await;
     let approval = events.last().unwrap().2["approval"].clone();
     let approval_id = approval["id"].as_str().unwrap().to_string();
@@ -205,16 +290,40 @@ async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
     let (s, pending) = api.json(reqwest::Method::GET, "/api/approvals?status=pending", None).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(pending.as_array().unwrap().len(), 1);
-    for key in ["id", "run_id", "thread_id", "tool", "arguments", "summary", "risk", "status", "created_at", "decided_at", "decision"] {
+    for key in [
+        "id",
+        "run_id",
+        "thread_id",
+        "tool",
+        "arguments",
+        "summary",
+        "risk",
+        "status",
+        "created_at",
+        "decided_at",
+        "decision",
+    ] {
         assert!(pending[0].get(key).is_some(), "approval has {key}");
     }
 
     let url = api.url(&format!("/api/approvals/{approval_id}"));
-    let res = api.http.post(&url).header("Origin", "https://evil.example").json(&json!({"decision": "approve"})).send().await.unwrap();
+    let res = api
+        .http
+        .post(&url)
+        .header("Origin", "https://evil.example")
+        .json(&json!({"decision": "approve"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let (s, _) = api.json(reqwest::Method::POST, &format!("/api/approvals/{approval_id}"), Some(json!({"decision": "maybe"}))).await;
+    let (s, _) = api
+        .json(reqwest::Method::POST, &format!("/api/approvals/{approval_id}"), Some(json!({"decision": "maybe"})))
+        .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(api.engine.approval(&approval_id).await.unwrap().status, warden_engine::approval::ApprovalStatus::Pending);
+    assert_eq!(
+        api.engine.approval(&approval_id).await.unwrap().status,
+        warden_engine::approval::ApprovalStatus::Pending
+    );
 
     let same_origin = api.base.clone();
     let posts = (0..50).map(|_| {
@@ -239,10 +348,18 @@ async fn stop_ends_a_run_and_retry_starts_a_new_one() {
     turn.stall_after_tokens = Some(1);
     let api = Api::start(Script { scenarios: vec![Scenario::new("slow", vec![turn])], default_title: None }).await;
     let id = api.new_thread().await;
-    let res = api.http.post(api.url(&format!("/api/threads/{id}/messages"))).json(&json!({"content": "slow"})).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url(&format!("/api/threads/{id}/messages")))
+        .json(&json!({"content": "slow"}))
+        .send()
+        .await
+        .unwrap();
     let first = read_sse(res, |k| k == "text_delta").await;
     let run_id = first[0].2["run_id"].as_str().unwrap().to_string();
-    let (s, _) = api.json(reqwest::Method::POST, &format!("/api/threads/{id}/messages"), Some(json!({"content": "again"}))).await;
+    let (s, _) = api
+        .json(reqwest::Method::POST, &format!("/api/threads/{id}/messages"), Some(json!({"content": "again"})))
+        .await;
     assert_eq!(s, StatusCode::CONFLICT);
     let res = api.http.post(api.url(&format!("/api/runs/{run_id}/stop"))).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::ACCEPTED);
@@ -261,13 +378,84 @@ async fn stop_ends_a_run_and_retry_starts_a_new_one() {
 #[tokio::test]
 async fn without_a_model_sending_says_what_to_set() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(Config::with_data_dir(dir.path())).await.unwrap();
-    assert!(!engine.model_status().configured);
-    let base = serve(engine).await;
+    let served = common::serve_api(Config::with_data_dir(dir.path())).await;
+    assert!(!served.engine().model_status().configured);
+    let base = served.base;
     let http = common::client();
-    let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
-    let res = http.post(format!("{base}/api/threads/{}/messages", t["id"].as_str().unwrap())).json(&json!({"content": "hi"})).send().await.unwrap();
+    let t: Value =
+        http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
+    let res = http
+        .post(format!("{base}/api/threads/{}/messages", t["id"].as_str().unwrap()))
+        .json(&json!({"content": "hi"}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
     let body: Value = res.json().await.unwrap();
     assert!(body["error"]["message"].as_str().unwrap().contains("OPENAI_BASE_URL"));
+}
+
+#[tokio::test]
+async fn an_approval_and_its_tool_call_are_read_by_id_and_a_thread_rule_is_revoked() {
+    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo by id"}))]);
+    let api = Api::start(Script {
+        scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])],
+        default_title: None,
+    })
+    .await;
+    let id = api.new_thread().await;
+    let res = api
+        .http
+        .post(api.url(&format!("/api/threads/{id}/messages")))
+        .json(&json!({"content": "run it"}))
+        .send()
+        .await
+        .unwrap();
+    let events = read_sse(res, |k| k == "approval_request").await;
+    let requested = events.last().unwrap().2["approval"].clone();
+    let approval_id = requested["id"].as_str().unwrap().to_string();
+    let call_id = requested["tool_call_id"].as_str().unwrap().to_string();
+
+    // GET /api/approvals/{id}: the card as it waits.
+    let (s, approval) = api.json(reqwest::Method::GET, &format!("/api/approvals/{approval_id}"), None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!((approval["id"].as_str(), approval["status"].as_str()), (Some(approval_id.as_str()), Some("pending")));
+    assert_eq!(approval["arguments"]["command"], "echo by id");
+    // GET /api/tool_calls/{id}: the call the card is about, not yet run.
+    let (s, call) = api.json(reqwest::Method::GET, &format!("/api/tool_calls/{call_id}"), None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!((call["id"].as_str(), call["name"].as_str()), (Some(call_id.as_str()), Some("shell")));
+    assert_eq!(call["output"], Value::Null);
+
+    let decision = json!({"decision": "approve", "scope": "thread", "prefix": "echo"});
+    let (s, _) = api.json(reqwest::Method::POST, &format!("/api/approvals/{approval_id}"), Some(decision)).await;
+    assert_eq!(s, StatusCode::OK);
+    let run_id = requested["run_id"].as_str().unwrap();
+    read_sse(api.http.get(api.url(&format!("/api/runs/{run_id}/events"))).send().await.unwrap(), ends).await;
+
+    let (_, approval) = api.json(reqwest::Method::GET, &format!("/api/approvals/{approval_id}"), None).await;
+    assert_eq!((approval["status"].as_str(), approval["decision"]["by"].as_str()), (Some("approved"), Some("user")));
+    let (_, call) = api.json(reqwest::Method::GET, &format!("/api/tool_calls/{call_id}"), None).await;
+    assert_eq!(
+        (call["status"].as_str(), call["output"][0]["text"].as_str()),
+        (Some("done"), Some("by id\nexit code: 0")),
+        "the call ran: {call}"
+    );
+
+    // DELETE /api/rules/{id}: the thread's rule goes, once.
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    let rule_id = detail["rules"][0]["id"].as_str().expect("the decision made a thread rule").to_string();
+    let res = api.http.delete(api.url(&format!("/api/rules/{rule_id}"))).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::NO_CONTENT);
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;
+    assert_eq!(detail["rules"], json!([]));
+
+    for path in [format!("/api/rules/{rule_id}"), "/api/rules/nope".to_string()] {
+        let (s, body) = api.json(reqwest::Method::DELETE, &path, None).await;
+        assert_eq!((s, body["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{path}");
+    }
+    for path in ["/api/approvals/nope", "/api/tool_calls/nope"] {
+        let (s, body) = api.json(reqwest::Method::GET, path, None).await;
+        assert_eq!((s, body["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{path}");
+    }
 }

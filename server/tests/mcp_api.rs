@@ -11,7 +11,6 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_engine::config::Config;
 use warden_engine::tools::{ToolContent, ToolContext};
-use warden_engine::Engine;
 use warden_mcp::McpHub;
 
 use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, PATIENCE};
@@ -35,10 +34,8 @@ struct Api {
 impl Api {
     async fn start() -> Api {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Engine::open(Config::with_data_dir(dir.path())).await.unwrap();
-        let hub = McpHub::new(engine.store().pool().clone());
-        let served = common::serve_api(engine, hub.clone()).await;
-        Api { dir, hub, base: served.base, http: common::client() }
+        let served = common::serve_api(Config::with_data_dir(dir.path())).await;
+        Api { dir, hub: served.mcp().clone(), base: served.base, http: common::client() }
     }
 
     fn url(&self, path: &str) -> String {
@@ -83,9 +80,15 @@ impl Api {
     async fn call_tool(&self, qualified: &str, args: Value) -> String {
         let tools = self.hub.tools();
         let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
-        let tool = tools.into_iter().find(|t| t.spec().name == qualified).unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"));
+        let tool = tools
+            .into_iter()
+            .find(|t| t.spec().name == qualified)
+            .unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"));
         let ctx = ToolContext { cancel: tokio_util::sync::CancellationToken::new(), progress: None, network: false };
-        let output = tokio::time::timeout(PATIENCE, tool.call(args, ctx)).await.expect("the call ends").expect("the call succeeds");
+        let output = tokio::time::timeout(PATIENCE, tool.call(args, ctx))
+            .await
+            .expect("the call ends")
+            .expect("the call succeeds");
         assert!(!output.is_error, "{output:?}");
         output
             .content
@@ -113,7 +116,8 @@ fn tool<'a>(status: &'a Value, name: &str) -> &'a Value {
 }
 
 fn names(list: &Value) -> Vec<String> {
-    let mut names: Vec<String> = list.as_array().expect("a list").iter().map(|s| s["name"].as_str().unwrap().to_owned()).collect();
+    let mut names: Vec<String> =
+        list.as_array().expect("a list").iter().map(|s| s["name"].as_str().unwrap().to_owned()).collect();
     names.sort();
     names
 }
@@ -124,7 +128,6 @@ fn assert_error(status: StatusCode, body: &Value, want: StatusCode, code: &str) 
     assert_eq!(body["error"]["code"], code, "{body}");
     assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "the error explains itself: {body}");
 }
-
 
 #[tokio::test]
 async fn the_list_starts_empty_and_an_added_stdio_server_connects_with_namespaced_tools() {
@@ -154,7 +157,10 @@ async fn the_list_starts_empty_and_an_added_stdio_server_connects_with_namespace
     assert_eq!(echo["offline"], false);
     assert_eq!(echo["needs_approval"], true, "read-only hints are not trusted by default");
     let delete = tool(&status, "delete_item");
-    assert_eq!((&delete["qualified_name"], &delete["destructive_hint"], &delete["risk"]), (&json!("fixture__delete_item"), &json!(true), &json!("high")));
+    assert_eq!(
+        (&delete["qualified_name"], &delete["destructive_hint"], &delete["risk"]),
+        (&json!("fixture__delete_item"), &json!(true), &json!("high"))
+    );
     for t in status["tools"].as_array().unwrap() {
         assert!(t["qualified_name"].as_str().unwrap().starts_with("fixture__"), "{t}");
     }
@@ -178,7 +184,10 @@ async fn disabling_a_server_disconnects_it_and_enabling_connects_it_again() {
     let (s, off) = api.json(Method::PUT, "/api/mcp/servers/toggle/enabled", Some(json!({"enabled": false}))).await;
     assert_eq!(s, StatusCode::OK, "{off}");
     assert_eq!((&off["enabled"], &off["state"]), (&json!(false), &json!({"state": "disabled"})));
-    assert!(off["tools"].as_array().unwrap().iter().all(|t| t["offline"] == true), "last-known tools are shown offline: {off}");
+    assert!(
+        off["tools"].as_array().unwrap().iter().all(|t| t["offline"] == true),
+        "last-known tools are shown offline: {off}"
+    );
     let (_, got) = api.json(Method::GET, "/api/mcp/servers/toggle", None).await;
     assert_eq!(got["state"], json!({"state": "disabled"}));
     assert!(api.hub.tools().is_empty(), "a disabled server offers no tools");
@@ -231,26 +240,41 @@ async fn a_tool_policy_changes_the_tool_and_an_unknown_server_is_404() {
     api.add(stdio("pol")).await;
     api.wait_connected("pol").await;
 
-    let (s, status) = api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "never_ask"}))).await;
+    let (s, status) =
+        api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "never_ask"}))).await;
     assert_eq!(s, StatusCode::OK, "{status}");
-    assert_eq!((&tool(&status, "echo")["policy"], &tool(&status, "echo")["needs_approval"]), (&json!("never_ask"), &json!(false)));
+    assert_eq!(
+        (&tool(&status, "echo")["policy"], &tool(&status, "echo")["needs_approval"]),
+        (&json!("never_ask"), &json!(false))
+    );
     assert_eq!(status["config"]["tool_policies"], json!({"echo": "never_ask"}));
 
-    let (s, status) = api.json(Method::PUT, "/api/mcp/servers/pol/tools/delete_item/policy", Some(json!({"policy": "disabled"}))).await;
+    let (s, status) = api
+        .json(Method::PUT, "/api/mcp/servers/pol/tools/delete_item/policy", Some(json!({"policy": "disabled"})))
+        .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(tool(&status, "delete_item")["policy"], "disabled");
     let offered: Vec<String> = api.hub.tools().iter().map(|t| t.spec().name).collect();
-    assert!(offered.contains(&"pol__echo".to_owned()) && !offered.contains(&"pol__delete_item".to_owned()), "{offered:?}");
+    assert!(
+        offered.contains(&"pol__echo".to_owned()) && !offered.contains(&"pol__delete_item".to_owned()),
+        "{offered:?}"
+    );
 
-    let (s, status) = api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "default"}))).await;
+    let (s, status) =
+        api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "default"}))).await;
     assert_eq!(s, StatusCode::OK);
-    assert_eq!((&tool(&status, "echo")["policy"], &tool(&status, "echo")["needs_approval"]), (&json!("default"), &json!(true)));
+    assert_eq!(
+        (&tool(&status, "echo")["policy"], &tool(&status, "echo")["needs_approval"]),
+        (&json!("default"), &json!(true))
+    );
     let (_, got) = api.json(Method::GET, "/api/mcp/servers/pol", None).await;
     assert_eq!(got["config"]["tool_policies"], json!({"delete_item": "disabled"}), "default removes the override");
 
-    let (s, body) = api.json(Method::PUT, "/api/mcp/servers/nope/tools/echo/policy", Some(json!({"policy": "always_ask"}))).await;
+    let (s, body) =
+        api.json(Method::PUT, "/api/mcp/servers/nope/tools/echo/policy", Some(json!({"policy": "always_ask"}))).await;
     assert_error(s, &body, StatusCode::NOT_FOUND, "not_found");
-    let (s, body) = api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "sometimes"}))).await;
+    let (s, body) =
+        api.json(Method::PUT, "/api/mcp/servers/pol/tools/echo/policy", Some(json!({"policy": "sometimes"}))).await;
     assert_error(s, &body, StatusCode::UNPROCESSABLE_ENTITY, "invalid_request");
     api.shutdown().await;
 }
@@ -266,7 +290,8 @@ async fn testing_a_connection_lists_tools_without_saving_and_a_missing_command_i
     let (_, list) = api.json(Method::GET, "/api/mcp/servers", None).await;
     assert_eq!(list, json!([]), "a test saves nothing");
 
-    let missing = json!({"name": "ghost", "transport": {"type": "stdio", "command": "/nonexistent/warden-no-such-server"}});
+    let missing =
+        json!({"name": "ghost", "transport": {"type": "stdio", "command": "/nonexistent/warden-no-such-server"}});
     let (s, body) = api.json(Method::POST, "/api/mcp/test", Some(missing)).await;
     assert_error(s, &body, StatusCode::BAD_GATEWAY, "connect_failed");
     assert!(body["error"]["message"].as_str().unwrap().contains("could not start"), "{body}");
@@ -305,7 +330,14 @@ async fn invalid_configs_and_malformed_json_are_422_and_change_nothing() {
     let (_, body) = api.json(Method::POST, "/api/mcp/servers", Some(stdio("a__b"))).await;
     assert!(body["error"]["message"].as_str().unwrap().contains("__"), "says what is wrong with the name: {body}");
 
-    let res = api.http.post(api.url("/api/mcp/servers")).header("content-type", "application/json").body("{not json").send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url("/api/mcp/servers"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
     let status = res.status();
     assert_error(status, &res.json().await.unwrap(), StatusCode::UNPROCESSABLE_ENTITY, "invalid_request");
     let res = api.http.post(api.url("/api/mcp/servers")).body(stdio("no-type").to_string()).send().await.unwrap();
@@ -380,7 +412,10 @@ async fn http_header_and_url_secrets_are_redacted_and_kept_so_the_server_still_c
         assert!(!text.contains(token) && !text.contains("query-secret"), "a secret leaked: {text}");
     }
     let export: Value = serde_json::from_str(&exported).unwrap();
-    assert_eq!(export["mcpServers"]["remote"], json!({"url": shown_transport["url"], "headers": shown_transport["headers"]}));
+    assert_eq!(
+        export["mcpServers"]["remote"],
+        json!({"url": shown_transport["url"], "headers": shown_transport["headers"]})
+    );
 
     // A wrong token is refused by the fixture: this is what a lost secret would look like.
     let wrong = json!({"name": "remote", "transport": {"type": "http", "url": url, "headers": {"Authorization": "Bearer wrong"}}});
@@ -391,7 +426,8 @@ async fn http_header_and_url_secrets_are_redacted_and_kept_so_the_server_still_c
     // Put the right one back, then save the redacted form: the stored token and URL are kept.
     api.add(json!({"name": "remote", "transport": {"type": "http", "url": url, "headers": {"Authorization": format!("Bearer {token}")}}})).await;
     api.wait_connected("remote").await;
-    let mut redacted = serde_json::from_str::<Value>(&api.text("/api/mcp/servers/remote").await).unwrap()["config"].clone();
+    let mut redacted =
+        serde_json::from_str::<Value>(&api.text("/api/mcp/servers/remote").await).unwrap()["config"].clone();
     assert_eq!(redacted["transport"], shown_transport);
     redacted["trust_read_only_hints"] = json!(true);
     let (s, saved) = api.json(Method::POST, "/api/mcp/servers", Some(redacted)).await;
@@ -425,7 +461,9 @@ async fn import_adds_servers_from_an_mcp_servers_document_and_keeps_warden_setti
     assert_eq!((&remote["enabled"], &remote["state"]), (&json!(false), &json!({"state": "disabled"})));
 
     // Warden's own settings survive a re-import; the exported (redacted) document keeps the secrets.
-    let (s, _) = api.json(Method::PUT, "/api/mcp/servers/my-fixture/tools/echo/policy", Some(json!({"policy": "never_ask"}))).await;
+    let (s, _) = api
+        .json(Method::PUT, "/api/mcp/servers/my-fixture/tools/echo/policy", Some(json!({"policy": "never_ask"})))
+        .await;
     assert_eq!(s, StatusCode::OK);
     let exported = api.text("/api/mcp/export").await;
     assert!(!exported.contains(secret), "{exported}");
@@ -483,15 +521,30 @@ async fn delete_removes_a_server_and_then_it_is_404() {
 async fn changes_from_another_origin_are_refused_with_403() {
     let api = Api::start().await;
     let evil = "https://evil.example";
-    let res = api.http.post(api.url("/api/mcp/servers")).header("Origin", evil).json(&stdio("guarded")).send().await.unwrap();
+    let res =
+        api.http.post(api.url("/api/mcp/servers")).header("Origin", evil).json(&stdio("guarded")).send().await.unwrap();
     let status = res.status();
     assert_error(status, &res.json().await.unwrap(), StatusCode::FORBIDDEN, "cross_origin");
-    let res = api.http.post(api.url("/api/mcp/servers")).header("Sec-Fetch-Site", "cross-site").json(&stdio("guarded")).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url("/api/mcp/servers"))
+        .header("Sec-Fetch-Site", "cross-site")
+        .json(&stdio("guarded"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let (_, list) = api.json(Method::GET, "/api/mcp/servers", None).await;
     assert_eq!(list, json!([]), "nothing was added");
 
-    let res = api.http.post(api.url("/api/mcp/servers")).header("Origin", api.base.clone()).json(&stdio("guarded")).send().await.unwrap();
+    let res = api
+        .http
+        .post(api.url("/api/mcp/servers"))
+        .header("Origin", api.base.clone())
+        .json(&stdio("guarded"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::OK, "the same origin may");
     api.wait_connected("guarded").await;
 

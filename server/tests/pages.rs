@@ -5,14 +5,12 @@ mod common;
 
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
-use warden_engine::Engine;
 
 /// Serves the app on a free port; returns its base URL and the data dir (kept alive by the caller).
 async fn serve() -> (String, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens");
     let leptos_options = LeptosOptions::builder().output_name("warden").build();
-    let served = common::serve_app(engine, leptos_options).await;
+    let served = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await;
     (served.base, dir)
 }
 

@@ -7,7 +7,6 @@ use std::io::Read;
 
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
-use warden_engine::Engine;
 
 #[tokio::test]
 async fn site_files_go_out_gzipped_when_the_client_accepts_it() {
@@ -17,12 +16,8 @@ async fn site_files_go_out_gzipped_when_the_client_accepts_it() {
     let wasm: Vec<u8> = (0..64 * 1024u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(site.join("pkg/warden.wasm"), &wasm).expect("wasm written");
 
-    let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens");
-    let leptos_options = LeptosOptions::builder()
-        .output_name("warden")
-        .site_root(site.display().to_string())
-        .build();
-    let addr = common::serve_app(engine, leptos_options).await.addr;
+    let leptos_options = LeptosOptions::builder().output_name("warden").site_root(site.display().to_string()).build();
+    let addr = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await.addr;
     // reqwest is built without its gzip feature: the test sees what went over the wire. No token:
     // static files are public.
     let http = common::anonymous();

@@ -49,3 +49,10 @@ pub fn assistant_turns_since_last_user(messages: &[Value]) -> usize {
     let start = last_user_index(messages).map_or(0, |i| i + 1);
     messages[start..].iter().filter(|m| role(m) == "assistant").count()
 }
+
+/// The content of the tool messages after the last assistant message: the results of the calls
+/// the model's previous turn made, in the order the request lists them.
+pub fn trailing_tool_results(messages: &[Value]) -> Vec<String> {
+    let start = (0..messages.len()).rev().find(|&i| role(&messages[i]) == "assistant").map_or(0, |i| i + 1);
+    messages[start..].iter().filter(|m| role(m) == "tool").map(message_text).collect()
+}

@@ -58,6 +58,11 @@ pub struct Turn {
     /// After the text, start one `data:` line and never end it: bytes flow until the client hangs up.
     #[serde(default)]
     pub endless_line: bool,
+    /// After the text, repeat what the request says the tools answered: the content of the tool
+    /// messages that follow the last assistant message, each as ` [tool said: <content>]`. The
+    /// reply then depends on what the client really sent, so a test can see it.
+    #[serde(default)]
+    pub echo_tool_results: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,7 +129,7 @@ impl Script {
             None
         };
         match resolved {
-            Some(turn) => Selected { key: Some((index, turn)), turn: scenario.turns[turn].clone() },
+            Some(turn) => Selected { key: Some((index, turn)), turn: scenario.turns[turn].echoing(messages) },
             None => Selected { key: None, turn: Turn::text(SCRIPT_FINISHED) },
         }
     }
@@ -153,6 +158,20 @@ impl Turn {
 
     pub fn calls(calls: Vec<ScriptedCall>) -> Self {
         Self { tool_calls: calls, ..Default::default() }
+    }
+
+    /// This turn as sent in answer to `messages`: with `echo_tool_results`, the tool results the
+    /// request carries are appended to the text.
+    fn echoing(&self, messages: &[Value]) -> Turn {
+        let mut turn = self.clone();
+        if turn.echo_tool_results {
+            let echoes: String = conversation::trailing_tool_results(messages)
+                .iter()
+                .map(|content| format!(" [tool said: {content}]"))
+                .collect();
+            turn.text = Some(format!("{}{echoes}", turn.text.unwrap_or_default()));
+        }
+        turn
     }
 }
 
@@ -272,6 +291,37 @@ mod tests {
     fn string_arguments_are_sent_raw_and_others_serialized() {
         assert_eq!(ScriptedCall::new("f", json!("{not json")).arguments_string(), "{not json");
         assert_eq!(ScriptedCall::new("f", json!({"a": 1})).arguments_string(), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn an_echoing_turn_repeats_the_tool_results_it_was_sent() {
+        let s = Script::from_json(
+            r#"{"scenarios": [{"when": "clean", "turns": [
+                {"tool_calls": [{"name": "shell"}]},
+                {"text": "Understood.", "echo_tool_results": true}
+            ]}]}"#,
+        )
+        .unwrap();
+        let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1"}, {"id": "c2"}]});
+        let denied = json!({"role": "tool", "tool_call_id": "c1", "content": "denied: not today"});
+        let ran = json!({"role": "tool", "tool_call_id": "c2", "content": [{"type": "text", "text": "ran"}]});
+        let old = json!({"role": "tool", "tool_call_id": "c0", "content": "an older turn's result"});
+        let messages = [user("earlier"), assistant(""), old, user("clean up"), call, denied, ran];
+        assert_eq!(
+            s.select(&messages).turn.text.as_deref(),
+            Some("Understood. [tool said: denied: not today] [tool said: ran]")
+        );
+        // Another request gets another reply: the text follows what was sent.
+        let other = json!({"role": "tool", "tool_call_id": "c1", "content": "approved"});
+        let messages = [user("clean up"), messages[4].clone(), other];
+        assert_eq!(s.select(&messages).turn.text.as_deref(), Some("Understood. [tool said: approved]"));
+    }
+
+    #[test]
+    fn a_turn_without_echo_ignores_the_tool_results() {
+        let tool = json!({"role": "tool", "tool_call_id": "c1", "content": "sunny"});
+        let s = script().select(&[user("weather?"), assistant(""), tool]);
+        assert_eq!(s.turn.text.as_deref(), Some("It is sunny."));
     }
 
     #[test]

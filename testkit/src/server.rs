@@ -233,11 +233,14 @@ impl FixtureModel {
             serial: AtomicU64::new(0),
             shutdown: CancellationToken::new(),
         });
-        let server = axum::serve(listener.tap_io(|tcp| {
-            // Small SSE writes go out at once instead of waiting on delayed ACKs.
-            let _ = tcp.set_nodelay(true);
-        }), router(shared.clone()))
-            .with_graceful_shutdown(shared.shutdown.clone().cancelled_owned());
+        let server = axum::serve(
+            listener.tap_io(|tcp| {
+                // Small SSE writes go out at once instead of waiting on delayed ACKs.
+                let _ = tcp.set_nodelay(true);
+            }),
+            router(shared.clone()),
+        )
+        .with_graceful_shutdown(shared.shutdown.clone().cancelled_owned());
         tokio::spawn(async move {
             // Nothing to report to: the tests see failures as refused connections.
             let _ = server.await;

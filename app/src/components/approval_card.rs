@@ -1,14 +1,21 @@
 //! The card for a gated call waiting for a person: what it will do, its arguments (or diff, or
 //! command), its risk, and Approve / Deny (with a reason) / Edit / Allow for this thread.
-//! Decisions go to the public API; the server validates edited arguments and says what is wrong.
+//! Decisions go to the `decide_approval` server function; the engine validates edited arguments and
+//! says what is wrong.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
-use crate::approval_api::{decide, DecideOutcome, DecisionBody};
-use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview, Risk, Scope};
+use crate::error::AppError;
+use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Risk, Scope, Verdict};
 use crate::routes::chat::SandboxView;
+use crate::server_fns::decide_approval;
+
+/// A decision with nothing but its verdict and scope.
+fn decision(verdict: Verdict, scope: Scope) -> DecisionInput {
+    DecisionInput { decision: verdict, scope, arguments: None, reason: None, prefix: None, network: false }
+}
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
 /// refetch that does not change this approval leaves the card (and its inputs) in place.
@@ -27,15 +34,16 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
 
     let send = {
         let approval_id = approval.id.clone();
-        move |body: DecisionBody| {
+        move |decision: DecisionInput| {
             busy.set(true);
             error.set(None);
             let approval_id = approval_id.clone();
             spawn_local(async move {
-                match decide(&approval_id, &body).await {
-                    DecideOutcome::Decided | DecideOutcome::AlreadyDecided => on_change.run(()),
-                    DecideOutcome::Refused(message) => {
-                        error.try_set(Some(message));
+                match decide_approval(approval_id, decision).await {
+                    // Decided here, or by another tab or client first: either way the card is done.
+                    Ok(_) | Err(AppError::Conflict(_)) => on_change.run(()),
+                    Err(refused) => {
+                        error.try_set(Some(refused.to_string()));
                     }
                 }
                 // The card may be gone by now: a decided approval is shown by a new one.
@@ -45,26 +53,36 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
     };
     let approve = {
         let send = send.clone();
-        move |_| send(DecisionBody { decision: "approve", scope: "once", arguments: None, reason: None, prefix: None, network: network.get_untracked() })
+        move |_| send(DecisionInput { network: network.get_untracked(), ..decision(Verdict::Approve, Scope::Once) })
     };
     let allow_for_thread = {
         let send = send.clone();
         move |_| {
             let prefix = prefix.get_untracked().trim().to_string();
-            send(DecisionBody { decision: "approve", scope: "thread", arguments: None, reason: None, prefix: (!prefix.is_empty()).then_some(prefix), network: false });
+            send(DecisionInput {
+                prefix: (!prefix.is_empty()).then_some(prefix),
+                ..decision(Verdict::Approve, Scope::Thread)
+            });
         }
     };
     let deny = {
         let send = send.clone();
         move |_| {
             let reason = reason.get_untracked().trim().to_string();
-            send(DecisionBody { decision: "deny", scope: "once", arguments: None, reason: (!reason.is_empty()).then_some(reason), prefix: None, network: false });
+            send(DecisionInput {
+                reason: (!reason.is_empty()).then_some(reason),
+                ..decision(Verdict::Deny, Scope::Once)
+            });
         }
     };
     let approve_edited = {
         let send = send.clone();
         move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
-            Ok(arguments) => send(DecisionBody { decision: "approve", scope: "once", arguments: Some(arguments), reason: None, prefix: None, network: network.get_untracked() }),
+            Ok(arguments) => send(DecisionInput {
+                arguments: Some(arguments),
+                network: network.get_untracked(),
+                ..decision(Verdict::Approve, Scope::Once)
+            }),
             Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
         }
     };
@@ -148,7 +166,8 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
 /// What confines a command: the sandbox, or, where this machine has none, a plain warning.
 #[component]
 fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
-    move || match sandbox.and_then(|s| s.0.get()) {
+    move || {
+        match sandbox.and_then(|s| s.0.get()) {
         Some(info) if info.available => view! {
             <p class="sandbox-line">
                 "Runs in the sandbox: it can write only in the workspace, cannot read Warden's data, and has no network unless you allow it."
@@ -164,6 +183,7 @@ fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
         }
         .into_any(),
         None => ().into_any(),
+    }
     }
 }
 

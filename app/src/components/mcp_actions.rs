@@ -7,15 +7,15 @@ use std::future::Future;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::mcp_model::McpConfig;
 use crate::error::AppError;
+use warden_types::mcp::McpServerConfig;
 
 #[derive(Clone, Copy)]
 pub struct McpUi {
     /// Bumped after every change (and by polling); the list refetches on it.
     pub changed: RwSignal<u32>,
     /// The server in the add/edit form: `None` closed, `Some(None)` adding, `Some(Some(c))` editing.
-    pub form: RwSignal<Option<Option<McpConfig>>>,
+    pub form: RwSignal<Option<Option<McpServerConfig>>>,
     /// The server whose removal waits for confirmation.
     pub confirm_remove: RwSignal<Option<String>>,
     /// The last failed action, as "what: why".

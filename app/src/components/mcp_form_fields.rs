@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::mcp_model::{McpConfig, Transport};
+use warden_types::mcp::{McpServerConfig, Transport};
 
 /// Per-call timeout the server applies when a new config does not choose one.
 pub const DEFAULT_CALL_TIMEOUT_SECS: u64 = 120;
@@ -46,30 +46,19 @@ impl Default for FormFields {
 
 impl FormFields {
     /// The fields for editing a stored server (its secrets stay redacted).
-    pub fn from_config(config: &McpConfig) -> Self {
-        let mut fields = Self {
-            name: config.name.clone(),
-            trust_read_only_hints: config.trust_read_only_hints,
-            ..Self::default()
-        };
+    pub fn from_config(config: &McpServerConfig) -> Self {
+        let mut fields =
+            Self { name: config.name.clone(), trust_read_only_hints: config.trust_read_only_hints, ..Self::default() };
         match &config.transport {
             Transport::Stdio { command, args, env } => {
                 fields.command = command.clone();
                 fields.args = args.join("\n");
-                fields.env = env
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                fields.env = env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("\n");
             }
             Transport::Http { url, headers } => {
                 fields.kind = TransportKind::Http;
                 fields.url = url.clone();
-                fields.headers = headers
-                    .iter()
-                    .map(|(k, v)| format!("{k}: {v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                fields.headers = headers.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join("\n");
             }
         }
         fields
@@ -77,7 +66,7 @@ impl FormFields {
 
     /// The config to test or save. `base` is the stored config when editing: its enabled flag,
     /// tool policies and timeout are kept.
-    pub fn to_config(&self, base: Option<&McpConfig>) -> Result<McpConfig, String> {
+    pub fn to_config(&self, base: Option<&McpServerConfig>) -> Result<McpServerConfig, String> {
         let name = self.name.trim().to_string();
         if name.is_empty() {
             return Err("Enter a name for the server.".into());
@@ -99,23 +88,18 @@ impl FormFields {
                 if url.is_empty() {
                     return Err("Enter the server's URL.".into());
                 }
-                Transport::Http {
-                    url,
-                    headers: parse_pairs(&self.headers, ':', "header")?,
-                }
+                Transport::Http { url, headers: parse_pairs(&self.headers, ':', "header")? }
             }
         };
         // The sandbox settings are kept for a stdio server only (an HTTP server has no process to confine).
         let sandboxed = base.filter(|_| matches!(transport, Transport::Stdio { .. }));
-        Ok(McpConfig {
+        Ok(McpServerConfig {
             name,
             enabled: base.map(|b| b.enabled).unwrap_or(true),
             transport,
             trust_read_only_hints: self.trust_read_only_hints,
             tool_policies: base.map(|b| b.tool_policies.clone()).unwrap_or_default(),
-            call_timeout_secs: base
-                .map(|b| b.call_timeout_secs)
-                .unwrap_or(DEFAULT_CALL_TIMEOUT_SECS),
+            call_timeout_secs: base.map(|b| b.call_timeout_secs).unwrap_or(DEFAULT_CALL_TIMEOUT_SECS),
             sandbox: sandboxed.is_some_and(|b| b.sandbox),
             sandbox_paths: sandboxed.map(|b| b.sandbox_paths.clone()).unwrap_or_default(),
             sandbox_network: sandboxed.is_some_and(|b| b.sandbox_network),
@@ -126,11 +110,7 @@ impl FormFields {
 /// Arguments: one per line when there are several lines (so an argument may contain spaces),
 /// otherwise separated by whitespace.
 pub fn parse_args(text: &str) -> Vec<String> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     if lines.len() > 1 {
         lines.into_iter().map(str::to_string).collect()
     } else {
@@ -146,15 +126,11 @@ pub fn parse_pairs(text: &str, sep: char, what: &str) -> Result<BTreeMap<String,
         if line.is_empty() {
             continue;
         }
-        let (key, value) = line
-            .split_once(sep)
-            .ok_or_else(|| format!("Line {} of the {what} lines has no `{sep}`.", index + 1))?;
+        let (key, value) =
+            line.split_once(sep).ok_or_else(|| format!("Line {} of the {what} lines has no `{sep}`.", index + 1))?;
         let key = key.trim();
         if key.is_empty() {
-            return Err(format!(
-                "Line {} of the {what} lines has no name before `{sep}`.",
-                index + 1
-            ));
+            return Err(format!("Line {} of the {what} lines has no name before `{sep}`.", index + 1));
         }
         pairs.insert(key.to_string(), value.trim().to_string());
     }
@@ -167,14 +143,8 @@ mod tests {
 
     #[test]
     fn args_on_one_line_split_on_spaces_and_several_lines_keep_spaces() {
-        assert_eq!(
-            parse_args("  -y  @scope/server  "),
-            vec!["-y", "@scope/server"]
-        );
-        assert_eq!(
-            parse_args("--title\nmy notes\n\n"),
-            vec!["--title", "my notes"]
-        );
+        assert_eq!(parse_args("  -y  @scope/server  "), vec!["-y", "@scope/server"]);
+        assert_eq!(parse_args("--title\nmy notes\n\n"), vec!["--title", "my notes"]);
         assert!(parse_args("   ").is_empty());
     }
 
@@ -184,10 +154,7 @@ mod tests {
         assert_eq!(env.get("A").map(String::as_str), Some("1"));
         assert_eq!(env.get("B").map(String::as_str), Some("x=y"));
         let headers = parse_pairs("Authorization: Bearer abc", ':', "header").unwrap();
-        assert_eq!(
-            headers.get("Authorization").map(String::as_str),
-            Some("Bearer abc")
-        );
+        assert_eq!(headers.get("Authorization").map(String::as_str), Some("Bearer abc"));
         assert_eq!(
             parse_pairs("x\nNOPE", '=', "environment").unwrap_err(),
             "Line 1 of the environment lines has no `=`."
@@ -196,7 +163,7 @@ mod tests {
 
     #[test]
     fn editing_round_trips_and_keeps_policies_of_the_stored_config() {
-        let stored = McpConfig {
+        let stored = McpServerConfig {
             name: "files".into(),
             enabled: false,
             transport: Transport::Stdio {
@@ -205,10 +172,7 @@ mod tests {
                 env: BTreeMap::from([("TOKEN".into(), "••••".into())]),
             },
             trust_read_only_hints: true,
-            tool_policies: BTreeMap::from([(
-                "rm".into(),
-                super::super::mcp_model::ToolPolicy::AlwaysAsk,
-            )]),
+            tool_policies: BTreeMap::from([("rm".into(), warden_types::mcp::ToolPolicy::AlwaysAsk)]),
             call_timeout_secs: 30,
             sandbox: true,
             sandbox_paths: vec!["/srv/files".into()],
@@ -230,14 +194,6 @@ mod tests {
         assert_eq!(config.name, "web");
         assert!(config.enabled);
         assert_eq!(config.call_timeout_secs, DEFAULT_CALL_TIMEOUT_SECS);
-        assert_eq!(
-            FormFields {
-                url: String::new(),
-                ..fields
-            }
-            .to_config(None)
-            .unwrap_err(),
-            "Enter the server's URL."
-        );
+        assert_eq!(FormFields { url: String::new(), ..fields }.to_config(None).unwrap_err(), "Enter the server's URL.");
     }
 }

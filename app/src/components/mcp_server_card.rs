@@ -5,14 +5,12 @@
 use leptos::prelude::*;
 
 use super::mcp_actions::McpUi;
-use super::mcp_model::{McpServer, ServerState, Transport};
 use super::mcp_tool_table::McpToolTable;
-use crate::server_fns::mcp::{
-    reconnect_mcp_server, remove_mcp_server, set_mcp_enabled, set_mcp_trust_read_only,
-};
+use crate::server_fns::mcp::{reconnect_mcp_server, remove_mcp_server, set_mcp_enabled, set_mcp_trust_read_only};
+use warden_types::mcp::{McpServerStatus, ServerState, Transport};
 
 #[component]
-pub fn McpServerCard(server: McpServer) -> impl IntoView {
+pub fn McpServerCard(server: McpServerStatus) -> impl IntoView {
     let ui = expect_context::<McpUi>();
     let name = StoredValue::new(server.name.clone());
     let heading_id = format!("mcp-server-{}", server.name);
@@ -20,9 +18,10 @@ pub fn McpServerCard(server: McpServer) -> impl IntoView {
     let state = server.state.clone();
     let class = format!("mcp-server state-{}", state.label());
     let labelled_by = heading_id.clone();
-    let info = server.server_info.as_ref().map(
-        |i| view! { <p class="mcp-info">"Server: " {i.name.clone()} " " {i.version.clone()}</p> },
-    );
+    let info = server
+        .server_info
+        .as_ref()
+        .map(|i| view! { <p class="mcp-info">"Server: " {i.name.clone()} " " {i.version.clone()}</p> });
     let reach = match &server.config.transport {
         Transport::Stdio { command, args, .. } => format!("stdio: {command} {}", args.join(" ")),
         Transport::Http { url, .. } => format!("http: {url}"),
@@ -37,19 +36,14 @@ pub fn McpServerCard(server: McpServer) -> impl IntoView {
     };
     let toggle_trust = move |_| {
         let n = name.get_value();
-        ui.run(
-            n.clone(),
-            "Could not change the trust setting of",
-            set_mcp_trust_read_only(n, !trust),
-        );
+        ui.run(n.clone(), "Could not change the trust setting of", set_mcp_trust_read_only(n, !trust));
     };
     let reconnect = move |_| {
         let n = name.get_value();
         ui.run(n.clone(), "Could not reconnect", async move { reconnect_mcp_server(n).await.map(|_| ()) });
     };
     let edit = move |_| ui.form.set(Some(Some(config.get_value())));
-    let confirming =
-        move || ui.confirm_remove.read().as_deref() == Some(name.read_value().as_str());
+    let confirming = move || ui.confirm_remove.read().as_deref() == Some(name.read_value().as_str());
     let remove = move |_| {
         ui.confirm_remove.set(None);
         let n = name.get_value();
@@ -99,9 +93,7 @@ fn StateLine(state: ServerState) -> impl IntoView {
         ServerState::Failed { .. } => "Failed",
         ServerState::Offline { .. } => "Offline, reconnecting",
     };
-    let error = state
-        .error()
-        .map(|e| view! { <span class="error">": " {e.to_string()}</span> });
+    let error = state.error().map(|e| view! { <span class="error">": " {e.to_string()}</span> });
     view! {
         <p class=format!("mcp-state state-{}", state.label())>
             "State: " <strong>{words}</strong> {error}

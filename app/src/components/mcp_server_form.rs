@@ -9,24 +9,21 @@ use leptos::task::spawn_local;
 
 use super::mcp_actions::McpUi;
 use super::mcp_form_fields::{FormFields, TransportKind};
-use super::mcp_model::{McpConfig, McpProbe};
 use super::mcp_tool_table::McpToolTable;
 use crate::server_fns::mcp::{save_mcp_server, test_mcp_connection};
+use warden_types::mcp::{McpServerConfig, ServerProbe};
 
 /// What the last Test connection found.
 #[derive(Clone)]
 enum TestOutcome {
-    Found(McpProbe),
+    Found(ServerProbe),
     Failed(String),
 }
 
 #[component]
-pub fn McpServerForm(editing: Option<McpConfig>) -> impl IntoView {
+pub fn McpServerForm(editing: Option<McpServerConfig>) -> impl IntoView {
     let ui = expect_context::<McpUi>();
-    let initial = editing
-        .as_ref()
-        .map(FormFields::from_config)
-        .unwrap_or_default();
+    let initial = editing.as_ref().map(FormFields::from_config).unwrap_or_default();
     let is_edit = editing.is_some();
     let base = StoredValue::new(editing);
     let fields = RwSignal::new(initial);

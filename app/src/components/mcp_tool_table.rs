@@ -5,22 +5,19 @@
 use leptos::prelude::*;
 
 use super::mcp_actions::McpUi;
-use super::mcp_model::{McpTool, ToolPolicy};
 use crate::server_fns::mcp::set_mcp_tool_policy;
+use warden_types::mcp::{McpToolStatus, ToolPolicy};
 
 #[component]
 pub fn McpToolTable(
-    tools: Vec<McpTool>,
+    tools: Vec<McpToolStatus>,
     #[prop(optional)] server: Option<String>,
     caption: String,
 ) -> impl IntoView {
     if tools.is_empty() {
         return view! { <p class="empty">"No tools."</p> }.into_any();
     }
-    let rows = tools
-        .into_iter()
-        .map(|tool| view! { <McpToolRow tool server=server.clone()/> })
-        .collect_view();
+    let rows = tools.into_iter().map(|tool| view! { <McpToolRow tool server=server.clone()/> }).collect_view();
     view! {
         <table class="mcp-tools">
             <caption>{caption}</caption>
@@ -40,7 +37,7 @@ pub fn McpToolTable(
 }
 
 #[component]
-fn McpToolRow(tool: McpTool, server: Option<String>) -> impl IntoView {
+fn McpToolRow(tool: McpToolStatus, server: Option<String>) -> impl IntoView {
     let approval = if tool.policy == ToolPolicy::Disabled {
         "Not offered"
     } else if tool.needs_approval {
@@ -56,9 +53,7 @@ fn McpToolRow(tool: McpTool, server: Option<String>) -> impl IntoView {
         {tool.offline.then(|| view! { <span class="badge badge-offline">"offline"</span> })}
     };
     let policy = match server {
-        Some(server) => {
-            view! { <PolicySelect server tool=tool.name.clone() current=tool.policy/> }.into_any()
-        }
+        Some(server) => view! { <PolicySelect server tool=tool.name.clone() current=tool.policy/> }.into_any(),
         None => tool.policy.label().into_any(),
     };
     view! {
@@ -85,11 +80,7 @@ fn PolicySelect(server: String, tool: String, current: ToolPolicy) -> impl IntoV
             return;
         };
         let (name, tool) = (server.clone(), tool.clone());
-        ui.run(
-            server.clone(),
-            "Could not change a tool policy on",
-            set_mcp_tool_policy(name, tool, policy),
-        );
+        ui.run(server.clone(), "Could not change a tool policy on", set_mcp_tool_policy(name, tool, policy));
     };
     view! {
         <select aria-label=label disabled=move || ui.is_busy(&busy_server) on:change=on_change>

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::live_run::LiveRun;
 use crate::markdown;
-use crate::model::{Message, Role};
+use crate::model::{Role, StoredMessage as Message};
 
 #[component]
 pub fn MessageView(message: Message) -> impl IntoView {

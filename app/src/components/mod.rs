@@ -6,7 +6,6 @@ pub mod error_notice;
 pub mod mcp_actions;
 pub mod mcp_form_fields;
 pub mod mcp_import_export;
-pub mod mcp_model;
 pub mod mcp_server_card;
 pub mod mcp_server_form;
 pub mod mcp_tool_table;

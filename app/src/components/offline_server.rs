@@ -5,14 +5,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::components::mcp_model::{McpServer, ServerState};
 use crate::server_fns::mcp::reconnect_mcp_server;
+use warden_types::mcp::{McpServerStatus, ServerState};
 
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // one per offline notice
 enum Attempt {
     Idle,
     Working,
-    Finished(McpServer),
+    Finished(McpServerStatus),
     Refused(String),
 }
 
@@ -50,7 +51,7 @@ pub fn OfflineServer(server: String) -> impl IntoView {
 }
 
 /// What a reconnect attempt came to, in words.
-fn outcome_text(status: &McpServer) -> String {
+fn outcome_text(status: &McpServerStatus) -> String {
     match &status.state {
         ServerState::Connected => {
             format!("Connected again ({} tools). Ask again to retry the call.", status.tools.len())

@@ -40,13 +40,15 @@ pub fn ThreadList(archived: bool) -> impl IntoView {
                 let cursor = cursor.clone();
                 spawn_local(async move {
                     match list_threads(archived, Some(cursor)).await {
-                        Ok(page) => more.try_update(|(v, pages)| {
-                            if *v != version {
-                                *v = version;
-                                pages.clear();
-                            }
-                            pages.push(page);
-                        }).unwrap_or_default(),
+                        Ok(page) => more
+                            .try_update(|(v, pages)| {
+                                if *v != version {
+                                    *v = version;
+                                    pages.clear();
+                                }
+                                pages.push(page);
+                            })
+                            .unwrap_or_default(),
                         Err(e) => {
                             more_error.try_set(Some(e));
                         }

@@ -14,7 +14,7 @@ use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
 use crate::components::tool_call_view::ToolCallView;
 use crate::live_run::LiveRun;
-use crate::model::{Approval, Message, Role, ThreadDetail, ToolCall};
+use crate::model::{Approval, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall};
 
 #[component]
 pub fn ThreadView(
@@ -50,6 +50,7 @@ pub fn ThreadView(
 }
 
 /// One row of the conversation.
+#[allow(clippy::large_enum_variant)] // a handful of rows per page
 #[derive(Debug, Clone)]
 enum Entry {
     Message(Message),
@@ -104,14 +105,13 @@ mod tests {
     /// A person's prompt, the model's turn with a gated shell call waiting for approval, and a call
     /// whose message is not among the shown ones.
     fn detail() -> ThreadDetail {
-        let message = |id: &str, role: &str| {
-            serde_json::json!({"id": id, "run_id": "r", "role": role, "content": id, "created_at": "2026-01-01T00:00:00Z"})
-        };
+        let message = |id: &str, role: &str| serde_json::json!({"id": id, "run_id": "r", "role": role, "content": id, "blocks": [], "created_at": "2026-01-01T00:00:00Z"});
         let call = |id: &str, message_id: &str| {
             serde_json::json!({
-                "id": id, "run_id": "r", "message_id": message_id, "name": "shell", "origin": {"kind": "built_in"},
+                "id": id, "run_id": "r", "thread_id": "t", "message_id": message_id, "call_id": id, "name": "shell", "origin": {"kind": "built_in"},
                 "arguments": {"command": "echo hi"}, "summary": "Run `echo hi`", "risk": "low", "needs_approval": true,
-                "preview": null, "status": "pending", "output": null, "is_error": false, "truncated": false
+                "preview": null, "status": "pending", "output": null, "is_error": false, "truncated": false,
+                "created_at": "2026-01-01T00:00:00Z", "finished_at": null
             })
         };
         serde_json::from_value(serde_json::json!({
@@ -119,13 +119,15 @@ mod tests {
             "messages": [message("m1", "user"), message("m2", "assistant"), message("m3", "tool")],
             "tool_calls": [call("orphan", "gone"), call("c1", "m2")],
             "approvals": [{
-                "id": "a1", "run_id": "r", "thread_id": "t", "tool_call_id": "c1", "tool": "shell",
+                "id": "a1", "run_id": "r", "thread_id": "t", "tool_call_id": "c1", "tool": "shell", "origin": {"kind": "built_in"},
                 "arguments": {"command": "echo hi"}, "summary": "Run `echo hi`", "risk": "low", "preview": null,
-                "status": "pending", "decision": null
+                "status": "pending", "created_at": "2026-01-01T00:00:00Z", "decided_at": null, "expires_at": null,
+                "decision": null
             }],
             "active_run": null,
             "last_error": null,
-            "rules": []
+            "rules": [],
+            "sandbox": {"available": true, "detail": "confined"}
         }))
         .expect("a thread detail")
     }
@@ -143,9 +145,32 @@ mod tests {
         assert!(matches!(&rows[3], Entry::Call(_, None)));
     }
 
+    /// The thread as the page gets it again from `get_thread`: sent as JSON, read back.
+    fn refetched(detail: &ThreadDetail) -> ThreadDetail {
+        let wire = serde_json::to_string(detail).expect("a detail serializes");
+        serde_json::from_str(&wire).expect("and reads back")
+    }
+
     #[test]
-    fn an_identical_refetch_keeps_every_key() {
-        assert_eq!(keys(&detail()), keys(&detail()));
+    fn a_refetch_that_changed_nothing_on_the_rows_keeps_every_key() {
+        let shown = detail();
+        assert_eq!(keys(&refetched(&shown)), keys(&shown), "the same records over the wire give the same keys");
+
+        // What a rename in the sidebar refetches: the thread changed, none of its rows did.
+        let mut renamed = refetched(&shown);
+        renamed.thread.title = "Renamed".into();
+        renamed.thread.updated_at = "2026-01-02T00:00:00Z".into();
+        assert_eq!(keys(&renamed), keys(&shown), "a row's key depends on the row alone");
+
+        // A new message appends a row; the rows already shown keep theirs.
+        let mut grown = refetched(&shown);
+        let mut reply = grown.messages[1].clone();
+        reply.id = "m4".into();
+        reply.content = "one more".into();
+        grown.messages.push(reply);
+        let (before, after) = (keys(&shown), keys(&grown));
+        assert_eq!(after.len(), before.len() + 1);
+        assert_eq!(after.iter().filter(|k| before.contains(k)).count(), before.len(), "{before:?} -> {after:?}");
     }
 
     #[test]
@@ -158,5 +183,11 @@ mod tests {
         assert_ne!(before[2], after[2]);
         assert_eq!(before[2].0, after[2].0);
         assert_eq!(before[3], after[3]);
+
+        let mut ran = detail();
+        ran.tool_calls[1].output = Some(vec![crate::model::ToolContent::Text { text: "hi".into() }]);
+        let after = keys(&ran);
+        assert_ne!(before[2], after[2], "a call's output is on its row");
+        assert_eq!([&before[..2], &before[3..]], [&after[..2], &after[3..]]);
     }
 }

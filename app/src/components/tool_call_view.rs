@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::components::approval_card::{decision_text, ApprovalCard};
 use crate::components::offline_server::OfflineServer;
 use crate::live_run::LiveRun;
-use crate::model::{Approval, ApprovalStatus, ToolCall, ToolCallStatus};
+use crate::model::{Approval, ApprovalStatus, ToolCallRecord as ToolCall, ToolCallStatus};
 
 #[component]
 pub fn ToolCallView(

@@ -10,10 +10,10 @@ use leptos_meta::Title;
 use crate::components::error_notice::error_list;
 use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
-use crate::components::mcp_model::{McpServer, ServerState};
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
 use crate::server_fns::mcp::list_mcp_servers;
+use warden_types::mcp::{McpServerStatus, ServerState};
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -22,10 +22,7 @@ pub fn SettingsPage() -> impl IntoView {
     let servers = Resource::new(move || ui.changed.get(), |_| list_mcp_servers());
     // Effects run only in the browser: poll while the state may still change by itself.
     Effect::new(move |_| {
-        let delay = servers
-            .get()
-            .and_then(Result::ok)
-            .and_then(|list| poll_delay(&list));
+        let delay = servers.get().and_then(Result::ok).and_then(|list| poll_delay(&list));
         if let Some(delay) = delay {
             if let Ok(handle) = set_timeout_with_handle(move || ui.refresh(), delay) {
                 on_cleanup(move || handle.clear());
@@ -69,24 +66,19 @@ pub fn SettingsPage() -> impl IntoView {
 }
 
 #[component]
-fn ServerList(list: Vec<McpServer>) -> impl IntoView {
+fn ServerList(list: Vec<McpServerStatus>) -> impl IntoView {
     if list.is_empty() {
         return view! { <p class="empty">"No MCP servers yet. Add one, or import an mcpServers file."</p> }.into_any();
     }
-    list.into_iter()
-        .map(|server| view! { <McpServerCard server/> })
-        .collect_view()
-        .into_any()
+    list.into_iter().map(|server| view! { <McpServerCard server/> }).collect_view().into_any()
 }
 
 /// How soon to look again: soon while a server connects, more slowly while one retries.
-fn poll_delay(list: &[McpServer]) -> Option<Duration> {
+fn poll_delay(list: &[McpServerStatus]) -> Option<Duration> {
     let states = || list.iter().map(|s| &s.state);
     if states().any(|s| *s == ServerState::Connecting) {
         Some(Duration::from_secs(2))
-    } else if states()
-        .any(|s| matches!(s, ServerState::Failed { .. } | ServerState::Offline { .. }))
-    {
+    } else if states().any(|s| matches!(s, ServerState::Failed { .. } | ServerState::Offline { .. })) {
         Some(Duration::from_secs(5))
     } else {
         None

@@ -1,61 +1,40 @@
 //! Server functions for the MCP settings page: thin calls into the `McpHub` (taken from context)
-//! whose results are mirrored into the page's view types. Secrets come back redacted by the hub;
+//! whose results are warden-types records the page shows as they are. Secrets come back redacted by the hub;
 //! redacted values sent back mean "keep the stored one".
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
-use crate::components::mcp_model::{McpConfig, McpProbe, McpServer, ToolPolicy};
 use crate::error::AppError;
+use warden_types::mcp::{McpServerConfig, McpServerStatus, ServerProbe, ToolPolicy};
 
 /// The hub handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
 fn hub() -> Result<warden_mcp::McpHub, AppError> {
-    use_context::<warden_mcp::McpHub>().ok_or_else(|| AppError::internal("the MCP hub was not provided as Leptos context"))
-}
-
-#[cfg(feature = "ssr")]
-impl From<warden_mcp::Error> for AppError {
-    fn from(error: warden_mcp::Error) -> Self {
-        use warden_mcp::Error as E;
-        let error = match error {
-            E::NotFound(_) => AppError::NotFound(error.to_string()),
-            E::InvalidConfig(_)
-            | E::InvalidJson(_)
-            | E::RedactedWithoutStoredValue(_)
-            | E::ReadFile { .. } => AppError::Invalid(error.to_string()),
-            E::Connect(_) | E::ConnectTimeout(_) => {
-                AppError::Invalid(format!("Could not connect: {error}"))
-            }
-            other => AppError::internal(format_args!("MCP hub call failed: {other}")),
-        };
-        error.answer()
-    }
+    use_context::<warden_mcp::McpHub>()
+        .ok_or_else(|| AppError::internal("the MCP hub was not provided as Leptos context"))
 }
 
 /// The stored server named `name`, as the hub shows it (secrets redacted).
 #[cfg(feature = "ssr")]
 fn stored(hub: &warden_mcp::McpHub, name: &str) -> Result<warden_mcp::McpServerStatus, AppError> {
-    hub.get(name)
-        .ok_or_else(|| warden_mcp::Error::NotFound(name.to_string()).into())
+    hub.get(name).ok_or_else(|| warden_mcp::Error::NotFound(name.to_string()).into())
 }
 
 #[server]
-pub async fn list_mcp_servers() -> Result<Vec<McpServer>, AppError> {
-    hub()?.list().iter().map(super::mirror).collect()
+pub async fn list_mcp_servers() -> Result<Vec<McpServerStatus>, AppError> {
+    Ok(hub()?.list())
 }
 
 /// Adds or replaces a server (keyed by its name).
 #[server(input = Json)]
-pub async fn save_mcp_server(config: McpConfig) -> Result<(), AppError> {
-    let config: warden_mcp::McpServerConfig = super::mirror(&config)?;
+pub async fn save_mcp_server(config: McpServerConfig) -> Result<(), AppError> {
     Ok(hub()?.upsert(config).await?)
 }
 
 #[server(input = Json)]
-pub async fn test_mcp_connection(config: McpConfig) -> Result<McpProbe, AppError> {
-    let config: warden_mcp::McpServerConfig = super::mirror(&config)?;
-    super::mirror(&hub()?.test_connection(config).await?)
+pub async fn test_mcp_connection(config: McpServerConfig) -> Result<ServerProbe, AppError> {
+    Ok(hub()?.test_connection(config).await?)
 }
 
 #[server]
@@ -81,18 +60,13 @@ pub async fn set_mcp_trust_read_only(name: String, trust: bool) -> Result<(), Ap
 /// Reconnects now and answers once that attempt has connected or failed (or after 15 s, still
 /// connecting), so the button that asked can say how it went.
 #[server]
-pub async fn reconnect_mcp_server(name: String) -> Result<McpServer, AppError> {
+pub async fn reconnect_mcp_server(name: String) -> Result<McpServerStatus, AppError> {
     let status = hub()?.reconnect_and_wait(&name, std::time::Duration::from_secs(15)).await?;
-    super::mirror(&status)
+    Ok(status)
 }
 
 #[server(input = Json)]
-pub async fn set_mcp_tool_policy(
-    name: String,
-    tool: String,
-    policy: ToolPolicy,
-) -> Result<(), AppError> {
-    let policy: warden_mcp::ToolPolicy = super::mirror(&policy)?;
+pub async fn set_mcp_tool_policy(name: String, tool: String, policy: ToolPolicy) -> Result<(), AppError> {
     Ok(hub()?.set_tool_policy(&name, &tool, policy).await?)
 }
 

@@ -1,24 +1,16 @@
 //! Server functions that start and stop runs: a new chat from the welcome page, a message, Retry,
-//! Stop, and revoking a thread's "allow" rule. Decisions on approvals go to the public HTTP API.
+//! Stop, and revoking a thread's "allow" rule. Decisions are in `approvals`.
 
 use leptos::prelude::*;
 
 use crate::error::AppError;
 use crate::model::{NewChat, RunStarted};
 
-#[cfg(feature = "ssr")]
-fn non_empty(content: String) -> Result<String, AppError> {
-    if content.trim().is_empty() {
-        Err(AppError::Invalid("Write a message first.".into()).answer())
-    } else {
-        Ok(content)
-    }
-}
-
 /// Creates a thread and sends its first message.
 #[server]
 pub async fn start_chat(prompt: String) -> Result<NewChat, AppError> {
-    let prompt = non_empty(prompt)?;
+    // Checked before the thread is made, so a refused prompt leaves no empty thread behind.
+    let prompt = warden_engine::input::message(&prompt)?;
     let engine = super::engine()?;
     let thread = engine.create_thread(None).await?;
     let started = engine.send_message(&thread.id, prompt).await?;
@@ -27,7 +19,6 @@ pub async fn start_chat(prompt: String) -> Result<NewChat, AppError> {
 
 #[server]
 pub async fn send_message(thread_id: String, content: String) -> Result<RunStarted, AppError> {
-    let content = non_empty(content)?;
     let engine = super::engine()?;
     let started = engine.send_message(&thread_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })

@@ -12,25 +12,16 @@ pub const PAGE_SIZE: u32 = 50;
 #[server]
 pub async fn get_model_status() -> Result<ModelStatus, AppError> {
     let engine = super::engine()?;
-    let status = engine.model_status();
-    Ok(ModelStatus {
-        configured: status.configured,
-        provider: status.provider,
-        model: status.model,
-        hint: status.hint,
-    })
+    Ok(engine.model_status())
 }
 
 #[server]
 pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
-    let query = warden_engine::thread::ThreadQuery {
-        archived,
-        before: after.map(|c| (c.updated_at, c.id)),
-        limit: PAGE_SIZE,
-    };
+    let query =
+        warden_engine::thread::ThreadQuery { archived, before: after.map(|c| (c.updated_at, c.id)), limit: PAGE_SIZE };
     let found = engine.list_threads(query).await?;
-    let threads: Vec<Thread> = found.iter().map(super::mirror).collect::<Result<_, _>>()?;
+    let threads: Vec<Thread> = found;
     let next = match threads.last() {
         Some(last) if threads.len() as u32 >= PAGE_SIZE => {
             Some(Cursor { updated_at: last.updated_at.clone(), id: last.id.clone() })
@@ -43,29 +34,21 @@ pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<Threa
 #[server]
 pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
-    let detail = engine.thread(&id).await?;
-    let mut view: ThreadDetail = super::mirror(&detail)?;
-    let sandbox = engine.sandbox_status();
-    view.sandbox = crate::model::SandboxInfo { available: sandbox.available, detail: sandbox.detail.clone() };
-    Ok(view)
+    Ok(engine.thread(&id).await?)
 }
 
 #[server]
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
-    let title = title.trim().to_string();
-    if title.is_empty() {
-        return Err(AppError::Invalid("A title cannot be empty.".into()).answer());
-    }
     let engine = super::engine()?;
     let patch = warden_engine::thread::ThreadPatch { title: Some(title), archived: None };
-    super::mirror(&engine.update_thread(&id, patch).await?)
+    Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server]
 pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_engine::thread::ThreadPatch { title: None, archived: Some(archived) };
-    super::mirror(&engine.update_thread(&id, patch).await?)
+    Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server]

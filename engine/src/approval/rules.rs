@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::{RuleMatcher, ThreadRule};
-use crate::tools::shell::{check_prefix_rule, plain_commands};
 use crate::tools::matches_prefix_rule;
+use crate::tools::shell::{check_prefix_rule, plain_commands};
 
 /// The rule a person's "allow for this thread" creates, or why it cannot be made.
 pub fn rule_for(tool: &str, arguments: &Value, prefix: Option<&str>) -> Result<RuleMatcher, String> {
@@ -19,11 +19,11 @@ pub fn rule_for(tool: &str, arguments: &Value, prefix: Option<&str>) -> Result<R
             Ok(RuleMatcher::CommandPrefix { prefix: prefix.to_string() })
         }
         Some(_) => Err(format!("a command prefix applies only to `shell`, not to `{tool}`")),
-        None if tool == "shell" && !command().is_some_and(is_plain) => Err(
-            "a thread rule covers only commands made of plain words (no $, `…`, $'…', globs, redirections, \
+        None if tool == "shell" && !command().is_some_and(is_plain) => {
+            Err("a thread rule covers only commands made of plain words (no $, `…`, $'…', globs, redirections, \
              pipes, `&`, loops or other compound commands); approve this one once"
-                .into(),
-        ),
+                .into())
+        }
         None => Ok(RuleMatcher::ExactArguments { arguments: arguments.clone() }),
     }
 }
@@ -39,10 +39,9 @@ pub fn rule_matches(rule: &ThreadRule, tool: &str, arguments: &Value) -> bool {
     match &rule.matcher {
         RuleMatcher::ExactArguments { arguments: allowed } => allowed == arguments,
         RuleMatcher::AnyArguments => true,
-        RuleMatcher::CommandPrefix { prefix } => arguments
-            .get("command")
-            .and_then(Value::as_str)
-            .is_some_and(|command| matches_prefix_rule(command, prefix)),
+        RuleMatcher::CommandPrefix { prefix } => {
+            arguments.get("command").and_then(Value::as_str).is_some_and(|command| matches_prefix_rule(command, prefix))
+        }
     }
 }
 

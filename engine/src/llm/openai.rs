@@ -297,7 +297,9 @@ impl TurnState {
                 Waited::Event(next) => {
                     self.last_heard = Instant::now();
                     match next {
-                        None => Err(ProviderError::Stream("the connection closed before the reply was complete".into())),
+                        None => {
+                            Err(ProviderError::Stream("the connection closed before the reply was complete".into()))
+                        }
                         Some(Err(e)) => Err(ProviderError::Stream(describe_sse_error(&e))),
                         Some(Ok(event)) => self.read(&event.data),
                     }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::approval::DecidedBy;
 use crate::error::Result;
 use crate::message::{Block, Message, Role};
-use crate::run::outcome_text::{content_for_model, NO_RESULT};
+use crate::outcome_text::{content_for_model, NO_RESULT};
 use crate::store::Store;
 use crate::tools::ToolContent;
 
@@ -36,14 +36,23 @@ pub async fn build(store: &Store, thread_id: &str, output_limit: usize) -> Resul
                 let (content, is_error) = match calls.get(id.as_str()).and_then(|c| c.output.as_ref().map(|o| (c, o))) {
                     Some((call, output)) => {
                         let (mut content, _) = content_for_model(output, output_limit);
-                        if let (Some(args), Some(ToolContent::Text { text })) = (edited.get(id.as_str()), content.first_mut()) {
-                            *text = format!("(The user edited the arguments before approving; the call ran with {args}.)\n{text}");
+                        if let (Some(args), Some(ToolContent::Text { text })) =
+                            (edited.get(id.as_str()), content.first_mut())
+                        {
+                            *text = format!(
+                                "(The user edited the arguments before approving; the call ran with {args}.)\n{text}"
+                            );
                         }
                         (content, call.is_error)
                     }
                     None => (vec![ToolContent::Text { text: NO_RESULT.into() }], true),
                 };
-                results.push(Block::ToolResult { tool_call_id: id.clone(), call_id: call_id.clone(), content, is_error });
+                results.push(Block::ToolResult {
+                    tool_call_id: id.clone(),
+                    call_id: call_id.clone(),
+                    content,
+                    is_error,
+                });
             }
         }
         out.push(Message { role: m.role, content: m.blocks });

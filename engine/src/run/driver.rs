@@ -7,15 +7,15 @@ use std::sync::Arc;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::outcome_text::{self, for_model};
 use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
-use crate::approval::decide::schedule_timeout;
 use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
 use crate::approval::{ApprovalStatus, DecidedBy, Decision};
 use crate::error::{Error, Result};
 use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
-use crate::runtime::Runtime;
+use crate::outcome_text::{self, for_model};
+use crate::run::runtime::approvals::schedule_timeout;
+use crate::run::runtime::Runtime;
 use crate::store::{new_id, NewApproval, NewToolCall, Store};
 use crate::tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin, ToolOutput};
 
@@ -29,10 +29,14 @@ pub enum Outcome {
 
 enum Turn {
     /// The model answered without tools.
-    Answered { message_id: String },
+    Answered {
+        message_id: String,
+    },
     /// The model asked for tools; they are recorded.
     CalledTools,
-    Stopped { message_id: Option<String> },
+    Stopped {
+        message_id: Option<String>,
+    },
     Failed(String),
 }
 
@@ -59,7 +63,8 @@ pub async fn drive(rt: &Arc<Runtime>, run_id: &str, cancel: &CancellationToken) 
             }
         }
         if step >= run.max_steps {
-            let msg = format!("Stopped at the step limit ({} of {} steps). Retry to let it continue.", step, run.max_steps);
+            let msg =
+                format!("Stopped at the step limit ({} of {} steps). Retry to let it continue.", step, run.max_steps);
             return failed(rt, &run, msg).await;
         }
         step += 1;
@@ -104,7 +109,19 @@ async fn settle_latest_turn(
             // process that died: never run it again.
             ToolCallStatus::Running => {
                 let output = [ToolContent::Text { text: outcome_text::INTERRUPTED.into() }];
-                if rt.store.settle_tool_call(&call.id, ToolCallStatus::Running, ToolCallStatus::Interrupted, &output, true, false).await? {
+                if rt
+                    .store
+                    .settle_tool_call(
+                        &call.id,
+                        ToolCallStatus::Running,
+                        ToolCallStatus::Interrupted,
+                        &output,
+                        true,
+                        false,
+                        None,
+                    )
+                    .await?
+                {
                     emit_result(rt, &run.id, &call.id, &output, true);
                 }
             }
@@ -152,12 +169,15 @@ async fn execute(
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
     let forward = tokio::spawn(async move {
         while let Some(p) = progress_rx.recv().await {
-            events.emit(&run_id, &RunEvent::ToolProgress {
-                tool_call_id: call_id.clone(),
-                progress: p.progress,
-                total: p.total,
-                message: p.message,
-            });
+            events.emit(
+                &run_id,
+                &RunEvent::ToolProgress {
+                    tool_call_id: call_id.clone(),
+                    progress: p.progress,
+                    total: p.total,
+                    message: p.message,
+                },
+            );
         }
     });
     let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network };
@@ -187,6 +207,10 @@ async fn execute(
         // Leave the call marked running: after the restart it shows as interrupted.
         return Ok(Executed::Settled);
     }
+    let failure = match &result {
+        Some(Err(e)) => e.failure(),
+        _ => None,
+    };
     let output = match result {
         None => ToolOutput::error(outcome_text::tool_timed_out(limit)),
         Some(Ok(mut out)) => {
@@ -197,7 +221,7 @@ async fn execute(
         }
         Some(Err(ToolError::TargetChanged { .. })) => {
             if let Some((approval, _)) = &binding {
-                if crate::approval::decide::supersede_changed_target(rt, call, approval).await? {
+                if crate::run::runtime::approvals::supersede_changed_target(rt, call, approval).await? {
                     return Ok(Executed::AskedAgain);
                 }
             }
@@ -208,7 +232,15 @@ async fn execute(
     };
     let (_, truncated) = for_model(&output.content, rt.config.tool_output_limit);
     rt.store
-        .settle_tool_call(&call.id, ToolCallStatus::Running, ToolCallStatus::Done, &output.content, output.is_error, truncated)
+        .settle_tool_call(
+            &call.id,
+            ToolCallStatus::Running,
+            ToolCallStatus::Done,
+            &output.content,
+            output.is_error,
+            truncated,
+            failure,
+        )
         .await?;
     emit_result(rt, &run.id, &call.id, &output.content, output.is_error);
     Ok(Executed::Settled)
@@ -228,11 +260,42 @@ fn send_text(rt: &Runtime, run_id: &str, unsent: &mut String, text: &mut String)
 
 fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str, content: &[ToolContent], is_error: bool) {
     let (text, truncated) = for_model(content, rt.config.tool_output_limit);
-    rt.events.emit(run_id, &RunEvent::ToolResult { tool_call_id: tool_call_id.into(), output: text, is_error, truncated });
+    rt.events
+        .emit(run_id, &RunEvent::ToolResult { tool_call_id: tool_call_id.into(), output: text, is_error, truncated });
 }
 
 /// One model turn: stream it, relay text as it comes, then record the answer and every call the
 /// model asked for, each decided at the approval point.
+/// A call the model asked for, decided by the gate and described for its card, before it is stored.
+struct PlannedCall {
+    /// Its place in the model's turn.
+    position: u32,
+    id: String,
+    /// The provider's id for it.
+    call_id: String,
+    name: String,
+    arguments: serde_json::Value,
+    decision: CallDecision,
+    summary: String,
+    risk: Risk,
+    needs_approval: bool,
+    origin: ToolOrigin,
+    preview: Option<crate::tools::Preview>,
+    /// What the preview was made against (a file's SHA-256), which the approval is bound to.
+    target_state: Option<String>,
+}
+
+/// A call as stored with its turn, and what is announced for it once the turn is committed.
+struct RecordedCall {
+    id: String,
+    name: String,
+    arguments: serde_json::Value,
+    decision: CallDecision,
+    approval_id: Option<String>,
+    /// Set when the call was settled at once (it could not be run).
+    output: Option<Vec<ToolContent>>,
+}
+
 async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
     let Some(provider) = rt.provider.clone() else { return Ok(Turn::Failed(Error::NoModel.to_string())) };
     let registry = rt.tools.snapshot();
@@ -280,7 +343,9 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                     unsent.push_str(&t)
                 }
                 Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments }) => {
-                    turn_bytes += arguments.len() + name.as_ref().map_or(0, String::len) + call_id.as_ref().map_or(0, String::len);
+                    turn_bytes += arguments.len()
+                        + name.as_ref().map_or(0, String::len)
+                        + call_id.as_ref().map_or(0, String::len);
                     calls.push(index, call_id.as_deref(), name.as_deref(), &arguments)
                 }
                 Ok(StreamEvent::Finished { .. }) => {}
@@ -324,7 +389,9 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
             None
         } else {
             let mut tx = rt.store.pool().begin().await?;
-            let m = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }]).await?;
+            let m =
+                Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }])
+                    .await?;
             tx.commit().await?;
             Some(m.id)
         };
@@ -359,7 +426,12 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 (format!("call_{id}"), "unknown".to_string(), CallDecision::Skip { feedback }, serde_json::Value::Null)
             }
         };
-        blocks.push(Block::ToolCall { id: id.clone(), call_id: call_id.clone(), name: name.clone(), arguments: arguments.clone() });
+        blocks.push(Block::ToolCall {
+            id: id.clone(),
+            call_id: call_id.clone(),
+            name: name.clone(),
+            arguments: arguments.clone(),
+        });
         let tool = registry.get(&name);
         let (summary, risk, needs_approval, origin, preview) = match (&tool, &decision) {
             (Some(t), CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask) => {
@@ -375,9 +447,29 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 };
                 (t.summary(&arguments), t.risk(&arguments), t.needs_approval(&arguments), t.origin(), (preview, state))
             }
-            _ => (format!("Invalid call to `{name}`"), Risk::Low, false, tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn), (None, None)),
+            _ => (
+                format!("Invalid call to `{name}`"),
+                Risk::Low,
+                false,
+                tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn),
+                (None, None),
+            ),
         };
-        planned.push((position as u32, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, preview));
+        let (preview, target_state) = preview;
+        planned.push(PlannedCall {
+            position: position as u32,
+            id,
+            call_id,
+            name,
+            arguments,
+            decision,
+            summary,
+            risk,
+            needs_approval,
+            origin,
+            preview,
+            target_state,
+        });
     }
 
     // Record the turn and every call (and approval) in one transaction, before anything runs.
@@ -385,29 +477,48 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
     let mut tx = rt.store.pool().begin().await?;
     let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
     let mut after = Vec::new();
-    for (position, id, call_id, name, arguments, decision, summary, risk, needs_approval, origin, (preview, state)) in planned {
-        let (status, output) = match &decision {
-            CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
-            CallDecision::Ask => (ToolCallStatus::Pending, None),
-            CallDecision::Skip { feedback } => (ToolCallStatus::Invalid, Some(vec![ToolContent::Text { text: feedback.clone() }])),
-        };
-        Store::insert_tool_call(&mut tx, &NewToolCall {
-            id: id.clone(),
-            run_id: run.id.clone(),
-            thread_id: run.thread_id.clone(),
-            message_id: message.id.clone(),
+    for call in planned {
+        let PlannedCall {
             position,
+            id,
             call_id,
-            name: name.clone(),
-            origin,
-            arguments: arguments.clone(),
+            name,
+            arguments,
+            decision,
             summary,
             risk,
             needs_approval,
-            preview: preview.clone(),
-            status,
-            output: output.clone(),
-        })
+            origin,
+            preview,
+            target_state,
+        } = call;
+        let (status, output) = match &decision {
+            CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
+            CallDecision::Ask => (ToolCallStatus::Pending, None),
+            CallDecision::Skip { feedback } => {
+                (ToolCallStatus::Invalid, Some(vec![ToolContent::Text { text: feedback.clone() }]))
+            }
+        };
+        Store::insert_tool_call(
+            &mut tx,
+            &NewToolCall {
+                id: id.clone(),
+                run_id: run.id.clone(),
+                thread_id: run.thread_id.clone(),
+                message_id: message.id.clone(),
+                position,
+                call_id,
+                name: name.clone(),
+                origin,
+                arguments: arguments.clone(),
+                summary,
+                risk,
+                needs_approval,
+                preview: preview.clone(),
+                status,
+                output: output.clone(),
+            },
+        )
         .await?;
         let approval_id = match &decision {
             CallDecision::Ask | CallDecision::RunByRule { .. } => {
@@ -419,29 +530,33 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                     }),
                     _ => None,
                 };
-                Store::insert_approval(&mut tx, &NewApproval {
-                    id: &approval_id,
-                    tool_call_id: &id,
-                    run_id: &run.id,
-                    thread_id: &run.thread_id,
-                    arguments: &arguments,
-                    status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
-                    decision: by_rule.as_ref(),
-                    expires_at: if by_rule.is_none() { expires_at.clone() } else { None },
-                    preview: preview.as_ref(),
-                    target_state: state.as_deref(),
-                })
+                Store::insert_approval(
+                    &mut tx,
+                    &NewApproval {
+                        id: &approval_id,
+                        tool_call_id: &id,
+                        run_id: &run.id,
+                        thread_id: &run.thread_id,
+                        arguments: &arguments,
+                        status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
+                        decision: by_rule.as_ref(),
+                        expires_at: if by_rule.is_none() { expires_at.clone() } else { None },
+                        preview: preview.as_ref(),
+                        target_state: target_state.as_deref(),
+                    },
+                )
                 .await?;
                 Some(approval_id)
             }
             _ => None,
         };
-        after.push((id, name, arguments, decision, approval_id, output));
+        after.push(RecordedCall { id, name, arguments, decision, approval_id, output });
     }
     tx.commit().await?;
 
-    for (id, name, arguments, decision, approval_id, output) in &after {
-        rt.events.emit(&run.id, &RunEvent::ToolCall { id: id.clone(), name: name.clone(), arguments: arguments.clone() });
+    for RecordedCall { id, name, arguments, decision, approval_id, output } in &after {
+        rt.events
+            .emit(&run.id, &RunEvent::ToolCall { id: id.clone(), name: name.clone(), arguments: arguments.clone() });
         match (decision, approval_id) {
             (CallDecision::Ask, Some(approval_id)) => {
                 let approval = rt.store.approval(approval_id).await?;
@@ -451,12 +566,15 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 }
             }
             (CallDecision::RunByRule { rule_id }, Some(approval_id)) => {
-                rt.events.emit(&run.id, &RunEvent::ApprovalResolved {
-                    approval_id: approval_id.clone(),
-                    tool_call_id: id.clone(),
-                    decision: format!("approved by thread rule {rule_id}"),
-                    arguments: arguments.clone(),
-                });
+                rt.events.emit(
+                    &run.id,
+                    &RunEvent::ApprovalResolved {
+                        approval_id: approval_id.clone(),
+                        tool_call_id: id.clone(),
+                        decision: format!("approved by thread rule {rule_id}"),
+                        arguments: arguments.clone(),
+                    },
+                );
             }
             (CallDecision::Skip { .. }, _) => {
                 if let Some(output) = output {
@@ -479,14 +597,8 @@ async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>
         return Ok(Outcome::Ended);
     }
     for approval in rt.store.approvals_of_run_pending(&run.id).await? {
-        if crate::approval::decide::settle_cancelled(rt, &approval).await? {
-            rt.events.emit(&run.id, &RunEvent::ApprovalResolved {
-                approval_id: approval.id.clone(),
-                tool_call_id: approval.tool_call_id.clone(),
-                decision: "cancelled".into(),
-                arguments: approval.arguments.clone(),
-            });
-        }
+        // Settling emits `approval_resolved`; someone else may have settled it first.
+        crate::run::runtime::approvals::settle_cancelled(rt, &approval).await?;
     }
     rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
     rt.store.set_run_status(&run.id, RunStatus::Cancelled, None).await?;
@@ -497,7 +609,7 @@ async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>
 
 async fn failed(rt: &Arc<Runtime>, run: &RunSummary, message: String) -> Result<Outcome> {
     rt.store.set_run_status(&run.id, RunStatus::Failed, Some(&message)).await?;
-    rt.events.emit(&run.id, &RunEvent::Error { message });
+    rt.events.emit(&run.id, &RunEvent::RunFailed { message });
     Ok(Outcome::Ended)
 }
 
@@ -507,5 +619,5 @@ pub async fn fail_after_internal_error(rt: &Arc<Runtime>, run_id: &str, error: &
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
         tracing::error!(run_id, error = %e, "could not record a failed run");
     }
-    rt.events.emit(run_id, &RunEvent::Error { message });
+    rt.events.emit(run_id, &RunEvent::RunFailed { message });
 }

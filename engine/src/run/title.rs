@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::{RunEvent, RunSummary};
 use crate::message::{Message, Role};
-use crate::runtime::Runtime;
+use crate::run::runtime::Runtime;
 
 const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
 Answer with the title only: no quotes, no punctuation at the end.";
@@ -30,7 +30,8 @@ pub fn from_prompt(prompt: &str) -> String {
 /// Cleans what the model answered into a one-line title; `None` if nothing usable is left.
 pub fn clean(answer: &str) -> Option<String> {
     let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let line = line.trim_start_matches("Title:").trim().trim_matches(|c| matches!(c, '"' | '\'' | '*' | '#' | '`')).trim();
+    let line =
+        line.trim_start_matches("Title:").trim().trim_matches(|c| matches!(c, '"' | '\'' | '*' | '#' | '`')).trim();
     let line = line.trim_end_matches(['.', '!', ':']).trim();
     if line.is_empty() {
         return None;
@@ -78,7 +79,10 @@ mod tests {
     #[test]
     fn prompt_title_keeps_the_first_words() {
         assert_eq!(from_prompt("  hello   there  "), "hello there");
-        assert_eq!(from_prompt("one two three four five six seven eight nine"), "one two three four five six seven eight…");
+        assert_eq!(
+            from_prompt("one two three four five six seven eight nine"),
+            "one two three four five six seven eight…"
+        );
         assert_eq!(from_prompt("   "), "New chat");
     }
 

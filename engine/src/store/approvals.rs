@@ -5,11 +5,10 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::tool_calls::risk_from;
 use super::{from_json, json, now, Store};
-use crate::approval::{Approval, ApprovalStatus, Decision};
-use crate::tools::Preview;
 use crate::error::{Error, Result};
+use warden_types::approval::{Approval, ApprovalStatus, Decision};
+use warden_types::tool::Preview;
 
 pub struct NewApproval<'a> {
     pub id: &'a str,
@@ -29,7 +28,6 @@ pub struct NewApproval<'a> {
 fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
     let preview: Option<String> = r.try_get("preview")?;
     let decision: Option<String> = r.try_get("decision")?;
-    let status: String = r.try_get("status")?;
     Ok(Approval {
         id: r.try_get("id")?,
         run_id: r.try_get("run_id")?,
@@ -39,10 +37,9 @@ fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
         origin: from_json(&r.try_get::<String, _>("origin")?)?,
         arguments: from_json(&r.try_get::<String, _>("arguments")?)?,
         summary: r.try_get("summary")?,
-        risk: risk_from(&r.try_get::<String, _>("risk")?)?,
+        risk: r.try_get("risk")?,
         preview: preview.as_deref().map(from_json).transpose()?,
-        status: ApprovalStatus::parse(&status)
-            .ok_or_else(|| Error::Corrupt(format!("unknown approval status `{status}`")))?,
+        status: r.try_get("status")?,
         created_at: r.try_get("created_at")?,
         decided_at: r.try_get("decided_at")?,
         expires_at: r.try_get("expires_at")?,
@@ -66,7 +63,7 @@ impl Store {
         .bind(a.run_id)
         .bind(a.thread_id)
         .bind(json(a.arguments)?)
-        .bind(a.status.as_str())
+        .bind(a.status)
         .bind(a.decision.map(json).transpose()?)
         .bind(now())
         .bind(decided)
@@ -92,52 +89,51 @@ impl Store {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "{SELECT} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
         )))
-            .bind(tool_call_id)
-            .fetch_optional(&self.pool)
-            .await?;
+        .bind(tool_call_id)
+        .fetch_optional(&self.pool)
+        .await?;
         row.as_ref().map(approval_from_row).transpose()
     }
 
     pub async fn approvals(&self, status: Option<ApprovalStatus>, limit: u32) -> Result<Vec<Approval>> {
         let rows = match status {
             Some(s) => {
-                sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.status = ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?")))
-                    .bind(s.as_str())
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "{SELECT} WHERE a.status = ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?"
+                )))
+                .bind(s)
+                .bind(limit as i64)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} ORDER BY a.created_at DESC, a.id DESC LIMIT ?")))
                     .bind(limit as i64)
                     .fetch_all(&self.pool)
                     .await?
             }
-            None => sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} ORDER BY a.created_at DESC, a.id DESC LIMIT ?")))
-                .bind(limit as i64)
-                .fetch_all(&self.pool)
-                .await?,
         };
         rows.iter().map(approval_from_row).collect()
     }
 
     pub async fn approvals_of_thread(&self, thread_id: &str) -> Result<Vec<Approval>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.thread_id = ? ORDER BY a.created_at, a.id")))
-            .bind(thread_id)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.thread_id = ? ORDER BY a.created_at, a.id")))
+                .bind(thread_id)
+                .fetch_all(&self.pool)
+                .await?;
         rows.iter().map(approval_from_row).collect()
     }
 
     /// Pending approvals that carry a deadline: (id, expires_at).
     pub async fn expiring_approvals(&self) -> Result<Vec<(String, String)>> {
-        Ok(sqlx::query_as(
-            "SELECT id, expires_at FROM approvals WHERE expires_at IS NOT NULL AND status = 'pending'",
-        )
-        .fetch_all(&self.pool)
-        .await?)
+        Ok(sqlx::query_as("SELECT id, expires_at FROM approvals WHERE expires_at IS NOT NULL AND status = 'pending'")
+            .fetch_all(&self.pool)
+            .await?)
     }
 
     /// Records a decision if the approval is still pending; `false` if someone decided first.
-    pub async fn record_decision(
-        tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
-        decision: &Decision,
-    ) -> Result<bool> {
+    pub async fn record_decision(tx: &mut Transaction<'static, Sqlite>, id: &str, decision: &Decision) -> Result<bool> {
         Self::settle_approval(tx, id, ApprovalStatus::Pending, decision).await
     }
 
@@ -148,14 +144,15 @@ impl Store {
         from: ApprovalStatus,
         decision: &Decision,
     ) -> Result<bool> {
-        let r = sqlx::query("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
-            .bind(decision.status.as_str())
-            .bind(json(decision)?)
-            .bind(now())
-            .bind(id)
-            .bind(from.as_str())
-            .execute(&mut **tx)
-            .await?;
+        let r =
+            sqlx::query("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
+                .bind(decision.status)
+                .bind(json(decision)?)
+                .bind(now())
+                .bind(id)
+                .bind(from)
+                .execute(&mut **tx)
+                .await?;
         Ok(r.rows_affected() == 1)
     }
 }

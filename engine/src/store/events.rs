@@ -4,14 +4,15 @@
 use sqlx::Row;
 
 use super::Store;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use warden_types::event::EventKind;
 
 /// An event as written: already serialised, so the writer does no work per row but the insert.
 #[derive(Debug, Clone)]
 pub struct StoredEvent {
     pub run_id: String,
     pub seq: u64,
-    pub kind: &'static str,
+    pub kind: EventKind,
     pub data: String,
 }
 
@@ -28,7 +29,7 @@ impl Store {
                 let mut dropped = 0;
                 for e in events {
                     if let Err(error) = self.insert_events(std::slice::from_ref(e)).await {
-                        tracing::error!(run_id = e.run_id, seq = e.seq, kind = e.kind, %error, "dropped a run event");
+                        tracing::error!(run_id = e.run_id, seq = e.seq, kind = %e.kind, %error, "dropped a run event");
                         dropped += 1;
                     }
                 }
@@ -46,8 +47,11 @@ impl Store {
                  SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
             )
             .bind(&e.run_id)
-            .bind(i64::try_from(e.seq).map_err(|_| crate::error::Error::Corrupt(format!("event number {} is too large", e.seq)))?)
-            .bind(e.kind)
+            .bind(
+                i64::try_from(e.seq)
+                    .map_err(|_| crate::error::Error::Corrupt(format!("event number {} is too large", e.seq)))?,
+            )
+            .bind(e.kind.as_str())
             .bind(&e.data)
             .bind(&e.run_id)
             .execute(&mut *tx)
@@ -58,7 +62,7 @@ impl Store {
     }
 
     /// Events of a run after `after` (exclusive), in order: (seq, kind, data).
-    pub async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<(u64, String, String)>> {
+    pub async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<(u64, EventKind, String)>> {
         // A client's Last-Event-ID above i64::MAX must mean "after everything", not wrap to a
         // negative number that replays the whole log.
         let after = i64::try_from(after).unwrap_or(i64::MAX);
@@ -68,12 +72,29 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
         rows.iter()
-            .map(|r| Ok((r.try_get::<i64, _>("seq")? as u64, r.try_get("kind")?, r.try_get("data")?)))
+            .map(|r| {
+                let kind: String = r.try_get("kind")?;
+                let kind = kind.parse().map_err(|_| Error::Corrupt(format!("unknown run event kind `{kind}`")))?;
+                Ok((r.try_get::<i64, _>("seq")? as u64, kind, r.try_get("data")?))
+            })
             .collect()
     }
 
     pub async fn max_event_seq(&self) -> Result<u64> {
         let max: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM run_events").fetch_one(&self.pool).await?;
         Ok(max.unwrap_or(0).max(0) as u64)
+    }
+
+    /// Records a start of the engine and returns the first event id of this boot: `boot << 32`, above
+    /// every id stored so far. Events are written in batches, so a killed process may have sent ids it
+    /// never stored; numbering from the stored maximum would give those ids again to other events.
+    /// Ids stay below 2^53 (exact in JavaScript) for 2^21 boots.
+    pub async fn first_event_seq_of_this_boot(&self) -> Result<u64> {
+        let boot: i64 = sqlx::query_scalar("INSERT INTO boots (started_at) VALUES (?) RETURNING n")
+            .bind(super::now())
+            .fetch_one(&self.pool)
+            .await?;
+        let base = u64::try_from(boot).unwrap_or(0) << 32;
+        Ok(base.max(self.max_event_seq().await? + 1))
     }
 }

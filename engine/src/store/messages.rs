@@ -4,19 +4,9 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, new_id, now, Store};
-use crate::error::{Error, Result};
-use crate::message::{Block, Message, Role};
-use crate::thread::StoredMessage;
-
-fn role_from(s: &str) -> Result<Role> {
-    Ok(match s {
-        "system" => Role::System,
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "tool" => Role::Tool,
-        other => return Err(Error::Corrupt(format!("unknown role `{other}`"))),
-    })
-}
+use crate::error::Result;
+use warden_types::message::{Block, Message, Role};
+use warden_types::thread::StoredMessage;
 
 fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     let blocks: Vec<Block> = from_json(&r.try_get::<String, _>("blocks")?)?;
@@ -24,7 +14,7 @@ fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     Ok(StoredMessage {
         id: r.try_get("id")?,
         run_id: r.try_get("run_id")?,
-        role: role_from(&r.try_get::<String, _>("role")?)?,
+        role: r.try_get("role")?,
         content,
         blocks,
         created_at: r.try_get("created_at")?,
@@ -50,7 +40,7 @@ impl Store {
         .bind(thread_id)
         .bind(run_id)
         .bind(thread_id)
-        .bind(role.as_str())
+        .bind(role)
         .bind(json(&blocks)?)
         .bind(&ts)
         .execute(&mut **tx)

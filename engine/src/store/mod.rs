@@ -9,12 +9,11 @@ mod runs;
 mod threads;
 mod tool_calls;
 
-use std::str::FromStr;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
+use crate::database::Database;
 use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
@@ -24,30 +23,39 @@ pub use tool_calls::NewToolCall;
 #[derive(Clone)]
 pub struct Store {
     pool: SqlitePool,
+    database: Database,
 }
 
 impl Store {
-    /// Opens (creating if needed) the database and applies pending migrations.
+    /// Opens (creating if needed) the database and applies the engine's pending migrations.
     pub async fn open(database_url: &str) -> Result<Self> {
-        let options = SqliteConnectOptions::from_str(database_url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
-        if let Some(parent) = std::path::Path::new(options.get_filename()).parent() {
-            if !parent.as_os_str().is_empty() {
-                tokio::fs::create_dir_all(parent).await?;
-            }
-        }
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Self { pool })
+        Self::on(Database::open(database_url).await?).await
+    }
+
+    /// Applies the engine's pending migrations to `database` and keeps it.
+    pub async fn on(database: Database) -> Result<Self> {
+        migrator().run(database.pool()).await?;
+        Ok(Self { pool: database.pool().clone(), database })
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
+
+    /// The shared database handle (for crates that own their own tables in the same file).
+    pub fn database(&self) -> &Database {
+        &self.database
+    }
+}
+
+/// The engine's migrations (`engine/migrations`). `ignore_missing`: databases made before
+/// warden-mcp owned its table record `20261122000300_mcp_servers` here; that migration now lives in
+/// `mcp/migrations` (with its own migrations table), so an applied version the engine no longer
+/// has is expected, not an error.
+fn migrator() -> sqlx::migrate::Migrator {
+    let mut migrator = sqlx::migrate!("./migrations");
+    migrator.set_ignore_missing(true);
+    migrator
 }
 
 /// RFC 3339 UTC with milliseconds: sorts as text.

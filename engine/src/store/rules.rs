@@ -4,8 +4,8 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, new_id, now, Store};
-use crate::approval::{RuleMatcher, ThreadRule};
 use crate::error::{Error, Result};
+use warden_types::approval::{RuleMatcher, ThreadRule};
 
 fn rule_from_row(r: &SqliteRow) -> Result<ThreadRule> {
     Ok(ThreadRule {

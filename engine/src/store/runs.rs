@@ -5,34 +5,13 @@ use sqlx::Row;
 
 use super::{now, Store};
 use crate::error::{Error, Result};
-use crate::run::{RunStatus, RunSummary};
-
-pub(crate) fn status_str(s: RunStatus) -> &'static str {
-    match s {
-        RunStatus::Running => "running",
-        RunStatus::Waiting => "waiting",
-        RunStatus::Finished => "finished",
-        RunStatus::Failed => "failed",
-        RunStatus::Cancelled => "cancelled",
-    }
-}
-
-fn status_from(s: &str) -> Result<RunStatus> {
-    Ok(match s {
-        "running" => RunStatus::Running,
-        "waiting" => RunStatus::Waiting,
-        "finished" => RunStatus::Finished,
-        "failed" => RunStatus::Failed,
-        "cancelled" => RunStatus::Cancelled,
-        other => return Err(Error::Corrupt(format!("unknown run status `{other}`"))),
-    })
-}
+use warden_types::run::{RunStatus, RunSummary};
 
 fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
     Ok(RunSummary {
         id: r.try_get("id")?,
         thread_id: r.try_get("thread_id")?,
-        status: status_from(&r.try_get::<String, _>("status")?)?,
+        status: r.try_get("status")?,
         step: r.try_get::<i64, _>("step")? as u32,
         max_steps: r.try_get::<i64, _>("max_steps")? as u32,
         error: r.try_get("error")?,
@@ -64,16 +43,13 @@ impl Store {
     }
 
     pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<String>> {
-        Ok(sqlx::query_scalar("SELECT id FROM runs WHERE status = ?")
-            .bind(status_str(status))
-            .fetch_all(&self.pool)
-            .await?)
+        Ok(sqlx::query_scalar("SELECT id FROM runs WHERE status = ?").bind(status).fetch_all(&self.pool).await?)
     }
 
     pub async fn set_run_status(&self, id: &str, status: RunStatus, error: Option<&str>) -> Result<()> {
         let finished = status.is_terminal().then(now);
         sqlx::query("UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?")
-            .bind(status_str(status))
+            .bind(status)
             .bind(error)
             .bind(finished)
             .bind(id)
@@ -128,8 +104,10 @@ impl Store {
         }
         let message_id = match user_text {
             Some(text) => {
-                let blocks = [crate::message::Block::Text { text: text.to_string() }];
-                let m = Self::insert_message(&mut tx, thread_id, Some(&run_id), crate::message::Role::User, &blocks).await?;
+                let blocks = [warden_types::message::Block::Text { text: text.to_string() }];
+                let m =
+                    Self::insert_message(&mut tx, thread_id, Some(&run_id), warden_types::message::Role::User, &blocks)
+                        .await?;
                 Some(m.id)
             }
             None => None,

@@ -5,23 +5,15 @@ use sqlx::Row;
 
 use super::{new_id, now, Store};
 use crate::error::{Error, Result};
-use crate::thread::{Thread, ThreadPatch, ThreadQuery};
+use warden_types::thread::{Thread, ThreadPatch, ThreadQuery};
 
 /// Who named a thread: a model title replaces only `default` and `prompt` ones (the latter are set
 /// in SQL when a run starts, `model` by `set_model_title`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type)]
+#[sqlx(rename_all = "snake_case")]
 enum TitleSource {
     Default,
     User,
-}
-
-impl TitleSource {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Default => "default",
-            Self::User => "user",
-        }
-    }
 }
 
 fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
@@ -49,7 +41,7 @@ impl Store {
         )
         .bind(&id)
         .bind(&title)
-        .bind(source.as_str())
+        .bind(source)
         .bind(&ts)
         .bind(&ts)
         .execute(&self.pool)
@@ -95,19 +87,8 @@ impl Store {
     }
 
     pub async fn update_thread(&self, id: &str, patch: &ThreadPatch) -> Result<Thread> {
-        let title = match &patch.title {
-            Some(t) => {
-                let t = t.trim();
-                if t.is_empty() {
-                    return Err(Error::Invalid("title must not be empty".into()));
-                }
-                if t.chars().count() > 200 {
-                    return Err(Error::Invalid("title must be at most 200 characters".into()));
-                }
-                Some(t.to_string())
-            }
-            None => None,
-        };
+        // Checked by the engine (`input::title`) before it gets here.
+        let title = patch.title.as_deref();
         let result = sqlx::query(
             "UPDATE threads SET \
                title = COALESCE(?, title), \
@@ -116,8 +97,8 @@ impl Store {
                updated_at = ? \
              WHERE id = ?",
         )
-        .bind(&title)
-        .bind(&title)
+        .bind(title)
+        .bind(title)
         .bind(patch.archived.map(|a| a as i64))
         .bind(now())
         .bind(id)

@@ -7,8 +7,8 @@ use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, now, Store};
 use crate::error::{Error, Result};
-use crate::run::{ToolCallRecord, ToolCallStatus};
-use crate::tools::{Preview, Risk, ToolContent, ToolOrigin};
+use warden_types::run::{ToolCallRecord, ToolCallStatus};
+use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 
 pub struct NewToolCall {
     pub id: String,
@@ -29,27 +29,6 @@ pub struct NewToolCall {
     pub output: Option<Vec<ToolContent>>,
 }
 
-pub(crate) fn risk_str(r: Risk) -> &'static str {
-    match r {
-        Risk::Low => "low",
-        Risk::Medium => "medium",
-        Risk::High => "high",
-    }
-}
-
-pub(crate) fn risk_from(s: &str) -> Result<Risk> {
-    Ok(match s {
-        "low" => Risk::Low,
-        "medium" => Risk::Medium,
-        "high" => Risk::High,
-        other => return Err(Error::Corrupt(format!("unknown risk `{other}`"))),
-    })
-}
-
-fn status_from(s: &str) -> Result<ToolCallStatus> {
-    ToolCallStatus::parse(s).ok_or_else(|| Error::Corrupt(format!("unknown tool call status `{s}`")))
-}
-
 fn call_from_row(r: &SqliteRow) -> Result<ToolCallRecord> {
     let preview: Option<String> = r.try_get("preview")?;
     let output: Option<String> = r.try_get("output")?;
@@ -63,20 +42,21 @@ fn call_from_row(r: &SqliteRow) -> Result<ToolCallRecord> {
         origin: from_json(&r.try_get::<String, _>("origin")?)?,
         arguments: from_json(&r.try_get::<String, _>("arguments")?)?,
         summary: r.try_get("summary")?,
-        risk: risk_from(&r.try_get::<String, _>("risk")?)?,
+        risk: r.try_get("risk")?,
         needs_approval: r.try_get::<i64, _>("needs_approval")? != 0,
         preview: preview.as_deref().map(from_json).transpose()?,
-        status: status_from(&r.try_get::<String, _>("status")?)?,
+        status: r.try_get("status")?,
         output: output.as_deref().map(from_json).transpose()?,
         is_error: r.try_get::<i64, _>("is_error")? != 0,
         truncated: r.try_get::<i64, _>("truncated")? != 0,
+        failure: r.try_get("failure")?,
         created_at: r.try_get("created_at")?,
         finished_at: r.try_get("finished_at")?,
     })
 }
 
 const COLUMNS: &str = "id, run_id, thread_id, message_id, call_id, name, origin, arguments, summary, risk, \
-                       needs_approval, preview, status, output, is_error, truncated, created_at, finished_at";
+                       needs_approval, preview, status, output, is_error, truncated, failure, created_at, finished_at";
 
 impl Store {
     pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: &NewToolCall) -> Result<()> {
@@ -96,10 +76,10 @@ impl Store {
         .bind(json(&c.origin)?)
         .bind(json(&c.arguments)?)
         .bind(&c.summary)
-        .bind(risk_str(c.risk))
+        .bind(c.risk)
         .bind(c.needs_approval as i64)
         .bind(c.preview.as_ref().map(json).transpose()?)
-        .bind(c.status.as_str())
+        .bind(c.status)
         .bind(c.output.as_ref().map(json).transpose()?)
         .bind(c.output.is_some() as i64)
         .bind(now())
@@ -120,33 +100,40 @@ impl Store {
 
     /// The calls one assistant message asked for, in the order it asked.
     pub async fn tool_calls_of_message(&self, message_id: &str) -> Result<Vec<ToolCallRecord>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE message_id = ? ORDER BY position")))
-            .bind(message_id)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tool_calls WHERE message_id = ? ORDER BY position"
+        )))
+        .bind(message_id)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(call_from_row).collect()
     }
 
     pub async fn tool_calls_of_thread(&self, thread_id: &str) -> Result<Vec<ToolCallRecord>> {
-        let rows =
-            sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? ORDER BY created_at, position")))
-                .bind(thread_id)
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? ORDER BY created_at, position"
+        )))
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(call_from_row).collect()
     }
 
     /// Claims an approved call for execution. Only one caller ever gets `true` for a call.
     pub async fn mark_tool_call_started(&self, id: &str) -> Result<bool> {
-        let r = sqlx::query("UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'")
-            .bind(now())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+        let r = sqlx::query(
+            "UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'",
+        )
+        .bind(now())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         Ok(r.rows_affected() == 1)
     }
 
-    /// Settles a call that is in status `from`; returns whether it was.
+    /// Settles a call that is in status `from`, with the typed `failure` the UI acts on (if any);
+    /// returns whether it was.
+    #[allow(clippy::too_many_arguments)]
     pub async fn settle_tool_call(
         &self,
         id: &str,
@@ -155,18 +142,20 @@ impl Store {
         output: &[ToolContent],
         is_error: bool,
         truncated: bool,
+        failure: Option<ToolFailure>,
     ) -> Result<bool> {
         let r = sqlx::query(
-            "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, truncated = ?, finished_at = ? \
+            "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, truncated = ?, failure = ?, finished_at = ? \
              WHERE id = ? AND status = ?",
         )
-        .bind(to.as_str())
+        .bind(to)
         .bind(json(&output)?)
         .bind(is_error as i64)
         .bind(truncated as i64)
+        .bind(failure)
         .bind(now())
         .bind(id)
-        .bind(from.as_str())
+        .bind(from)
         .execute(&self.pool)
         .await?;
         Ok(r.rows_affected() == 1)
@@ -186,7 +175,7 @@ impl Store {
             "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
                is_error = ?, finished_at = ? WHERE id = ? AND status = 'pending'",
         )
-        .bind(to.as_str())
+        .bind(to)
         .bind(arguments.map(json).transpose()?)
         .bind(output.map(|o| json(&o)).transpose()?)
         .bind(output.is_some() as i64)
@@ -213,7 +202,7 @@ impl Store {
              WHERE id = ? AND status = 'running'",
         )
         .bind(summary)
-        .bind(risk_str(risk))
+        .bind(risk)
         .bind(preview.map(json).transpose()?)
         .bind(id)
         .execute(&mut **tx)
@@ -237,10 +226,8 @@ impl Store {
 
     /// Runs with calls that are cleared to run or were running: they must be driven again.
     pub async fn runs_with_open_calls(&self) -> Result<Vec<String>> {
-        Ok(sqlx::query_scalar(
-            "SELECT DISTINCT run_id FROM tool_calls WHERE status IN ('approved', 'running')",
-        )
-        .fetch_all(&self.pool)
-        .await?)
+        Ok(sqlx::query_scalar("SELECT DISTINCT run_id FROM tool_calls WHERE status IN ('approved', 'running')")
+            .fetch_all(&self.pool)
+            .await?)
     }
 }

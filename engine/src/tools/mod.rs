@@ -16,6 +16,7 @@ pub use list_dir::ListDir;
 pub use read_file::ReadFile;
 pub use registry::{builtin_tools, ArgumentError, ToolRegistry, Violation};
 pub use shell::{matches_prefix_rule, shell_risk, split_command, Segment, Shell, ShellConfig};
+pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 pub use workspace::Workspace;
 pub use write_file::WriteFile;
 
@@ -24,15 +25,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-/// How much harm a given call can do; shown on the approval card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Risk {
-    Low,
-    Medium,
-    High,
-}
-
 /// What the model is told about a tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolSpec {
@@ -40,25 +32,6 @@ pub struct ToolSpec {
     pub description: String,
     /// JSON Schema of the arguments object.
     pub parameters: Value,
-}
-
-/// Extra material for the approval card, beyond the arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Preview {
-    /// A unified diff (for example of a file write against the current file).
-    Diff { path: String, diff: String },
-    /// A shell command as it will run.
-    Command { command: String },
-}
-
-/// One piece of a tool's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ToolContent {
-    Text { text: String },
-    Image { mime_type: String, data: String },
-    Resource { uri: String, mime_type: Option<String>, text: Option<String> },
 }
 
 /// The result of a call: content for the model and the UI, and whether the tool reported an error.
@@ -124,12 +97,14 @@ pub enum ToolError {
     Failed(String),
 }
 
-/// Where a tool comes from; the approval card names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ToolOrigin {
-    BuiltIn,
-    Mcp { server: String },
+impl ToolError {
+    /// The typed marker this failure leaves on the stored call, if any.
+    pub fn failure(&self) -> Option<ToolFailure> {
+        match self {
+            ToolError::Offline(_) => Some(ToolFailure::ServerOffline),
+            _ => None,
+        }
+    }
 }
 
 #[async_trait]

@@ -1,11 +1,11 @@
 //! `read_file`: the text of one file in the workspace (invalid UTF-8 replaced), capped in size.
 //! Read-only, so it runs without asking.
 
+use super::regular_file::{off_thread, open_for_read, read_capped, Opened};
+use super::{args, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use super::regular_file::{off_thread, open_for_read, read_capped, Opened};
-use super::{args, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 
 /// Larger files are cut here, with a note, so one call cannot flood the model's context.
 pub const MAX_BYTES: u64 = 256 * 1024;
@@ -75,7 +75,7 @@ fn read(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
     let (mut file, meta) = match open_for_read(&file_path)? {
         Opened::File(file, meta) => (file, meta),
         Opened::Missing => return Ok(ToolOutput::error(format!("`{path}` does not exist"))),
-        Opened::NotRegular(kind) if kind == "a folder" => {
+        Opened::NotRegular("a folder") => {
             return Ok(ToolOutput::error(format!("`{path}` is a folder, not a file; use list_dir to see its entries")));
         }
         Opened::NotRegular(kind) => {

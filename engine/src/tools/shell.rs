@@ -293,10 +293,13 @@ mod tests {
             return;
         }
         let f = shell();
-        let allowed = ["PATH", "HOME", "TMPDIR", "LANG", "TERM", "PWD", "OLDPWD", "SHLVL", "_", "GIT_CEILING_DIRECTORIES"];
-        let leaked = std::env::vars()
-            .map(|(k, _)| k)
-            .find(|k| !allowed.contains(&k.as_str()) && !k.starts_with("GIT_") && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        let allowed =
+            ["PATH", "HOME", "TMPDIR", "LANG", "TERM", "PWD", "OLDPWD", "SHLVL", "_", "GIT_CEILING_DIRECTORIES"];
+        let leaked = std::env::vars().map(|(k, _)| k).find(|k| {
+            !allowed.contains(&k.as_str())
+                && !k.starts_with("GIT_")
+                && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
         let leaked = leaked.expect("the test process has some variable of its own");
         let script = format!(
             "echo \"home=$HOME\"; echo \"leak=${{{leaked}:-none}}\"; echo \"in-home=$(ls -A \"$HOME\" | wc -l)\"; \
@@ -391,7 +394,9 @@ mod tests {
         let me = std::process::id();
         let own = std::fs::read(format!("/proc/{me}/environ")).unwrap();
         assert!(!own.is_empty());
-        let out = run(&f.shell, &format!("cat /proc/{me}/environ | wc -c; cat /proc/{me}/cmdline; ls /proc | grep -x {me}")).await;
+        let out =
+            run(&f.shell, &format!("cat /proc/{me}/environ | wc -c; cat /proc/{me}/cmdline; ls /proc | grep -x {me}"))
+                .await;
         let text = text_of(&out);
         assert!(out.is_error && text.lines().any(|l| l == "0"), "{text}");
         assert!(!text.contains("warden"), "the server's command line was readable: {text}");

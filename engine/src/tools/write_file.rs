@@ -87,9 +87,10 @@ impl Tool for WriteFile {
             let target = workspace.resolve(&a.path)?;
             let (state, diff) = match open_for_read(&target)? {
                 Opened::Missing => (ABSENT.to_string(), diff(&a.path, "", &a.content)),
-                Opened::NotRegular(kind) => {
-                    (format!("not-a-file: {kind}"), format!("`{}` is {kind}, not a regular file: the write will be refused", a.path))
-                }
+                Opened::NotRegular(kind) => (
+                    format!("not-a-file: {kind}"),
+                    format!("`{}` is {kind}, not a regular file: the write will be refused", a.path),
+                ),
                 Opened::File(mut file, meta) => {
                     let (state, head) = hash_and_head(&mut file, MAX_DIFF_BYTES as usize)?;
                     let diff = if meta.len() > MAX_DIFF_BYTES || head.contains(&0) {
@@ -241,8 +242,12 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0, "mkfifo");
         let args = json!({"path": "pipe", "content": "x"});
         let guard = std::time::Duration::from_secs(10);
-        let (preview, state) = tokio::time::timeout(guard, tool.preview_with_state(&args)).await.expect("preview returns");
-        assert!(matches!(preview, Some(Preview::Diff { ref diff, .. }) if diff.contains("not a regular file")), "{preview:?}");
+        let (preview, state) =
+            tokio::time::timeout(guard, tool.preview_with_state(&args)).await.expect("preview returns");
+        assert!(
+            matches!(preview, Some(Preview::Diff { ref diff, .. }) if diff.contains("not a regular file")),
+            "{preview:?}"
+        );
         assert!(state.unwrap().starts_with("not-a-file"));
         let out = tokio::time::timeout(guard, tool.call(args, ctx())).await.expect("write returns").unwrap();
         assert!(out.is_error && text_of(&out).contains("FIFO"), "{}", text_of(&out));

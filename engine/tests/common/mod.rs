@@ -59,7 +59,11 @@ impl Harness {
 }
 
 /// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
-pub async fn events_until(engine: &Engine, run_id: &str, until: impl Fn(&RunEventRecord) -> bool) -> Vec<RunEventRecord> {
+pub async fn events_until(
+    engine: &Engine,
+    run_id: &str,
+    until: impl Fn(&RunEventRecord) -> bool,
+) -> Vec<RunEventRecord> {
     let mut stream = engine.subscribe(run_id, 0).await.expect("subscribe");
     let mut seen = Vec::new();
     let read = async {
@@ -82,14 +86,14 @@ pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
 }
 
 pub fn kinds(events: &[RunEventRecord]) -> Vec<String> {
-    events.iter().map(|e| e.kind.clone()).collect()
+    events.iter().map(|e| e.kind.to_string()).collect()
 }
 
 pub fn data(e: &RunEventRecord) -> Value {
     serde_json::from_str(&e.data).expect("event data is JSON")
 }
 
-pub fn of_kind<'a>(events: &'a [RunEventRecord], kind: &str) -> Vec<Value> {
+pub fn of_kind(events: &[RunEventRecord], kind: &str) -> Vec<Value> {
     events.iter().filter(|e| e.kind == kind).map(data).collect()
 }
 

@@ -99,12 +99,8 @@ fn redact_header_line(line: &str) -> Option<String> {
     let (name, value) = line.split_once(':')?;
     let name = name.trim();
     let value = value.trim();
-    let is_header_name = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    (is_header_name && is_secret_name(name) && !value.is_empty())
-        .then(|| format!("{name}: {}", redact_value(value)))
+    let is_header_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    (is_header_name && is_secret_name(name) && !value.is_empty()).then(|| format!("{name}: {}", redact_value(value)))
 }
 
 /// `--token`, `--api-key`, `-password`: a flag whose value follows as the next argument.
@@ -115,10 +111,7 @@ fn takes_secret_value(flag: &str) -> bool {
 /// A flag or variable name (`--api-key`, `GITHUB_TOKEN`), not a path or URL before a `=`.
 fn is_plain_name(name: &str) -> bool {
     let bare = name.trim_start_matches('-');
-    !bare.is_empty()
-        && bare
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    !bare.is_empty() && bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
 }
 
 fn is_secret_name(name: &str) -> bool {
@@ -138,19 +131,13 @@ pub fn looks_like_credential(value: &str) -> bool {
         return true;
     }
     chars >= RANDOM_MIN_LEN
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_+=.~".contains(c))
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || "-_+=.~".contains(c))
         && letter_digit_transitions(value) >= RANDOM_MIN_TRANSITIONS
         && entropy_bits_per_char(value) >= RANDOM_MIN_ENTROPY
 }
 
 fn letter_digit_transitions(value: &str) -> usize {
-    let kinds: Vec<bool> = value
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.is_ascii_digit())
-        .collect();
+    let kinds: Vec<bool> = value.chars().filter(char::is_ascii_alphanumeric).map(|c| c.is_ascii_digit()).collect();
     kinds.windows(2).filter(|pair| pair[0] != pair[1]).count()
 }
 
@@ -186,14 +173,7 @@ mod tests {
     #[test]
     fn values_after_secret_flags_are_masked() {
         assert_eq!(
-            shown(&[
-                "--api-key",
-                "abc",
-                "--token",
-                "sk-0123456789abcdef",
-                "--port",
-                "8080"
-            ]),
+            shown(&["--api-key", "abc", "--token", "sk-0123456789abcdef", "--port", "8080"]),
             ["--api-key", MASK, "--token", "••••cdef", "--port", "8080"]
         );
         assert_eq!(shown(&["--password", "hunter2"]), ["--password", MASK]);
@@ -203,30 +183,15 @@ mod tests {
     #[test]
     fn flag_equals_value_and_env_style_args_are_masked() {
         assert_eq!(
-            shown(&[
-                "--clientSecret=abc",
-                "-e",
-                "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_x",
-                "DEBUG=1"
-            ]),
-            [
-                "--clientSecret=••••",
-                "-e",
-                "GITHUB_PERSONAL_ACCESS_TOKEN=••••",
-                "DEBUG=1"
-            ]
+            shown(&["--clientSecret=abc", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=ghp_x", "DEBUG=1"]),
+            ["--clientSecret=••••", "-e", "GITHUB_PERSONAL_ACCESS_TOKEN=••••", "DEBUG=1"]
         );
     }
 
     #[test]
     fn authorization_headers_in_args_keep_their_name() {
         assert_eq!(
-            shown(&[
-                "--header",
-                "Authorization: Bearer abcdefghijkl1234",
-                "-H",
-                "Accept: json"
-            ]),
+            shown(&["--header", "Authorization: Bearer abcdefghijkl1234", "-H", "Accept: json"]),
             ["--header", "Authorization: ••••1234", "-H", "Accept: json"]
         );
         assert_eq!(shown(&["X-Api-Key: k"]), ["X-Api-Key: ••••"]);
@@ -235,20 +200,10 @@ mod tests {
     #[test]
     fn credential_looking_args_and_urls_with_credentials_are_masked() {
         assert_eq!(shown(&["sk-ant-api03-abcdefgh"]), ["••••efgh"]);
+        assert_eq!(shown(&["3f9a1c7e5b2d4f8a0c6e1b3d5f7a9c2e"]), ["••••9c2e"], "hex key");
         assert_eq!(
-            shown(&["3f9a1c7e5b2d4f8a0c6e1b3d5f7a9c2e"]),
-            ["••••9c2e"],
-            "hex key"
-        );
-        assert_eq!(
-            shown(&[
-                "https://user:pw@db.example/x?key=abc",
-                "--url=https://h/p?t=1"
-            ]),
-            [
-                "https://••••@db.example/x?key=••••",
-                "--url=https://h/p?t=••••"
-            ]
+            shown(&["https://user:pw@db.example/x?key=abc", "--url=https://h/p?t=1"]),
+            ["https://••••@db.example/x?key=••••", "--url=https://h/p?t=••••"]
         );
     }
 

@@ -16,24 +16,15 @@ use crate::error::{Error, Result};
 
 /// Puts stored secrets back where `incoming` carries masks (see the module docs and `redact`).
 /// `stored` is the config saved under the same name, if any.
-pub fn restore_secrets(
-    incoming: &mut McpServerConfig,
-    stored: Option<&McpServerConfig>,
-) -> Result<()> {
+pub fn restore_secrets(incoming: &mut McpServerConfig, stored: Option<&McpServerConfig>) -> Result<()> {
     let stored_transport = stored.map(|s| &s.transport);
     match &mut incoming.transport {
-        Transport::Stdio {
-            command, args, env, ..
-        } => {
+        Transport::Stdio { command, args, env, .. } => {
             let Some(first) = first_masked_stdio(args, env) else {
                 return Ok(());
             };
-            let Some(Transport::Stdio {
-                command: stored_command,
-                args: stored_args,
-                env: stored_env,
-                ..
-            }) = stored_transport
+            let Some(Transport::Stdio { command: stored_command, args: stored_args, env: stored_env, .. }) =
+                stored_transport
             else {
                 return Err(masked_without_stored(stored_transport, first));
             };
@@ -48,21 +39,13 @@ pub fn restore_secrets(
         }
         Transport::Http { url, headers, .. } => {
             let url_masked = url.contains(MASK);
-            let first_header = headers
-                .iter()
-                .find(|(_, v)| v.starts_with(MASK))
-                .map(|(k, _)| format!("header {k}"));
+            let first_header = headers.iter().find(|(_, v)| v.starts_with(MASK)).map(|(k, _)| format!("header {k}"));
             let first = match (url_masked, first_header) {
                 (true, _) => "URL".to_owned(),
                 (false, Some(header)) => header,
                 (false, None) => return Ok(()),
             };
-            let Some(Transport::Http {
-                url: stored_url,
-                headers: stored_headers,
-                ..
-            }) = stored_transport
-            else {
+            let Some(Transport::Http { url: stored_url, headers: stored_headers, .. }) = stored_transport else {
                 return Err(masked_without_stored(stored_transport, first));
             };
             match (endpoint(url), endpoint(stored_url)) {
@@ -82,16 +65,10 @@ pub fn restore_secrets(
 
 /// The first masked value of a stdio transport, named for an error message.
 fn first_masked_stdio(args: &[String], env: &BTreeMap<String, String>) -> Option<String> {
-    if let Some(key) = env
-        .iter()
-        .find(|(_, v)| v.starts_with(MASK))
-        .map(|(k, _)| k)
-    {
+    if let Some(key) = env.iter().find(|(_, v)| v.starts_with(MASK)).map(|(k, _)| k) {
         return Some(format!("environment variable {key}"));
     }
-    args.iter()
-        .position(|a| a.contains(MASK))
-        .map(|index| format!("argument {}", index + 1))
+    args.iter().position(|a| a.contains(MASK)).map(|index| format!("argument {}", index + 1))
 }
 
 fn masked_without_stored(stored: Option<&Transport>, what: String) -> Error {
@@ -103,10 +80,7 @@ fn masked_without_stored(stored: Option<&Transport>, what: String) -> Error {
 }
 
 fn reenter(secret: String, changed: &str) -> Error {
-    Error::SecretNeedsReentry {
-        secret,
-        changed: changed.to_owned(),
-    }
+    Error::SecretNeedsReentry { secret, changed: changed.to_owned() }
 }
 
 /// Why a stdio transport's masks cannot be filled in.
@@ -136,9 +110,7 @@ fn restore_args(incoming: &[String], stored: &[String]) -> Result<Vec<String>, R
     let shown = redact_args(stored);
     let mut restored = Vec::with_capacity(incoming.len());
     let mut changed = false;
-    for (index, (arg, (original, masked))) in
-        incoming.iter().zip(stored.iter().zip(&shown)).enumerate()
-    {
+    for (index, (arg, (original, masked))) in incoming.iter().zip(stored.iter().zip(&shown)).enumerate() {
         if arg == original {
             restored.push(original.clone());
         } else if !arg.contains(MASK) {
@@ -168,9 +140,7 @@ fn restore_env(
         }
     }
     if !incoming.keys().eq(stored.keys())
-        || incoming
-            .iter()
-            .any(|(key, value)| !value.starts_with(MASK) && stored.get(key) != Some(value))
+        || incoming.iter().any(|(key, value)| !value.starts_with(MASK) && stored.get(key) != Some(value))
     {
         return Err(Refusal::Changed("environment"));
     }
@@ -178,20 +148,13 @@ fn restore_env(
 }
 
 /// Headers by name (case-insensitive); unmasked headers may change freely.
-fn restore_headers(
-    incoming: &mut BTreeMap<String, String>,
-    stored: &BTreeMap<String, String>,
-) -> Result<()> {
+fn restore_headers(incoming: &mut BTreeMap<String, String>, stored: &BTreeMap<String, String>) -> Result<()> {
     for (key, value) in incoming.iter_mut() {
         if !value.starts_with(MASK) {
             continue;
         }
-        let original = stored.get(key).or_else(|| {
-            stored
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(key))
-                .map(|(_, v)| v)
-        });
+        let original =
+            stored.get(key).or_else(|| stored.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v));
         match original {
             Some(original) if *value == redact_value(original) => *value = original.clone(),
             _ => return Err(Error::RedactedWithoutStoredValue(format!("header {key}"))),

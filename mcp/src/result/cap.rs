@@ -21,11 +21,7 @@ impl Default for ResultLimits {
     /// 256 KiB of text (about 64k tokens), 2 MiB of images, 16 MiB kept: the size of the largest
     /// message rmcp accepts from a server at all.
     fn default() -> Self {
-        Self {
-            text_bytes: 256 * 1024,
-            image_bytes: 2 * 1024 * 1024,
-            kept_bytes: 16 * 1024 * 1024,
-        }
+        Self { text_bytes: 256 * 1024, image_bytes: 2 * 1024 * 1024, kept_bytes: 16 * 1024 * 1024 }
     }
 }
 
@@ -42,9 +38,7 @@ impl Size {
         for block in &output.content {
             match block {
                 ToolContent::Text { text } => size.text += text.len(),
-                ToolContent::Resource { text, .. } => {
-                    size.text += text.as_ref().map_or(0, String::len)
-                }
+                ToolContent::Resource { text, .. } => size.text += text.as_ref().map_or(0, String::len),
                 ToolContent::Image { data, .. } => size.images += data.len(),
             }
         }
@@ -58,12 +52,7 @@ impl Size {
 }
 
 /// The output cut to `limits`, with a note at the end.
-pub(crate) fn cut(
-    output: ToolOutput,
-    limits: &ResultLimits,
-    size: Size,
-    kept: &Kept,
-) -> ToolOutput {
+pub(crate) fn cut(output: ToolOutput, limits: &ResultLimits, size: Size, kept: &Kept) -> ToolOutput {
     let mut text_left = limits.text_bytes;
     let mut images_left = limits.image_bytes;
     let mut content = Vec::with_capacity(output.content.len() + 1);
@@ -75,19 +64,11 @@ pub(crate) fn cut(
                     content.push(ToolContent::Text { text });
                 }
             }
-            ToolContent::Resource {
-                uri,
-                mime_type,
-                mut text,
-            } => {
+            ToolContent::Resource { uri, mime_type, mut text } => {
                 if let Some(text) = &mut text {
                     text_left -= shorten(text, text_left);
                 }
-                content.push(ToolContent::Resource {
-                    uri,
-                    mime_type,
-                    text,
-                });
+                content.push(ToolContent::Resource { uri, mime_type, text });
             }
             ToolContent::Image { mime_type, data } => {
                 if data.len() <= images_left {
@@ -105,22 +86,14 @@ pub(crate) fn cut(
         }
     }
     // Structured content is all or nothing: half a JSON value is not one.
-    let structured = output
-        .structured
-        .filter(|value| json_len(value) <= text_left);
+    let structured = output.structured.filter(|value| json_len(value) <= text_left);
     // Counted from the budgets, so the lines standing in for left-out images are not counted.
     let shown = Size {
         text: limits.text_bytes - text_left + structured.as_ref().map_or(0, json_len),
         images: limits.image_bytes - images_left,
     };
-    content.push(ToolContent::Text {
-        text: note(size, shown, limits, kept),
-    });
-    ToolOutput {
-        content,
-        is_error: output.is_error,
-        structured,
-    }
+    content.push(ToolContent::Text { text: note(size, shown, limits, kept) });
+    ToolOutput { content, is_error: output.is_error, structured }
 }
 
 /// Cuts `text` to at most `budget` bytes on a character boundary; returns the bytes kept.
@@ -163,10 +136,7 @@ fn note(size: Size, shown: Size, limits: &ResultLimits, kept: &Kept) -> String {
         Kept::Nowhere => "The full result was not kept: no results directory is set.".to_owned(),
         Kept::Failed(reason) => format!("The full result could not be kept: {reason}."),
     };
-    format!(
-        "[Warden cut this tool result: {} were cut. {whole}]",
-        parts.join(" and ")
-    )
+    format!("[Warden cut this tool result: {} were cut. {whole}]", parts.join(" and "))
 }
 
 fn json_len(value: &serde_json::Value) -> usize {
@@ -196,26 +166,16 @@ mod tests {
     use super::*;
 
     fn limits() -> ResultLimits {
-        ResultLimits {
-            text_bytes: 10,
-            image_bytes: 8,
-            kept_bytes: 100,
-        }
+        ResultLimits { text_bytes: 10, image_bytes: 8, kept_bytes: 100 }
     }
 
     #[test]
     fn text_is_cut_on_a_character_boundary_across_blocks_and_the_note_says_how_much() {
         let output = ToolOutput {
             content: vec![
-                ToolContent::Text {
-                    text: "12345678".into(),
-                },
-                ToolContent::Text {
-                    text: "éééé".into(),
-                },
-                ToolContent::Text {
-                    text: "gone".into(),
-                },
+                ToolContent::Text { text: "12345678".into() },
+                ToolContent::Text { text: "éééé".into() },
+                ToolContent::Text { text: "gone".into() },
             ],
             is_error: true,
             structured: Some(serde_json::json!({ "big": "value" })),
@@ -226,16 +186,9 @@ mod tests {
         assert!(cut.is_error, "the error flag survives");
         assert_eq!(cut.structured, None, "structured content does not fit");
         assert_eq!(cut.content.len(), 3, "{:?}", cut.content);
-        assert_eq!(
-            cut.content[0],
-            ToolContent::Text {
-                text: "12345678".into()
-            }
-        );
+        assert_eq!(cut.content[0], ToolContent::Text { text: "12345678".into() });
         assert_eq!(cut.content[1], ToolContent::Text { text: "é".into() });
-        let ToolContent::Text { text: note } = &cut.content[2] else {
-            panic!("note")
-        };
+        let ToolContent::Text { text: note } = &cut.content[2] else { panic!("note") };
         assert!(note.contains("25 bytes of its 35 bytes of text"), "{note}");
         assert!(note.contains("no results directory"), "{note}");
     }
@@ -244,14 +197,8 @@ mod tests {
     fn images_over_the_budget_are_replaced_by_a_line_saying_so() {
         let output = ToolOutput {
             content: vec![
-                ToolContent::Image {
-                    mime_type: "image/png".into(),
-                    data: "AAAA".into(),
-                },
-                ToolContent::Image {
-                    mime_type: "image/png".into(),
-                    data: "BBBBBBBB".into(),
-                },
+                ToolContent::Image { mime_type: "image/png".into(), data: "AAAA".into() },
+                ToolContent::Image { mime_type: "image/png".into(), data: "BBBBBBBB".into() },
             ],
             ..ToolOutput::default()
         };
@@ -263,14 +210,9 @@ mod tests {
             "{:?}",
             cut.content[1]
         );
-        let ToolContent::Text { text: note } = &cut.content[2] else {
-            panic!("note")
-        };
+        let ToolContent::Text { text: note } = &cut.content[2] else { panic!("note") };
         assert!(note.contains("8 bytes of its 12 bytes of images"), "{note}");
-        assert!(
-            note.contains("(5 MiB) is larger than the 100 bytes"),
-            "{note}"
-        );
+        assert!(note.contains("(5 MiB) is larger than the 100 bytes"), "{note}");
     }
 
     #[test]

@@ -70,14 +70,9 @@ impl ResultKeeper {
         }
         // Server names are already safe path parts; tool names come from the server.
         let folder = dir.join(sanitize_name(server));
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
+        let millis = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
         let sequence = self.sequence.fetch_add(1, Ordering::Relaxed);
-        let path = folder.join(format!(
-            "{millis:015}-{sequence:06}-{}.json",
-            sanitize_name(tool)
-        ));
+        let path = folder.join(format!("{millis:015}-{sequence:06}-{}.json", sanitize_name(tool)));
         match write_new(&folder, &path, &json).await {
             Ok(()) => {
                 prune(&folder).await;
@@ -95,9 +90,7 @@ impl ResultKeeper {
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Settings> {
-        self.settings
-            .write()
-            .unwrap_or_else(PoisonError::into_inner)
+        self.settings.write().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -7,37 +7,30 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use tokio_util::sync::CancellationToken;
 use warden_engine::tools::{Tool, ToolContext, ToolError, ToolOutput};
-use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, Transport};
+use warden_engine::Database;
+use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, McpStore, Transport};
 
 pub use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, HttpFixture, PATIENCE};
 
-/// A hub over a fresh SQLite file with the `mcp_servers` table from the engine's migration.
+/// A hub over a fresh SQLite file, its table made by warden-mcp's own migrations.
 pub async fn hub() -> (McpHub, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     let hub = hub_at(dir.path()).await;
     (hub, dir)
 }
 
+/// The database `warden.db` in `dir` (created if missing), through the engine's handle.
+pub async fn database_at(dir: &Path) -> Database {
+    let url = format!("sqlite://{}", dir.join("warden.db").display());
+    Database::open(&url).await.expect("sqlite opens")
+}
+
 /// A hub over the database in `dir` (created if missing).
 pub async fn hub_at(dir: &Path) -> McpHub {
-    let options = SqliteConnectOptions::new()
-        .filename(dir.join("warden.db"))
-        .create_if_missing(true);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(2)
-        .connect_with(options)
-        .await
-        .expect("sqlite opens");
-    sqlx::raw_sql(include_str!(
-        "../../../engine/migrations/20261122000300_mcp_servers.sql"
-    ))
-    .execute(&pool)
-    .await
-    .expect("migration runs");
-    McpHub::new(pool)
+    let store = McpStore::open(&database_at(dir).await).await.expect("mcp migrations run");
+    McpHub::new(store)
 }
 
 /// A stdio config for the fixture.
@@ -52,16 +45,12 @@ pub fn stdio_config(name: &str, args: &[&str]) -> McpServerConfig {
     )
 }
 
-/// The fixture serving Streamable HTTP on a free port; killed when dropped.
-
 pub fn http_config(name: &str, url: &str, token: &str) -> McpServerConfig {
     McpServerConfig::new(
         name,
         Transport::Http {
             url: url.to_owned(),
-            headers: [("Authorization".to_owned(), format!("Bearer {token}"))]
-                .into_iter()
-                .collect(),
+            headers: [("Authorization".to_owned(), format!("Bearer {token}"))].into_iter().collect(),
         },
     )
 }
@@ -86,20 +75,14 @@ pub fn wait_for(
                     return status.clone();
                 }
             }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "gave up waiting for {name} to be {what}: {status:?}"
-            );
+            assert!(tokio::time::Instant::now() < deadline, "gave up waiting for {name} to be {what}: {status:?}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 }
 
 pub async fn wait_connected(hub: &McpHub, name: &str) -> McpServerStatus {
-    wait_for(hub, name, "connected", |s| {
-        s.state == warden_mcp::ServerState::Connected
-    })
-    .await
+    wait_for(hub, name, "connected", |s| s.state == warden_mcp::ServerState::Connected).await
 }
 
 /// The hub's tool with this `server__tool` name.
@@ -107,25 +90,16 @@ pub async fn wait_connected(hub: &McpHub, name: &str) -> McpServerStatus {
 pub fn tool(hub: &McpHub, qualified: &str) -> Arc<dyn Tool> {
     let tools = hub.tools();
     let names: Vec<String> = tools.iter().map(|t| t.spec().name).collect();
-    tools
-        .into_iter()
-        .find(|t| t.spec().name == qualified)
-        .unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"))
+    tools.into_iter().find(|t| t.spec().name == qualified).unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"))
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext {
-        cancel: CancellationToken::new(),
-        progress: None,
-        network: false,
-    }
+    ToolContext { cancel: CancellationToken::new(), progress: None, network: false }
 }
 
 pub async fn call(hub: &McpHub, qualified: &str, args: Value) -> Result<ToolOutput, ToolError> {
     let tool = tool(hub, qualified);
-    tokio::time::timeout(PATIENCE, tool.call(args, ctx()))
-        .await
-        .expect("the call ends")
+    tokio::time::timeout(PATIENCE, tool.call(args, ctx())).await.expect("the call ends")
 }
 
 pub fn text_of(output: &ToolOutput) -> String {
@@ -148,10 +122,7 @@ pub async fn wait_for_log(path: &Path, event: &str) {
         if log.lines().any(|line| line == event) {
             return;
         }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the fixture never logged {event:?}; log: {log:?}"
-        );
+        assert!(tokio::time::Instant::now() < deadline, "the fixture never logged {event:?}; log: {log:?}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -137,7 +137,18 @@ mod tests {
         for ok in ["localhost", "localhost:3000", "LOCALHOST:3000", "127.0.0.1:3000", "[::1]:3000", "[::1]"] {
             assert!(hosts.allows_host(ok), "{ok}");
         }
-        for bad in ["evil.example", "evil.example:3000", "localhost:3001", "localhost.:3000", "127.0.0.2:3000", "", "localhost:", "a@localhost:3000", "::1", "localhost:3000/x"] {
+        for bad in [
+            "evil.example",
+            "evil.example:3000",
+            "localhost:3001",
+            "localhost.:3000",
+            "127.0.0.2:3000",
+            "",
+            "localhost:",
+            "a@localhost:3000",
+            "::1",
+            "localhost:3000/x",
+        ] {
             assert!(!hosts.allows_host(bad), "{bad}");
         }
     }
@@ -147,7 +158,14 @@ mod tests {
         let hosts = AllowedHosts::loopback(3000);
         assert!(hosts.allows_origin("http://localhost:3000"));
         assert!(hosts.allows_origin("http://127.0.0.1:3000"));
-        for bad in ["http://evil.example:3000", "http://localhost:8080", "http://localhost", "null", "file://", "http://localhost.:3000"] {
+        for bad in [
+            "http://evil.example:3000",
+            "http://localhost:8080",
+            "http://localhost",
+            "null",
+            "file://",
+            "http://localhost.:3000",
+        ] {
             assert!(!hosts.allows_origin(bad), "{bad}");
         }
         assert!(AllowedHosts::loopback(80).allows_origin("http://localhost"));
@@ -155,7 +173,8 @@ mod tests {
 
     #[test]
     fn added_names_follow_their_port_or_any_port() {
-        let hosts = AllowedHosts::loopback(3000).with_extra(" warden.lan , box.lan:8443,[fd00::1]:3000").expect("valid list");
+        let hosts =
+            AllowedHosts::loopback(3000).with_extra(" warden.lan , box.lan:8443,[fd00::1]:3000").expect("valid list");
         assert!(hosts.allows_host("warden.lan"));
         assert!(hosts.allows_host("warden.lan:3000"));
         assert!(hosts.allows_origin("https://warden.lan"));

@@ -16,12 +16,17 @@ const PUBLIC_PATHS: &[&str] = &["/api/health"];
 
 pub async fn guard(State(access): State<Access>, request: Request, next: Next) -> Response {
     if !host_allowed(&access, &request) {
-        return ApiError::new(StatusCode::FORBIDDEN, "host_not_allowed", "this server does not answer to that host name (see WARDEN_ALLOWED_HOSTS)")
-            .into_response();
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "host_not_allowed",
+            "this server does not answer to that host name (see WARDEN_ALLOWED_HOSTS)",
+        )
+        .into_response();
     }
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if changes_state && !origin_allowed(&access, request.headers()) {
-        return ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything").into_response();
+        return ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything")
+            .into_response();
     }
     let path = request.uri().path();
     let is_api = path.starts_with("/api/");
@@ -46,7 +51,9 @@ pub async fn guard(State(access): State<Access>, request: Request, next: Next) -
         return next.run(request).await;
     }
     if is_api || changes_state {
-        unauthorized_api("sign in first: send `Authorization: Bearer <token>` or open the sign-in link the server printed")
+        unauthorized_api(
+            "sign in first: send `Authorization: Bearer <token>` or open the sign-in link the server printed",
+        )
     } else {
         sign_in_page::response(Reason::NotSignedIn)
     }
@@ -110,7 +117,11 @@ fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
         location = "/".to_string();
     }
     let location = HeaderValue::from_str(&location).unwrap_or_else(|_| HeaderValue::from_static("/"));
-    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location), (header::CACHE_CONTROL, HeaderValue::from_static("no-store"))]).into_response();
+    let mut response = (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, location), (header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+    )
+        .into_response();
     let (name, value) = access.session().set_cookie();
     response.headers_mut().insert(name, value);
     response

@@ -59,7 +59,8 @@ impl Access {
     pub fn from_env(data_dir: &Path, bind: SocketAddr) -> Result<(Self, TokenSource), AccessError> {
         let env = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
         let (token, source) = token::load_or_create(data_dir, env("WARDEN_TOKEN").as_deref())?;
-        let mut hosts = AllowedHosts::loopback(bind.port()).with_extra(&env("WARDEN_ALLOWED_HOSTS").unwrap_or_default())?;
+        let mut hosts =
+            AllowedHosts::loopback(bind.port()).with_extra(&env("WARDEN_ALLOWED_HOSTS").unwrap_or_default())?;
         if !bind.ip().is_loopback() && !bind.ip().is_unspecified() {
             hosts = hosts.with_name(&host_name(bind.ip()));
         }

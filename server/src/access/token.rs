@@ -15,7 +15,9 @@ pub const MIN_TOKEN_LEN: usize = 32;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
-    #[error("{what} must be at least {MIN_TOKEN_LEN} characters of A-Z, a-z, 0-9, '-', '_', '.', '~' (it goes into a link)")]
+    #[error(
+        "{what} must be at least {MIN_TOKEN_LEN} characters of A-Z, a-z, 0-9, '-', '_', '.', '~' (it goes into a link)"
+    )]
     Weak { what: String },
     #[error("cannot read or create the access token file {path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },

@@ -1,4 +1,4 @@
-//! The API's error: engine errors mapped to HTTP statuses with a JSON body
+//! The API's error: engine and MCP errors mapped to HTTP statuses by their kind with a JSON body
 //! (`{"error": {"code", "message"}}`). 5xx bodies say nothing internal: they carry an error id,
 //! and the cause goes to the log under the same id.
 
@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
-use warden_engine::Error;
+use warden_engine::{Error, ErrorKind};
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -33,7 +33,11 @@ impl ApiError {
     pub fn internal(cause: &dyn std::fmt::Display) -> Self {
         let error_id = warden_engine::store::new_id();
         tracing::error!(error_id = %error_id, error = %cause, "internal error");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", format!("internal error (id {error_id}); the details are in the server log"))
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("internal error (id {error_id}); the details are in the server log"),
+        )
     }
 
     pub fn status(&self) -> StatusCode {
@@ -41,19 +45,27 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// An error of `kind` with the public `code`: its status comes from the kind
+    /// ([`ErrorKind::status`], the same table the server functions use); an internal one says only
+    /// its id and `error` goes to the log.
+    pub fn of_kind(kind: ErrorKind, code: &'static str, error: &dyn std::fmt::Display) -> Self {
+        match kind {
+            ErrorKind::Internal => Self::internal(error),
+            _ => Self::new(kind.status(), code, error.to_string()),
+        }
+    }
+}
+
 impl From<Error> for ApiError {
     fn from(e: Error) -> Self {
-        match &e {
-            Error::NotFound { .. } => Self::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
-            Error::AlreadyDecided(_) => Self::new(StatusCode::CONFLICT, "already_decided", e.to_string()),
-            Error::RunInProgress => Self::new(StatusCode::CONFLICT, "run_in_progress", e.to_string()),
-            Error::Invalid(_) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_request", e.to_string()),
-            Error::InvalidArguments(_) => Self::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_arguments", e.to_string()),
-            Error::NoModel => Self::new(StatusCode::SERVICE_UNAVAILABLE, "no_model", e.to_string()),
-            Error::Provider(_) => Self::new(StatusCode::BAD_GATEWAY, "model_error", e.to_string()),
-            // Everything else is internal: new engine variants land here, never in a body.
-            _ => Self::internal(&e),
-        }
+        Self::of_kind(e.kind(), e.code(), &e)
+    }
+}
+
+impl From<warden_mcp::Error> for ApiError {
+    fn from(e: warden_mcp::Error) -> Self {
+        Self::of_kind(e.kind(), e.code(), &e)
     }
 }
 

@@ -10,22 +10,8 @@ use serde::Deserialize;
 use serde_json::json;
 use warden_mcp::{McpHub, McpServerConfig, ToolPolicy};
 
-use super::error::{ApiError, ApiResult};
+use super::error::ApiResult;
 use super::json_body::JsonBody;
-
-impl From<warden_mcp::Error> for ApiError {
-    fn from(e: warden_mcp::Error) -> Self {
-        use warden_mcp::Error as E;
-        match &e {
-            E::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
-            E::InvalidConfig(_) | E::InvalidJson(_) | E::RedactedWithoutStoredValue(_) | E::SecretNeedsReentry { .. } | E::ReadFile { .. } => {
-                ApiError::unprocessable(e.to_string())
-            }
-            E::Connect(_) | E::ConnectTimeout(_) => ApiError::new(StatusCode::BAD_GATEWAY, "connect_failed", e.to_string()),
-            E::CorruptRecord { .. } | E::Sqlx(_) => ApiError::internal(&e),
-        }
-    }
-}
 
 pub async fn list(State(hub): State<McpHub>) -> impl IntoResponse {
     Json(hub.list())
@@ -36,7 +22,10 @@ pub async fn get(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResu
 }
 
 /// Adds or replaces a server; redacted secret values mean "keep what is stored".
-pub async fn upsert(State(hub): State<McpHub>, JsonBody(config): JsonBody<McpServerConfig>) -> ApiResult<impl IntoResponse> {
+pub async fn upsert(
+    State(hub): State<McpHub>,
+    JsonBody(config): JsonBody<McpServerConfig>,
+) -> ApiResult<impl IntoResponse> {
     let name = config.name.clone();
     hub.upsert(config).await?;
     Ok(Json(hub.get(&name)))
@@ -70,7 +59,10 @@ pub async fn reconnect(State(hub): State<McpHub>, Path(name): Path<String>) -> A
     Ok(Json(hub.reconnect_and_wait(&name, RECONNECT_WAIT).await?))
 }
 
-pub async fn test(State(hub): State<McpHub>, JsonBody(config): JsonBody<McpServerConfig>) -> ApiResult<impl IntoResponse> {
+pub async fn test(
+    State(hub): State<McpHub>,
+    JsonBody(config): JsonBody<McpServerConfig>,
+) -> ApiResult<impl IntoResponse> {
     Ok(Json(hub.test_connection(config).await?))
 }
 

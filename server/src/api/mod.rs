@@ -19,13 +19,6 @@ use warden_mcp::McpHub;
 
 pub use error::ApiError;
 
-/// What the API needs; the app's state holds it too (tests use this one directly).
-#[derive(Clone, FromRef)]
-pub struct ApiState {
-    pub engine: Engine,
-    pub mcp: McpHub,
-}
-
 /// The API routes, for any state the engine and the MCP hub can be taken from.
 pub fn router<S>() -> Router<S>
 where

@@ -10,7 +10,11 @@ use warden_engine::Engine;
 use super::error::ApiResult;
 use super::sse::{last_event_id, to_sse};
 
-pub async fn events(State(engine): State<Engine>, Path(id): Path<String>, headers: HeaderMap) -> ApiResult<impl IntoResponse> {
+pub async fn events(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<impl IntoResponse> {
     let after = last_event_id(&headers)?;
     let events = engine.subscribe(&id, after).await?;
     Ok(to_sse(events, engine.shutdown_token()))

@@ -23,7 +23,9 @@ pub fn last_event_id(headers: &HeaderMap) -> Result<u64, ApiError> {
         .ok()
         .filter(|id| *id >= 0 && text.bytes().all(|b| b.is_ascii_digit()))
         .map(|id| id as u64)
-        .ok_or_else(|| ApiError::bad_request("invalid_last_event_id", "Last-Event-ID must be a decimal event id below 2^63"))
+        .ok_or_else(|| {
+            ApiError::bad_request("invalid_last_event_id", "Last-Event-ID must be a decimal event id below 2^63")
+        })
 }
 
 pub fn to_sse(
@@ -31,7 +33,7 @@ pub fn to_sse(
     shutdown: tokio_util::sync::CancellationToken,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let stream = events
-        .map(|r| Ok(Event::default().id(r.seq.to_string()).event(r.kind).data(&*r.data)))
+        .map(|r| Ok(Event::default().id(r.seq.to_string()).event(r.kind.as_str()).data(&*r.data)))
         .take_until(shutdown.cancelled_owned());
     Sse::new(stream).keep_alive(KeepAlive::default())
 }

@@ -9,20 +9,31 @@ use leptos::prelude::LeptosOptions;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use reqwest::{Client, Method, StatusCode};
 use serde_json::Value;
+use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
 use warden_server::access::{Access, AllowedHosts, Token};
-use warden_server::api::ApiState;
 use warden_server::serve::{serve, ServeOptions};
 use warden_server::{protect, router, AppState};
 
 /// The token every test server is started with.
 pub const TOKEN: &str = "warden-test-token-0123456789abcdef0123456789";
 
-/// A server listening on a free port.
+/// A server listening on a free port, with the state `AppState::open` made for it.
 pub struct Served {
     pub addr: SocketAddr,
     pub base: String,
+    pub state: AppState,
+}
+
+impl Served {
+    pub fn engine(&self) -> &Engine {
+        &self.state.engine
+    }
+
+    pub fn mcp(&self) -> &McpHub {
+        &self.state.mcp
+    }
 }
 
 /// Binds a free loopback port; the access policy needs the port before the router is built.
@@ -36,28 +47,40 @@ pub fn access(port: u16) -> Access {
     Access::new(Token::parse(TOKEN, "test token").expect("valid token"), AllowedHosts::loopback(port))
 }
 
-fn spawn(listener: tokio::net::TcpListener, addr: SocketAddr, app: axum::Router, options: ServeOptions) -> Served {
+fn spawn(
+    listener: tokio::net::TcpListener,
+    addr: SocketAddr,
+    app: axum::Router,
+    state: AppState,
+    options: ServeOptions,
+) -> Served {
     tokio::spawn(serve(listener, app, options, std::future::pending()));
-    Served { addr, base: format!("http://{addr}") }
+    Served { addr, base: format!("http://{addr}"), state }
+}
+
+/// The state exactly as the binary opens it (`AppState::open`), for a server on `addr`.
+pub async fn open(config: Config, leptos_options: LeptosOptions, addr: SocketAddr) -> AppState {
+    AppState::open(config, leptos_options, access(addr.port())).await.expect("state opens")
 }
 
 /// The API routes alone, behind the access gate.
-pub async fn serve_api(engine: Engine, mcp: McpHub) -> Served {
+pub async fn serve_api(config: Config) -> Served {
     let (listener, addr) = listener().await;
-    let app = protect(warden_server::api::router::<ApiState>().with_state(ApiState { engine, mcp }), access(addr.port()));
-    spawn(listener, addr, app, ServeOptions::default())
+    let state = open(config, LeptosOptions::builder().output_name("warden").build(), addr).await;
+    let app = protect(warden_server::api::router::<AppState>().with_state(state.clone()), state.access.clone());
+    spawn(listener, addr, app, state, ServeOptions::default())
 }
 
 /// The whole app (pages, server functions, static files, API), with `options` for serving.
-pub async fn serve_app_with(engine: Engine, leptos_options: LeptosOptions, options: ServeOptions) -> Served {
+pub async fn serve_app_with(config: Config, leptos_options: LeptosOptions, options: ServeOptions) -> Served {
     let (listener, addr) = listener().await;
-    let mcp = McpHub::new(engine.store().pool().clone());
-    let app = router(AppState { leptos_options, engine, mcp, access: access(addr.port()) });
-    spawn(listener, addr, app, options)
+    let state = open(config, leptos_options, addr).await;
+    let app = router(state.clone());
+    spawn(listener, addr, app, state, options)
 }
 
-pub async fn serve_app(engine: Engine, leptos_options: LeptosOptions) -> Served {
-    serve_app_with(engine, leptos_options, ServeOptions::default()).await
+pub async fn serve_app(config: Config, leptos_options: LeptosOptions) -> Served {
+    serve_app_with(config, leptos_options, ServeOptions::default()).await
 }
 
 /// A client that sends `Authorization: Bearer TOKEN` on every request.

@@ -310,9 +310,7 @@ impl Walker {
                     segment.words.push(display);
                     segment.literal.push(literal);
                 }
-                Item::Part(CommandPrefixOrSuffixItem::IoRedirect(redirect)) => {
-                    self.redirect(redirect, &mut segment)?
-                }
+                Item::Part(CommandPrefixOrSuffixItem::IoRedirect(redirect)) => self.redirect(redirect, &mut segment)?,
                 Item::Part(CommandPrefixOrSuffixItem::ProcessSubstitution(_, subshell)) => {
                     self.list(&subshell.list)?;
                     segment.words.push("<(…)".to_string());

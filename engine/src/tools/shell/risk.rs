@@ -226,7 +226,8 @@ fn skip_wrapper_options(args: &[String]) -> &[String] {
 
 /// The command line `env -S '…'` (or `--split-string=…`) splits and runs.
 fn env_split_string(args: &[String]) -> Option<&str> {
-    let i = args.iter().position(|a| a.starts_with("-S") || a.starts_with("--split-string") || a.starts_with("--sp"))?;
+    let i =
+        args.iter().position(|a| a.starts_with("-S") || a.starts_with("--split-string") || a.starts_with("--sp"))?;
     let arg = args[i].as_str();
     let attached = arg.strip_prefix("-S").or_else(|| arg.split_once('=').map(|(_, v)| v)).filter(|v| !v.is_empty());
     attached.or_else(|| args.get(i + 1).map(String::as_str))

@@ -170,9 +170,25 @@ mod tests {
     #[test]
     fn expansions_quoting_forms_and_patterns_are_not_literal() {
         for raw in [
-            "$x", "\"$x\"", "${x}", "$(id)", "`id`", "$((1+2))", "$'a'", "$\"a\"", "~", "~/x", "a=~/x", "a:~/x",
-            "a*", "a?", "[ab]",
-            "{a,b}", "a{b", "\"a`id`\"", "$",
+            "$x",
+            "\"$x\"",
+            "${x}",
+            "$(id)",
+            "`id`",
+            "$((1+2))",
+            "$'a'",
+            "$\"a\"",
+            "~",
+            "~/x",
+            "a=~/x",
+            "a:~/x",
+            "a*",
+            "a?",
+            "[ab]",
+            "{a,b}",
+            "a{b",
+            "\"a`id`\"",
+            "$",
         ] {
             assert_eq!(literal(raw), None, "{raw:?}");
         }

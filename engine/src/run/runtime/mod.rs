@@ -1,15 +1,17 @@
 //! The engine's shared state, and the table of runs being driven right now. A run is driven by at
 //! most one task at a time; `wake` starts that task or asks the running one to look again.
 
+pub mod approvals;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
+use crate::events::EventHub;
 use crate::llm::Provider;
 use crate::run::driver::{self, Outcome};
-use crate::run::events::EventHub;
 use crate::run_thread::RunThread;
 use crate::store::Store;
 use crate::toolbox::ToolBox;

@@ -9,9 +9,27 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{RunEvent, RunEventRecord};
 use crate::error::Result;
-use crate::store::{StoredEvent, Store};
+use crate::store::{Store, StoredEvent};
+use warden_types::event::{EventKind, RunEvent};
+
+/// An event with its place in the run's stream (the SSE `id:`), already serialised: `data` is the
+/// event's JSON (with its `type`), sent as the SSE `data:` line as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEventRecord {
+    pub seq: u64,
+    pub kind: EventKind,
+    pub data: std::sync::Arc<str>,
+}
+
+impl RunEventRecord {
+    pub fn event(&self) -> Option<RunEvent> {
+        serde_json::from_str(&self.data).ok()
+    }
+    pub fn is_terminal(&self) -> bool {
+        self.kind.is_terminal()
+    }
+}
 
 /// Live events buffered per run for slow readers; a reader that falls further behind catches up
 /// from the log. Small, because every run someone watches holds one.
@@ -24,7 +42,8 @@ enum WriterMsg {
 
 pub struct EventHub {
     store: Store,
-    /// Global, monotonic across runs and restarts; per run the numbers only grow.
+    /// Global, monotonic across runs and restarts, never given twice (each boot starts above every id
+    /// an earlier process could have sent: see `Store::first_event_seq_of_this_boot`).
     next_seq: AtomicU64,
     live: Mutex<HashMap<String, broadcast::Sender<RunEventRecord>>>,
     writer: mpsc::UnboundedSender<WriterMsg>,
@@ -32,7 +51,7 @@ pub struct EventHub {
 
 impl EventHub {
     pub async fn start(store: Store) -> Result<Arc<Self>> {
-        let next = store.max_event_seq().await? + 1;
+        let next = store.first_event_seq_of_this_boot().await?;
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(write_batches(store.clone(), rx));
         Ok(Arc::new(Self { store, next_seq: AtomicU64::new(next), live: Mutex::new(HashMap::new()), writer: tx }))
@@ -58,7 +77,7 @@ impl EventHub {
             data: data.to_string(),
         }));
         if let Some(tx) = live.get(run_id) {
-            let record = RunEventRecord { seq, kind: kind.to_string(), data };
+            let record = RunEventRecord { seq, kind, data };
             if tx.send(record).is_err() || event.is_terminal() {
                 live.remove(run_id);
             }
@@ -182,5 +201,29 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>)
         for w in waiters.drain(..) {
             let _ = w.send(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events of a run with no row are never stored (the insert skips them): the same as a batch
+    /// that a kill lost. The next start must not hand those ids out again.
+    #[tokio::test]
+    async fn ids_handed_out_but_never_stored_are_not_reused_after_a_restart() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("events.db").display());
+        let store = Store::open(&url).await.expect("store");
+        let first = EventHub::start(store.clone()).await.expect("first boot");
+        let lost: Vec<u64> = (0..3).map(|_| first.emit("lost-run", &RunEvent::TurnRestarted {})).collect();
+        first.flush().await;
+        assert_eq!(store.max_event_seq().await.expect("max"), 0, "nothing of the lost run was stored");
+
+        let second = EventHub::start(store.clone()).await.expect("second boot");
+        let next = second.emit("lost-run", &RunEvent::TurnRestarted {});
+        let seen = lost.iter().max().copied().unwrap_or(0);
+        assert!(next > seen, "after a restart the ids start above every id handed out before: {next} after {seen}");
+        assert!(next < 1 << 53, "ids stay exact in JavaScript: {next}");
     }
 }

@@ -1,0 +1,17 @@
+//! A person's decision on an approval card. The browser sends it here, a server function like every
+//! other write of the page; other clients use `POST /api/approvals/{id}`. Both call the same
+//! `Engine::decide`, so a decision is validated and applied in one place.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+
+use crate::error::AppError;
+use crate::model::{Approval, DecisionInput};
+
+/// Applies `decision` to the approval `id` and answers with the decided approval. A `Conflict`
+/// error means another tab or client decided first.
+#[server(input = Json)]
+pub async fn decide_approval(id: String, decision: DecisionInput) -> Result<Approval, AppError> {
+    let engine = super::engine()?;
+    Ok(engine.decide(&id, decision).await?)
+}

@@ -1,0 +1,287 @@
+//! One way to settle a pending approval, whoever settles it: a person, the timeout, or a stopped
+//! run (and, when an approved call's target changed, superseding it with a new approval). Each is one transaction that only succeeds while the approval is pending, then the events
+//! that tell the page. `settle` says whether the run can resume; it never wakes the run itself
+//! (only the runtime does that), so this module does not know the runtime.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::rules::rule_for;
+use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope, Verdict};
+use crate::error::{Error, Result};
+use crate::events::EventHub;
+use crate::outcome_text;
+use crate::store::{new_id, NewApproval, Store};
+use crate::tools::registry::ToolRegistry;
+use crate::tools::{Preview, ToolContent};
+use warden_types::event::RunEvent;
+use warden_types::run::{ToolCallRecord, ToolCallStatus};
+
+const MAX_REASON_CHARS: usize = 4000;
+
+/// Who settles the approval.
+pub enum SettledBy {
+    /// A person's decision (approve, edit, deny, allow for the thread).
+    Person(DecisionInput),
+    /// The approval waited longer than the configured timeout (`secs`, told to the model).
+    Timeout { secs: u64 },
+    /// The run was stopped while the approval waited.
+    RunStopped,
+}
+
+/// What settling did.
+pub struct Settled {
+    /// The approval as it was before it was settled.
+    pub approval: Approval,
+    /// Whether the run can carry on now (the caller wakes it).
+    pub resume: bool,
+}
+
+/// The narrow handles settling needs: the store, the event hub, and the tools (to validate an
+/// edit and to check what a network grant applies to).
+pub struct Lifecycle<'a> {
+    pub store: &'a Store,
+    pub events: &'a EventHub,
+    pub tools: &'a ToolRegistry,
+}
+
+/// The changes one settlement makes, worked out before the transaction.
+struct Plan {
+    decision: Decision,
+    /// The call's new status, the arguments it runs with, and its output (for a call that never runs).
+    call_status: Option<ToolCallStatus>,
+    run_with: Option<Value>,
+    output: Option<Vec<ToolContent>>,
+    /// A person's decision applies only while the call still waits on this approval.
+    call_must_wait: bool,
+    rule: Option<super::RuleMatcher>,
+    /// The arguments shown as decided.
+    arguments: Value,
+    resume: bool,
+}
+
+impl Lifecycle<'_> {
+    /// Settles a pending approval. `Error::AlreadyDecided` when it is not pending (any more).
+    pub async fn settle(&self, approval_id: &str, by: SettledBy) -> Result<Settled> {
+        let approval = self.store.approval(approval_id).await?;
+        if approval.status != ApprovalStatus::Pending {
+            return Err(Error::AlreadyDecided(approval_id.to_string()));
+        }
+        let plan = match by {
+            SettledBy::Person(input) => self.person(&approval, input)?,
+            SettledBy::Timeout { secs } => Plan {
+                decision: Decision { status: ApprovalStatus::TimedOut, by: DecidedBy::Timeout },
+                call_status: Some(ToolCallStatus::TimedOut),
+                run_with: None,
+                output: Some(vec![ToolContent::Text { text: outcome_text::timed_out(secs) }]),
+                call_must_wait: false,
+                rule: None,
+                arguments: approval.arguments.clone(),
+                resume: true,
+            },
+            SettledBy::RunStopped => Plan {
+                decision: Decision { status: ApprovalStatus::Cancelled, by: DecidedBy::RunStopped },
+                call_status: None,
+                run_with: None,
+                output: None,
+                call_must_wait: false,
+                rule: None,
+                arguments: approval.arguments.clone(),
+                resume: false,
+            },
+        };
+
+        let mut tx = self.store.pool().begin().await?;
+        if !Store::record_decision(&mut tx, approval_id, &plan.decision).await? {
+            return Err(Error::AlreadyDecided(approval_id.to_string()));
+        }
+        if let Some(call_status) = plan.call_status {
+            // Dropping the transaction rolls the decision back.
+            let resolved = Store::resolve_pending_call(
+                &mut tx,
+                &approval.tool_call_id,
+                call_status,
+                plan.run_with.as_ref(),
+                plan.output.as_deref(),
+            )
+            .await?;
+            if !resolved && plan.call_must_wait {
+                return Err(Error::AlreadyDecided(approval_id.to_string()));
+            }
+        }
+        if let Some(rule) = &plan.rule {
+            Store::insert_rule(&mut tx, &approval.thread_id, &approval.tool, rule).await?;
+        }
+        if plan.resume {
+            Store::mark_run_resumable(&mut tx, &approval.run_id).await?;
+        }
+        tx.commit().await?;
+
+        self.events.emit(
+            &approval.run_id,
+            &RunEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                tool_call_id: approval.tool_call_id.clone(),
+                decision: plan.decision.status.as_str().to_string(),
+                arguments: plan.arguments,
+            },
+        );
+        if let Some(output) = &plan.output {
+            self.events.emit(
+                &approval.run_id,
+                &RunEvent::ToolResult {
+                    tool_call_id: approval.tool_call_id.clone(),
+                    output: outcome_text::for_model(output, usize::MAX).0,
+                    is_error: true,
+                    truncated: false,
+                },
+            );
+        }
+        Ok(Settled { approval, resume: plan.resume })
+    }
+
+    /// The approved call's target changed after its card was shown: nothing ran. The approval is
+    /// settled as superseded and the call, claimed as running, goes back to pending with a new
+    /// approval showing the diff against the target as it is now. Returns the new approval's id
+    /// (`None`: someone else settled the call first); its timer is the caller's to start.
+    pub async fn supersede_changed_target(
+        &self,
+        call: &ToolCallRecord,
+        approval: &Approval,
+        tool_timeout: Duration,
+        approval_timeout: Option<Duration>,
+    ) -> Result<Option<String>> {
+        let tool = self.tools.get(&call.name);
+        let (preview, state): (Option<Preview>, Option<String>) = match &tool {
+            Some(tool) => tokio::time::timeout(tool_timeout, tool.preview_with_state(&call.arguments))
+                .await
+                .unwrap_or((None, None)),
+            None => (None, None),
+        };
+        let (summary, risk) = match &tool {
+            Some(tool) => (tool.summary(&call.arguments), tool.risk(&call.arguments)),
+            None => (call.summary.clone(), call.risk),
+        };
+        let new_approval_id = new_id();
+        let decision = Decision {
+            status: ApprovalStatus::Superseded,
+            by: DecidedBy::TargetChanged { replaced_by: new_approval_id.clone() },
+        };
+        let expires_at = approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
+        let mut tx = self.store.pool().begin().await?;
+        if !Store::supersede_approval(&mut tx, &approval.id, &decision).await?
+            || !Store::reopen_call(&mut tx, &call.id, &summary, risk, preview.as_ref()).await?
+        {
+            return Ok(None);
+        }
+        Store::insert_approval(
+            &mut tx,
+            &NewApproval {
+                id: &new_approval_id,
+                tool_call_id: &call.id,
+                run_id: &call.run_id,
+                thread_id: &call.thread_id,
+                // The arguments the call runs with (the person's edit, if there was one), shown again.
+                arguments: &call.arguments,
+                status: ApprovalStatus::Pending,
+                decision: None,
+                expires_at,
+                preview: preview.as_ref(),
+                target_state: state.as_deref(),
+            },
+        )
+        .await?;
+        tx.commit().await?;
+
+        self.events.emit(
+            &approval.run_id,
+            &RunEvent::ApprovalResolved {
+                approval_id: approval.id.clone(),
+                tool_call_id: approval.tool_call_id.clone(),
+                decision: ApprovalStatus::Superseded.as_str().to_string(),
+                arguments: call.arguments.clone(),
+            },
+        );
+        let fresh = self.store.approval(&new_approval_id).await?;
+        self.events.emit(&call.run_id, &RunEvent::ApprovalRequest { approval: fresh });
+        Ok(Some(new_approval_id))
+    }
+
+    /// Checks a person's decision against the approval it names.
+    fn person(&self, approval: &Approval, input: DecisionInput) -> Result<Plan> {
+        if input.reason.as_ref().is_some_and(|r| r.chars().count() > MAX_REASON_CHARS) {
+            return Err(Error::Invalid(format!("reason must be at most {MAX_REASON_CHARS} characters")));
+        }
+        let (status, call_status, arguments, output) = match input.decision {
+            Verdict::Approve => {
+                let arguments = match &input.arguments {
+                    Some(edited) => {
+                        self.tools
+                            .validate(&approval.tool, edited)
+                            .map_err(|e| Error::InvalidArguments(e.to_string()))?;
+                        edited.clone()
+                    }
+                    None => approval.arguments.clone(),
+                };
+                (ApprovalStatus::Approved, ToolCallStatus::Approved, arguments, None)
+            }
+            Verdict::Deny => {
+                if input.arguments.is_some() {
+                    return Err(Error::Invalid("`arguments` can only come with `approve`".into()));
+                }
+                if input.scope == Scope::Thread {
+                    return Err(Error::Invalid("`scope: thread` can only come with `approve`".into()));
+                }
+                let output = vec![ToolContent::Text { text: outcome_text::denied(input.reason.as_deref()) }];
+                (ApprovalStatus::Denied, ToolCallStatus::Denied, approval.arguments.clone(), Some(output))
+            }
+        };
+        let rule = match input.scope {
+            Scope::Thread => {
+                Some(rule_for(&approval.tool, &arguments, input.prefix.as_deref()).map_err(Error::Invalid)?)
+            }
+            Scope::Once if input.prefix.is_some() => {
+                return Err(Error::Invalid("`prefix` can only come with `scope: thread`".into()))
+            }
+            Scope::Once => None,
+        };
+        if input.network {
+            if status != ApprovalStatus::Approved || input.scope != Scope::Once {
+                return Err(Error::Invalid(
+                    "`network` can only come with `approve` for this one call (scope `once`)".into(),
+                ));
+            }
+            let sandboxed = self.tools.get(&approval.tool).is_some_and(|t| t.runs_sandboxed_commands());
+            if !sandboxed {
+                return Err(Error::Invalid(format!(
+                    "`network` applies only to sandboxed commands, not to `{}`",
+                    approval.tool
+                )));
+            }
+        }
+        let edited = input.arguments.as_ref().filter(|a| **a != approval.arguments).cloned();
+        let run_with = match status {
+            ApprovalStatus::Approved => Some(edited.clone().unwrap_or_else(|| arguments.clone())),
+            _ => None,
+        };
+        Ok(Plan {
+            decision: Decision {
+                status,
+                by: DecidedBy::User {
+                    edited_arguments: edited,
+                    reason: input.reason,
+                    scope: input.scope,
+                    network: input.network,
+                },
+            },
+            call_status: Some(call_status),
+            run_with,
+            output,
+            call_must_wait: true,
+            rule,
+            arguments,
+            resume: true,
+        })
+    }
+}

@@ -1,0 +1,328 @@
+//! Crashes of the real server binary: each test starts `warden-server` as a child process on a data
+//! dir of its own (a real SQLite file, the scripted fixture model over real HTTP), kills it with
+//! SIGKILL at a chosen moment, starts it again on the same data and checks what a client sees:
+//! mid-stream, a client that reconnects with `Last-Event-ID` ends with exactly the stored text and
+//! never sees an event id twice; mid-tool-call, the call is never run again; mid-decision, the
+//! approved call runs at most once and the run ends.
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use reqwest::Client;
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+
+use common::{client, TOKEN};
+
+/// One `warden-server` process; killed with SIGKILL when dropped.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(data: &Path, model: &FixtureModel) -> Server {
+        let port = free_port();
+        let child = Command::new(env!("CARGO_BIN_EXE_warden-server"))
+            .env("LEPTOS_OUTPUT_NAME", "warden")
+            .env("LEPTOS_SITE_ROOT", data.join("site"))
+            .env("LEPTOS_SITE_PKG_DIR", "pkg")
+            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
+            .env("LEPTOS_RELOAD_PORT", (port + 1).to_string())
+            .env("LEPTOS_ENV", "PROD")
+            .env("OPENAI_BASE_URL", model.base_url())
+            .env("OPENAI_API_KEY", "fixture-key")
+            .env("WARDEN_MODEL", "fixture")
+            .env("WARDEN_DATA_DIR", data)
+            .env("WARDEN_WORKSPACE", data.join("workspace"))
+            .env("WARDEN_TOKEN", TOKEN)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("warden-server starts");
+        let server = Server { child, base: format!("http://127.0.0.1:{port}") };
+        let http = client();
+        let up = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                if http.get(format!("{}/api/health", server.base)).send().await.is_ok_and(|r| r.status().is_success()) {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await;
+        assert!(up.is_ok(), "warden-server answered /api/health");
+        server
+    }
+
+    /// SIGKILL: no shutdown code runs, batched events not yet written are lost.
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port()
+}
+
+/// One SSE event as a client keeps it.
+#[derive(Debug, Clone)]
+struct Seen {
+    id: u64,
+    event: String,
+    data: Value,
+}
+
+/// Reads the run's events (after `after`, if given) until `stop` says so or the stream ends.
+async fn read_events(
+    http: &Client,
+    base: &str,
+    run_id: &str,
+    after: Option<u64>,
+    mut stop: impl FnMut(&[Seen]) -> bool,
+) -> Vec<Seen> {
+    let mut req = http.get(format!("{base}/api/runs/{run_id}/events"));
+    if let Some(after) = after {
+        req = req.header("last-event-id", after.to_string());
+    }
+    let res = req.send().await.expect("event stream");
+    assert!(res.status().is_success(), "events: {}", res.status());
+    let mut stream = res.bytes_stream().eventsource();
+    let mut seen = Vec::new();
+    let read = async {
+        while let Some(Ok(e)) = stream.next().await {
+            let id = e.id.parse().expect("a numeric event id");
+            seen.push(Seen { id, event: e.event.clone(), data: serde_json::from_str(&e.data).expect("JSON data") });
+            if stop(&seen) {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), read).await.expect("the events arrive");
+    seen
+}
+
+fn ended(seen: &[Seen]) -> bool {
+    seen.last().is_some_and(|e| e.event == "run_finished" || e.event == "run_failed")
+}
+
+/// What a client shows of the run's current text, applying the protocol: deltas append,
+/// `turn_restarted` drops what was streamed since the last stored message.
+fn shown_text(events: &[Seen]) -> String {
+    let mut text = String::new();
+    for e in events {
+        match e.event.as_str() {
+            "text_delta" => text.push_str(e.data["text"].as_str().unwrap_or_default()),
+            "turn_restarted" => text.clear(),
+            _ => {}
+        }
+    }
+    text
+}
+
+async fn start_run(http: &Client, base: &str, prompt: &str) -> (String, String) {
+    let (_, thread) =
+        common::send_json(http, reqwest::Method::POST, format!("{base}/api/threads"), Some(json!({}))).await;
+    let thread_id = thread["id"].as_str().expect("thread id").to_string();
+    let res = http
+        .post(format!("{base}/api/threads/{thread_id}/messages"))
+        .json(&json!({"content": prompt}))
+        .send()
+        .await
+        .expect("message sent");
+    assert!(res.status().is_success(), "message: {}", res.status());
+    let mut stream = res.bytes_stream().eventsource();
+    let run_id = loop {
+        let e =
+            tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("run_started").expect("an event");
+        let e = e.expect("a well-formed event");
+        if e.event == "run_started" {
+            let data: Value = serde_json::from_str(&e.data).expect("JSON");
+            break data["run_id"].as_str().expect("run id").to_string();
+        }
+    };
+    (thread_id, run_id)
+}
+
+async fn thread(http: &Client, base: &str, thread_id: &str) -> Value {
+    common::send_json(http, reqwest::Method::GET, format!("{base}/api/threads/{thread_id}"), None).await.1
+}
+
+async fn wait_until(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let waited = tokio::time::timeout(Duration::from_secs(60), async {
+        while !done().await {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "{what} never happened");
+}
+
+fn workspace(data: &TempDir) -> PathBuf {
+    data.path().join("workspace")
+}
+
+#[tokio::test]
+async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_stored_text_and_no_id_twice() {
+    let mut long = Turn::text("Counting:");
+    long.repeat_tokens = Some(60);
+    long.chunk_delay_ms = 25;
+    let model =
+        FixtureModel::start(Script { scenarios: vec![Scenario::new("count", vec![long])], default_title: None })
+            .await
+            .expect("fixture model");
+    let data = tempfile::tempdir().expect("data dir");
+    let http = client();
+
+    let first = Server::start(data.path(), &model).await;
+    let (thread_id, run_id) = start_run(&http, &first.base, "count please").await;
+    // The client reads part of the answer, then the server dies.
+    let before = read_events(&http, &first.base, &run_id, None, |seen| {
+        seen.iter().filter(|e| e.event == "text_delta").count() >= 20
+    })
+    .await;
+    first.kill();
+    let partial = shown_text(&before);
+    assert!(!partial.is_empty(), "the client showed part of the answer before the kill");
+
+    let second = Server::start(data.path(), &model).await;
+    let last_seen = before.last().expect("events seen").id;
+    let after = read_events(&http, &second.base, &run_id, Some(last_seen), ended).await;
+    assert_eq!(after.last().map(|e| e.event.as_str()), Some("run_finished"), "{after:?}");
+    assert!(after.iter().any(|e| e.event == "turn_restarted"), "the client is told to drop the partial turn");
+
+    // Ids only grow, across the crash too: none the client saw is given to another event.
+    let ids: Vec<u64> = before.iter().chain(&after).map(|e| e.id).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids strictly increase across the restart: {ids:?}");
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+
+    // What the client ends with is exactly what was stored.
+    let detail = thread(&http, &second.base, &thread_id).await;
+    let stored = detail["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_str())
+        .expect("a stored answer")
+        .to_string();
+    let shown = shown_text(&before.iter().chain(&after).cloned().collect::<Vec<_>>());
+    assert_eq!(shown, stored, "the client shows exactly the stored answer");
+    // A client that opens the run afresh replays the log to the same text.
+    let replay = read_events(&http, &second.base, &run_id, None, ended).await;
+    assert_eq!(shown_text(&replay), stored);
+}
+
+/// A turn that asks for one shell call, then answers with whatever the tool said.
+fn shell_script(command: &str) -> Script {
+    let call = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": command}))]);
+    let mut reply = Turn::text("Done.");
+    reply.echo_tool_results = true;
+    Script { scenarios: vec![Scenario::new("shell", vec![call, reply])], default_title: None }
+}
+
+async fn pending_approval(http: &Client, base: &str, thread_id: &str) -> String {
+    let mut id = None;
+    wait_until("the approval card", async || {
+        let detail = thread(http, base, thread_id).await;
+        id = detail["approvals"]
+            .as_array()
+            .and_then(|a| a.iter().find(|a| a["status"] == "pending"))
+            .and_then(|a| a["id"].as_str())
+            .map(String::from);
+        id.is_some()
+    })
+    .await;
+    id.expect("a pending approval")
+}
+
+async fn approve(http: &Client, base: &str, approval_id: &str) {
+    let (status, body) = common::send_json(
+        http,
+        reqwest::Method::POST,
+        format!("{base}/api/approvals/{approval_id}"),
+        Some(json!({"decision": "approve"})),
+    )
+    .await;
+    assert!(status.is_success(), "approve: {status} {body}");
+}
+
+async fn run_status(http: &Client, base: &str, run_id: &str) -> String {
+    let (_, run) = common::send_json(http, reqwest::Method::GET, format!("{base}/api/runs/{run_id}"), None).await;
+    run["status"].as_str().unwrap_or_default().to_string()
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map(|s| s.lines().count()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_again() {
+    let model = FixtureModel::start(shell_script("echo started >> log.txt; sleep 30; echo finished >> log.txt"))
+        .await
+        .expect("fixture model");
+    let data = tempfile::tempdir().expect("data dir");
+    std::fs::create_dir_all(workspace(&data)).expect("workspace");
+    let http = client();
+
+    let first = Server::start(data.path(), &model).await;
+    let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
+    let approval = pending_approval(&http, &first.base, &thread_id).await;
+    approve(&http, &first.base, &approval).await;
+    let log = workspace(&data).join("log.txt");
+    wait_until("the command started", async || lines(&log) == 1).await;
+    first.kill();
+
+    let second = Server::start(data.path(), &model).await;
+    wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
+    let detail = thread(&http, &second.base, &thread_id).await;
+    let call = &detail["tool_calls"][0];
+    assert_eq!(call["status"], "interrupted", "{call}");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(text.matches("started").count(), 1, "the command ran once, never again after the restart: {text:?}");
+}
+
+#[tokio::test]
+async fn a_decision_taken_just_before_a_sigkill_runs_the_call_at_most_once_and_the_run_ends() {
+    let model = FixtureModel::start(shell_script("echo ran >> once.txt")).await.expect("fixture model");
+    let data = tempfile::tempdir().expect("data dir");
+    std::fs::create_dir_all(workspace(&data)).expect("workspace");
+    let http = client();
+
+    let first = Server::start(data.path(), &model).await;
+    let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
+    let approval = pending_approval(&http, &first.base, &thread_id).await;
+    approve(&http, &first.base, &approval).await;
+    first.kill();
+
+    let second = Server::start(data.path(), &model).await;
+    wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
+    let detail = thread(&http, &second.base, &thread_id).await;
+    assert_eq!(detail["approvals"][0]["status"], "approved", "the decision survived the kill");
+    let call = &detail["tool_calls"][0];
+    let ran = lines(&workspace(&data).join("once.txt"));
+    // Done: it ran exactly once. Interrupted: the kill came while it ran, and it was not run again.
+    match call["status"].as_str() {
+        Some("done") => assert_eq!(ran, 1, "ran exactly once"),
+        Some("interrupted") => assert!(ran <= 1, "never run twice"),
+        other => panic!("the approved call ended as {other:?}"),
+    }
+}

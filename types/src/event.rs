@@ -1,0 +1,143 @@
+//! The events a run streams. On the wire (SSE): `event: <kind>`, `id: <seq>` and the other fields as
+//! JSON `data:`; `kind` names are [`EventKind`], derived from the variants so they cannot drift.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::approval::Approval;
+
+/// One event of a run's stream.
+// Events are built, serialised and dropped one at a time: boxing the approval would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, strum::EnumDiscriminants)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[strum_discriminants(
+    name(EventKind),
+    derive(strum::IntoStaticStr, strum::EnumString, strum::VariantArray, Hash),
+    strum(serialize_all = "snake_case")
+)]
+pub enum RunEvent {
+    RunStarted {
+        run_id: String,
+        thread_id: String,
+    },
+    Step {
+        n: u32,
+        max: u32,
+        action: String,
+    },
+    TextDelta {
+        text: String,
+    },
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    ApprovalRequest {
+        approval: Approval,
+    },
+    ApprovalResolved {
+        approval_id: String,
+        tool_call_id: String,
+        decision: String,
+        arguments: Value,
+    },
+    ToolProgress {
+        tool_call_id: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    ToolResult {
+        tool_call_id: String,
+        output: String,
+        is_error: bool,
+        truncated: bool,
+    },
+    ThreadUpdated {
+        thread_id: String,
+        title: String,
+    },
+    RunFinished {
+        message_id: Option<String>,
+        stopped: bool,
+    },
+    /// The run failed; the stream ends. (Not `error`: that name is EventSource's own connection event.)
+    RunFailed {
+        message: String,
+    },
+    /// The server restarted while this run was in flight and carries it on: text streamed since the
+    /// last stored message was never stored and is streamed again, so a client drops what it showed of it.
+    TurnRestarted {},
+}
+
+impl RunEvent {
+    pub fn kind(&self) -> EventKind {
+        self.into()
+    }
+
+    /// After this event the run's stream ends.
+    pub fn is_terminal(&self) -> bool {
+        self.kind().is_terminal()
+    }
+
+    /// Rebuilds an event from its SSE `event:` name and `data:` JSON object.
+    pub fn from_sse(kind: &str, data: &str) -> Result<Self, serde_json::Error> {
+        let mut value: Value = serde_json::from_str(data)?;
+        if let Value::Object(map) = &mut value {
+            map.insert("type".into(), Value::String(kind.to_string()));
+        }
+        serde_json::from_value(value)
+    }
+}
+
+impl EventKind {
+    /// The SSE `event:` name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// After an event of this kind the run's stream ends.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, EventKind::RunFinished | EventKind::RunFailed)
+    }
+}
+
+/// Lets a reader of raw SSE frames compare the `event:` name with a kind.
+impl PartialEq<&str> for EventKind {
+    fn eq(&self, name: &&str) -> bool {
+        self.as_str() == *name
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::*;
+
+    #[test]
+    fn the_sse_name_of_each_kind_is_the_serde_tag_of_its_event() {
+        let step = RunEvent::Step { n: 3, max: 10, action: "Calling shell".into() };
+        let json = serde_json::to_value(&step).expect("serialises");
+        assert_eq!(json["type"], step.kind().as_str());
+        assert_eq!(EventKind::VARIANTS.len(), 12);
+        for kind in EventKind::VARIANTS {
+            assert_eq!(kind.as_str().parse::<EventKind>().ok(), Some(*kind));
+        }
+    }
+
+    #[test]
+    fn an_event_is_rebuilt_from_its_sse_name_and_data() {
+        let e = RunEvent::from_sse("step", r#"{"n":3,"max":10,"action":"Calling shell"}"#);
+        assert_eq!(e.ok(), Some(RunEvent::Step { n: 3, max: 10, action: "Calling shell".into() }));
+        assert!(RunEvent::from_sse("no_such_event", "{}").is_err());
+    }
+}

@@ -1,0 +1,26 @@
+//! One shape from database to browser: the records Warden stores (threads, messages, tool calls,
+//! approvals, rules, runs), the events a run streams, and the MCP settings and status the settings
+//! page shows. The engine, warden-mcp, the server and the browser UI all use these types, so a change
+//! to a record is a compile error wherever it is read, not a JSON mismatch at run time.
+//!
+//! No logic lives here beyond what a reader of a record needs (labels, small predicates). Enums that
+//! are stored as text derive `sqlx::Type` under the `sqlx` feature (native only).
+
+pub mod approval;
+pub mod event;
+pub mod mcp;
+pub mod message;
+pub mod run;
+pub mod status;
+pub mod thread;
+pub mod tool;
+
+pub use approval::{
+    Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, RuleMatcher, Scope, ThreadRule, Verdict,
+};
+pub use event::{EventKind, RunEvent};
+pub use message::{Block, Message, Role};
+pub use run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
+pub use status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
+pub use thread::{StoredMessage, Thread, ThreadDetail, ThreadPatch, ThreadQuery};
+pub use tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
