@@ -64,10 +64,15 @@ impl ThreadsChanged {
     }
 }
 
+/// The thread as a rename or (un)archive in the sidebar left it: the open chat shows the change.
+#[derive(Clone, Copy)]
+pub struct ThreadEdited(pub RwSignal<Option<model::Thread>>);
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_context(ThreadsChanged(RwSignal::new(0)));
+    provide_context(ThreadEdited(RwSignal::new(None)));
     // Effects run only in the browser: this marks the page as interactive (tests wait for it).
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]

@@ -1,12 +1,13 @@
 //! What the chat page knows about the run in progress beyond the stored thread: the text streamed
-//! so far, the step and current action. Events update it; anything stored (tool calls, approvals,
-//! finished messages) is refetched instead, so a second tab and a reload show the same thing.
+//! since the last stored message, the step and current action, and tool progress. Stored records
+//! the run changes arrive in its events and patch the thread ([`crate::model::ThreadDetail::apply`]);
+//! this holds only what is never stored.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use crate::model::RunEvent;
+use crate::model::{Role, RunEvent};
 
 /// The latest progress a running tool call reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,29 +33,25 @@ impl CallProgress {
     }
 }
 
-/// What the page should do after an event.
+/// What the page should do after an event, beyond patching the thread with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Follow {
     Nothing,
-    /// Stored state changed: refetch the thread.
-    Refetch,
-    /// The title changed: refetch the thread and the sidebar.
-    RefetchWithSidebar,
-    /// The run is over: close the stream and refetch.
+    /// The title changed: the sidebar lists it again.
+    Sidebar,
+    /// The run is over: close the stream.
     Finish,
 }
 
 #[derive(Clone, Copy)]
 pub struct LiveRun {
     pub run_id: RwSignal<Option<String>>,
-    /// Text of the current step, not stored yet.
+    /// Text streamed since the run's last stored message: the model's turn as it arrives.
     pub text: RwSignal<String>,
     /// `(step, max, action)`.
     pub step: RwSignal<Option<(u32, u32, String)>>,
     /// Progress of the tool calls running now, by tool call id.
     pub progress: RwSignal<HashMap<String, CallProgress>>,
-    /// Bytes of `text` that the next refetch will show as a stored message.
-    stored_prefix: RwSignal<Option<usize>>,
 }
 
 impl LiveRun {
@@ -64,7 +61,6 @@ impl LiveRun {
             text: RwSignal::new(String::new()),
             step: RwSignal::new(None),
             progress: RwSignal::new(HashMap::new()),
-            stored_prefix: RwSignal::new(None),
         }
     }
 
@@ -78,34 +74,40 @@ impl LiveRun {
         self.text.set(String::new());
         self.step.set(None);
         self.progress.set(HashMap::new());
-        self.stored_prefix.set(None);
     }
 
-    pub fn apply(&self, event: RunEvent) -> Follow {
+    pub fn apply(&self, event: &RunEvent) -> Follow {
         match event {
-            RunEvent::RunStarted { .. } => Follow::Nothing,
+            RunEvent::RunStarted { .. } | RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => {
+                Follow::Nothing
+            }
             RunEvent::Step { n, max, action } => {
-                self.step.set(Some((n, max, action)));
+                self.step.set(Some((*n, *max, action.clone())));
                 Follow::Nothing
             }
             RunEvent::TextDelta { text } => {
-                self.text.update(|t| t.push_str(&text));
+                self.text.update(|t| t.push_str(text));
                 Follow::Nothing
             }
+            // The model's turn is stored: the stored message shows it from now on.
+            RunEvent::MessageStored { message } if message.role == Role::Assistant => {
+                self.clear_text();
+                Follow::Nothing
+            }
+            RunEvent::MessageStored { .. } => Follow::Nothing,
             RunEvent::ToolCall { name, .. } => {
-                self.mark_text_stored();
                 self.step.update(|s| {
                     if let Some((_, _, action)) = s {
                         *action = format!("Calling {name}");
                     }
                 });
-                Follow::Refetch
+                Follow::Nothing
             }
             RunEvent::ToolProgress { tool_call_id, message, progress, total } => {
-                let report = CallProgress { progress, total, message };
+                let report = CallProgress { progress: *progress, total: *total, message: message.clone() };
                 let detail = report.describe();
                 self.progress.update(|all| {
-                    all.insert(tool_call_id, report);
+                    all.insert(tool_call_id.clone(), report);
                 });
                 self.step.update(|s| {
                     if let Some((_, _, action)) = s {
@@ -116,21 +118,18 @@ impl LiveRun {
             }
             RunEvent::ToolResult { tool_call_id, .. } => {
                 self.progress.update(|all| {
-                    all.remove(&tool_call_id);
+                    all.remove(tool_call_id);
                 });
-                Follow::Refetch
+                Follow::Nothing
             }
-            RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => Follow::Refetch,
-            RunEvent::ThreadUpdated { .. } => Follow::RefetchWithSidebar,
+            RunEvent::ThreadUpdated { .. } => Follow::Sidebar,
+            // The server restarted mid-turn: the turn is streamed again from its start.
             RunEvent::TurnRestarted {} => {
-                // The server restarted mid-turn: what was streamed since the last stored message is
-                // streamed again from the start, so drop it here.
-                let keep = self.stored_prefix.get_untracked().unwrap_or(0);
-                self.text.update(|t| t.truncate(keep.min(t.len())));
+                self.clear_text();
                 Follow::Nothing
             }
             RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. } => {
-                self.mark_text_stored();
+                self.clear_text();
                 self.run_id.set(None);
                 self.step.set(None);
                 self.progress.set(HashMap::new());
@@ -139,26 +138,10 @@ impl LiveRun {
         }
     }
 
-    /// The streamed text that is not stored yet (what the stored messages do not already show).
-    pub fn unstored_text(&self) -> String {
-        let from = self.stored_prefix.get().unwrap_or(0);
-        self.text.with(|t| t.get(from..).unwrap_or_default().to_string())
-    }
-
-    /// The stored thread has arrived: drop the streamed text it now contains.
-    pub fn thread_refreshed(&self) {
-        if let Some(n) = self.stored_prefix.get_untracked() {
-            self.stored_prefix.set(None);
-            self.text.update(|t| {
-                let n = n.min(t.len());
-                t.drain(..n);
-            });
+    fn clear_text(&self) {
+        if self.text.with_untracked(|t| !t.is_empty()) {
+            self.text.set(String::new());
         }
-    }
-
-    fn mark_text_stored(&self) {
-        let len = self.text.with_untracked(String::len);
-        self.stored_prefix.set(Some(len));
     }
 }
 

@@ -8,6 +8,10 @@ use crate::model::RunEvent;
 #[allow(clippy::large_enum_variant)] // one signal at a time, never stored in bulk
 pub enum StreamSignal {
     Event(RunEvent),
+    /// Connected again after the connection dropped (a network blip, a server restart): events
+    /// the server could not keep (a crash loses the last ones it had not written) are missing, so
+    /// the owner reads the stored state once.
+    Reconnected,
     /// The connection is closed for good (the run is unknown or over); refetch to learn the state.
     Closed,
 }
@@ -70,6 +74,17 @@ mod browser {
                 if source.add_event_listener_with_callback(kind, listener.as_ref().unchecked_ref()).is_ok() {
                     listeners.push(listener);
                 }
+            }
+            // `open` fires on every connection; all but the first are reconnections.
+            let opened = std::cell::Cell::new(false);
+            let on_open = Rc::clone(&on_signal);
+            let listener = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
+                if opened.replace(true) {
+                    on_open(StreamSignal::Reconnected);
+                }
+            });
+            if source.add_event_listener_with_callback("open", listener.as_ref().unchecked_ref()).is_ok() {
+                listeners.push(listener);
             }
             // EventSource's own `error` event is the connection's (no run event has that name): it
             // reconnects by itself unless the server refused the stream for good.

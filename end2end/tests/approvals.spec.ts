@@ -26,6 +26,27 @@ test("approving a file write runs it and the model continues", async ({ page }) 
   await expect(page.getByText("Approved by you")).toBeVisible();
 });
 
+test("an approval round trip is one request: the run's events patch the page in place", async ({ page }) => {
+  fs.rmSync(workspacePath("counted.txt"), { force: true });
+  await startChat(page, "count the requests");
+  const card = approvalCard(page);
+  await expect(card).toContainText("counted.txt");
+  const requests: string[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.startsWith("/api/")) requests.push(`${r.method()} ${url.pathname}`);
+  });
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  // The answer depends on the write having run: the model repeats the result it was sent.
+  await expect(answer(page, "Counted.")).toContainText("[tool said: Wrote 8 bytes to counted.txt (new file)]");
+  await expect(page.getByText("Approved by you")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+  console.log(`requests during one approval round trip (${requests.length}): ${requests.join(", ")}`);
+  expect(requests.filter((r) => r.includes("decide_approval")), "the decision").toHaveLength(1);
+  expect(requests.filter((r) => r.includes("get_thread")), "the thread is never read again").toEqual([]);
+  expect(fs.readFileSync(workspacePath("counted.txt"), "utf8")).toBe("counted\n");
+});
+
 test("denying a command tells the model why", async ({ page }) => {
   // Something for `rm -rf build` to remove, so its not running shows on disk.
   const kept = workspacePath("build", "kept.txt");

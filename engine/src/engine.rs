@@ -195,11 +195,25 @@ impl Engine {
         }
         self.rt.store.thread(thread_id).await?;
         let prompt_title = title::from_prompt(&content);
-        let (run_id, message_id) =
+        let started =
             self.rt.store.start_run(thread_id, self.rt.config.max_steps, Some(&content), Some(&prompt_title)).await?;
-        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
-        self.rt.wake(&run_id);
+        let message_id = started.message.as_ref().map(|m| m.id.clone());
+        let run_id = self.announce(thread_id, started);
         Ok(RunStarted { run_id, message_id })
+    }
+
+    /// Tells a new run's stream what starting it stored, and starts driving it.
+    fn announce(&self, thread_id: &str, started: crate::store::StartedRun) -> String {
+        let run_id = started.run_id;
+        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
+        if let Some(message) = started.message {
+            self.rt.events.emit(&run_id, &RunEvent::MessageStored { message });
+        }
+        if let Some(title) = started.title {
+            self.rt.events.emit(&run_id, &RunEvent::ThreadUpdated { thread_id: thread_id.into(), title });
+        }
+        self.rt.wake(&run_id);
+        run_id
     }
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
@@ -208,10 +222,8 @@ impl Engine {
             return Err(Error::NoModel);
         }
         self.rt.store.thread(thread_id).await?;
-        let (run_id, _) = self.rt.store.start_run(thread_id, self.rt.config.max_steps, None, None).await?;
-        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
-        self.rt.wake(&run_id);
-        Ok(RunStarted { run_id, message_id: None })
+        let started = self.rt.store.start_run(thread_id, self.rt.config.max_steps, None, None).await?;
+        Ok(RunStarted { run_id: self.announce(thread_id, started), message_id: None })
     }
 
     pub async fn run(&self, run_id: &str) -> Result<RunSummary> {

@@ -154,7 +154,8 @@ async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
     let events = run_to_end(&h.engine, &run2).await;
     assert!(of_kind(&events, "approval_request").is_empty(), "the rule answers for the person");
     let resolved = of_kind(&events, "approval_resolved");
-    assert!(resolved[0]["decision"].as_str().unwrap().contains("thread rule"));
+    assert_eq!(resolved[0]["decision"], "approved");
+    assert_eq!(resolved[0]["approval"]["decision"]["rule_id"], rules[0].id.as_str(), "the event names the rule");
     assert!(of_kind(&events, "tool_result")[0]["output"].as_str().unwrap().contains("two"));
     let by_rule = h.engine.approval(resolved[0]["approval_id"].as_str().unwrap()).await.unwrap();
     assert!(matches!(by_rule.decision.unwrap().by, DecidedBy::Rule { ref rule_id } if *rule_id == rules[0].id));

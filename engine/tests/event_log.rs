@@ -19,8 +19,8 @@ async fn a_late_event_of_a_deleted_run_does_not_lose_the_other_runs_events() {
     let store = store(&dir).await;
     let kept = store.create_thread(Some("kept")).await.unwrap();
     let deleted = store.create_thread(Some("deleted")).await.unwrap();
-    let (run_a, _) = store.start_run(&kept.id, 5, Some("hi"), None).await.unwrap();
-    let (run_b, _) = store.start_run(&deleted.id, 5, Some("hi"), None).await.unwrap();
+    let run_a = store.start_run(&kept.id, 5, Some("hi"), None).await.unwrap().run_id;
+    let run_b = store.start_run(&deleted.id, 5, Some("hi"), None).await.unwrap().run_id;
     store.delete_thread(&deleted.id).await.unwrap();
 
     let hub = EventHub::start(store.clone()).await.unwrap();
@@ -43,7 +43,7 @@ async fn an_event_id_beyond_i64_replays_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let store = store(&dir).await;
     let thread = store.create_thread(None).await.unwrap();
-    let (run, _) = store.start_run(&thread.id, 5, Some("hi"), None).await.unwrap();
+    let run = store.start_run(&thread.id, 5, Some("hi"), None).await.unwrap().run_id;
     let hub = EventHub::start(store.clone()).await.unwrap();
     hub.emit(&run, &delta("x"));
     hub.flush().await;

@@ -36,8 +36,17 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
     }
     let mut created = ruleset.create()?;
     for grant in grants(policy)? {
-        let fd = PathFd::new(&grant.path)
-            .map_err(|e| SandboxError::Path { path: grant.path.clone(), source: std::io::Error::other(e) })?;
+        let fd = match PathFd::new(&grant.path) {
+            Ok(fd) => fd,
+            // Gone since the listing (another program's temp dir beside a hidden path, say): there is
+            // nothing left to grant, and granting less is always safe.
+            Err(_)
+                if std::fs::symlink_metadata(&grant.path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                continue
+            }
+            Err(e) => return Err(SandboxError::Path { path: grant.path.clone(), source: std::io::Error::other(e) }),
+        };
         let mut access = if grant.write { write } else { read };
         if !grant.path.is_dir() {
             access &= AccessFs::from_file(abi);

@@ -1,10 +1,16 @@
 //! The events a run streams. On the wire (SSE): `event: <kind>`, `id: <seq>` and the other fields as
 //! JSON `data:`; `kind` names are [`EventKind`], derived from the variants so they cannot drift.
+//!
+//! An event that follows a change to stored state carries the stored record as it is after the
+//! change (`message`, `call`, `approval`, `rule`), so a page patches what it shows in place
+//! ([`crate::ThreadDetail::apply`]) instead of fetching the thread again.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::approval::Approval;
+use crate::approval::{Approval, ApprovalStatus, ThreadRule};
+use crate::run::ToolCallRecord;
+use crate::thread::StoredMessage;
 
 /// One event of a run's stream.
 // Events are built, serialised and dropped one at a time: boxing the approval would buy nothing.
@@ -29,10 +35,16 @@ pub enum RunEvent {
     TextDelta {
         text: String,
     },
+    /// A message was stored: the person's, or the model's turn (which ends the text streamed for it).
+    MessageStored {
+        message: StoredMessage,
+    },
     ToolCall {
         id: String,
         name: String,
         arguments: Value,
+        /// The call as recorded.
+        call: ToolCallRecord,
     },
     ApprovalRequest {
         approval: Approval,
@@ -40,8 +52,14 @@ pub enum RunEvent {
     ApprovalResolved {
         approval_id: String,
         tool_call_id: String,
-        decision: String,
+        decision: ApprovalStatus,
         arguments: Value,
+        /// The approval as decided (who or what decided is in `approval.decision`).
+        approval: Approval,
+        /// Its call after the decision.
+        call: ToolCallRecord,
+        /// The thread rule the decision added ("allow for this thread").
+        rule: Option<ThreadRule>,
     },
     ToolProgress {
         tool_call_id: String,
@@ -51,9 +69,12 @@ pub enum RunEvent {
     },
     ToolResult {
         tool_call_id: String,
+        /// As the model sees it (cut at the limit); the whole output is in `call.output`.
         output: String,
         is_error: bool,
         truncated: bool,
+        /// The call as settled.
+        call: ToolCallRecord,
     },
     ThreadUpdated {
         thread_id: String,
@@ -128,7 +149,7 @@ mod tests {
         let step = RunEvent::Step { n: 3, max: 10, action: "Calling shell".into() };
         let json = serde_json::to_value(&step).expect("serialises");
         assert_eq!(json["type"], step.kind().as_str());
-        assert_eq!(EventKind::VARIANTS.len(), 12);
+        assert_eq!(EventKind::VARIANTS.len(), 13);
         for kind in EventKind::VARIANTS {
             assert_eq!(kind.as_str().parse::<EventKind>().ok(), Some(*kind));
         }

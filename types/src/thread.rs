@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
+use crate::event::RunEvent;
 use crate::message::{Block, Role};
 use crate::run::{RunSummary, ToolCallRecord};
 use crate::status::SandboxInfo;
@@ -67,4 +68,246 @@ pub struct ThreadDetail {
     pub rules: Vec<ThreadRule>,
     /// Whether commands run confined on this machine (the card of a command says so).
     pub sandbox: SandboxInfo,
+}
+
+impl ThreadDetail {
+    /// Patches what the page shows with one event of this thread's run: a record an event carries
+    /// replaces the one with its id (or is added), so applying an event twice, or an event the
+    /// thread already reflects, changes nothing. Events of another thread are ignored.
+    pub fn apply(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::MessageStored { message } => upsert(&mut self.messages, message.clone(), |m| &m.id),
+            RunEvent::ToolCall { call, .. } | RunEvent::ToolResult { call, .. } => self.put_call(call),
+            RunEvent::ApprovalRequest { approval } => self.put_approval(approval),
+            RunEvent::ApprovalResolved { approval, call, rule, .. } => {
+                self.put_approval(approval);
+                self.put_call(call);
+                if let Some(rule) = rule.as_ref().filter(|r| r.thread_id == self.thread.id) {
+                    upsert(&mut self.rules, rule.clone(), |r| &r.id);
+                }
+            }
+            RunEvent::ThreadUpdated { thread_id, title } if *thread_id == self.thread.id => {
+                self.thread.title = title.clone();
+            }
+            RunEvent::Step { n, max, .. } => {
+                if let Some(run) = &mut self.active_run {
+                    (run.step, run.max_steps) = (*n, *max);
+                }
+            }
+            RunEvent::RunFinished { .. } => {
+                self.active_run = None;
+                self.last_error = None;
+            }
+            RunEvent::RunFailed { message } => {
+                self.active_run = None;
+                self.last_error = Some(message.clone());
+            }
+            RunEvent::RunStarted { .. }
+            | RunEvent::TextDelta { .. }
+            | RunEvent::ToolProgress { .. }
+            | RunEvent::ThreadUpdated { .. }
+            | RunEvent::TurnRestarted {} => {}
+        }
+    }
+
+    fn put_call(&mut self, call: &ToolCallRecord) {
+        if call.thread_id == self.thread.id {
+            upsert(&mut self.tool_calls, call.clone(), |c| &c.id);
+        }
+    }
+
+    fn put_approval(&mut self, approval: &Approval) {
+        if approval.thread_id == self.thread.id {
+            upsert(&mut self.approvals, approval.clone(), |a| &a.id);
+        }
+    }
+}
+
+/// Replaces the record with the same id, or appends it (records arrive in the order they were made).
+fn upsert<T>(records: &mut Vec<T>, record: T, id: impl Fn(&T) -> &String) {
+    match records.iter_mut().find(|r| id(r) == id(&record)) {
+        Some(slot) => *slot = record,
+        None => records.push(record),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::approval::{ApprovalStatus, DecidedBy, Decision, RuleMatcher};
+    use crate::run::{RunStatus, ToolCallStatus};
+    use crate::tool::{Risk, ToolContent, ToolOrigin};
+
+    fn detail() -> ThreadDetail {
+        ThreadDetail {
+            thread: Thread {
+                id: "t".into(),
+                title: "T".into(),
+                archived: false,
+                created_at: "2026-01-01T00:00:00Z".into(),
+                updated_at: "2026-01-01T00:00:00Z".into(),
+            },
+            messages: vec![message("m1", Role::User)],
+            tool_calls: vec![],
+            approvals: vec![],
+            active_run: Some(RunSummary {
+                id: "r".into(),
+                thread_id: "t".into(),
+                status: RunStatus::Running,
+                step: 1,
+                max_steps: 10,
+                error: None,
+                created_at: "2026-01-01T00:00:00Z".into(),
+            }),
+            last_error: None,
+            rules: vec![],
+            sandbox: SandboxInfo { available: true, detail: "confined".into() },
+        }
+    }
+
+    fn message(id: &str, role: Role) -> StoredMessage {
+        StoredMessage {
+            id: id.into(),
+            run_id: Some("r".into()),
+            role,
+            content: id.into(),
+            blocks: vec![Block::Text { text: id.into() }],
+            created_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    fn call(thread: &str, status: ToolCallStatus) -> ToolCallRecord {
+        ToolCallRecord {
+            id: "c1".into(),
+            run_id: "r".into(),
+            thread_id: thread.into(),
+            message_id: "m2".into(),
+            call_id: "call_1".into(),
+            name: "shell".into(),
+            origin: ToolOrigin::BuiltIn,
+            arguments: json!({"command": "echo hi"}),
+            summary: "Run `echo hi`".into(),
+            risk: Risk::Low,
+            needs_approval: true,
+            preview: None,
+            status,
+            output: (status == ToolCallStatus::Done).then(|| vec![ToolContent::Text { text: "hi".into() }]),
+            is_error: false,
+            truncated: false,
+            failure: None,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            finished_at: None,
+        }
+    }
+
+    fn approval(status: ApprovalStatus) -> Approval {
+        Approval {
+            id: "a1".into(),
+            run_id: "r".into(),
+            thread_id: "t".into(),
+            tool_call_id: "c1".into(),
+            tool: "shell".into(),
+            origin: ToolOrigin::BuiltIn,
+            arguments: json!({"command": "echo hi"}),
+            summary: "Run `echo hi`".into(),
+            risk: Risk::Low,
+            preview: None,
+            status,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            decided_at: None,
+            expires_at: None,
+            decision: (status != ApprovalStatus::Pending)
+                .then(|| Decision { status, by: DecidedBy::Rule { rule_id: "rule".into() } }),
+        }
+    }
+
+    /// One approval round trip as the stream tells it.
+    fn round_trip() -> Vec<RunEvent> {
+        let rule = ThreadRule {
+            id: "rule".into(),
+            thread_id: "t".into(),
+            tool: "shell".into(),
+            matcher: RuleMatcher::AnyArguments,
+            created_at: "2026-01-01T00:00:00Z".into(),
+        };
+        let pending = call("t", ToolCallStatus::Pending);
+        vec![
+            RunEvent::Step { n: 2, max: 10, action: "Thinking".into() },
+            RunEvent::MessageStored { message: message("m2", Role::Assistant) },
+            RunEvent::ToolCall { id: "c1".into(), name: "shell".into(), arguments: json!({}), call: pending },
+            RunEvent::ApprovalRequest { approval: approval(ApprovalStatus::Pending) },
+            RunEvent::ApprovalResolved {
+                approval_id: "a1".into(),
+                tool_call_id: "c1".into(),
+                decision: ApprovalStatus::Approved,
+                arguments: json!({}),
+                approval: approval(ApprovalStatus::Approved),
+                call: call("t", ToolCallStatus::Approved),
+                rule: Some(rule),
+            },
+            RunEvent::ToolResult {
+                tool_call_id: "c1".into(),
+                output: "hi".into(),
+                is_error: false,
+                truncated: false,
+                call: call("t", ToolCallStatus::Done),
+            },
+            RunEvent::ThreadUpdated { thread_id: "t".into(), title: "Saying hi".into() },
+            RunEvent::MessageStored { message: message("m3", Role::Assistant) },
+            RunEvent::RunFinished { message_id: Some("m3".into()), stopped: false },
+        ]
+    }
+
+    #[test]
+    fn a_round_trip_of_events_patches_the_thread_into_what_the_store_holds() {
+        let mut shown = detail();
+        for event in &round_trip() {
+            shown.apply(event);
+        }
+        let ids: Vec<&str> = shown.messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["m1", "m2", "m3"]);
+        assert_eq!(shown.tool_calls.len(), 1);
+        assert_eq!(shown.tool_calls[0].status, ToolCallStatus::Done);
+        assert_eq!(shown.tool_calls[0].output_text().as_deref(), Some("hi"));
+        assert_eq!(shown.approvals.len(), 1);
+        assert_eq!(shown.approvals[0].status, ApprovalStatus::Approved);
+        assert_eq!(shown.rules.len(), 1);
+        assert_eq!(shown.thread.title, "Saying hi");
+        assert_eq!(shown.active_run, None);
+    }
+
+    #[test]
+    fn events_applied_again_over_a_fresher_copy_end_in_the_same_state() {
+        // What the page does when a refetch lands while events arrived: it applies them again.
+        let mut once = detail();
+        for event in &round_trip() {
+            once.apply(event);
+        }
+        let mut twice = once.clone();
+        for event in &round_trip() {
+            twice.apply(event);
+        }
+        assert_eq!(twice, once);
+    }
+
+    #[test]
+    fn a_failed_run_shows_its_error_and_a_step_moves_the_counter() {
+        let mut shown = detail();
+        shown.apply(&RunEvent::Step { n: 4, max: 10, action: "Thinking".into() });
+        assert_eq!(shown.active_run.as_ref().map(|r| r.step), Some(4));
+        shown.apply(&RunEvent::RunFailed { message: "the model is down".into() });
+        assert_eq!((shown.active_run.is_none(), shown.last_error.as_deref()), (true, Some("the model is down")));
+    }
+
+    #[test]
+    fn records_of_another_thread_are_not_shown() {
+        let mut shown = detail();
+        let other = call("elsewhere", ToolCallStatus::Pending);
+        shown.apply(&RunEvent::ToolCall { id: "c1".into(), name: "shell".into(), arguments: json!({}), call: other });
+        shown.apply(&RunEvent::ThreadUpdated { thread_id: "elsewhere".into(), title: "Other".into() });
+        assert!(shown.tool_calls.is_empty());
+        assert_eq!(shown.thread.title, "T");
+    }
 }

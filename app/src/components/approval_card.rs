@@ -18,9 +18,10 @@ fn decision(verdict: Verdict, scope: Scope) -> DecisionInput {
 }
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
-/// refetch that does not change this approval leaves the card (and its inputs) in place.
+/// change that does not touch this approval leaves the card (and its inputs) in place. A decision
+/// comes back as the run's `approval_resolved` event, which replaces the card with its outcome.
 #[component]
-pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoView {
+pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
     let reason = RwSignal::new(String::new());
     let prefix = RwSignal::new(String::new());
@@ -40,8 +41,9 @@ pub fn ApprovalCard(approval: Approval, on_change: Callback<()>) -> impl IntoVie
             let approval_id = approval_id.clone();
             spawn_local(async move {
                 match decide_approval(approval_id, decision).await {
-                    // Decided here, or by another tab or client first: either way the card is done.
-                    Ok(_) | Err(AppError::Conflict(_)) => on_change.run(()),
+                    // Decided here, or by another tab or client first: either way the run's event
+                    // replaces the card.
+                    Ok(_) | Err(AppError::Conflict(_)) => {}
                     Err(refused) => {
                         error.try_set(Some(refused.to_string()));
                     }

@@ -27,10 +27,10 @@ pub fn MessageView(message: Message) -> impl IntoView {
     }
 }
 
-/// The answer as it streams in, before it is stored.
+/// The answer as it streams in, until the stored message takes its place.
 #[component]
 pub fn StreamingText(live: LiveRun) -> impl IntoView {
-    let text = Memo::new(move |_| live.unstored_text());
+    let text = live.text;
     view! {
         <Show when=move || text.with(|t| !t.is_empty())>
             <div class="message assistant streaming" aria-busy="true">

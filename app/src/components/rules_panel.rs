@@ -1,5 +1,5 @@
 //! The thread's standing "allowed for this thread" rules, each with a Revoke button. A keyed
-//! list: a refetch that leaves a rule as it was leaves its row (and its button) in place.
+//! list: a change that leaves a rule as it was leaves its row (and its button) in place.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -10,15 +10,15 @@ use crate::model::ThreadRule;
 use crate::server_fns::revoke_rule;
 
 #[component]
-pub fn RulesPanel(rules: Signal<Vec<ThreadRule>>, on_change: Callback<()>) -> impl IntoView {
+pub fn RulesPanel(rules: Signal<Vec<ThreadRule>>, on_revoked: Callback<String>) -> impl IntoView {
     let error = RwSignal::new(None::<AppError>);
     let row = move |rule: ThreadRule| {
         let id = rule.id.clone();
         let revoke = move |_| {
             let id = id.clone();
             spawn_local(async move {
-                match revoke_rule(id).await {
-                    Ok(()) => on_change.run(()),
+                match revoke_rule(id.clone()).await {
+                    Ok(()) => on_revoked.run(id),
                     Err(e) => {
                         error.try_set(Some(e));
                     }

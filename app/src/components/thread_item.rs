@@ -9,7 +9,7 @@ use leptos_router::hooks::use_navigate;
 use crate::error::AppError;
 use crate::model::Thread;
 use crate::server_fns::{delete_thread, rename_thread, set_archived};
-use crate::ThreadsChanged;
+use crate::{ThreadEdited, ThreadsChanged};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -40,11 +40,13 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     // The list is rebuilt on every change and the old rows stay on screen a moment after their
     // reactive values are disposed: handlers capture plain values and write signals with `try_`.
     let thread_id = thread.id.clone();
-    let run = move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), AppError>>>>| {
+    let edited = expect_context::<ThreadEdited>();
+    let run = move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Thread, AppError>>>>| {
         spawn_local(async move {
             match change.await {
-                Ok(()) => {
+                Ok(thread) => {
                     mode.try_set(Mode::Normal);
+                    edited.0.try_set(Some(thread));
                     changed.notify();
                 }
                 Err(e) => {
@@ -57,7 +59,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
         let thread_id = thread_id.clone();
         move || {
             let (id, new_title) = (thread_id.clone(), draft.try_get_untracked().unwrap_or_default());
-            run(Box::pin(async move { rename_thread(id, new_title).await.map(|_| ()) }));
+            run(Box::pin(async move { rename_thread(id, new_title).await }));
         }
     };
     let on_rename_key = {
@@ -77,7 +79,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
         let thread_id = thread_id.clone();
         move |_| {
             let id = thread_id.clone();
-            run(Box::pin(async move { set_archived(id, !archived).await.map(|_| ()) }));
+            run(Box::pin(async move { set_archived(id, !archived).await }));
         }
     };
     let confirm_delete = {

@@ -1,12 +1,9 @@
 //! The stored part of a chat page: title, the thread's rules, the conversation (messages, each
 //! followed by its tool calls and their approvals) and the last error with Retry.
 //!
-//! The page refetches the thread whenever its run stores something, so the conversation is a
-//! keyed list: an entry keeps its DOM (an open `<details>`, text half-typed into an approval
-//! card, the focus) until something it shows changes.
-
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
+//! Events of the run patch the thread in place, so the conversation is a keyed list: an entry
+//! keeps its DOM (an open `<details>`, text half-typed into an approval card, the focus) until
+//! something it shows changes.
 
 use leptos::prelude::*;
 
@@ -14,14 +11,16 @@ use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
 use crate::components::tool_call_view::ToolCallView;
 use crate::live_run::LiveRun;
-use crate::model::{Approval, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall};
+use crate::model::{
+    Approval, ApprovalStatus, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall, ToolCallStatus,
+};
 
 #[component]
 pub fn ThreadView(
     detail: Signal<ThreadDetail>,
     live: LiveRun,
     on_retry: Callback<()>,
-    on_change: Callback<()>,
+    on_rule_revoked: Callback<String>,
 ) -> impl IntoView {
     let title = move || detail.with(|d| d.thread.title.clone());
     let rules = Signal::derive(move || detail.with(|d| d.rules.clone()));
@@ -41,9 +40,9 @@ pub fn ThreadView(
 
     view! {
         <h1 class="thread-title">{title}</h1>
-        <RulesPanel rules on_change/>
+        <RulesPanel rules on_revoked=on_rule_revoked/>
         <ol class="messages" aria-label="Conversation">
-            <For each=entries key=Entry::key children=move |entry| entry.view(live, on_change)/>
+            <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
         </ol>
         {failed}
     }
@@ -77,30 +76,39 @@ impl Entry {
         rows
     }
 
-    /// The row's id and a digest of everything it shows: the same key means nothing on the row
+    /// The row's id and what of it can change: a stored message never changes; a call changes
+    /// with its status (its output comes with a settled status) and with its approval, whose id
+    /// changes when a changed target makes a new card. The same key means nothing on the row
     /// changed, so its DOM stays; a new key rebuilds just that row.
-    fn key(&self) -> (String, u64) {
-        let (id, shown) = match self {
-            Entry::Message(message) => (&message.id, serde_json::to_string(message)),
-            Entry::Call(call, approval) => (&call.id, serde_json::to_string(&(call, approval))),
-        };
-        let mut digest = DefaultHasher::new();
-        shown.unwrap_or_default().hash(&mut digest);
-        (id.clone(), digest.finish())
-    }
-
-    fn view(self, live: LiveRun, on_change: Callback<()>) -> AnyView {
+    fn key(&self) -> RowKey {
         match self {
-            Entry::Message(message) => view! { <MessageView message/> }.into_any(),
-            Entry::Call(call, approval) => view! { <ToolCallView call approval live on_change/> }.into_any(),
+            Entry::Message(message) => RowKey { id: message.id.clone(), state: None },
+            Entry::Call(call, approval) => RowKey {
+                id: call.id.clone(),
+                state: Some((call.status, approval.as_ref().map(|a| (a.id.clone(), a.status)))),
+            },
         }
     }
+
+    fn view(self, live: LiveRun) -> AnyView {
+        match self {
+            Entry::Message(message) => view! { <MessageView message/> }.into_any(),
+            Entry::Call(call, approval) => view! { <ToolCallView call approval live/> }.into_any(),
+        }
+    }
+}
+
+/// See [`Entry::key`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct RowKey {
+    id: String,
+    state: Option<(ToolCallStatus, Option<(String, ApprovalStatus)>)>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ApprovalStatus;
+    use crate::model::RunEvent;
 
     /// A person's prompt, the model's turn with a gated shell call waiting for approval, and a call
     /// whose message is not among the shown ones.
@@ -132,62 +140,73 @@ mod tests {
         .expect("a thread detail")
     }
 
-    fn keys(detail: &ThreadDetail) -> Vec<(String, u64)> {
+    fn keys(detail: &ThreadDetail) -> Vec<RowKey> {
         Entry::list(detail).iter().map(Entry::key).collect()
     }
 
     #[test]
     fn rows_are_messages_each_followed_by_its_calls_then_the_orphans() {
-        let ids: Vec<String> = keys(&detail()).into_iter().map(|(id, _)| id).collect();
+        let ids: Vec<String> = keys(&detail()).into_iter().map(|k| k.id).collect();
         assert_eq!(ids, ["m1", "m2", "c1", "orphan"]);
         let rows = Entry::list(&detail());
         assert!(matches!(&rows[2], Entry::Call(_, Some(approval)) if approval.id == "a1"));
         assert!(matches!(&rows[3], Entry::Call(_, None)));
     }
 
-    /// The thread as the page gets it again from `get_thread`: sent as JSON, read back.
-    fn refetched(detail: &ThreadDetail) -> ThreadDetail {
-        let wire = serde_json::to_string(detail).expect("a detail serializes");
-        serde_json::from_str(&wire).expect("and reads back")
-    }
-
     #[test]
-    fn a_refetch_that_changed_nothing_on_the_rows_keeps_every_key() {
+    fn events_that_change_nothing_on_a_row_keep_every_key() {
         let shown = detail();
-        assert_eq!(keys(&refetched(&shown)), keys(&shown), "the same records over the wire give the same keys");
-
-        // What a rename in the sidebar refetches: the thread changed, none of its rows did.
-        let mut renamed = refetched(&shown);
-        renamed.thread.title = "Renamed".into();
-        renamed.thread.updated_at = "2026-01-02T00:00:00Z".into();
+        let mut renamed = shown.clone();
+        renamed.apply(&RunEvent::ThreadUpdated { thread_id: "t".into(), title: "Renamed".into() });
+        assert_eq!(renamed.thread.title, "Renamed");
         assert_eq!(keys(&renamed), keys(&shown), "a row's key depends on the row alone");
 
-        // A new message appends a row; the rows already shown keep theirs.
-        let mut grown = refetched(&shown);
+        // The model's next message appends a row; the rows already shown keep theirs.
+        let mut grown = shown.clone();
         let mut reply = grown.messages[1].clone();
         reply.id = "m4".into();
-        reply.content = "one more".into();
-        grown.messages.push(reply);
+        grown.apply(&RunEvent::MessageStored { message: reply });
         let (before, after) = (keys(&shown), keys(&grown));
         assert_eq!(after.len(), before.len() + 1);
-        assert_eq!(after.iter().filter(|k| before.contains(k)).count(), before.len(), "{before:?} -> {after:?}");
+        assert!(before.iter().all(|k| after.contains(k)), "{before:?} -> {after:?}");
+        assert!(after.iter().any(|k| k.id == "m4"));
     }
 
     #[test]
-    fn only_the_row_that_changed_gets_a_new_key() {
-        let before = keys(&detail());
-        let mut decided = detail();
-        decided.approvals[0].status = ApprovalStatus::Approved;
+    fn a_decision_and_a_result_change_the_key_of_their_call_alone() {
+        let shown = detail();
+        let before = keys(&shown);
+        let mut decided = shown.clone();
+        let mut approval = decided.approvals[0].clone();
+        approval.status = ApprovalStatus::Approved;
+        let mut call = decided.tool_calls[1].clone();
+        call.status = ToolCallStatus::Approved;
+        decided.apply(&RunEvent::ApprovalResolved {
+            approval_id: "a1".into(),
+            tool_call_id: "c1".into(),
+            decision: ApprovalStatus::Approved,
+            arguments: call.arguments.clone(),
+            approval,
+            call: call.clone(),
+            rule: None,
+        });
         let after = keys(&decided);
-        assert_eq!(before[..2], after[..2]);
+        assert_eq!((&before[..2], &before[3]), (&after[..2], &after[3]));
         assert_ne!(before[2], after[2]);
-        assert_eq!(before[2].0, after[2].0);
-        assert_eq!(before[3], after[3]);
+        assert_eq!(before[2].id, after[2].id);
 
-        let mut ran = detail();
-        ran.tool_calls[1].output = Some(vec![crate::model::ToolContent::Text { text: "hi".into() }]);
-        let after = keys(&ran);
-        assert_ne!(before[2], after[2], "a call's output is on its row");
-        assert_eq!([&before[..2], &before[3..]], [&after[..2], &after[3..]]);
+        call.status = ToolCallStatus::Done;
+        call.output = Some(vec![crate::model::ToolContent::Text { text: "hi".into() }]);
+        let mut ran = decided.clone();
+        ran.apply(&RunEvent::ToolResult {
+            tool_call_id: "c1".into(),
+            output: "hi".into(),
+            is_error: false,
+            truncated: false,
+            call,
+        });
+        let done = keys(&ran);
+        assert_ne!(after[2], done[2], "the result is on its row");
+        assert_eq!((&after[..2], &after[3]), (&done[..2], &done[3]));
     }
 }

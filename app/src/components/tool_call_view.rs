@@ -10,12 +10,7 @@ use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCallRecord as ToolCall, ToolCallStatus};
 
 #[component]
-pub fn ToolCallView(
-    call: ToolCall,
-    approval: Option<Approval>,
-    live: LiveRun,
-    on_change: Callback<()>,
-) -> impl IntoView {
+pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
     let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
     let output = call.output_text();
@@ -49,7 +44,7 @@ pub fn ToolCallView(
             {decided.map(|text| view! { <p class="decided">{text}</p> })}
             {interrupted.then(|| view! { <p class="decided warning">"Interrupted: outcome unknown"</p> })}
             {match pending {
-                Some(approval) => view! { <ApprovalCard approval on_change/> }.into_any(),
+                Some(approval) => view! { <ApprovalCard approval/> }.into_any(),
                 None => view! {
                     <details class="tool-arguments">
                         <summary>"Arguments"</summary>

@@ -1,8 +1,8 @@
 //! The chat page (`/chat/{id}`): the stored thread rendered on the server, and in the browser a
-//! subscription to the thread's active run. Streamed text shows as it arrives; anything the run
-//! stores (tool calls, approvals, answers) is refetched, so every tab shows the same state. A
-//! refetch updates the shown thread in place ([`ThreadView`] is a keyed list), so it never throws
-//! away what a person is typing or has opened.
+//! subscription to the thread's active run. Streamed text shows as it arrives; each event that
+//! follows a stored change carries the changed records, which patch the shown thread in place
+//! ([`ThreadDetail::apply`]; [`ThreadView`] is a keyed list, so a patch never throws away what a
+//! person is typing or has opened). The thread is read again only when the stream reconnects.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -15,10 +15,10 @@ use crate::components::run_status::RunStatusBar;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
-use crate::model::{SandboxInfo, ThreadDetail};
+use crate::model::{RunEvent, SandboxInfo, ThreadDetail};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{get_thread, retry_run, send_message, stop_run};
-use crate::ThreadsChanged;
+use crate::{ThreadEdited, ThreadsChanged};
 
 /// The sandbox status of the shown thread's server, for approval cards (`None` until it is known).
 #[derive(Clone, Copy)]
@@ -29,46 +29,76 @@ pub fn ChatPage() -> impl IntoView {
     let params = use_params_map();
     let thread_id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
     let threads_changed = expect_context::<ThreadsChanged>();
+    let thread_edited = expect_context::<ThreadEdited>();
     // What the server renders and hydrates; fetched again only when another thread opens.
     let detail = Resource::new(move || thread_id.get(), get_thread);
-    // Newer copies, fetched in the browser whenever the run or the sidebar changes the thread.
-    let refreshed = RwSignal::new(None::<ThreadDetail>);
+    // The thread as patched by events since (and read again after a reconnect).
+    let patched = RwSignal::new(None::<ThreadDetail>);
     let current = Memo::new(move |_| {
         let id = thread_id.get();
         let is_open = |d: &ThreadDetail| d.thread.id == id;
-        refreshed.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
+        patched.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
     });
     // Approval cards of commands say whether they will run confined.
     provide_context(SandboxView(Memo::new(move |_| current.with(|d| d.as_ref().map(|d| d.sandbox.clone())))));
     let live = LiveRun::new();
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
-    // Only the newest refetch's answer is shown: an older one may land after it.
-    let asked = StoredValue::new(0u64);
-    let refetch = move || {
+
+    // Applies a change to the shown thread (starting from the server-rendered copy).
+    let patch = move |change: &dyn Fn(&mut ThreadDetail)| {
         let id = thread_id.get_untracked();
-        let Some(this) = asked.try_update_value(|n| {
+        patched.update(|slot| {
+            if slot.as_ref().is_none_or(|d| d.thread.id != id) {
+                *slot = detail.get_untracked().and_then(Result::ok).filter(|d| d.thread.id == id);
+            }
+            if let Some(d) = slot {
+                change(d);
+            }
+        });
+    };
+    // While the thread is read again, events still arrive: they are kept and applied again over
+    // the copy that lands (applying an event twice changes nothing), so none is lost to the race.
+    // Only the newest reading lands (numbered): an older one may answer after it.
+    let since_reread = StoredValue::new((0u64, None::<Vec<RunEvent>>));
+    let reread = move || {
+        let id = thread_id.get_untracked();
+        let Some(this) = since_reread.try_update_value(|(n, kept)| {
             *n += 1;
+            *kept = Some(Vec::new());
             *n
         }) else {
             return; // the page is gone
         };
         spawn_local(async move {
-            let answer = get_thread(id).await;
-            if asked.try_get_value() != Some(this) {
-                return;
-            }
+            let answer = get_thread(id.clone()).await;
+            let kept = since_reread.try_update_value(|(n, kept)| if *n == this { kept.take() } else { None });
+            let Some(Some(kept)) = kept else { return };
             match answer {
-                Ok(d) => {
-                    refreshed.try_set(Some(d));
-                    // Every arrival, changed or not: the streamed text it now stores is dropped.
-                    live.thread_refreshed();
+                Ok(mut fresh) if fresh.thread.id == id => {
+                    for event in &kept {
+                        fresh.apply(event);
+                    }
+                    patched.try_set(Some(fresh));
                 }
+                Ok(_) => {}
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
             }
         });
+    };
+    let on_event = move |event: RunEvent| {
+        let follow = live.apply(&event);
+        if !matches!(event, RunEvent::TextDelta { .. } | RunEvent::ToolProgress { .. }) {
+            patch(&|d| d.apply(&event));
+            since_reread.update_value(|(_, kept)| {
+                if let Some(kept) = kept {
+                    kept.push(event.clone());
+                }
+            });
+        }
+        follow
     };
 
     let close_stream = move || {
@@ -90,7 +120,11 @@ pub fn ChatPage() -> impl IntoView {
         live.start(run_id.clone());
         let opened = RunStream::open(&run_id, move |signal| {
             let follow = match signal {
-                StreamSignal::Event(event) => live.apply(event),
+                StreamSignal::Event(event) => on_event(event),
+                StreamSignal::Reconnected => {
+                    reread();
+                    Follow::Nothing
+                }
                 StreamSignal::Closed => {
                     live.run_id.set(None);
                     Follow::Finish
@@ -98,8 +132,7 @@ pub fn ChatPage() -> impl IntoView {
             };
             match follow {
                 Follow::Nothing => {}
-                Follow::Refetch => refetch(),
-                Follow::RefetchWithSidebar => threads_changed.notify(),
+                Follow::Sidebar => threads_changed.notify(),
                 Follow::Finish => {
                     close_stream();
                     threads_changed.notify();
@@ -116,15 +149,18 @@ pub fn ChatPage() -> impl IntoView {
             close_stream();
             live.reset();
             action_error.set(None);
-            refreshed.set(None);
+            patched.set(None);
         }
         id
     });
     // A rename or archive in the sidebar shows in the heading.
-    Effect::new(move |seen: Option<()>| {
-        threads_changed.0.track();
-        if seen.is_some() {
-            refetch();
+    Effect::new(move |_| {
+        if let Some(thread) = thread_edited.0.get() {
+            patch(&|d| {
+                if d.thread.id == thread.id {
+                    d.thread = thread.clone();
+                }
+            });
         }
     });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
@@ -145,10 +181,7 @@ pub fn ChatPage() -> impl IntoView {
         let id = thread_id.get_untracked();
         spawn_local(async move {
             match send_message(id, content).await {
-                Ok(started) => {
-                    subscribe(started.run_id);
-                    refetch();
-                }
+                Ok(started) => subscribe(started.run_id),
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
@@ -160,10 +193,7 @@ pub fn ChatPage() -> impl IntoView {
         let id = thread_id.get_untracked();
         spawn_local(async move {
             match retry_run(id).await {
-                Ok(started) => {
-                    subscribe(started.run_id);
-                    refetch();
-                }
+                Ok(started) => subscribe(started.run_id),
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
@@ -179,7 +209,7 @@ pub fn ChatPage() -> impl IntoView {
             });
         }
     });
-    let on_change = Callback::new(move |()| refetch());
+    let on_rule_revoked = Callback::new(move |rule_id: String| patch(&|d| d.rules.retain(|r| r.id != rule_id)));
     let busy = Signal::derive(move || live.run_id.get().is_some());
 
     view! {
@@ -189,7 +219,7 @@ pub fn ChatPage() -> impl IntoView {
                     {move || Suspend::new(async move {
                         detail.await.map(|first| {
                             let shown = Memo::new(move |_| current.get().unwrap_or_else(|| first.clone()));
-                            view! { <ThreadView detail=shown.into() live on_retry on_change/> }
+                            view! { <ThreadView detail=shown.into() live on_retry on_rule_revoked/> }
                         })
                     })}
                 </ErrorBoundary>

@@ -110,33 +110,32 @@ impl Lifecycle<'_> {
                 return Err(Error::AlreadyDecided(approval_id.to_string()));
             }
         }
-        if let Some(rule) = &plan.rule {
-            Store::insert_rule(&mut tx, &approval.thread_id, &approval.tool, rule).await?;
-        }
+        let rule = match &plan.rule {
+            Some(rule) => Some(Store::insert_rule(&mut tx, &approval.thread_id, &approval.tool, rule).await?),
+            None => None,
+        };
         if plan.resume {
             Store::mark_run_resumable(&mut tx, &approval.run_id).await?;
         }
         tx.commit().await?;
 
+        // The records as they are now, so a page patches what it shows.
+        let decided = self.store.approval(approval_id).await?;
+        let call = self.store.tool_call(&approval.tool_call_id).await?;
         self.events.emit(
             &approval.run_id,
             &RunEvent::ApprovalResolved {
                 approval_id: approval.id.clone(),
                 tool_call_id: approval.tool_call_id.clone(),
-                decision: plan.decision.status.as_str().to_string(),
+                decision: plan.decision.status,
                 arguments: plan.arguments,
+                approval: decided,
+                call: call.clone(),
+                rule,
             },
         );
-        if let Some(output) = &plan.output {
-            self.events.emit(
-                &approval.run_id,
-                &RunEvent::ToolResult {
-                    tool_call_id: approval.tool_call_id.clone(),
-                    output: outcome_text::for_model(output, usize::MAX).0,
-                    is_error: true,
-                    truncated: false,
-                },
-            );
+        if plan.output.is_some() && call.status.is_settled() {
+            self.events.emit(&approval.run_id, &result_event(call, usize::MAX));
         }
         Ok(Settled { approval, resume: plan.resume })
     }
@@ -194,13 +193,17 @@ impl Lifecycle<'_> {
         .await?;
         tx.commit().await?;
 
+        let (superseded, reopened) = (self.store.approval(&approval.id).await?, self.store.tool_call(&call.id).await?);
         self.events.emit(
             &approval.run_id,
             &RunEvent::ApprovalResolved {
                 approval_id: approval.id.clone(),
                 tool_call_id: approval.tool_call_id.clone(),
-                decision: ApprovalStatus::Superseded.as_str().to_string(),
+                decision: ApprovalStatus::Superseded,
                 arguments: call.arguments.clone(),
+                approval: superseded,
+                call: reopened,
+                rule: None,
             },
         );
         let fresh = self.store.approval(&new_approval_id).await?;
@@ -283,5 +286,18 @@ impl Lifecycle<'_> {
             arguments,
             resume: true,
         })
+    }
+}
+
+/// The `tool_result` event of a settled call: its output as the model sees it (cut at `limit`
+/// bytes), and the record.
+pub fn result_event(call: ToolCallRecord, limit: usize) -> RunEvent {
+    let (output, cut) = outcome_text::for_model(call.output.as_deref().unwrap_or_default(), limit);
+    RunEvent::ToolResult {
+        tool_call_id: call.id.clone(),
+        output,
+        is_error: call.is_error,
+        truncated: call.truncated || cut,
+        call,
     }
 }

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
+use crate::approval::lifecycle::result_event;
 use crate::approval::{ApprovalStatus, DecidedBy, Decision};
 use crate::error::{Error, Result};
 use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
@@ -122,7 +123,7 @@ async fn settle_latest_turn(
                     )
                     .await?
                 {
-                    emit_result(rt, &run.id, &call.id, &output, true);
+                    emit_result(rt, &run.id, &call.id).await?;
                 }
             }
             ToolCallStatus::Approved => {
@@ -242,7 +243,7 @@ async fn execute(
             failure,
         )
         .await?;
-    emit_result(rt, &run.id, &call.id, &output.content, output.is_error);
+    emit_result(rt, &run.id, &call.id).await?;
     Ok(Executed::Settled)
 }
 
@@ -258,10 +259,11 @@ fn send_text(rt: &Runtime, run_id: &str, unsent: &mut String, text: &mut String)
     unsent.clear();
 }
 
-fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str, content: &[ToolContent], is_error: bool) {
-    let (text, truncated) = for_model(content, rt.config.tool_output_limit);
-    rt.events
-        .emit(run_id, &RunEvent::ToolResult { tool_call_id: tool_call_id.into(), output: text, is_error, truncated });
+/// Tells the page a call is settled, with its record as stored.
+async fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str) -> Result<()> {
+    let call = rt.store.tool_call(tool_call_id).await?;
+    rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
+    Ok(())
 }
 
 /// One model turn: stream it, relay text as it comes, then record the answer and every call the
@@ -292,8 +294,6 @@ struct RecordedCall {
     arguments: serde_json::Value,
     decision: CallDecision,
     approval_id: Option<String>,
-    /// Set when the call was settled at once (it could not be run).
-    output: Option<Vec<ToolContent>>,
 }
 
 async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
@@ -393,7 +393,9 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }])
                     .await?;
             tx.commit().await?;
-            Some(m.id)
+            let id = m.id.clone();
+            rt.events.emit(&run.id, &RunEvent::MessageStored { message: m });
+            Some(id)
         };
         return Ok(Turn::Stopped { message_id });
     }
@@ -516,7 +518,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 needs_approval,
                 preview: preview.clone(),
                 status,
-                output: output.clone(),
+                output,
             },
         )
         .await?;
@@ -550,13 +552,24 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
             }
             _ => None,
         };
-        after.push(RecordedCall { id, name, arguments, decision, approval_id, output });
+        after.push(RecordedCall { id, name, arguments, decision, approval_id });
     }
     tx.commit().await?;
 
-    for RecordedCall { id, name, arguments, decision, approval_id, output } in &after {
-        rt.events
-            .emit(&run.id, &RunEvent::ToolCall { id: id.clone(), name: name.clone(), arguments: arguments.clone() });
+    rt.events.emit(&run.id, &RunEvent::MessageStored { message: message.clone() });
+    let mut records = rt.store.tool_calls_of_message(&message.id).await?;
+    for RecordedCall { id, name, arguments, decision, approval_id } in &after {
+        let Some(at) = records.iter().position(|c| c.id == *id) else { continue };
+        let call = records.swap_remove(at);
+        rt.events.emit(
+            &run.id,
+            &RunEvent::ToolCall {
+                id: id.clone(),
+                name: name.clone(),
+                arguments: arguments.clone(),
+                call: call.clone(),
+            },
+        );
         match (decision, approval_id) {
             (CallDecision::Ask, Some(approval_id)) => {
                 let approval = rt.store.approval(approval_id).await?;
@@ -565,21 +578,23 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                     schedule_timeout(rt, approval_id.clone(), timeout);
                 }
             }
-            (CallDecision::RunByRule { rule_id }, Some(approval_id)) => {
+            (CallDecision::RunByRule { .. }, Some(approval_id)) => {
+                let approval = rt.store.approval(approval_id).await?;
                 rt.events.emit(
                     &run.id,
                     &RunEvent::ApprovalResolved {
                         approval_id: approval_id.clone(),
                         tool_call_id: id.clone(),
-                        decision: format!("approved by thread rule {rule_id}"),
+                        decision: approval.status,
                         arguments: arguments.clone(),
+                        approval,
+                        call,
+                        rule: None,
                     },
                 );
             }
             (CallDecision::Skip { .. }, _) => {
-                if let Some(output) = output {
-                    emit_result(rt, &run.id, id, output, true);
-                }
+                rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
             }
             _ => {}
         }
@@ -600,7 +615,11 @@ async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>
         // Settling emits `approval_resolved`; someone else may have settled it first.
         crate::run::runtime::approvals::settle_cancelled(rt, &approval).await?;
     }
-    rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
+    let cancelled =
+        rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
+    for call_id in cancelled {
+        emit_result(rt, &run.id, &call_id).await?;
+    }
     rt.store.set_run_status(&run.id, RunStatus::Cancelled, None).await?;
     rt.store.touch_thread(&run.thread_id).await?;
     rt.events.emit(&run.id, &RunEvent::RunFinished { message_id, stopped: true });

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
 pub use events::StoredEvent;
+pub use runs::StartedRun;
 pub use tool_calls::NewToolCall;
 
 #[derive(Clone)]

@@ -76,13 +76,15 @@ impl Store {
     }
 
     /// Starts a run for a thread, with the user's message if there is one, in one transaction.
+    /// Returns the run, the stored message, and the thread's new title when the prompt gave the
+    /// untitled thread one.
     pub async fn start_run(
         &self,
         thread_id: &str,
         max_steps: u32,
         user_text: Option<&str>,
         prompt_title: Option<&str>,
-    ) -> Result<(String, Option<String>)> {
+    ) -> Result<StartedRun> {
         let run_id = super::new_id();
         let ts = now();
         let mut tx = self.pool.begin().await?;
@@ -102,30 +104,39 @@ impl Store {
         if inserted.rows_affected() == 0 {
             return Err(Error::RunInProgress);
         }
-        let message_id = match user_text {
+        let message = match user_text {
             Some(text) => {
                 let blocks = [warden_types::message::Block::Text { text: text.to_string() }];
-                let m =
-                    Self::insert_message(&mut tx, thread_id, Some(&run_id), warden_types::message::Role::User, &blocks)
-                        .await?;
-                Some(m.id)
+                let role = warden_types::message::Role::User;
+                Some(Self::insert_message(&mut tx, thread_id, Some(&run_id), role, &blocks).await?)
             }
             None => None,
         };
-        sqlx::query(
-            "UPDATE threads SET updated_at = ?, \
-               title = CASE WHEN ? IS NOT NULL AND title_source = 'default' THEN ? ELSE title END, \
-               title_source = CASE WHEN ? IS NOT NULL AND title_source = 'default' THEN 'prompt' ELSE title_source END \
-             WHERE id = ?",
-        )
-        .bind(&ts)
-        .bind(prompt_title)
-        .bind(prompt_title)
-        .bind(prompt_title)
-        .bind(thread_id)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
+            .bind(&ts)
+            .bind(thread_id)
+            .execute(&mut *tx)
+            .await?;
+        let mut title = None;
+        if let Some(prompt_title) = prompt_title {
+            let titled = sqlx::query(
+                "UPDATE threads SET title = ?, title_source = 'prompt' WHERE id = ? AND title_source = 'default'",
+            )
+            .bind(prompt_title)
+            .bind(thread_id)
+            .execute(&mut *tx)
+            .await?;
+            title = (titled.rows_affected() == 1).then(|| prompt_title.to_string());
+        }
         tx.commit().await?;
-        Ok((run_id, message_id))
+        Ok(StartedRun { run_id, message, title })
     }
+}
+
+/// What `Store::start_run` made.
+pub struct StartedRun {
+    pub run_id: String,
+    pub message: Option<warden_types::thread::StoredMessage>,
+    /// The title the prompt gave an untitled thread.
+    pub title: Option<String>,
 }

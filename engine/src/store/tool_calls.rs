@@ -210,18 +210,18 @@ impl Store {
         Ok(r.rows_affected() == 1)
     }
 
-    /// Settles every call of a run that has not started (pending or approved) as cancelled.
-    pub async fn cancel_unstarted_calls(&self, run_id: &str, output: &[ToolContent]) -> Result<()> {
-        sqlx::query(
+    /// Settles every call of a run that has not started (pending or approved) as cancelled, and
+    /// returns their ids.
+    pub async fn cancel_unstarted_calls(&self, run_id: &str, output: &[ToolContent]) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar(
             "UPDATE tool_calls SET status = 'cancelled', output = ?, is_error = 1, finished_at = ? \
-             WHERE run_id = ? AND status IN ('pending', 'approved')",
+             WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id",
         )
         .bind(json(&output)?)
         .bind(now())
         .bind(run_id)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     /// Runs with calls that are cleared to run or were running: they must be driven again.
