@@ -63,19 +63,19 @@ impl Engine {
             ..ShellConfig::default()
         };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
-        let rt = Arc::new(Runtime::new(store, events, provider, tools, config)?);
+        let rt = Runtime::new(store, events, provider, tools, config)?;
         let engine = Engine { rt };
         engine.resume_after_restart().await?;
         Ok(engine)
     }
 
     async fn resume_after_restart(&self) -> Result<()> {
-        let mut runs = self.rt.store.runs_with_status(RunStatus::Running).await?;
+        let mut runs = self.rt.handles.store.runs_with_status(RunStatus::Running).await?;
         for run_id in &runs {
             // Whatever the dead process streamed of its current turn was not stored: clients drop it.
-            self.rt.events.emit(run_id, &RunEvent::TurnRestarted {});
+            self.rt.handles.events.emit(run_id, &RunEvent::TurnRestarted {});
         }
-        runs.extend(self.rt.store.runs_with_open_calls().await?);
+        runs.extend(self.rt.handles.store.runs_with_open_calls().await?);
         runs.sort();
         runs.dedup();
         for run_id in runs {
@@ -86,34 +86,34 @@ impl Engine {
 
     /// Adds a live source of tools (an MCP hub).
     pub fn add_tool_source(&self, source: Arc<dyn ToolSource>) {
-        self.rt.tools.add_source(source);
+        self.rt.handles.tools.add_source(source);
     }
 
     /// The database handle, for a crate that keeps its own tables in the same file (warden-mcp).
     pub fn database(&self) -> crate::database::Database {
-        self.rt.store.database().clone()
+        self.rt.handles.store.database().clone()
     }
 
     pub fn store(&self) -> &Store {
-        &self.rt.store
+        &self.rt.handles.store
     }
 
     pub fn config(&self) -> &Config {
-        &self.rt.config
+        &self.rt.handles.config
     }
 
     /// Stops background work; runs in flight stay as they are in SQLite and resume on restart.
     pub fn shutdown(&self) {
-        self.rt.shutdown.cancel();
+        self.rt.handles.shutdown.cancel();
     }
 
     /// Cancelled at shutdown: long streams end on it.
     pub fn shutdown_token(&self) -> tokio_util::sync::CancellationToken {
-        self.rt.shutdown.clone()
+        self.rt.handles.shutdown.clone()
     }
 
     pub fn model_status(&self) -> ModelStatus {
-        match (&self.rt.provider, &self.rt.config.model) {
+        match (&self.rt.handles.provider, &self.rt.handles.config.model) {
             (Some(p), _) => {
                 ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint: None }
             }
@@ -146,17 +146,17 @@ impl Engine {
     // --- threads ---
 
     pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
-        self.rt.store.list_threads(&query).await
+        self.rt.handles.store.list_threads(&query).await
     }
 
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {
         // No title (or a blank one) makes an untitled thread; a given one is checked.
         let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
-        self.rt.store.create_thread(title.as_deref()).await
+        self.rt.handles.store.create_thread(title.as_deref()).await
     }
 
     pub async fn thread(&self, id: &str) -> Result<ThreadDetail> {
-        let store = &self.rt.store;
+        let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
         let last_run = store.last_run(id).await?;
         Ok(ThreadDetail {
@@ -173,16 +173,16 @@ impl Engine {
 
     pub async fn update_thread(&self, id: &str, mut patch: ThreadPatch) -> Result<Thread> {
         patch.title = patch.title.as_deref().map(input::title).transpose()?;
-        self.rt.store.update_thread(id, &patch).await
+        self.rt.handles.store.update_thread(id, &patch).await
     }
 
     pub async fn delete_thread(&self, id: &str) -> Result<()> {
-        if let Some(run) = self.rt.store.last_run(id).await? {
+        if let Some(run) = self.rt.handles.store.last_run(id).await? {
             if !run.status.is_terminal() {
                 self.rt.stop(&run.id);
             }
         }
-        self.rt.store.delete_thread(id).await
+        self.rt.handles.store.delete_thread(id).await
     }
 
     // --- runs ---
@@ -190,13 +190,17 @@ impl Engine {
     /// Stores the user's message and starts the run that answers it.
     pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
         let content = input::message(&content)?;
-        if self.rt.provider.is_none() {
+        if self.rt.handles.provider.is_none() {
             return Err(Error::NoModel);
         }
-        self.rt.store.thread(thread_id).await?;
+        self.rt.handles.store.thread(thread_id).await?;
         let prompt_title = title::from_prompt(&content);
-        let started =
-            self.rt.store.start_run(thread_id, self.rt.config.max_steps, Some(&content), Some(&prompt_title)).await?;
+        let started = self
+            .rt
+            .handles
+            .store
+            .start_run(thread_id, self.rt.handles.config.max_steps, Some(&content), Some(&prompt_title))
+            .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         let run_id = self.announce(thread_id, started);
         Ok(RunStarted { run_id, message_id })
@@ -205,12 +209,15 @@ impl Engine {
     /// Tells a new run's stream what starting it stored, and starts driving it.
     fn announce(&self, thread_id: &str, started: crate::store::StartedRun) -> String {
         let run_id = started.run_id;
-        self.rt.events.emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
+        self.rt
+            .handles
+            .events
+            .emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
         if let Some(message) = started.message {
-            self.rt.events.emit(&run_id, &RunEvent::MessageStored { message });
+            self.rt.handles.events.emit(&run_id, &RunEvent::MessageStored { message });
         }
         if let Some(title) = started.title {
-            self.rt.events.emit(&run_id, &RunEvent::ThreadUpdated { thread_id: thread_id.into(), title });
+            self.rt.handles.events.emit(&run_id, &RunEvent::ThreadUpdated { thread_id: thread_id.into(), title });
         }
         self.rt.wake(&run_id);
         run_id
@@ -218,20 +225,20 @@ impl Engine {
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
-        if self.rt.provider.is_none() {
+        if self.rt.handles.provider.is_none() {
             return Err(Error::NoModel);
         }
-        self.rt.store.thread(thread_id).await?;
-        let started = self.rt.store.start_run(thread_id, self.rt.config.max_steps, None, None).await?;
+        self.rt.handles.store.thread(thread_id).await?;
+        let started = self.rt.handles.store.start_run(thread_id, self.rt.handles.config.max_steps, None, None).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started), message_id: None })
     }
 
     pub async fn run(&self, run_id: &str) -> Result<RunSummary> {
-        self.rt.store.run(run_id).await
+        self.rt.handles.store.run(run_id).await
     }
 
     pub async fn stop_run(&self, run_id: &str) -> Result<()> {
-        let run = self.rt.store.run(run_id).await?;
+        let run = self.rt.handles.store.run(run_id).await?;
         if !run.status.is_terminal() {
             self.rt.stop(run_id);
         }
@@ -240,8 +247,8 @@ impl Engine {
 
     /// The run's events after `after` (0: from the start), then live ones until the run ends.
     pub async fn subscribe(&self, run_id: &str, after: u64) -> Result<BoxStream<'static, RunEventRecord>> {
-        let run = self.rt.store.run(run_id).await?;
-        self.rt.events.subscribe(run_id, after, run.status.is_terminal() && !self.rt.is_driving(run_id)).await
+        let run = self.rt.handles.store.run(run_id).await?;
+        self.rt.handles.events.subscribe(run_id, after, run.status.is_terminal() && !self.rt.is_driving(run_id)).await
     }
 
     // --- approvals ---
@@ -251,18 +258,18 @@ impl Engine {
     }
 
     pub async fn approval(&self, approval_id: &str) -> Result<Approval> {
-        self.rt.store.approval(approval_id).await
+        self.rt.handles.store.approval(approval_id).await
     }
 
     pub async fn list_approvals(&self, status: Option<ApprovalStatus>) -> Result<Vec<Approval>> {
-        self.rt.store.approvals(status, 500).await
+        self.rt.handles.store.approvals(status, 500).await
     }
 
     pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {
-        self.rt.store.delete_rule(rule_id).await
+        self.rt.handles.store.delete_rule(rule_id).await
     }
 
     pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
-        self.rt.store.tool_call(id).await
+        self.rt.handles.store.tool_call(id).await
     }
 }

@@ -4,7 +4,8 @@
 //! Where things happen: a run is driven by `run::driver`; a new tool call is decided in
 //! `approval::gate`; every approval (a person's decision, a timeout, a stopped run) is settled by
 //! `approval::lifecycle::Lifecycle::settle`, and the runtime (`run::runtime::approvals`) wakes the
-//! run when that says it can resume. Records come from `warden-types`; the store imports nothing
+//! run when that says it can resume. The driver works with `run::handles::RunHandles`, never the
+//! runtime itself. Records come from `warden-types`; the store imports nothing
 //! from `run` or `approval`, and the top-level modules import one another without a circle.
 
 pub mod approval;
@@ -16,9 +17,9 @@ pub mod events;
 pub mod input;
 pub mod llm;
 pub mod message;
-pub mod outcome_text;
+mod outcome_text;
 pub mod run;
-pub mod run_thread;
+mod run_thread;
 pub mod store;
 pub mod thread;
 pub mod toolbox;

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope, Verdict};
+use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput};
 use warden_engine::run::RunStatus;
 use warden_engine::tools::Preview;
 use warden_engine::Error;
@@ -17,14 +17,7 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput {
-        decision: Verdict::Approve,
-        scope: Scope::Once,
-        arguments: None,
-        reason: None,
-        prefix: None,
-        network: false,
-    }
+    DecisionInput::approve()
 }
 
 fn write_call(path: &str, content: &str) -> Turn {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope, Verdict};
+use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope};
 use warden_engine::run::RunStatus;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
@@ -17,25 +17,11 @@ fn script(when: &str, turns: Vec<Turn>) -> Script {
 }
 
 fn approve() -> DecisionInput {
-    DecisionInput {
-        decision: Verdict::Approve,
-        scope: Scope::Once,
-        arguments: None,
-        reason: None,
-        prefix: None,
-        network: false,
-    }
+    DecisionInput::approve()
 }
 
 fn deny(reason: &str) -> DecisionInput {
-    DecisionInput {
-        decision: Verdict::Deny,
-        scope: Scope::Once,
-        arguments: None,
-        reason: Some(reason.into()),
-        prefix: None,
-        network: false,
-    }
+    DecisionInput::deny(Some(reason.into()))
 }
 
 fn write_call(path: &str, content: &str) -> Turn {

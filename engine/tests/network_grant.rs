@@ -15,14 +15,7 @@ use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 
 fn approve(network: bool) -> DecisionInput {
-    DecisionInput {
-        decision: Verdict::Approve,
-        scope: Scope::Once,
-        arguments: None,
-        reason: None,
-        prefix: None,
-        network,
-    }
+    DecisionInput { network, ..DecisionInput::approve() }
 }
 
 /// A listener on 127.0.0.1 that counts accepted connections.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
-use warden_engine::approval::{DecisionInput, Scope, Verdict};
+use warden_engine::approval::DecisionInput;
 use warden_engine::config::{Config, ModelConfig};
 use warden_engine::tools::{Risk, ToolOrigin};
 use warden_engine::Engine;
@@ -94,15 +94,7 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
 
     for a in &approvals {
         let id = a["id"].as_str().unwrap();
-        let input = DecisionInput {
-            decision: Verdict::Approve,
-            scope: Scope::Once,
-            arguments: None,
-            reason: None,
-            prefix: None,
-            network: false,
-        };
-        engine.decide(id, input).await.unwrap();
+        engine.decide(id, DecisionInput::approve()).await.unwrap();
     }
     let events = events_until(&engine, &run_id, "run_finished", 1).await;
     let results: Vec<&Value> = events.iter().filter(|(k, _)| k == "tool_result").map(|(_, d)| d).collect();

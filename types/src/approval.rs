@@ -124,6 +124,25 @@ pub struct DecisionInput {
     pub network: bool,
 }
 
+impl DecisionInput {
+    /// Approve this one call as shown.
+    pub fn approve() -> Self {
+        Self {
+            decision: Verdict::Approve,
+            scope: Scope::Once,
+            arguments: None,
+            reason: None,
+            prefix: None,
+            network: false,
+        }
+    }
+
+    /// Deny this one call, with the person's reason if they gave one.
+    pub fn deny(reason: Option<String>) -> Self {
+        Self { decision: Verdict::Deny, reason, ..Self::approve() }
+    }
+}
+
 /// "Allow for this thread": later calls of `tool` in the thread that match run without asking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRule {

@@ -8,14 +8,9 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 
 use crate::error::AppError;
-use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Risk, Scope, Verdict};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Risk, Scope};
 use crate::routes::chat::SandboxView;
 use crate::server_fns::decide_approval;
-
-/// A decision with nothing but its verdict and scope.
-fn decision(verdict: Verdict, scope: Scope) -> DecisionInput {
-    DecisionInput { decision: verdict, scope, arguments: None, reason: None, prefix: None, network: false }
-}
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
 /// change that does not touch this approval leaves the card (and its inputs) in place. A decision
@@ -55,7 +50,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     };
     let approve = {
         let send = send.clone();
-        move |_| send(DecisionInput { network: network.get_untracked(), ..decision(Verdict::Approve, Scope::Once) })
+        move |_| send(DecisionInput { network: network.get_untracked(), ..DecisionInput::approve() })
     };
     let allow_for_thread = {
         let send = send.clone();
@@ -63,7 +58,8 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             let prefix = prefix.get_untracked().trim().to_string();
             send(DecisionInput {
                 prefix: (!prefix.is_empty()).then_some(prefix),
-                ..decision(Verdict::Approve, Scope::Thread)
+                scope: Scope::Thread,
+                ..DecisionInput::approve()
             });
         }
     };
@@ -71,10 +67,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
         let send = send.clone();
         move |_| {
             let reason = reason.get_untracked().trim().to_string();
-            send(DecisionInput {
-                reason: (!reason.is_empty()).then_some(reason),
-                ..decision(Verdict::Deny, Scope::Once)
-            });
+            send(DecisionInput::deny((!reason.is_empty()).then_some(reason)));
         }
     };
     let approve_edited = {
@@ -83,7 +76,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             Ok(arguments) => send(DecisionInput {
                 arguments: Some(arguments),
                 network: network.get_untracked(),
-                ..decision(Verdict::Approve, Scope::Once)
+                ..DecisionInput::approve()
             }),
             Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
         }

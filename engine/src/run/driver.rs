@@ -2,21 +2,19 @@
 //! turn (running the approved ones), pauses while any call waits for a person, and otherwise asks
 //! the model for the next turn, until the model answers without tools or the step limit is hit.
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
 use crate::approval::lifecycle::result_event;
+use crate::approval::lifecycle::{Lifecycle, SettledBy};
 use crate::approval::{ApprovalStatus, DecidedBy, Decision};
 use crate::error::{Error, Result};
 use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
-use crate::run::runtime::approvals::schedule_timeout;
-use crate::run::runtime::Runtime;
+use crate::run::handles::RunHandles;
 use crate::store::{new_id, NewApproval, NewToolCall, Store};
 use crate::tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin, ToolOutput};
 
@@ -41,7 +39,7 @@ enum Turn {
     Failed(String),
 }
 
-pub async fn drive(rt: &Arc<Runtime>, run_id: &str, cancel: &CancellationToken) -> Result<Outcome> {
+pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) -> Result<Outcome> {
     let run = rt.store.run(run_id).await?;
     if run.status.is_terminal() {
         return Ok(Outcome::Ended);
@@ -90,7 +88,7 @@ pub async fn drive(rt: &Arc<Runtime>, run_id: &str, cancel: &CancellationToken) 
 /// dead server as interrupted. `None`: the latest message is not a turn with calls; otherwise
 /// whether some call still waits for a person.
 async fn settle_latest_turn(
-    rt: &Arc<Runtime>,
+    rt: &RunHandles,
     run: &RunSummary,
     step: u32,
     cancel: &CancellationToken,
@@ -150,7 +148,7 @@ enum Executed {
 }
 
 async fn execute(
-    rt: &Arc<Runtime>,
+    rt: &RunHandles,
     run: &RunSummary,
     step: u32,
     call: &ToolCallRecord,
@@ -222,7 +220,14 @@ async fn execute(
         }
         Some(Err(ToolError::TargetChanged { .. })) => {
             if let Some((approval, _)) = &binding {
-                if crate::run::runtime::approvals::supersede_changed_target(rt, call, approval).await? {
+                let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry };
+                let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
+                let superseded =
+                    lifecycle.supersede_changed_target(call, approval, tool_timeout, approval_timeout).await?;
+                if let Some(new_approval_id) = superseded {
+                    if let Some(timeout) = approval_timeout {
+                        rt.timers.arm(new_approval_id, timeout);
+                    }
                     return Ok(Executed::AskedAgain);
                 }
             }
@@ -250,7 +255,7 @@ async fn execute(
 /// Longest time streamed text waits before it is relayed (one frame at 60 Hz).
 const TEXT_FRAME: std::time::Duration = std::time::Duration::from_millis(16);
 
-fn send_text(rt: &Runtime, run_id: &str, unsent: &mut String, text: &mut String) {
+fn send_text(rt: &RunHandles, run_id: &str, unsent: &mut String, text: &mut String) {
     if unsent.is_empty() {
         return;
     }
@@ -260,7 +265,7 @@ fn send_text(rt: &Runtime, run_id: &str, unsent: &mut String, text: &mut String)
 }
 
 /// Tells the page a call is settled, with its record as stored.
-async fn emit_result(rt: &Runtime, run_id: &str, tool_call_id: &str) -> Result<()> {
+async fn emit_result(rt: &RunHandles, run_id: &str, tool_call_id: &str) -> Result<()> {
     let call = rt.store.tool_call(tool_call_id).await?;
     rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
     Ok(())
@@ -296,7 +301,7 @@ struct RecordedCall {
     approval_id: Option<String>,
 }
 
-async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
+async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
     let Some(provider) = rt.provider.clone() else { return Ok(Turn::Failed(Error::NoModel.to_string())) };
     let registry = rt.tools.snapshot();
     let messages = conversation::build(&rt.store, &run.thread_id, rt.config.tool_output_limit).await?;
@@ -575,7 +580,7 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
                 let approval = rt.store.approval(approval_id).await?;
                 rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval });
                 if let Some(timeout) = rt.config.approval_timeout {
-                    schedule_timeout(rt, approval_id.clone(), timeout);
+                    rt.timers.arm(approval_id.clone(), timeout);
                 }
             }
             (CallDecision::RunByRule { .. }, Some(approval_id)) => {
@@ -607,13 +612,18 @@ async fn model_turn(rt: &Arc<Runtime>, run: &RunSummary, cancel: &CancellationTo
 }
 
 /// Ends a run the person stopped: calls that have not run never will.
-async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>) -> Result<Outcome> {
+async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) -> Result<Outcome> {
     if rt.shutdown.is_cancelled() {
         return Ok(Outcome::Ended);
     }
     for approval in rt.store.approvals_of_run_pending(&run.id).await? {
         // Settling emits `approval_resolved`; someone else may have settled it first.
-        crate::run::runtime::approvals::settle_cancelled(rt, &approval).await?;
+        let registry = rt.tools.snapshot();
+        let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry };
+        match lifecycle.settle(&approval.id, SettledBy::RunStopped).await {
+            Ok(_) | Err(Error::AlreadyDecided(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
     let cancelled =
         rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
@@ -626,14 +636,14 @@ async fn stopped(rt: &Arc<Runtime>, run: &RunSummary, message_id: Option<String>
     Ok(Outcome::Ended)
 }
 
-async fn failed(rt: &Arc<Runtime>, run: &RunSummary, message: String) -> Result<Outcome> {
+async fn failed(rt: &RunHandles, run: &RunSummary, message: String) -> Result<Outcome> {
     rt.store.set_run_status(&run.id, RunStatus::Failed, Some(&message)).await?;
     rt.events.emit(&run.id, &RunEvent::RunFailed { message });
     Ok(Outcome::Ended)
 }
 
 /// A driver hit an internal error (the database, most likely): end the run visibly.
-pub async fn fail_after_internal_error(rt: &Arc<Runtime>, run_id: &str, error: &Error) {
+pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &str, error: &Error) {
     let message = format!("The run stopped because of an internal error: {error}");
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
         tracing::error!(run_id, error = %e, "could not record a failed run");

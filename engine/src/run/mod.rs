@@ -3,6 +3,7 @@
 
 pub mod conversation;
 pub mod driver;
+pub mod handles;
 pub mod runtime;
 pub mod title;
 

@@ -1,12 +1,11 @@
 //! Thread titles: after the first exchange the model names the thread; until then (or if that
 //! fails) the first words of the prompt stand in.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use super::{RunEvent, RunSummary};
 use crate::message::{Message, Role};
-use crate::run::runtime::Runtime;
+use crate::run::handles::RunHandles;
 
 const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
 Answer with the title only: no quotes, no punctuation at the end.";
@@ -40,7 +39,7 @@ pub fn clean(answer: &str) -> Option<String> {
 }
 
 /// Names the thread after its first exchange, unless a person named it.
-pub async fn maybe_generate(rt: &Arc<Runtime>, run: &RunSummary) {
+pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
     let Some(provider) = rt.provider.clone() else { return };
     match rt.store.title_is_generated(&run.thread_id).await {
         Ok(true) => {}

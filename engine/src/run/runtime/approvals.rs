@@ -15,36 +15,47 @@
 //! is not a denial) and puts the call back to waiting with a new approval whose preview is the
 //! diff against what is there now.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use super::Runtime;
 use crate::approval::lifecycle::{Lifecycle, SettledBy};
 use crate::approval::{Approval, DecisionInput};
 use crate::error::{Error, Result};
-use crate::run::ToolCallRecord;
+use crate::run::handles::ApprovalTimers;
 use crate::store::parse_time;
 use crate::tools::registry::ToolRegistry;
 
 /// The lifecycle's handles, borrowed from the runtime.
 fn lifecycle<'a>(rt: &'a Runtime, tools: &'a ToolRegistry) -> Lifecycle<'a> {
-    Lifecycle { store: &rt.store, events: &rt.events, tools }
+    Lifecycle { store: &rt.handles.store, events: &rt.handles.events, tools }
+}
+
+/// The runtime's approval timers, as the driver sees them.
+pub struct Timers(pub Weak<Runtime>);
+
+impl ApprovalTimers for Timers {
+    fn arm(&self, approval_id: String, after: Duration) {
+        if let Some(rt) = self.0.upgrade() {
+            schedule_timeout(&rt, approval_id, after);
+        }
+    }
 }
 
 /// A person's decision; the run is woken to carry on.
 pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) -> Result<Approval> {
-    let tools = rt.tools.snapshot();
+    let tools = rt.handles.tools.snapshot();
     let settled = lifecycle(rt, &tools).settle(approval_id, SettledBy::Person(input)).await?;
     if settled.resume {
         rt.wake(&settled.approval.run_id);
     }
-    rt.store.approval(approval_id).await
+    rt.handles.store.approval(approval_id).await
 }
 
 /// Settles the approval as timed out (never as the person's denial) if it is still pending.
 pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> {
-    let secs = rt.config.approval_timeout.map(|d| d.as_secs()).unwrap_or(0);
-    let tools = rt.tools.snapshot();
+    let secs = rt.handles.config.approval_timeout.map(|d| d.as_secs()).unwrap_or(0);
+    let tools = rt.handles.tools.snapshot();
     match lifecycle(rt, &tools).settle(approval_id, SettledBy::Timeout { secs }).await {
         Ok(settled) => {
             if settled.resume {
@@ -57,39 +68,12 @@ pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> 
     }
 }
 
-/// The run was stopped while this approval waited. Returns whether this settled it.
-pub async fn settle_cancelled(rt: &Runtime, approval: &Approval) -> Result<bool> {
-    let tools = rt.tools.snapshot();
-    match lifecycle(rt, &tools).settle(&approval.id, SettledBy::RunStopped).await {
-        Ok(_) => Ok(true),
-        Err(Error::AlreadyDecided(_)) => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// The approved call's target changed after its card was shown (`ToolError::TargetChanged` from
-/// `Tool::call_if_unchanged`): the lifecycle supersedes the approval with a new one, whose timer
-/// starts here. Returns whether it did (`false`: someone else settled the call first).
-pub async fn supersede_changed_target(rt: &Arc<Runtime>, call: &ToolCallRecord, approval: &Approval) -> Result<bool> {
-    let tools = rt.tools.snapshot();
-    let superseded = lifecycle(rt, &tools)
-        .supersede_changed_target(call, approval, rt.config.tool_timeout, rt.config.approval_timeout)
-        .await?;
-    let Some(new_approval_id) = superseded else {
-        return Ok(false);
-    };
-    if let Some(timeout) = rt.config.approval_timeout {
-        schedule_timeout(rt, new_approval_id, timeout);
-    }
-    Ok(true)
-}
-
 /// Fires the approval's timeout after `after`, unless the server shuts down first.
 pub fn schedule_timeout(rt: &Arc<Runtime>, approval_id: String, after: Duration) {
     let rt = rt.clone();
     tokio::spawn(async move {
         tokio::select! {
-            _ = rt.shutdown.cancelled() => {}
+            _ = rt.handles.shutdown.cancelled() => {}
             _ = tokio::time::sleep(after) => {
                 if let Err(e) = settle_timeout(&rt, &approval_id).await {
                     tracing::error!(approval_id, error = %e, "could not time out an approval");
@@ -101,7 +85,7 @@ pub fn schedule_timeout(rt: &Arc<Runtime>, approval_id: String, after: Duration)
 
 /// After a restart: re-arm the timers of pending approvals that have a deadline.
 pub async fn restore_timeouts(rt: &Arc<Runtime>) -> Result<()> {
-    for (id, expires_at) in rt.store.expiring_approvals().await? {
+    for (id, expires_at) in rt.handles.store.expiring_approvals().await? {
         let left =
             parse_time(&expires_at).and_then(|t| t.duration_since(SystemTime::now()).ok()).unwrap_or(Duration::ZERO);
         schedule_timeout(rt, id, left);

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::events::EventHub;
 use crate::llm::Provider;
 use crate::run::driver::{self, Outcome};
+use crate::run::handles::RunHandles;
 use crate::run_thread::RunThread;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
@@ -23,16 +24,11 @@ struct ActiveRun {
 }
 
 pub struct Runtime {
-    pub store: Store,
-    pub events: Arc<EventHub>,
-    pub provider: Option<Arc<dyn Provider>>,
-    pub tools: ToolBox,
-    pub config: Config,
+    /// What drives work with, lent to each drive.
+    pub handles: RunHandles,
     active: Mutex<HashMap<String, ActiveRun>>,
     /// Where drivers run (see `run_thread`).
     runs: RunThread,
-    /// Stops background work (drivers, timers) at shutdown.
-    pub shutdown: CancellationToken,
 }
 
 impl Runtime {
@@ -42,18 +38,22 @@ impl Runtime {
         provider: Option<Arc<dyn Provider>>,
         tools: ToolBox,
         config: Config,
-    ) -> std::io::Result<Self> {
+    ) -> std::io::Result<Arc<Self>> {
         let shutdown = CancellationToken::new();
-        Ok(Self {
-            store,
-            events,
-            provider,
-            tools,
-            config,
+        let runs = RunThread::start(shutdown.clone())?;
+        Ok(Arc::new_cyclic(|runtime| Self {
+            handles: RunHandles {
+                store,
+                events,
+                provider,
+                tools,
+                config,
+                shutdown,
+                timers: Arc::new(approvals::Timers(runtime.clone())),
+            },
             active: Mutex::new(HashMap::new()),
-            runs: RunThread::start(shutdown.clone())?,
-            shutdown,
-        })
+            runs,
+        }))
     }
 
     fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
@@ -79,7 +79,7 @@ impl Runtime {
             }
             return;
         }
-        let cancel = self.shutdown.child_token();
+        let cancel = self.handles.shutdown.child_token();
         if stop {
             cancel.cancel();
         }
@@ -96,17 +96,17 @@ impl Runtime {
 
     async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken) {
         loop {
-            let outcome = match driver::drive(&self, &run_id, &cancel).await {
+            let outcome = match driver::drive(&self.handles, &run_id, &cancel).await {
                 Ok(o) => o,
                 Err(e) => {
                     tracing::error!(run_id, error = %e, "run driver failed");
-                    driver::fail_after_internal_error(&self, &run_id, &e).await;
+                    driver::fail_after_internal_error(&self.handles, &run_id, &e).await;
                     Outcome::Ended
                 }
             };
             let mut active = self.active();
             let again = match active.get_mut(&run_id) {
-                Some(run) if outcome == Outcome::Waiting && !self.shutdown.is_cancelled() && run.rewake => {
+                Some(run) if outcome == Outcome::Waiting && !self.handles.shutdown.is_cancelled() && run.rewake => {
                     run.rewake = false;
                     true
                 }

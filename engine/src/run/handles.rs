@@ -1,0 +1,31 @@
+//! What driving a run works with: the store, the event hub, the model, the tools, the settings, the
+//! shutdown signal and a way to arm approval timers. The runtime builds this once and lends it to
+//! each drive, so the driver never sees the runtime (and the runtime is the only one that wakes runs).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::events::EventHub;
+use crate::llm::Provider;
+use crate::store::Store;
+use crate::toolbox::ToolBox;
+
+pub struct RunHandles {
+    pub store: Store,
+    pub events: Arc<EventHub>,
+    pub provider: Option<Arc<dyn Provider>>,
+    pub tools: ToolBox,
+    pub config: Config,
+    /// Stops background work (drivers, timers) at shutdown.
+    pub shutdown: CancellationToken,
+    pub timers: Arc<dyn ApprovalTimers>,
+}
+
+/// Arms the timeout of a pending approval; when it fires, the approval is settled as timed out and
+/// the run woken (the runtime's job).
+pub trait ApprovalTimers: Send + Sync {
+    fn arm(&self, approval_id: String, after: Duration);
+}
