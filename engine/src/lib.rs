@@ -5,26 +5,35 @@
 //! `approval::gate`; every approval (a person's decision, a timeout, a stopped run) is settled by
 //! `approval::lifecycle::Lifecycle::settle`, and the runtime (`run::runtime::approvals`) wakes the
 //! run when that says it can resume. The driver works with `run::handles::RunHandles`, never the
-//! runtime itself. Records come from `warden-types`; the store imports nothing
+//! runtime itself. Outside the crate only `Engine`, its settings, errors, providers and tools are
+//! public. Records come from `warden-types`; the store imports nothing
 //! from `run` or `approval`, and the top-level modules import one another without a circle.
 
-pub mod approval;
+mod approval;
 pub mod config;
-pub mod database;
-pub mod engine;
-pub mod error;
-pub mod events;
+mod database;
+mod engine;
+mod error;
+mod events;
 pub mod input;
 pub mod llm;
-pub mod message;
+mod message;
 mod outcome_text;
-pub mod run;
+mod run;
 mod run_thread;
-pub mod store;
-pub mod thread;
+mod store;
+mod thread;
 pub mod toolbox;
 pub mod tools;
 
+/// What a thread rule ("allow for this thread") covers: the rule a decision leaves, and whether a
+/// call matches one.
+pub mod rules {
+    pub use crate::approval::rules::{rule_for, rule_matches};
+}
+
 pub use database::Database;
-pub use engine::{Engine, ModelStatus, RunStarted};
+pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, ErrorKind, Result};
+pub use events::RunEventRecord;
+pub use store::new_id;

@@ -6,11 +6,11 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput};
-use warden_engine::run::RunStatus;
 use warden_engine::tools::Preview;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::{ApprovalStatus, DecidedBy, DecisionInput};
+use warden_types::run::RunStatus;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {
     Script { scenarios: vec![Scenario::new(when, turns)], default_title: None }

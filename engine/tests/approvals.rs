@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope};
-use warden_engine::run::RunStatus;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope};
+use warden_types::run::RunStatus;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {
     Script { scenarios: vec![Scenario::new(when, turns)], default_title: None }
@@ -309,7 +309,7 @@ async fn a_call_interrupted_by_a_restart_is_never_run_again() {
         .any(|r| r["output"].as_str().unwrap().contains("outcome is unknown")));
     assert_eq!(std::fs::read_to_string(&count).unwrap(), "ran\n", "the command ran exactly once");
     let call = &h.engine.thread(&thread_id).await.unwrap().tool_calls[0];
-    assert_eq!(call.status, warden_engine::run::ToolCallStatus::Interrupted);
+    assert_eq!(call.status, warden_types::run::ToolCallStatus::Interrupted);
     let content = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap_or_default().to_string();
     assert!(content.contains("Interrupted"), "model saw: {content}");
 }

@@ -11,10 +11,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use common::*;
 use serde_json::{json, Value};
-use warden_engine::run::RunStatus;
 use warden_engine::toolbox::ToolSource;
 use warden_engine::tools::{Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_types::run::RunStatus;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {
     Script { scenarios: vec![Scenario::new(when, turns)], default_title: None }
@@ -108,7 +108,7 @@ async fn stop_ends_a_run_whose_tool_call_never_returns() {
     assert!(result["output"].as_str().unwrap().contains("stopped by the user while this call was running"));
     assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Cancelled);
     let call = &h.engine.thread(&thread_id).await.unwrap().tool_calls[0];
-    assert_eq!(call.status, warden_engine::run::ToolCallStatus::Done);
+    assert_eq!(call.status, warden_types::run::ToolCallStatus::Done);
 }
 
 #[tokio::test]

@@ -5,10 +5,10 @@ mod common;
 
 use common::*;
 use futures::StreamExt;
-use warden_engine::run::RunStatus;
-use warden_engine::thread::{ThreadPatch, ThreadQuery};
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedError, Turn};
+use warden_types::run::RunStatus;
+use warden_types::thread::{ThreadPatch, ThreadQuery};
 
 fn one(when: &str, turn: Turn, title: Option<&str>) -> Script {
     let mut s = Scenario::new(when, vec![turn]);
@@ -65,7 +65,7 @@ async fn a_provider_error_shows_and_retry_answers() {
     assert_eq!(text_of(&events), "Recovered answer.");
     let detail = h.engine.thread(&thread_id).await.unwrap();
     assert_eq!(
-        detail.messages.iter().filter(|m| m.role == warden_engine::message::Role::User).count(),
+        detail.messages.iter().filter(|m| m.role == warden_types::message::Role::User).count(),
         1,
         "retry sends no new message"
     );

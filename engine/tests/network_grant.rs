@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{DecisionInput, Scope, Verdict};
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::{DecisionInput, Scope, Verdict};
 
 fn approve(network: bool) -> DecisionInput {
     DecisionInput { network, ..DecisionInput::approve() }

@@ -10,9 +10,9 @@ use warden_engine::llm::{
     AssembledCall, FinishReason, OpenAiCompatible, OpenAiConfig, Provider, ProviderError, StreamEvent,
     ToolCallAccumulator, TurnRequest,
 };
-use warden_engine::message::{Block, Message, Role};
 use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, ScriptedError, Turn};
+use warden_types::message::{Block, Message, Role};
 
 /// A guard so a broken test fails instead of hanging; far longer than any test needs.
 const GUARD: Duration = Duration::from_secs(20);

@@ -3,8 +3,8 @@
 //! commands. Goes through the same functions the approval gate and the decision use.
 
 use serde_json::json;
-use warden_engine::approval::rules::{rule_for, rule_matches};
-use warden_engine::approval::{RuleMatcher, ThreadRule};
+use warden_engine::rules::{rule_for, rule_matches};
+use warden_types::approval::{RuleMatcher, ThreadRule};
 
 fn shell_rule(approved: &str, prefix: &str) -> ThreadRule {
     let matcher = rule_for("shell", &json!({ "command": approved }), Some(prefix))

@@ -6,9 +6,9 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use warden_engine::approval::{ApprovalStatus, DecisionInput, Scope, Verdict};
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::{ApprovalStatus, DecisionInput, Scope, Verdict};
 
 fn shell_scenario(when: &str, command: &str) -> Scenario {
     Scenario::new(

@@ -11,12 +11,12 @@ use std::time::Duration;
 use common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
-use warden_engine::approval::DecisionInput;
 use warden_engine::config::{Config, ModelConfig};
 use warden_engine::tools::{Risk, ToolOrigin};
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpServerConfig, McpStore, Transport};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::DecisionInput;
 
 fn time_python() -> PathBuf {
     std::env::var_os("WARDEN_PUBLISHED_MCP_DIR")
@@ -87,7 +87,7 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
         events.iter().filter(|(k, _)| k == "approval_request").map(|(_, d)| &d["approval"]).collect();
     let delete =
         approvals.iter().find(|a| a["tool"] == "fixture__delete_item").expect("a card for the destructive tool");
-    let delete: warden_engine::approval::Approval = serde_json::from_value((*delete).clone()).unwrap();
+    let delete: warden_types::approval::Approval = serde_json::from_value((*delete).clone()).unwrap();
     assert_eq!(delete.risk, Risk::High, "destructiveHint means high risk");
     assert_eq!(delete.origin, ToolOrigin::Mcp { server: "fixture".into() }, "the card names the server");
     assert!(approvals.iter().any(|a| a["tool"] == "time__get_current_time"), "untrusted read-only hints still ask");

@@ -322,7 +322,7 @@ async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         api.engine.approval(&approval_id).await.unwrap().status,
-        warden_engine::approval::ApprovalStatus::Pending
+        warden_types::approval::ApprovalStatus::Pending
     );
 
     let same_origin = api.base.clone();

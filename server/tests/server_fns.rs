@@ -14,10 +14,10 @@ use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_app::server_fns::{self as fns, mcp};
-use warden_engine::approval::ApprovalStatus;
 use warden_engine::config::{Config, ModelConfig};
 use warden_engine::Engine;
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::ApprovalStatus;
 
 use common::{anonymous, client, Served, TOKEN};
 
@@ -69,7 +69,7 @@ impl App {
     }
 
     async fn thread_count(&self) -> usize {
-        let query = warden_engine::thread::ThreadQuery { archived: false, before: None, limit: 100 };
+        let query = warden_types::thread::ThreadQuery { archived: false, before: None, limit: 100 };
         self.engine.list_threads(query).await.expect("threads").len()
     }
 }

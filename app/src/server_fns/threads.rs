@@ -19,7 +19,7 @@ pub async fn get_model_status() -> Result<ModelStatus, AppError> {
 pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
     let query =
-        warden_engine::thread::ThreadQuery { archived, before: after.map(|c| (c.updated_at, c.id)), limit: PAGE_SIZE };
+        warden_types::thread::ThreadQuery { archived, before: after.map(|c| (c.updated_at, c.id)), limit: PAGE_SIZE };
     let found = engine.list_threads(query).await?;
     let threads: Vec<Thread> = found;
     let next = match threads.last() {
@@ -40,14 +40,14 @@ pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
 #[server]
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
     let engine = super::engine()?;
-    let patch = warden_engine::thread::ThreadPatch { title: Some(title), archived: None };
+    let patch = warden_types::thread::ThreadPatch { title: Some(title), archived: None };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server]
 pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
-    let patch = warden_engine::thread::ThreadPatch { title: None, archived: Some(archived) };
+    let patch = warden_types::thread::ThreadPatch { title: None, archived: Some(archived) };
     Ok(engine.update_thread(&id, patch).await?)
 }
 

@@ -8,5 +8,5 @@ pub mod runtime;
 pub mod title;
 
 pub use crate::events::RunEventRecord;
-pub use warden_types::event::{EventKind, RunEvent};
+pub use warden_types::event::RunEvent;
 pub use warden_types::run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};

@@ -8,8 +8,8 @@ use futures::StreamExt;
 use serde_json::Value;
 use tempfile::TempDir;
 use warden_engine::config::{Config, ModelConfig};
-use warden_engine::run::RunEventRecord;
 use warden_engine::Engine;
+use warden_engine::RunEventRecord;
 use warden_testkit::{FixtureModel, Script};
 
 pub struct Harness {

@@ -5,8 +5,8 @@ use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
-use warden_engine::approval::{ApprovalStatus, DecisionInput};
 use warden_engine::Engine;
+use warden_types::approval::{ApprovalStatus, DecisionInput};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;

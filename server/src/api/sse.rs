@@ -7,7 +7,7 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use warden_engine::run::RunEventRecord;
+use warden_engine::RunEventRecord;
 
 use super::error::ApiError;
 

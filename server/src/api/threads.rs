@@ -6,8 +6,8 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
-use warden_engine::thread::{ThreadPatch, ThreadQuery};
 use warden_engine::Engine;
+use warden_types::thread::{ThreadPatch, ThreadQuery};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
