@@ -11,7 +11,8 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
     const page = await browser.newPage();
     await page.goto(signInLink(base));
     await expect(page).toHaveURL(`${base}/`);
-    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    // The debug build's wasm (what scripts/test.sh tests) is about 14 MB: give it the tests' own wait.
+    await expect(page.locator("body[data-hydrated]")).toBeAttached({ timeout: 15_000 });
     await page.context().storageState({ path: project.storageState as string });
   } finally {
     await browser.close();

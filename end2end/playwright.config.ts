@@ -1,5 +1,7 @@
-// Browser tests against the real server binary (built by `cargo leptos build --release` or
-// `cargo leptos end-to-end --release`), a fresh SQLite data dir and the scripted fixture model.
+// Browser tests against the real server binary, a fresh SQLite data dir and the scripted fixture model.
+// scripts/test.sh builds them once in the dev profile (`cargo test`, then `cargo xtask site` for the site);
+// WARDEN_E2E_PROFILE=release runs a release build instead (`cargo xtask site --release` and
+// `cargo build --release -p warden-server -p warden-testkit`).
 import { defineConfig, devices } from "@playwright/test";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -9,24 +11,34 @@ import { TOKEN } from "./fixtures/access";
 const repo = path.resolve(__dirname, "..");
 const appPort = Number(process.env.WARDEN_E2E_PORT ?? 3010);
 const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
-// Binaries live in cargo's target dir (CARGO_TARGET_DIR when set); cargo-leptos keeps the site in ./target/site.
-const cargoTarget = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(repo, "target");
+// Binaries and the site live in cargo's target dir (CARGO_TARGET_DIR when set; a relative one is taken
+// from the checkout, as cargo takes it there), the site in its `site` folder (`cargo xtask site`).
+const cargoTarget = path.resolve(repo, process.env.CARGO_TARGET_DIR ?? "target");
+const siteRoot = path.join(cargoTarget, "site");
+// Set here for the tests too (restart.spec.ts starts the same binary).
+const profile = (process.env.WARDEN_E2E_PROFILE ??= "debug");
+if (profile !== "debug" && profile !== "release") {
+  throw new Error(`WARDEN_E2E_PROFILE=${profile}: use debug or release`);
+}
 
-/** The server binary cargo-leptos built (release unless WARDEN_E2E_PROFILE=debug). A plain
- * `cargo build` binary will not do: cargo-leptos compiles the site's file names into it. */
+/** The server binary: plain `cargo build` (or `cargo test`) output, given its LEPTOS_* settings below. */
 function serverBinary(): string {
-  const profile = process.env.WARDEN_E2E_PROFILE ?? "release";
   const binary = path.join(cargoTarget, profile, "warden-server");
+  const release = profile === "release" ? " --release" : "";
   if (!fs.existsSync(binary)) {
-    throw new Error(`no ${binary}: run \`cargo leptos build --release\` first`);
+    throw new Error(`no ${binary}: run \`cargo build${release} -p warden-server\` (or scripts/test.sh) first`);
+  }
+  if (!fs.existsSync(path.join(siteRoot, "pkg", "warden.js"))) {
+    throw new Error(`no site in ${siteRoot}: run \`cargo xtask site${release}\` first`);
   }
   return binary;
 }
 
 /** The fixture model binary if it is built (scripts/test.sh builds it), else built on the way. */
 function fixtureModel(): string {
-  const binary = path.join(cargoTarget, "release", "fixture-model");
-  return fs.existsSync(binary) ? binary : "cargo run --release --quiet -p warden-testkit --bin fixture-model --";
+  const binary = path.join(cargoTarget, profile, "fixture-model");
+  const release = profile === "release" ? " --release" : "";
+  return fs.existsSync(binary) ? binary : `cargo run${release} --quiet -p warden-testkit --bin fixture-model --`;
 }
 
 // A fresh data dir per test run (the config is evaluated once in the main process).
@@ -90,7 +102,7 @@ export default defineConfig({
       stdout: "pipe",
       env: {
         LEPTOS_OUTPUT_NAME: "warden",
-        LEPTOS_SITE_ROOT: path.join(repo, "target", "site"),
+        LEPTOS_SITE_ROOT: siteRoot,
         LEPTOS_SITE_PKG_DIR: "pkg",
         LEPTOS_SITE_ADDR: `127.0.0.1:${appPort}`,
         LEPTOS_RELOAD_PORT: String(appPort + 1),

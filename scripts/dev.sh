@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Runs Warden for development: installs what is missing (setup.sh), then serves the app.
-# `scripts/dev.sh` builds once in release mode and serves; `scripts/dev.sh watch` rebuilds on change.
+# Runs Warden for development: installs what is missing (setup.sh), then builds the site and the server in
+# release mode with the workspace's own tool (`cargo xtask serve --release`, see xtask/) and serves.
+# `scripts/dev.sh watch` rebuilds on change with cargo-leptos, for those who have it installed.
 # Configure the model with OPENAI_BASE_URL, OPENAI_API_KEY and WARDEN_MODEL; data goes to WARDEN_DATA_DIR (./data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 . scripts/build-env.sh
 if [ "${1:-}" = "watch" ]; then
+  if ! cargo leptos --version >/dev/null 2>&1; then
+    echo "dev.sh watch needs cargo-leptos 0.3.11 and wasm-bindgen-cli 0.2.130 (README, The two commands);" \
+      "without them, scripts/dev.sh builds and serves" >&2
+    exit 1
+  fi
   exec cargo leptos watch "${LEPTOS_ARGS[@]}"
-else
-  exec cargo leptos serve --release "${LEPTOS_ARGS[@]}"
 fi
+exec cargo xtask serve --release

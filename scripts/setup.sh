@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything Warden needs that is missing, and nothing that is already there:
 # the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback),
-# cargo-leptos, wasm-bindgen-cli, the npm packages for Playwright and binaryen, and Debian's chromium.
+# cargo-machete, the npm packages for Playwright and binaryen, and Debian's chromium. The site is built by
+# the workspace's own `cargo xtask` (wasm-bindgen as a library), so neither cargo-leptos nor wasm-bindgen-cli
+# is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CARGO_LEPTOS_VERSION=0.3.11
-WASM_BINDGEN_VERSION=0.2.130
 CARGO_MACHETE_VERSION=0.9.2
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -43,19 +43,10 @@ if [ -f .warden-std-from-source ]; then
   export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1
 fi
 
-# 2. cargo-leptos and wasm-bindgen-cli, only when the right version is missing.
-if ! cargo leptos --version 2>/dev/null | grep -q "$CARGO_LEPTOS_VERSION"; then
-  log "installing cargo-leptos $CARGO_LEPTOS_VERSION (takes a while once)"
-  cargo install cargo-leptos --version "$CARGO_LEPTOS_VERSION" --locked --features no_downloads
-fi
-# cargo-machete: the test command checks that no crate declares a dependency it does not use.
+# 2. cargo-machete: the test command checks that no crate declares a dependency it does not use.
 if ! cargo machete --version 2>/dev/null | grep -q "$CARGO_MACHETE_VERSION"; then
   log "installing cargo-machete $CARGO_MACHETE_VERSION"
   cargo install cargo-machete --version "$CARGO_MACHETE_VERSION" --locked
-fi
-if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
-  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --bin wasm-bindgen --force
 fi
 
 # 3. Browser and npm packages for the end-to-end tests (binaryen's wasm-opt comes from npm).

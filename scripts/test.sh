@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, clippy and unused dependencies, the Rust tests of the workspace, then the browser tests (Playwright against the
-# release build, a fresh data dir and the scripted fixture model; see end2end/playwright.config.ts).
+# Runs every test: formatting, clippy and unused dependencies, the Rust tests of the workspace, then the browser
+# tests (Playwright against the server `cargo test` built, the debug site, a fresh data dir and the scripted
+# fixture model; see end2end/playwright.config.ts). Everything is built once, in the dev profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 . scripts/build-env.sh
+# Absolute, so Playwright (started in end2end/) finds the same target dir as cargo.
+if [ -n "${CARGO_TARGET_DIR:-}" ]; then export CARGO_TARGET_DIR="$(realpath -m "$CARGO_TARGET_DIR")"; fi
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 
 # Style and lints first: they fail in seconds where the tests take minutes.
 # (rustup installs rustfmt and clippy with the toolchain; Debian's fallback toolchain may lack them.)
@@ -17,10 +21,13 @@ else
 fi
 cargo machete
 
-cargo test --workspace
+# The build tool is left out of the workspace's test build and tested on its own, as `cargo xtask` builds it:
+# in the workspace build its dependencies would get other features (serde's, log's) and compile a second time.
+cargo test --workspace --exclude xtask
+cargo test -p xtask
 
-# The fixture model, built before Playwright starts it so its start-up wait stays short.
-cargo build --release -p warden-testkit --bin fixture-model
-cargo build -p warden-mcp-fixture   # the MCP test server end2end/tests/mcp.spec.ts adds in settings
-# cargo-leptos also starts its own server on 127.0.0.1:3000; keep that one's data out of the repo.
-WARDEN_DATA_DIR="$(mktemp -d)" cargo leptos end-to-end --release "${LEPTOS_ARGS[@]}"
+# The browser tests run what `cargo test` just built (dev profile, same packages, same features), so this only
+# links the binaries the tests start: the server, the fixture model and the MCP test server.
+cargo build --workspace --exclude xtask --tests --bin warden-server --bin fixture-model --bin warden-mcp-fixture
+cargo xtask site
+(cd end2end && WARDEN_E2E_PROFILE=debug WARDEN_MCP_FIXTURE="$target_dir/debug/warden-mcp-fixture" npx playwright test)

@@ -1,0 +1,110 @@
+//! Warden's build tool, run as `cargo xtask <command>` (the alias is in `.cargo/config.toml`).
+//! It does what cargo-leptos did for the two commands, with the same `[workspace.metadata.leptos]`
+//! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
+
+mod cargo;
+mod project;
+mod serve;
+mod site;
+
+use std::process::ExitCode;
+
+use project::{Profile, Project};
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [--release]
+
+commands:
+  site    build the browser side into <target dir>/site: the frontend for wasm32 (its leptos
+          lib-features), wasm-bindgen, the style file as pkg/<name>.css and the assets
+  serve   build the site and the server, then run the server with the LEPTOS_* settings it
+          needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
+
+options:
+  --release   the wasm in the lib-profile-release profile, the server in release; without it
+              both are built in the dev profile, as `cargo test` builds the server
+  -h, --help  this text";
+
+#[derive(Debug, PartialEq)]
+enum Command {
+    Site,
+    Serve,
+}
+
+#[derive(Debug, PartialEq)]
+enum Args {
+    Help,
+    Run { command: Command, profile: Profile },
+}
+
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
+    let mut command = None;
+    let mut profile = Profile::Dev;
+    for arg in args {
+        match arg.as_str() {
+            "-h" | "--help" | "help" => return Ok(Args::Help),
+            "--release" | "-r" => profile = Profile::Release,
+            "site" | "serve" if command.is_some() => return Err(format!("one command at a time, not also `{arg}`")),
+            "site" => command = Some(Command::Site),
+            "serve" => command = Some(Command::Serve),
+            other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
+            other => return Err(format!("unknown command `{other}`")),
+        }
+    }
+    match command {
+        Some(command) => Ok(Args::Run { command, profile }),
+        None => Err("no command given".into()),
+    }
+}
+
+fn main() -> ExitCode {
+    let (command, profile) = match parse_args(std::env::args().skip(1)) {
+        Ok(Args::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Args::Run { command, profile }) => (command, profile),
+        Err(message) => {
+            eprintln!("xtask: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = Project::load().and_then(|project| match command {
+        Command::Site => site::build(&project, profile),
+        Command::Serve => serve::run(&project, profile),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Args, String> {
+        parse_args(args.iter().map(|a| a.to_string()))
+    }
+
+    #[test]
+    fn a_command_with_or_without_release() {
+        assert_eq!(parse(&["site"]), Ok(Args::Run { command: Command::Site, profile: Profile::Dev }));
+        assert_eq!(
+            parse(&["--release", "serve"]),
+            Ok(Args::Run { command: Command::Serve, profile: Profile::Release })
+        );
+        assert_eq!(parse(&["serve", "--help"]), Ok(Args::Help));
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        assert!(parse(&[]).is_err());
+        assert!(parse(&["build"]).unwrap_err().contains("`build`"));
+        assert!(parse(&["site", "--relase"]).unwrap_err().contains("`--relase`"));
+        assert!(parse(&["site", "serve"]).is_err());
+    }
+}

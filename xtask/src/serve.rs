@@ -1,0 +1,61 @@
+//! `cargo xtask serve`: the site, then the server binary, then the server in place of this process,
+//! with the LEPTOS_* settings cargo-leptos would give it. A plain `cargo build` of the server needs
+//! nothing at compile time: leptos reads these at start (its `option_env!("LEPTOS_OUTPUT_NAME")` only
+//! changes the wasm file's name, and the site has both names).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::cargo;
+use crate::project::{Profile, Project};
+use crate::site;
+
+pub fn run(project: &Project, profile: Profile) -> Result<()> {
+    site::build(project, profile)?;
+    let server = build_server(project, profile)?;
+    let mut command = Command::new(&server);
+    command
+        .current_dir(&project.root)
+        // What the site is: always the one just built.
+        .env("LEPTOS_OUTPUT_NAME", &project.output_name)
+        .env("LEPTOS_SITE_ROOT", project.site_root())
+        .env("LEPTOS_SITE_PKG_DIR", &project.site_pkg_dir);
+    // Where and how it runs: the environment's choice when it made one (README, Configuration).
+    let defaults = [
+        ("LEPTOS_SITE_ADDR", project.site_addr.as_str()),
+        ("LEPTOS_RELOAD_PORT", project.reload_port.as_str()),
+        ("LEPTOS_ENV", if profile == Profile::Release { "PROD" } else { "DEV" }),
+    ];
+    for (key, value) in defaults {
+        if std::env::var_os(key).is_none() {
+            command.env(key, value);
+        }
+    }
+    eprintln!("[xtask] running {}", server.display());
+    exec(command).with_context(|| format!("cannot run {}", server.display()))
+}
+
+fn build_server(project: &Project, profile: Profile) -> Result<PathBuf> {
+    let mut command = project.cargo();
+    command.args(["build", "--bins", "--profile", profile.server()]).args(project.bin.cargo_args());
+    let package = &project.bin.package;
+    cargo::build(command, package, |artifact| {
+        artifact.executable().filter(|_| artifact.has_kind("bin") && artifact.target_name() == Some(package.as_str()))
+    })
+}
+
+/// Replaces this process (Ctrl-C and SIGTERM reach the server directly, and its exit status is ours).
+#[cfg(unix)]
+fn exec(mut command: Command) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    Err(command.exec().into())
+}
+
+#[cfg(not(unix))]
+fn exec(mut command: Command) -> Result<()> {
+    let status = command.status()?;
+    anyhow::ensure!(status.success(), "the server exited with {status}");
+    Ok(())
+}
