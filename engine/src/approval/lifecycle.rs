@@ -34,6 +34,8 @@ pub enum SettledBy {
 pub struct Settled {
     /// The approval as it was before it was settled.
     pub approval: Approval,
+    /// The approval as settled.
+    pub decided: Approval,
     /// Whether the run can carry on now (the caller wakes it).
     pub resume: bool,
 }
@@ -129,7 +131,7 @@ impl Lifecycle<'_> {
                 tool_call_id: approval.tool_call_id.clone(),
                 decision: plan.decision.status,
                 arguments: plan.arguments,
-                approval: decided,
+                approval: decided.clone(),
                 call: call.clone(),
                 rule,
             },
@@ -137,7 +139,7 @@ impl Lifecycle<'_> {
         if plan.output.is_some() && call.status.is_settled() {
             self.events.emit(&approval.run_id, &result_event(call, usize::MAX));
         }
-        Ok(Settled { approval, resume: plan.resume })
+        Ok(Settled { approval, decided, resume: plan.resume })
     }
 
     /// The approved call's target changed after its card was shown: nothing ran. The approval is

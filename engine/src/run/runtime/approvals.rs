@@ -49,7 +49,7 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
     if settled.resume {
         rt.wake(&settled.approval.run_id);
     }
-    rt.handles.store.approval(approval_id).await
+    Ok(settled.decided)
 }
 
 /// Settles the approval as timed out (never as the person's denial) if it is still pending.
