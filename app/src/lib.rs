@@ -5,7 +5,6 @@ pub mod components;
 pub mod csp;
 pub mod error;
 pub mod live_run;
-pub mod markdown;
 pub mod model;
 pub mod routes;
 pub mod run_stream;

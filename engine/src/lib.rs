@@ -17,6 +17,7 @@ mod error;
 mod events;
 pub mod input;
 pub mod llm;
+mod markdown;
 mod message;
 mod outcome_text;
 mod run;

@@ -37,6 +37,24 @@ async fn answer_streams_in_many_deltas_and_is_stored() {
 }
 
 #[tokio::test]
+async fn the_models_markdown_arrives_as_sanitised_html_and_the_persons_words_as_text() {
+    let answer = "Here is **bold** and <script>window.x = 1</script> done.";
+    let h = Harness::start(one("markdown", Turn::text(answer), None)).await;
+    let (thread_id, run_id) = h.send("markdown <b>please</b>").await;
+    let events = run_to_end(&h.engine, &run_id).await;
+
+    let detail = h.engine.thread(&thread_id).await.unwrap();
+    let (person, model) = (&detail.messages[0], &detail.messages[1]);
+    assert_eq!((person.content.as_str(), person.html.as_deref()), ("markdown <b>please</b>", None));
+    let html = model.html.as_deref().unwrap_or_default();
+    assert!(html.contains("<strong>bold</strong>"), "{html}");
+    assert!(!html.contains("<script"), "{html}");
+    // The event that stores the answer carries the same HTML, so the page shows it without a reread.
+    let stored = of_kind(&events, "message_stored");
+    assert_eq!(stored.last().unwrap()["message"]["html"], html);
+}
+
+#[tokio::test]
 async fn title_falls_back_to_the_prompt_when_the_model_cannot_name_it() {
     let turn = Turn::text("fine");
     let h =

@@ -49,6 +49,10 @@ pub struct StoredMessage {
     pub role: Role,
     /// The text blocks joined: what a reader sees.
     pub content: String,
+    /// The model's text as sanitised HTML, rendered from Markdown on the server (the browser never
+    /// parses Markdown); `None` for the person's own words, which are shown as plain text.
+    #[serde(default)]
+    pub html: Option<String>,
     pub blocks: Vec<Block>,
     pub created_at: String,
 }
@@ -173,6 +177,7 @@ mod tests {
             run_id: Some("r".into()),
             role,
             content: id.into(),
+            html: None,
             blocks: vec![Block::Text { text: id.into() }],
             created_at: "2026-01-01T00:00:00Z".into(),
         }

@@ -1,10 +1,11 @@
 //! One message of the conversation. A person's words are shown as plain text; the model's are
-//! Markdown, rendered and sanitised by `crate::markdown` before they reach the page.
+//! Markdown, rendered and sanitised on the server (`html`, from the engine's store), so the browser
+//! carries no Markdown parser or sanitiser. Text still streaming is shown as plain text until the
+//! stored message takes its place.
 
 use leptos::prelude::*;
 
 use crate::live_run::LiveRun;
-use crate::markdown;
 use crate::model::{Role, StoredMessage as Message};
 
 #[component]
@@ -20,7 +21,7 @@ pub fn MessageView(message: Message) -> impl IntoView {
         _ => view! {
             <li class="message assistant">
                 <span class="visually-hidden">"Warden said:"</span>
-                <div class="markdown" inner_html=markdown::render(&message.content)></div>
+                <div class="markdown" inner_html=message.html.unwrap_or_default()></div>
             </li>
         }
         .into_any(),
@@ -34,7 +35,7 @@ pub fn StreamingText(live: LiveRun) -> impl IntoView {
     view! {
         <Show when=move || text.with(|t| !t.is_empty())>
             <div class="message assistant streaming" aria-busy="true">
-                <div class="markdown" inner_html=move || text.with(|t| markdown::render(t))></div>
+                <p class="plain">{move || text.get()}</p>
             </div>
         </Show>
     }

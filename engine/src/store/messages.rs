@@ -11,14 +11,22 @@ use warden_types::thread::StoredMessage;
 fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     let blocks: Vec<Block> = from_json(&r.try_get::<String, _>("blocks")?)?;
     let content = Message { role: Role::User, content: blocks.clone() }.joined_text();
+    let role: Role = r.try_get("role")?;
     Ok(StoredMessage {
         id: r.try_get("id")?,
         run_id: r.try_get("run_id")?,
-        role: r.try_get("role")?,
+        role,
+        html: shown_as_html(role, &content),
         content,
         blocks,
         created_at: r.try_get("created_at")?,
     })
+}
+
+/// The model's words are Markdown, rendered and sanitised here, on the server; a person's are shown as
+/// they typed them.
+fn shown_as_html(role: Role, content: &str) -> Option<String> {
+    (role == Role::Assistant).then(|| crate::markdown::render(content))
 }
 
 impl Store {
@@ -50,6 +58,7 @@ impl Store {
             id,
             run_id: run_id.map(str::to_string),
             role,
+            html: shown_as_html(role, &content),
             content,
             blocks: blocks.to_vec(),
             created_at: ts,
