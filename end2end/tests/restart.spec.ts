@@ -15,15 +15,16 @@ const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
 const base = `http://127.0.0.1:${port}`;
 
 function startServer(dataDir: string): ChildProcess {
-  const target = process.env.CARGO_TARGET_DIR ? path.resolve(process.env.CARGO_TARGET_DIR) : path.join(repo, "target");
-  const binary = path.join(target, process.env.WARDEN_E2E_PROFILE ?? "release", "warden-server");
+  // As playwright.config.ts finds them: cargo's target dir (a relative CARGO_TARGET_DIR is the checkout's).
+  const target = path.resolve(repo, process.env.CARGO_TARGET_DIR ?? "target");
+  const binary = path.join(target, process.env.WARDEN_E2E_PROFILE ?? "debug", "warden-server");
   return spawn(binary, [], {
     cwd: repo,
     stdio: "ignore",
     env: {
       ...process.env,
       LEPTOS_OUTPUT_NAME: "warden",
-      LEPTOS_SITE_ROOT: path.join(repo, "target", "site"),
+      LEPTOS_SITE_ROOT: path.join(target, "site"),
       LEPTOS_SITE_PKG_DIR: "pkg",
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
       LEPTOS_RELOAD_PORT: String(port + 1),
