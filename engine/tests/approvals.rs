@@ -346,6 +346,15 @@ async fn stopping_a_waiting_run_cancels_its_cards() {
     h.engine.stop_run(&run_id).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     assert_eq!(of_kind(&events, "run_finished")[0]["stopped"], true);
+    // The page learns both changes from the stream: the card's decision and the call it cancelled.
+    let resolved = of_kind(&events, "approval_resolved");
+    assert_eq!(
+        (resolved[0]["decision"].as_str(), resolved[0]["approval"]["decision"]["by"].as_str()),
+        (Some("cancelled"), Some("run_stopped"))
+    );
+    let results = of_kind(&events, "tool_result");
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0]["call"]["status"], "cancelled");
     assert_eq!(h.engine.approval(&ids[0]).await.unwrap().status, ApprovalStatus::Cancelled);
     assert!(matches!(h.engine.decide(&ids[0], approve()).await, Err(Error::AlreadyDecided(_))));
     assert!(!h.workspace().join("s.txt").exists());

@@ -265,9 +265,10 @@ async fn the_run_finishes_and_is_stored_when_the_client_goes_away() {
     assert_eq!(detail["messages"][1]["content"], "one two three four five six seven eight nine ten");
 }
 
-#[tokio::test]
-async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
-    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo hi >> decided.txt"}))]);
+/// A server whose model asks for one shell call, a thread where that call waits: the API, the
+/// thread id and the `approval_request`'s approval.
+async fn waiting_shell_card(command: &str) -> (Api, String, Value) {
+    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({ "command": command }))]);
     let api = Api::start(Script {
         scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])],
         default_title: None,
@@ -283,6 +284,12 @@ async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
         .unwrap();
     let events = read_sse(res, |k| k == "approval_request").await;
     let approval = events.last().unwrap().2["approval"].clone();
+    (api, id, approval)
+}
+
+#[tokio::test]
+async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
+    let (api, id, approval) = waiting_shell_card("echo hi >> decided.txt").await;
     let approval_id = approval["id"].as_str().unwrap().to_string();
     assert_eq!(approval["risk"], "high", "a redirect over a file is high risk");
     assert_eq!(approval["status"], "pending");
@@ -397,22 +404,7 @@ async fn without_a_model_sending_says_what_to_set() {
 
 #[tokio::test]
 async fn an_approval_and_its_tool_call_are_read_by_id_and_a_thread_rule_is_revoked() {
-    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo by id"}))]);
-    let api = Api::start(Script {
-        scenarios: vec![Scenario::new("run", vec![turn, Turn::text("done")])],
-        default_title: None,
-    })
-    .await;
-    let id = api.new_thread().await;
-    let res = api
-        .http
-        .post(api.url(&format!("/api/threads/{id}/messages")))
-        .json(&json!({"content": "run it"}))
-        .send()
-        .await
-        .unwrap();
-    let events = read_sse(res, |k| k == "approval_request").await;
-    let requested = events.last().unwrap().2["approval"].clone();
+    let (api, id, requested) = waiting_shell_card("echo by id").await;
     let approval_id = requested["id"].as_str().unwrap().to_string();
     let call_id = requested["tool_call_id"].as_str().unwrap().to_string();
 
