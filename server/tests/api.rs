@@ -289,7 +289,7 @@ async fn waiting_shell_card(command: &str) -> (Api, String, Value) {
 
 #[tokio::test]
 async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
-    let (api, id, approval) = waiting_shell_card("echo hi >> decided.txt").await;
+    let (api, _, approval) = waiting_shell_card("echo hi >> decided.txt").await;
     let approval_id = approval["id"].as_str().unwrap().to_string();
     assert_eq!(approval["risk"], "high", "a redirect over a file is high risk");
     assert_eq!(approval["status"], "pending");
