@@ -1,8 +1,11 @@
 //! Benchmarks of the real `warden-server` process against the scripted fixture model (run in this
 //! process, so its CPU is not counted against the server). Prints figures; asserts nothing.
 //!
-//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|waiting]`, after
-//! `cargo leptos build --release` (or set WARDEN_SERVER_BIN to a built server binary).
+//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting]`,
+//! after `cargo build --release -p warden-server` (or set WARDEN_SERVER_BIN to a built server binary).
+//! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once; `listeners` keeps
+//! WARDEN_BENCH_LISTENERS (500) paused runs with their event streams open; `waiting` leaves
+//! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -202,7 +205,7 @@ fn shell_script() -> Script {
     Script {
         scenarios: vec![Scenario::new(
             "",
-            vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "true"}))]), Turn::text("ok")],
+            vec![Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo ok"}))]), Turn::text("ok")],
         )],
         default_title: Some("Bench".into()),
     }
@@ -218,7 +221,7 @@ async fn approvals() {
     for i in 0..120 {
         let thread = new_thread(&http, &server.base).await;
         let t0 = Instant::now();
-        let (data, mut stream) = post_until(&http, &server.base, &thread, "run true", "approval_request").await;
+        let (data, mut stream) = post_until(&http, &server.base, &thread, "run echo", "approval_request").await;
         let t1 = Instant::now();
         let id = data["approval"]["id"].as_str().unwrap().to_string();
         let t2 = Instant::now();
@@ -259,6 +262,202 @@ async fn approvals() {
     );
 }
 
+/// The load test's model turn: 20 tokens, 50 ms apart.
+fn paced_turn() -> Turn {
+    let mut turn = Turn::text("");
+    turn.repeat_tokens = Some(20);
+    turn.chunk_delay_ms = 50;
+    turn
+}
+
+/// Arrival times of one stream's token events, or why it failed.
+type Arrivals = Result<Vec<Instant>, String>;
+
+/// Gaps between consecutive tokens over all streams (ms), sorted; and how many streams failed.
+fn gaps_of(results: &[Arrivals]) -> (Vec<f64>, usize) {
+    let mut gaps = Vec::new();
+    let mut errors = 0;
+    for r in results {
+        match r {
+            Ok(times) => gaps.extend(times.windows(2).map(|w| (w[1] - w[0]).as_secs_f64() * 1000.0)),
+            Err(_) => errors += 1,
+        }
+    }
+    gaps.sort_by(f64::total_cmp);
+    (gaps, errors)
+}
+
+/// The largest RSS seen while `work` runs, sampled every 20 ms.
+async fn peak_rss_during<T>(pid: u32, work: impl std::future::Future<Output = T>) -> (T, u64) {
+    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(rss_kib(pid)));
+    let sampler = {
+        let peak = peak.clone();
+        tokio::spawn(async move {
+            loop {
+                peak.fetch_max(rss_kib(pid), std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let out = work.await;
+    sampler.abort();
+    (out, peak.load(std::sync::atomic::Ordering::Relaxed).max(rss_kib(pid)))
+}
+
+/// One run through the server: token (`text_delta`) arrival times until `run_finished`.
+async fn streamed_run(http: &Client, base: &str, thread: &str) -> Arrivals {
+    let res = http
+        .post(format!("{base}/api/threads/{thread}/messages"))
+        .json(&json!({ "content": "stream please" }))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    if !res.status().is_success() {
+        return Err(format!("HTTP {}", res.status()));
+    }
+    let mut stream = res.bytes_stream().eventsource();
+    let mut times = Vec::new();
+    while let Some(event) = stream.next().await {
+        let event = event.map_err(|e| e.to_string())?;
+        match event.event.as_str() {
+            "text_delta" => times.push(Instant::now()),
+            "run_finished" => return Ok(times),
+            "run_failed" => return Err(format!("run failed: {}", event.data)),
+            _ => {}
+        }
+    }
+    Err("stream ended before run_finished".into())
+}
+
+/// One stream straight from the scripted model: arrival times of its content chunks.
+async fn model_stream(http: &Client, base: &str) -> Arrivals {
+    let body = json!({"model": "fixture", "stream": true, "messages": [{"role": "user", "content": "stream please"}]});
+    let res = http.post(format!("{base}/chat/completions")).json(&body).send().await.map_err(|e| e.to_string())?;
+    let mut stream = res.bytes_stream().eventsource();
+    let mut times = Vec::new();
+    while let Some(event) = stream.next().await {
+        let event = event.map_err(|e| e.to_string())?;
+        if event.data == "[DONE]" {
+            return Ok(times);
+        }
+        if event.data.contains("\"content\"") {
+            times.push(Instant::now());
+        }
+    }
+    Err("model stream ended before [DONE]".into())
+}
+
+fn report_gaps(label: &str, n: usize, results: &[Arrivals], wall: f64) {
+    let (gaps, errors) = gaps_of(results);
+    let first_error = results.iter().find_map(|r| r.as_ref().err()).cloned().unwrap_or_default();
+    if gaps.is_empty() {
+        println!("{label}: {n} streams, {errors} errors ({first_error}), no tokens");
+        return;
+    }
+    println!(
+        "{label}: {n} streams at once, {errors} errors{}; token gap p50 {:.1} ms p99 {:.1} ms max {:.1} ms; wall {wall:.2} s",
+        if errors > 0 { format!(" (first: {first_error})") } else { String::new() },
+        percentile(&gaps, 0.5),
+        percentile(&gaps, 0.99),
+        gaps[gaps.len() - 1],
+    );
+}
+
+/// 1,000 (WARDEN_BENCH_STREAMS) runs streaming at once, 20 tokens 50 ms apart each: first the
+/// scripted model alone at that load, then through the server.
+async fn streams() {
+    let n: usize = std::env::var("WARDEN_BENCH_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let model = FixtureModel::start(Script {
+        scenarios: vec![Scenario::new("", vec![paced_turn()])],
+        default_title: Some("Bench".into()),
+    })
+    .await
+    .unwrap();
+    let http = client();
+
+    let model_base = model.base_url();
+    let t0 = Instant::now();
+    let alone: Vec<Arrivals> = futures::future::join_all((0..n).map(|_| model_stream(&http, &model_base))).await;
+    report_gaps("streams: scripted model alone", n, &alone, t0.elapsed().as_secs_f64());
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = spawn_server(dir.path(), &model, &[]);
+    wait_healthy(&http, &server.base).await;
+    let pid = server.child.id();
+    // A few runs first, so pools and caches are warm.
+    for _ in 0..5 {
+        let thread = new_thread(&http, &server.base).await;
+        let _ = streamed_run(&http, &server.base, &thread).await;
+    }
+    let threads: Vec<String> =
+        futures::stream::iter(0..n).map(|_| new_thread(&http, &server.base)).buffer_unordered(32).collect().await;
+    let rss0 = rss_kib(pid);
+    let cpu0 = cpu_seconds(pid);
+    let t0 = Instant::now();
+    let (results, peak) = peak_rss_during(
+        pid,
+        futures::future::join_all(threads.iter().map(|thread| streamed_run(&http, &server.base, thread))),
+    )
+    .await;
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = cpu_seconds(pid) - cpu0;
+    report_gaps("streams: through warden-server", n, &results, wall);
+    println!(
+        "streams: server CPU {cpu:.2} s = {:.2} ms per run (target < 1 ms); RSS {rss0} KiB before, peak {peak} KiB",
+        cpu / n as f64 * 1000.0
+    );
+}
+
+/// Paused runs, then one open event stream (SSE listener) on each: what a listener costs.
+async fn listeners() {
+    let n: usize = std::env::var("WARDEN_BENCH_LISTENERS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let model = FixtureModel::start(shell_script()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let server = spawn_server(dir.path(), &model, &[]);
+    let http = client();
+    wait_healthy(&http, &server.base).await;
+    let pid = server.child.id();
+    let pause = |_| {
+        let (http, base) = (http.clone(), server.base.clone());
+        async move {
+            let thread = new_thread(&http, &base).await;
+            let (data, _stream) = post_until(&http, &base, &thread, "run echo", "approval_request").await;
+            data["approval"]["run_id"].as_str().unwrap().to_string()
+        }
+    };
+    // Warm-up: pools, caches and the allocator.
+    let _: Vec<String> = futures::stream::iter(0..50).map(pause).buffer_unordered(16).collect().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss0 = rss_kib(pid);
+    let runs: Vec<String> = futures::stream::iter(0..n).map(pause).buffer_unordered(16).collect().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss1 = rss_kib(pid);
+    // One listener per paused run, each read up to its replayed approval_request and then kept open.
+    let open = |run: String| {
+        let (http, base) = (http.clone(), server.base.clone());
+        async move {
+            let res = http.get(format!("{base}/api/runs/{run}/events")).send().await.unwrap();
+            let mut stream = res.bytes_stream().eventsource();
+            while let Some(Ok(e)) = stream.next().await {
+                if e.event == "approval_request" {
+                    break;
+                }
+            }
+            stream
+        }
+    };
+    let streams: Vec<_> = futures::stream::iter(runs).map(open).buffer_unordered(16).collect().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss2 = rss_kib(pid);
+    println!(
+        "listeners: {n} paused runs: RSS {rss0} -> {rss1} KiB ({:.1} KiB per paused run); {} event streams opened on them: -> {rss2} KiB = {:.1} KiB per open SSE listener (target < 16 KB)",
+        rss1.saturating_sub(rss0) as f64 / n as f64,
+        streams.len(),
+        rss2.saturating_sub(rss1) as f64 / n as f64,
+    );
+    drop(streams);
+}
+
 async fn waiting() {
     let n: usize = std::env::var("WARDEN_BENCH_WAITING").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let model = FixtureModel::start(shell_script()).await.unwrap();
@@ -269,7 +468,7 @@ async fn waiting() {
     // Warm up allocator and pools with a few runs before the baseline.
     for _ in 0..50 {
         let thread = new_thread(&http, &server.base).await;
-        let _answer = post_until(&http, &server.base, &thread, "run true", "approval_request").await;
+        let _answer = post_until(&http, &server.base, &thread, "run echo", "approval_request").await;
     }
     let rss0 = rss_kib(server.child.id());
     let base = server.base.clone();
@@ -278,7 +477,7 @@ async fn waiting() {
             let (http, base) = (http.clone(), base.clone());
             async move {
                 let thread = new_thread(&http, &base).await;
-                let _answer = post_until(&http, &base, &thread, "run true", "approval_request").await;
+                let _answer = post_until(&http, &base, &thread, "run echo", "approval_request").await;
             }
         })
         .await;
@@ -319,6 +518,15 @@ async fn waiting() {
 
 #[tokio::main]
 async fn main() {
+    // 1,000 streams are 2,000 sockets here (and the server inherits the limit).
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit on a plain struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
     let which = std::env::args().nth(1).unwrap_or_else(|| "all".into());
     if matches!(which.as_str(), "all" | "relay") {
         relay().await;
@@ -328,6 +536,12 @@ async fn main() {
     }
     if matches!(which.as_str(), "all" | "approvals") {
         approvals().await;
+    }
+    if matches!(which.as_str(), "all" | "streams") {
+        streams().await;
+    }
+    if matches!(which.as_str(), "all" | "listeners") {
+        listeners().await;
     }
     if matches!(which.as_str(), "all" | "waiting") {
         waiting().await;

@@ -267,6 +267,38 @@ mod log_tests {
         assert!(store.events_after(&run_b, 0).await.unwrap().is_empty());
     }
 
+    /// A batch bigger than one INSERT statement holds (as under load) is stored whole and in order,
+    /// with the late events of a deleted run in it skipped.
+    #[tokio::test]
+    async fn a_batch_of_many_statements_keeps_every_event_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(&dir).await;
+        let kept = store.create_thread(Some("kept")).await.unwrap();
+        let deleted = store.create_thread(Some("deleted")).await.unwrap();
+        let run_a = store.start_run(&kept.id, 5, Some("hi"), None).await.unwrap().run_id;
+        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None).await.unwrap().run_id;
+        store.delete_thread(&deleted.id).await.unwrap();
+
+        let hub = EventHub::start(store.clone()).await.unwrap();
+        for i in 0..1200 {
+            hub.emit(if i % 7 == 3 { &run_b } else { &run_a }, &delta(&format!("t{i} ")));
+        }
+        hub.flush().await;
+
+        let stored = store.events_after(&run_a, 0).await.unwrap();
+        let want: Vec<String> = (0..1200).filter(|i| i % 7 != 3).map(|i| format!("t{i} ")).collect();
+        let got: Vec<String> = stored
+            .iter()
+            .map(|(_, _, data)| match serde_json::from_str(data).unwrap() {
+                RunEvent::TextDelta { text } => text,
+                other => panic!("unexpected event {other:?}"),
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert!(stored.windows(2).all(|w| w[0].0 < w[1].0), "ids increase");
+        assert!(store.events_after(&run_b, 0).await.unwrap().is_empty());
+    }
+
     #[tokio::test]
     async fn an_event_id_beyond_i64_replays_nothing() {
         let dir = tempfile::tempdir().unwrap();

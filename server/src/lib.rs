@@ -13,8 +13,10 @@ use axum::handler::Handler;
 use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower::Layer;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
 
@@ -35,9 +37,14 @@ pub fn router(state: AppState) -> Router {
         provide_context(mcp.clone());
     };
     let options = state.leptos_options.clone();
+    // The wasm, JS and CSS: as the brotli copies a release build made (`<file>.br`), to browsers that
+    // accept them; otherwise gzipped on the fly by the layer below.
+    let pkg_dir = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
+    let pkg = ServeDir::new(pkg_dir).precompressed_br();
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
     let app = Router::new()
         .merge(api::router::<AppState>())
+        .nest_service(&format!("/{}", options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
         // Static files (the wasm above all) go out gzipped to clients that accept it.
         .fallback(

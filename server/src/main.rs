@@ -18,6 +18,7 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| EnvFilter::new("info,warden_engine=debug,warden_server=debug,tower_http=info")),
         )
         .init();
+    raise_open_file_limit();
     match serve().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -59,6 +60,24 @@ async fn serve() -> Result<(), String> {
     })
     .await;
     Ok(())
+}
+
+/// Every open event stream holds a socket, and every streaming run a second one to its model: a
+/// soft limit of 1,024 descriptors (a common default) would refuse connections at a few hundred
+/// runs. Raises the soft limit to the hard one, as Go and Node servers do at start.
+fn raise_open_file_limit() {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit read and write a plain struct owned here.
+    let raised = unsafe {
+        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max && {
+            let before = limit.rlim_cur;
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 && before > 0
+        }
+    };
+    if raised {
+        tracing::debug!(open_files = limit.rlim_cur, "raised the open file limit");
+    }
 }
 
 /// Prints the sign-in link on stdout (where a person running the command looks) and says where

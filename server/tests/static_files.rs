@@ -1,5 +1,5 @@
-//! Static site files (the wasm above all) are served gzipped to a client that accepts it, and
-//! plain to one that does not, without the access token (they hold nothing secret).
+//! Static site files (the wasm above all) are served as their brotli copy or gzipped to a client that
+//! accepts it, and plain to one that does not, without the access token (they hold nothing secret).
 
 mod common;
 
@@ -35,4 +35,38 @@ async fn site_files_go_out_gzipped_when_the_client_accepts_it() {
     let plain = http.get(&url).send().await.expect("request");
     assert!(plain.headers().get("content-encoding").is_none());
     assert_eq!(plain.bytes().await.expect("body").to_vec(), wasm);
+}
+
+#[tokio::test]
+async fn a_brotli_copy_made_at_build_time_goes_to_clients_that_accept_br() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).expect("site dir");
+    std::fs::write(site.join("pkg/warden_bg.wasm"), b"the wasm as built").expect("wasm written");
+    // What `cargo xtask site --release` writes beside it; any bytes do, the server sends them as they are.
+    std::fs::write(site.join("pkg/warden_bg.wasm.br"), b"brotli bytes").expect("copy written");
+    std::fs::write(site.join("pkg/warden.js"), "export {}").expect("js written");
+
+    let leptos_options = LeptosOptions::builder().output_name("warden").site_root(site.display().to_string()).build();
+    let addr = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await.addr;
+    let http = common::anonymous();
+
+    let url = format!("http://{addr}/pkg/warden_bg.wasm");
+    let br = http.get(&url).header("accept-encoding", "gzip, deflate, br").send().await.expect("request");
+    assert_eq!(br.status(), 200);
+    assert_eq!(br.headers()["content-encoding"], "br");
+    assert_eq!(br.headers()["content-type"], "application/wasm");
+    assert_eq!(br.bytes().await.expect("body").as_ref(), b"brotli bytes");
+
+    let plain = http.get(&url).send().await.expect("request");
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.bytes().await.expect("body").as_ref(), b"the wasm as built");
+
+    // A file without a copy is still compressed on the fly; a path that names no file is not public.
+    let js =
+        http.get(format!("http://{addr}/pkg/warden.js")).header("accept-encoding", "br").send().await.expect("request");
+    assert_eq!(js.status(), 200);
+    assert!(js.headers().get("content-encoding").is_none_or(|e| e != "br"), "no copy, no br label on plain bytes");
+    let missing = http.get(format!("http://{addr}/pkg/nothing.wasm")).send().await.expect("request");
+    assert_eq!(missing.status(), 401);
 }

@@ -3,6 +3,7 @@
 //! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
 
 mod cargo;
+mod precompress;
 mod project;
 mod serve;
 mod site;

@@ -1,11 +1,14 @@
 //! The run event log: every event a run emitted, so a stream can be replayed from the start or
 //! from a Last-Event-ID, also after a restart.
 
-use sqlx::Row;
+use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::Store;
 use crate::error::{Error, Result};
 use warden_types::event::EventKind;
+
+/// Events per INSERT statement: 4 parameters each, well under SQLite's 32,766.
+const ROWS_PER_INSERT: usize = 500;
 
 /// An event as written: already serialised, so the writer does no work per row but the insert.
 #[derive(Debug, Clone)]
@@ -38,24 +41,34 @@ impl Store {
         }
     }
 
+    /// One statement per `ROWS_PER_INSERT` events (a statement is one round trip to SQLite's thread;
+    /// under load a batch holds hundreds of events), in one transaction when there are several.
     async fn insert_events(&self, events: &[StoredEvent]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut rows = Vec::with_capacity(events.len());
         for e in events {
+            let seq =
+                i64::try_from(e.seq).map_err(|_| Error::Corrupt(format!("event number {} is too large", e.seq)))?;
+            rows.push((e, seq));
+        }
+        let statement = |chunk: &[(&StoredEvent, i64)]| {
             // `WHERE EXISTS`: a run deleted while its driver still emitted has no row to point to.
-            sqlx::query(
+            let mut q = QueryBuilder::<Sqlite>::new(
                 "INSERT OR IGNORE INTO run_events (run_id, seq, kind, data) \
-                 SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
-            )
-            .bind(&e.run_id)
-            .bind(
-                i64::try_from(e.seq)
-                    .map_err(|_| crate::error::Error::Corrupt(format!("event number {} is too large", e.seq)))?,
-            )
-            .bind(e.kind.as_str())
-            .bind(&e.data)
-            .bind(&e.run_id)
-            .execute(&mut *tx)
-            .await?;
+                 SELECT v.column1, v.column2, v.column3, v.column4 FROM (",
+            );
+            q.push_values(chunk, |mut row, (e, seq)| {
+                row.push_bind(e.run_id.clone()).push_bind(*seq).push_bind(e.kind.as_str()).push_bind(e.data.clone());
+            });
+            q.push(") AS v WHERE EXISTS (SELECT 1 FROM runs WHERE id = v.column1)");
+            q
+        };
+        if rows.len() <= ROWS_PER_INSERT {
+            statement(&rows).build().execute(&self.pool).await?;
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for chunk in rows.chunks(ROWS_PER_INSERT) {
+            statement(chunk).build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())
