@@ -16,6 +16,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 use landlock::RulesetCreated;
 
+use crate::shared_ns::SharedNamespaces;
+
 /// `close_range` flag: mark the descriptors close-on-exec instead of closing them (Linux 5.11).
 const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
 /// `_LINUX_CAPABILITY_VERSION_3`: 64-bit capability sets in two `CapData` words.
@@ -52,6 +54,9 @@ pub(crate) struct Prepared {
     ruleset: OwnedFd,
     namespaces: libc::c_int,
     maps: IdMaps,
+    /// Namespaces to join instead of making a user and a network namespace (see `shared_ns`).
+    shared: Option<&'static SharedNamespaces>,
+    network: bool,
     /// Landlock access bits granted on the sandbox's own `/proc` (0: none). Landlock skips mount points
     /// when it walks up a path, so the grant on the host's `/proc` does not reach a `/proc` mounted over
     /// it: the rule is added after the mount, on the new one.
@@ -59,22 +64,40 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    pub(crate) fn new(ruleset: RulesetCreated, network: bool, proc_access: u64) -> Result<Self, crate::SandboxError> {
+    pub(crate) fn new(
+        ruleset: RulesetCreated,
+        network: bool,
+        proc_access: u64,
+        shared: Option<&'static SharedNamespaces>,
+    ) -> Result<Self, crate::SandboxError> {
         let ruleset: Option<OwnedFd> = ruleset.into();
         let ruleset = ruleset.ok_or_else(|| crate::SandboxError::Unavailable("Landlock made no ruleset".into()))?;
         let mut namespaces = libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS;
         if !network {
             namespaces |= libc::CLONE_NEWNET;
         }
-        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, proc_access })
+        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, shared, network, proc_access })
     }
 
     /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
     pub(crate) fn enter(&self) -> io::Result<()> {
         // SAFETY: plain system calls on memory owned by `self`, valid in the child after fork.
         unsafe {
-            check(libc::unshare(self.namespaces))?;
-            self.maps.write()?;
+            match self.shared {
+                Some(shared) => {
+                    // Joining the shared user namespace gives every capability in it, which the
+                    // network namespace it owns and the new PID and mount namespaces need.
+                    check(libc::setns(shared.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
+                    if !self.network {
+                        check(libc::setns(shared.net.as_raw_fd(), libc::CLONE_NEWNET))?;
+                    }
+                    check(libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS))?;
+                }
+                None => {
+                    check(libc::unshare(self.namespaces))?;
+                    self.maps.write()?;
+                }
+            }
             let mut alive = [-1 as libc::c_int; 2];
             check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
             let pid = libc::fork();

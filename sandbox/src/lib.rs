@@ -1,7 +1,8 @@
 //! Confines a command Warden runs (the shell tool, a sandboxed MCP server): Landlock lets it write only
 //! where the policy says and read nothing that is hidden; user, PID, mount and (without network) network
 //! namespaces keep it from the network, from other processes (its `/proc` shows only its own) and from
-//! outliving its call; and it runs with no capabilities.
+//! outliving its call; and it runs with no capabilities. The user and network namespaces are made once
+//! and shared where Landlock can keep commands apart in them (`shared_ns`).
 //!
 //! Use: make a [`Policy`], keep a [`Scratch`] (private `HOME` and `TMPDIR`) alive for the call, and call
 //! [`confine`] on the `tokio::process::Command` before spawning it. [`status`] says whether this kernel
@@ -10,6 +11,7 @@
 mod child;
 mod rules;
 mod scratch;
+mod shared_ns;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -82,7 +84,8 @@ pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(),
     let ruleset = rules::ruleset(policy, abi)?;
     let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
     let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
-    let prepared = child::Prepared::new(ruleset, policy.network, proc_access)?;
+    let shared = shared_ns::get(status.landlock_abi.unwrap_or(0));
+    let prepared = child::Prepared::new(ruleset, policy.network, proc_access, shared)?;
     // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
     // no locks), as `pre_exec` requires between fork and exec.
     unsafe {

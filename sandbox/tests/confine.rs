@@ -213,3 +213,54 @@ fn alive_with(token: &str) -> bool {
         !zombie && String::from_utf8_lossy(&cmdline).contains(token)
     })
 }
+
+/// Confined commands share one network namespace (see `shared_ns`): neither a socket of another
+/// command nor one of the host is reachable by its abstract unix name.
+#[tokio::test]
+async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reach() {
+    if !available() {
+        return;
+    }
+    if std::process::Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("\n!!! SKIPPED: no python3 to open abstract unix sockets with !!!\n");
+        return;
+    }
+    use std::os::linux::net::SocketAddrExt;
+    let l = layout();
+    let name = format!("warden-test-{}", std::process::id());
+    let host = std::os::unix::net::SocketAddr::from_abstract_name(format!("{name}-host").as_bytes()).unwrap();
+    let _host_listener = std::os::unix::net::UnixListener::bind_addr(&host).unwrap();
+    let connect = |which: &str| {
+        format!(
+            "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"\\0{name}-{which}\"); print(\"connected\")'"
+        )
+    };
+
+    // Another confined command listens while this one tries to connect.
+    let listen = format!(
+        "python3 -c 'import socket, time; s = socket.socket(socket.AF_UNIX); s.bind(\"\\0{name}-peer\"); \
+         s.listen(); print(\"listening\", flush=True); time.sleep(10)'"
+    );
+    let policy = l.policy();
+    let mut listener = tokio::process::Command::new("sh");
+    listener.arg("-c").arg(&listen).env_clear().env("PATH", "/usr/bin:/bin").stdout(Stdio::piped()).kill_on_drop(true);
+    confine(&mut listener, &policy).unwrap();
+    let mut listener = listener.spawn().unwrap();
+    let mut out = tokio::io::BufReader::new(listener.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(line.trim(), "listening");
+
+    for which in ["host", "peer"] {
+        let (code, text) = run(&policy, &l.workspace, &connect(which)).await;
+        assert_ne!(code, Some(0), "reached the {which}'s abstract socket: {text}");
+        assert!(!text.contains("connected"), "{text}");
+    }
+    // The same connect succeeds unconfined, so the refusals above are the sandbox's doing.
+    let unconfined = std::process::Command::new("sh").arg("-c").arg(connect("host")).output().unwrap();
+    assert!(String::from_utf8_lossy(&unconfined.stdout).contains("connected"), "{unconfined:?}");
+    listener.kill().await.unwrap();
+}
