@@ -45,6 +45,14 @@ fn server_bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/release/warden-server"))
 }
 
+/// A data dir for one server, under `target/` rather than `/tmp`: Warden's data normally lives beside
+/// the project or in a home dir, and the sandbox lists every directory on the way to it; `/tmp`
+/// changes with every command (each gets a scratch dir there), which would make it list again each time.
+fn data_dir() -> tempfile::TempDir {
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target");
+    tempfile::Builder::new().prefix("bench-data-").tempdir_in(target).expect("a data dir under target/")
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(38123)
 }
@@ -149,7 +157,7 @@ async fn relay() {
         FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None })
             .await
             .unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;
@@ -181,7 +189,7 @@ async fn startup() {
     let http = client();
     let mut times = Vec::new();
     for _ in 0..7 {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = data_dir();
         let t0 = Instant::now();
         let server = spawn_server(dir.path(), &model, &[]);
         let thread = loop {
@@ -213,7 +221,7 @@ fn shell_script() -> Script {
 
 async fn approvals() {
     let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;
@@ -380,7 +388,7 @@ async fn streams() {
     let alone: Vec<Arrivals> = futures::future::join_all((0..n).map(|_| model_stream(&http, &model_base))).await;
     report_gaps("streams: scripted model alone", n, &alone, t0.elapsed().as_secs_f64());
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let server = spawn_server(dir.path(), &model, &[]);
     wait_healthy(&http, &server.base).await;
     let pid = server.child.id();
@@ -412,7 +420,7 @@ async fn streams() {
 async fn listeners() {
     let n: usize = std::env::var("WARDEN_BENCH_LISTENERS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
     let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;
@@ -461,7 +469,7 @@ async fn listeners() {
 async fn waiting() {
     let n: usize = std::env::var("WARDEN_BENCH_WAITING").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = data_dir();
     let mut server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;

@@ -19,6 +19,9 @@ const MAX_SPLIT_DEPTH: usize = 64;
 pub(crate) struct Grant {
     pub path: PathBuf,
     pub write: bool,
+    /// Found by splitting around the hidden paths (not asked for by name inside one): what it opens
+    /// must not be, hold or lie in a hidden path.
+    pub split: bool,
 }
 
 /// The created (not yet enforced) ruleset: every access this ABI knows is handled, so anything not
@@ -35,6 +38,7 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
         ruleset = ruleset.scope(Scope::from_all(abi))?;
     }
     let mut created = ruleset.create()?;
+    let hidden = hidden_paths(policy);
     for grant in grants(policy)? {
         let fd = match PathFd::new(&grant.path) {
             Ok(fd) => fd,
@@ -47,6 +51,11 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
             }
             Err(e) => return Err(SandboxError::Path { path: grant.path.clone(), source: std::io::Error::other(e) }),
         };
+        // Checked on what was opened, not on the name: a link swapped since the listing (which is kept
+        // while its directory is unchanged) must not open a way into Warden's data.
+        if grant.split && opens_hidden(&fd, &hidden) {
+            continue;
+        }
         let mut access = if grant.write { write } else { read };
         if !grant.path.is_dir() {
             access &= AccessFs::from_file(abi);
@@ -63,26 +72,110 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
 
 /// The paths to grant: each readable and writable path, split around hidden paths it holds.
 pub(crate) fn grants(policy: &Policy) -> Result<Vec<Grant>, SandboxError> {
-    // A hidden path that does not exist has nothing to hide (yet); the data dir exists before any call.
-    let hidden: Vec<PathBuf> = policy.hidden.iter().filter_map(|h| h.canonicalize().ok()).collect();
-    let mut grants = Vec::new();
-    let asked = policy.readable.iter().map(|p| (p, false)).chain(policy.writable.iter().map(|p| (p, true)));
-    for (path, write) in asked {
+    let hidden = hidden_paths(policy);
+    let mut grants = readable_grants(&policy.readable, &hidden)?;
+    for path in &policy.writable {
         let path = path.canonicalize().map_err(|source| SandboxError::Path { path: path.clone(), source })?;
-        if hidden.iter().any(|h| path.starts_with(h)) {
-            // Asked for by name inside a hidden path: granted as asked.
-            grants.push(Grant { path, write });
-        } else {
-            split(&path, write, &hidden, 0, &mut grants)?;
-        }
+        grant(path, true, &hidden, &mut grants, &mut Vec::new())?;
     }
     Ok(grants)
 }
 
+/// The hidden paths as they resolve now. One that does not exist has nothing to hide (yet); the data
+/// dir exists before any call.
+fn hidden_paths(policy: &Policy) -> Vec<PathBuf> {
+    policy.hidden.iter().filter_map(|h| h.canonicalize().ok()).collect()
+}
+
+/// Whether the opened path is, holds or lies in a hidden path (or cannot be told: then it is not granted).
+fn opens_hidden(fd: &PathFd, hidden: &[PathBuf]) -> bool {
+    use std::os::fd::{AsFd, AsRawFd};
+    match std::fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())) {
+        Ok(real) => hidden.iter().any(|h| real.starts_with(h) || h.starts_with(&real)),
+        Err(_) => true,
+    }
+}
+
+/// Grants `path` as asked when it lies inside a hidden path (the workspace), or split around the hidden
+/// paths beneath it; `listed` gets every directory read to split it.
+fn grant(
+    path: PathBuf,
+    write: bool,
+    hidden: &[PathBuf],
+    out: &mut Vec<Grant>,
+    listed: &mut Vec<Listed>,
+) -> Result<(), SandboxError> {
+    if hidden.iter().any(|h| path.starts_with(h)) {
+        out.push(Grant { path, write, split: false });
+        Ok(())
+    } else {
+        split(&path, write, hidden, 0, out, listed)
+    }
+}
+
+/// A directory read to split a grant, as it was then: if it still is, its entries are the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    path: PathBuf,
+    stamp: Option<DirStamp>,
+}
+
+/// What changes when a directory gains, loses or renames an entry (or is replaced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DirStamp {
+    dev: u64,
+    ino: u64,
+    mtime: (i64, i64),
+}
+
+fn stamp(path: &Path) -> Option<DirStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path).ok()?;
+    Some(DirStamp { dev: m.dev(), ino: m.ino(), mtime: (m.mtime(), m.mtime_nsec()) })
+}
+
+/// The readable grants as last worked out, and what they were worked out from.
+struct ReadableCache {
+    readable: Vec<PathBuf>,
+    hidden: Vec<PathBuf>,
+    listed: Vec<Listed>,
+    grants: Vec<Grant>,
+}
+
+static READABLE: std::sync::Mutex<Option<ReadableCache>> = std::sync::Mutex::new(None);
+
+/// The readable paths split around the hidden ones. Splitting `/` lists it and every directory on the
+/// way to the data dir (a hundred entries in `/tmp`, say), which cost about a millisecond per command:
+/// the result is kept and used again while every directory it listed is unchanged (same inode and
+/// modification time, which an added, removed or renamed entry changes).
+fn readable_grants(readable: &[PathBuf], hidden: &[PathBuf]) -> Result<Vec<Grant>, SandboxError> {
+    let mut cache = READABLE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(c) = cache.as_ref() {
+        if c.readable == readable && c.hidden == hidden && c.listed.iter().all(|l| stamp(&l.path) == l.stamp) {
+            return Ok(c.grants.clone());
+        }
+    }
+    let (mut grants, mut listed) = (Vec::new(), Vec::new());
+    for path in readable {
+        let path = path.canonicalize().map_err(|source| SandboxError::Path { path: path.clone(), source })?;
+        grant(path, false, hidden, &mut grants, &mut listed)?;
+    }
+    *cache =
+        Some(ReadableCache { readable: readable.to_vec(), hidden: hidden.to_vec(), listed, grants: grants.clone() });
+    Ok(grants)
+}
+
 /// Grants `path`, or, if a hidden path lies strictly beneath it, each of its entries but the hidden ones.
-fn split(path: &Path, write: bool, hidden: &[PathBuf], depth: usize, out: &mut Vec<Grant>) -> Result<(), SandboxError> {
+fn split(
+    path: &Path,
+    write: bool,
+    hidden: &[PathBuf],
+    depth: usize,
+    out: &mut Vec<Grant>,
+    listed: &mut Vec<Listed>,
+) -> Result<(), SandboxError> {
     if !hidden.iter().any(|h| h != path && h.starts_with(path)) {
-        out.push(Grant { path: path.to_path_buf(), write });
+        out.push(Grant { path: path.to_path_buf(), write, split: true });
         return Ok(());
     }
     if depth > MAX_SPLIT_DEPTH {
@@ -91,6 +184,8 @@ fn split(path: &Path, write: bool, hidden: &[PathBuf], depth: usize, out: &mut V
             source: std::io::Error::other("too deep to split around the hidden paths"),
         });
     }
+    // Stamped before the listing: a change during it makes the stamp stale, never the listing.
+    listed.push(Listed { path: path.to_path_buf(), stamp: stamp(path) });
     let entries = std::fs::read_dir(path).map_err(|source| SandboxError::Path { path: path.to_path_buf(), source })?;
     for entry in entries {
         let entry = entry.map_err(|source| SandboxError::Path { path: path.to_path_buf(), source })?;
@@ -102,12 +197,12 @@ fn split(path: &Path, write: bool, hidden: &[PathBuf], depth: usize, out: &mut V
             let Ok(target) = entry_path.canonicalize() else { continue };
             let touches_hidden = hidden.iter().any(|h| target.starts_with(h) || h.starts_with(&target));
             if !touches_hidden {
-                out.push(Grant { path: entry_path, write });
+                out.push(Grant { path: entry_path, write, split: true });
             }
         } else if hidden.contains(&entry_path) {
             continue;
         } else {
-            split(&entry_path, write, hidden, depth + 1, out)?;
+            split(&entry_path, write, hidden, depth + 1, out, listed)?;
         }
     }
     Ok(())
@@ -136,10 +231,38 @@ mod tests {
         let mut got = grants(&policy).unwrap();
         got.sort_by(|a, b| a.path.cmp(&b.path));
         let want = vec![
-            Grant { path: data.join("workspace"), write: true },
-            Grant { path: root.join("file"), write: false },
-            Grant { path: root.join("other"), write: false },
+            Grant { path: data.join("workspace"), write: true, split: false },
+            Grant { path: root.join("file"), write: false, split: true },
+            Grant { path: root.join("other"), write: false, split: true },
         ];
         assert_eq!(got, want);
+    }
+
+    /// The listing is kept while its directories are unchanged, so a link found harmless then may lead
+    /// elsewhere by now (a link further along its way was swapped): what it opens is checked again.
+    #[test]
+    fn a_link_that_leads_into_the_hidden_dir_by_now_is_caught_on_what_it_opens() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let data = root.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::os::unix::fs::symlink(root.join("other"), root.join("a/b")).unwrap();
+        std::os::unix::fs::symlink(root.join("a/b"), root.join("link")).unwrap();
+        let policy =
+            Policy { readable: vec![root.clone()], writable: vec![], hidden: vec![data.clone()], network: false };
+        let hidden = hidden_paths(&policy);
+
+        let granted = grants(&policy).unwrap();
+        assert!(granted.iter().any(|g| g.path == root.join("link") && g.split), "{granted:?}");
+        assert!(!opens_hidden(&PathFd::new(root.join("link")).unwrap(), &hidden));
+
+        // Swapped inside `a`, which was never listed: `root` looks the same as when it was listed.
+        std::fs::remove_file(root.join("a/b")).unwrap();
+        std::os::unix::fs::symlink(&data, root.join("a/b")).unwrap();
+        assert!(opens_hidden(&PathFd::new(root.join("link")).unwrap(), &hidden));
+        assert!(opens_hidden(&PathFd::new(&data).unwrap(), &hidden));
+        assert!(!opens_hidden(&PathFd::new(root.join("other")).unwrap(), &hidden));
     }
 }
