@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use super::handoff::Handoff;
 use super::rules::rule_for;
 use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope, Verdict};
 use crate::error::{Error, Result};
@@ -46,6 +47,8 @@ pub struct Lifecycle<'a> {
     pub store: &'a Store,
     pub events: &'a EventHub,
     pub tools: &'a ToolRegistry,
+    /// Where an approved call, claimed by the decision, waits for its driver.
+    pub handoff: &'a Handoff,
 }
 
 /// The changes one settlement makes, worked out before the transaction.
@@ -95,12 +98,18 @@ impl Lifecycle<'_> {
         };
 
         let mut tx = self.store.pool().begin().await?;
-        if !Store::record_decision(&mut tx, approval_id, &plan.decision).await? {
+        let Some(decided_at) = Store::record_decision(&mut tx, approval_id, &plan.decision).await? else {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
-        }
+        };
+        // This transaction holds the write lock from here on, so no other decision on this approval
+        // can get this far. Handed over before the commit, so a driver that reads the call as running
+        // finds it; taken back if anything below fails.
+        let handed = (plan.call_status == Some(ToolCallStatus::Running))
+            .then(|| self.handoff.hand(&approval.tool_call_id, &approval.run_id));
+        let mut call = None;
         if let Some(call_status) = plan.call_status {
             // Dropping the transaction rolls the decision back.
-            let resolved = Store::resolve_pending_call(
+            call = Store::resolve_pending_call(
                 &mut tx,
                 &approval.tool_call_id,
                 call_status,
@@ -108,7 +117,7 @@ impl Lifecycle<'_> {
                 plan.output.as_deref(),
             )
             .await?;
-            if !resolved && plan.call_must_wait {
+            if call.is_none() && plan.call_must_wait {
                 return Err(Error::AlreadyDecided(approval_id.to_string()));
             }
         }
@@ -120,10 +129,21 @@ impl Lifecycle<'_> {
             Store::mark_run_resumable(&mut tx, &approval.run_id).await?;
         }
         tx.commit().await?;
+        if let Some(handed) = handed {
+            handed.keep();
+        }
 
         // The records as they are now, so a page patches what it shows.
-        let decided = self.store.approval(approval_id).await?;
-        let call = self.store.tool_call(&approval.tool_call_id).await?;
+        let decided = Approval {
+            status: plan.decision.status,
+            decision: Some(plan.decision.clone()),
+            decided_at: Some(decided_at),
+            ..approval.clone()
+        };
+        let call = match call {
+            Some(call) => call,
+            None => self.store.tool_call(&approval.tool_call_id).await?,
+        };
         self.events.emit(
             &approval.run_id,
             &RunEvent::ApprovalResolved {
@@ -229,7 +249,8 @@ impl Lifecycle<'_> {
                     }
                     None => approval.arguments.clone(),
                 };
-                (ApprovalStatus::Approved, ToolCallStatus::Approved, arguments, None)
+                // Claimed to run in the decision's own transaction (see `handoff`).
+                (ApprovalStatus::Approved, ToolCallStatus::Running, arguments, None)
             }
             Verdict::Deny => {
                 if input.arguments.is_some() {

@@ -104,11 +104,19 @@ async fn settle_latest_turn(
     let mut pending = false;
     for call in &calls {
         match call.status {
-            // Only one driver exists per run, so a call still marked running was started by a
-            // process that died: never run it again.
+            // Claimed by a person's approval and handed to this driver: start it.
+            ToolCallStatus::Running if !cancel.is_cancelled() && rt.handoff.take(&call.id) => {
+                if execute(rt, run, step, call, cancel, Claim::Done).await? == Executed::AskedAgain {
+                    pending = true;
+                }
+            }
+            // Cancelled: `stopped` settles the calls still handed over.
+            ToolCallStatus::Running if cancel.is_cancelled() => break,
+            // Only one driver exists per run, so a call marked running that nobody handed over was
+            // started by a process that died: never run it again.
             ToolCallStatus::Running => {
                 let output = [ToolContent::Text { text: outcome_text::INTERRUPTED.into() }];
-                if rt
+                let settled = rt
                     .store
                     .settle_tool_call(
                         &call.id,
@@ -119,16 +127,16 @@ async fn settle_latest_turn(
                         false,
                         None,
                     )
-                    .await?
-                {
-                    emit_result(rt, &run.id, &call.id).await?;
+                    .await?;
+                if let Some(call) = settled {
+                    rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
                 }
             }
             ToolCallStatus::Approved => {
                 if cancel.is_cancelled() {
                     break;
                 }
-                if execute(rt, run, step, call, cancel).await? == Executed::AskedAgain {
+                if execute(rt, run, step, call, cancel, Claim::Needed).await? == Executed::AskedAgain {
                     pending = true;
                 }
             }
@@ -137,6 +145,13 @@ async fn settle_latest_turn(
         }
     }
     Ok(Some(pending))
+}
+
+/// Whether the call is already marked running (claimed by the decision) or must be claimed here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    Done,
+    Needed,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -153,12 +168,13 @@ async fn execute(
     step: u32,
     call: &ToolCallRecord,
     cancel: &CancellationToken,
+    claim: Claim,
 ) -> Result<Executed> {
     // Read before the claim: the approval that cleared this call, and the target state it saw.
     let clearance = rt.store.clearance_of_call(&call.id).await?;
     let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
     let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
-    if !rt.store.mark_tool_call_started(&call.id).await? {
+    if claim == Claim::Needed && !rt.store.mark_tool_call_started(&call.id).await? {
         return Ok(Executed::Settled);
     }
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
@@ -220,7 +236,8 @@ async fn execute(
         }
         Some(Err(ToolError::TargetChanged { .. })) => {
             if let Some((approval, _)) = &binding {
-                let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry };
+                let lifecycle =
+                    Lifecycle { store: &rt.store, events: &rt.events, tools: &registry, handoff: &rt.handoff };
                 let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
                 let superseded =
                     lifecycle.supersede_changed_target(call, approval, tool_timeout, approval_timeout).await?;
@@ -237,7 +254,8 @@ async fn execute(
         Some(Err(e)) => ToolOutput::error(format!("Error: {e}")),
     };
     let (_, truncated) = for_model(&output.content, rt.config.tool_output_limit);
-    rt.store
+    let settled = rt
+        .store
         .settle_tool_call(
             &call.id,
             ToolCallStatus::Running,
@@ -248,7 +266,9 @@ async fn execute(
             failure,
         )
         .await?;
-    emit_result(rt, &run.id, &call.id).await?;
+    if let Some(call) = settled {
+        rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
+    }
     Ok(Executed::Settled)
 }
 
@@ -619,12 +639,13 @@ async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) 
     for approval in rt.store.approvals_of_run_pending(&run.id).await? {
         // Settling emits `approval_resolved`; someone else may have settled it first.
         let registry = rt.tools.snapshot();
-        let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry };
+        let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry, handoff: &rt.handoff };
         match lifecycle.settle(&approval.id, SettledBy::RunStopped).await {
             Ok(_) | Err(Error::AlreadyDecided(_)) => {}
             Err(e) => return Err(e),
         }
     }
+    cancel_handed_calls(rt, &run.id).await?;
     let cancelled =
         rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
     for call_id in cancelled {
@@ -636,6 +657,21 @@ async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) 
     Ok(Outcome::Ended)
 }
 
+/// Calls a person approved that never started because the run ended first: cancelled, and the page told.
+async fn cancel_handed_calls(rt: &RunHandles, run_id: &str) -> Result<()> {
+    let output = [ToolContent::Text { text: outcome_text::CANCELLED.into() }];
+    for call_id in rt.handoff.take_run(run_id) {
+        let settled = rt
+            .store
+            .settle_tool_call(&call_id, ToolCallStatus::Running, ToolCallStatus::Cancelled, &output, true, false, None)
+            .await?;
+        if let Some(call) = settled {
+            rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
+        }
+    }
+    Ok(())
+}
+
 async fn failed(rt: &RunHandles, run: &RunSummary, message: String) -> Result<Outcome> {
     rt.store.set_run_status(&run.id, RunStatus::Failed, Some(&message)).await?;
     rt.events.emit(&run.id, &RunEvent::RunFailed { message });
@@ -645,6 +681,9 @@ async fn failed(rt: &RunHandles, run: &RunSummary, message: String) -> Result<Ou
 /// A driver hit an internal error (the database, most likely): end the run visibly.
 pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &str, error: &Error) {
     let message = format!("The run stopped because of an internal error: {error}");
+    if let Err(e) = cancel_handed_calls(rt, run_id).await {
+        tracing::error!(run_id, error = %e, "could not cancel the approved calls of a failed run");
+    }
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
         tracing::error!(run_id, error = %e, "could not record a failed run");
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::handoff::Handoff;
 use crate::config::Config;
 use crate::events::EventHub;
 use crate::llm::Provider;
@@ -22,6 +23,8 @@ pub struct RunHandles {
     /// Stops background work (drivers, timers) at shutdown.
     pub shutdown: CancellationToken,
     pub timers: Arc<dyn ApprovalTimers>,
+    /// Calls a person's approval claimed, for the driver to start (see `approval::handoff`).
+    pub handoff: Arc<Handoff>,
 }
 
 /// Arms the timeout of a pending approval; when it fires, the approval is settled as timed out and

@@ -132,44 +132,54 @@ impl Store {
             .await?)
     }
 
-    /// Records a decision if the approval is still pending; `false` if someone decided first.
-    pub async fn record_decision(tx: &mut Transaction<'static, Sqlite>, id: &str, decision: &Decision) -> Result<bool> {
+    /// Records a decision if the approval is still pending and returns when it was decided; `None` if
+    /// someone decided first.
+    pub async fn record_decision(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        decision: &Decision,
+    ) -> Result<Option<String>> {
         Self::settle_approval(tx, id, ApprovalStatus::Pending, decision).await
     }
 
-    /// Moves the approval from `from` to the decision's status; `false` if it was not in `from`.
+    /// Moves the approval from `from` to the decision's status and returns when; `None` if it was not
+    /// in `from`.
     async fn settle_approval(
         tx: &mut Transaction<'static, Sqlite>,
         id: &str,
         from: ApprovalStatus,
         decision: &Decision,
-    ) -> Result<bool> {
+    ) -> Result<Option<String>> {
+        let at = now();
         let r =
             sqlx::query("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
                 .bind(decision.status)
                 .bind(json(decision)?)
-                .bind(now())
+                .bind(&at)
                 .bind(id)
                 .bind(from)
                 .execute(&mut **tx)
                 .await?;
-        Ok(r.rows_affected() == 1)
+        Ok((r.rows_affected() == 1).then_some(at))
     }
 }
 
 impl Store {
     /// The approval that cleared the call to run, and the target state it is bound to, if any.
     pub async fn clearance_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, Option<String>)>> {
-        let Some(approval) = self.approval_of_call(tool_call_id).await? else { return Ok(None) };
+        let select = SELECT.replacen("a.decision ", "a.decision, a.target_state ", 1);
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{select} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
+        )))
+        .bind(tool_call_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let approval = approval_from_row(&row)?;
         if approval.status != ApprovalStatus::Approved {
             return Ok(None);
         }
-        let state: Option<String> = sqlx::query_scalar("SELECT target_state FROM approvals WHERE id = ?")
-            .bind(&approval.id)
-            .fetch_optional(&self.pool)
-            .await?
-            .flatten();
-        Ok(Some((approval, state)))
+        Ok(Some((approval, row.try_get("target_state")?)))
     }
 
     /// Within a transaction: an approved approval whose target changed is settled as superseded.
@@ -178,7 +188,7 @@ impl Store {
         id: &str,
         decision: &Decision,
     ) -> Result<bool> {
-        Self::settle_approval(tx, id, ApprovalStatus::Approved, decision).await
+        Ok(Self::settle_approval(tx, id, ApprovalStatus::Approved, decision).await?.is_some())
     }
 
     pub async fn approvals_of_run_pending(&self, run_id: &str) -> Result<Vec<Approval>> {

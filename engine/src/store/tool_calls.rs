@@ -132,7 +132,7 @@ impl Store {
     }
 
     /// Settles a call that is in status `from`, with the typed `failure` the UI acts on (if any);
-    /// returns whether it was.
+    /// returns the settled record, or `None` if the call was not in `from`.
     #[allow(clippy::too_many_arguments)]
     pub async fn settle_tool_call(
         &self,
@@ -143,11 +143,11 @@ impl Store {
         is_error: bool,
         truncated: bool,
         failure: Option<ToolFailure>,
-    ) -> Result<bool> {
-        let r = sqlx::query(
+    ) -> Result<Option<ToolCallRecord>> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE tool_calls SET status = ?, output = ?, is_error = ?, truncated = ?, failure = ?, finished_at = ? \
-             WHERE id = ? AND status = ?",
-        )
+             WHERE id = ? AND status = ? RETURNING {COLUMNS}"
+        )))
         .bind(to)
         .bind(json(&output)?)
         .bind(is_error as i64)
@@ -156,34 +156,38 @@ impl Store {
         .bind(now())
         .bind(id)
         .bind(from)
-        .execute(&self.pool)
+        .fetch_optional(&self.pool)
         .await?;
-        Ok(r.rows_affected() == 1)
+        row.as_ref().map(call_from_row).transpose()
     }
 
-    /// Within a decision's transaction: a pending call becomes approved (with the arguments it will
-    /// run with) or settled as denied / timed out with the text the model will see.
+    /// Within a decision's transaction: a pending call is claimed to run (`running`, with the arguments
+    /// it will run with: see `approval::handoff`) or settled as denied / timed out with the text the
+    /// model will see. Returns the record as changed, or `None` if the call was not pending.
     pub async fn resolve_pending_call(
         tx: &mut Transaction<'static, Sqlite>,
         id: &str,
         to: ToolCallStatus,
         arguments: Option<&Value>,
         output: Option<&[ToolContent]>,
-    ) -> Result<bool> {
+    ) -> Result<Option<ToolCallRecord>> {
         let settled = output.is_some().then(now);
-        let r = sqlx::query(
+        let started = (to == ToolCallStatus::Running).then(now);
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
-               is_error = ?, finished_at = ? WHERE id = ? AND status = 'pending'",
-        )
+               is_error = ?, finished_at = ?, started_at = COALESCE(?, started_at) \
+             WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
+        )))
         .bind(to)
         .bind(arguments.map(json).transpose()?)
         .bind(output.map(|o| json(&o)).transpose()?)
         .bind(output.is_some() as i64)
         .bind(settled)
+        .bind(started)
         .bind(id)
-        .execute(&mut **tx)
+        .fetch_optional(&mut **tx)
         .await?;
-        Ok(r.rows_affected() == 1)
+        row.as_ref().map(call_from_row).transpose()
     }
 }
 

@@ -3,6 +3,7 @@
 //! network unless granted, no process left behind), bounded by a timeout and an output cap, with a
 //! minimal environment; the submodules read command lines for approval rules and risk.
 
+mod argv;
 mod command_line;
 mod prefix_rule;
 mod process;

@@ -28,7 +28,7 @@ use crate::tools::registry::ToolRegistry;
 
 /// The lifecycle's handles, borrowed from the runtime.
 fn lifecycle<'a>(rt: &'a Runtime, tools: &'a ToolRegistry) -> Lifecycle<'a> {
-    Lifecycle { store: &rt.handles.store, events: &rt.handles.events, tools }
+    Lifecycle { store: &rt.handles.store, events: &rt.handles.events, tools, handoff: &rt.handles.handoff }
 }
 
 /// The runtime's approval timers, as the driver sees them.

@@ -50,6 +50,7 @@ impl Runtime {
                 config,
                 shutdown,
                 timers: Arc::new(approvals::Timers(runtime.clone())),
+                handoff: Arc::default(),
             },
             active: Mutex::new(HashMap::new()),
             runs,

@@ -1,4 +1,5 @@
-//! Runs one `sh -c` command for the shell tool: confined by `warden-sandbox` (which also ends every
+//! Runs one command line for the shell tool (its program directly when the line is plain, else through
+//! `sh -c`: see `argv`): confined by `warden-sandbox` (which also ends every
 //! process it started when it exits), in its own process group, with a minimal environment and a fresh
 //! `HOME`; stdout and stderr merged into one capped buffer; the whole group killed on timeout, on cancel,
 //! or when the call is dropped, so nothing the command started outlives the call.
@@ -67,9 +68,9 @@ pub(crate) async fn run(
     // One pipe for both streams keeps their interleaving as the command wrote it.
     let (reader, writer) = std::io::pipe()?;
     let mut child = {
-        let mut cmd = tokio::process::Command::new("sh");
-        cmd.arg("-c")
-            .arg(command)
+        let (program, args) = super::argv::argv(command, PATH);
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
             .current_dir(setup.cwd)
             .env_clear()
             .env("PATH", PATH)
