@@ -226,7 +226,11 @@ async fn approvals() {
     let http = client();
     wait_healthy(&http, &server.base).await;
     let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
+    let mut cpu_from = 0.0;
     for i in 0..120 {
+        if i == 20 {
+            cpu_from = cpu_seconds(server.child.id());
+        }
         let thread = new_thread(&http, &server.base).await;
         let t0 = Instant::now();
         let (data, mut stream) = post_until(&http, &server.base, &thread, "run echo", "approval_request").await;
@@ -256,6 +260,7 @@ async fn approvals() {
             }
         }
     }
+    let cpu_per_round = (cpu_seconds(server.child.id()) - cpu_from) / to_result.len() as f64 * 1000.0;
     to_request.sort_by(f64::total_cmp);
     to_result.sort_by(f64::total_cmp);
     println!(
@@ -267,6 +272,9 @@ async fn approvals() {
         "approvals: decision POST -> tool_result p50 {:.2} ms p95 {:.2} ms (target p50 < 2, p95 < 4 ms)",
         percentile(&to_result, 0.5),
         percentile(&to_result, 0.95)
+    );
+    println!(
+        "approvals: server CPU {cpu_per_round:.2} ms per round (message, card, decision, `echo ok` confined, answer)"
     );
 }
 
