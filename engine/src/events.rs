@@ -242,15 +242,21 @@ mod log_tests {
         RunEvent::TextDelta { text: text.into() }
     }
 
-    #[tokio::test]
-    async fn a_late_event_of_a_deleted_run_does_not_lose_the_other_runs_events() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store(&dir).await;
+    /// Two runs, the second of a thread deleted since: its late events have no run row to point to.
+    async fn kept_and_deleted_runs(store: &Store) -> (String, String) {
         let kept = store.create_thread(Some("kept")).await.unwrap();
         let deleted = store.create_thread(Some("deleted")).await.unwrap();
         let run_a = store.start_run(&kept.id, 5, Some("hi"), None).await.unwrap().run_id;
         let run_b = store.start_run(&deleted.id, 5, Some("hi"), None).await.unwrap().run_id;
         store.delete_thread(&deleted.id).await.unwrap();
+        (run_a, run_b)
+    }
+
+    #[tokio::test]
+    async fn a_late_event_of_a_deleted_run_does_not_lose_the_other_runs_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(&dir).await;
+        let (run_a, run_b) = kept_and_deleted_runs(&store).await;
 
         let hub = EventHub::start(store.clone()).await.unwrap();
         // Emitted back to back on this (current-thread) runtime: the writer sees them as one batch.
@@ -273,11 +279,7 @@ mod log_tests {
     async fn a_batch_of_many_statements_keeps_every_event_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let store = store(&dir).await;
-        let kept = store.create_thread(Some("kept")).await.unwrap();
-        let deleted = store.create_thread(Some("deleted")).await.unwrap();
-        let run_a = store.start_run(&kept.id, 5, Some("hi"), None).await.unwrap().run_id;
-        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None).await.unwrap().run_id;
-        store.delete_thread(&deleted.id).await.unwrap();
+        let (run_a, run_b) = kept_and_deleted_runs(&store).await;
 
         let hub = EventHub::start(store.clone()).await.unwrap();
         for i in 0..1200 {

@@ -38,10 +38,18 @@ fn brotli_path(file: &Path) -> PathBuf {
 
 /// Writes `<file>.br` next to each compressible file in `dir` whose copy is missing or older.
 pub fn write_brotli(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    // The same file under two names (`<name>.wasm` is a hard link to `<name>_bg.wasm`) is compressed once.
+    let mut done: Vec<((u64, u64), PathBuf)> = Vec::new();
     for file in compressible(dir)? {
         let target = brotli_path(&file);
         let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
         if matches!((modified(&file), modified(&target)), (Some(src), Some(br)) if br >= src) {
+            continue;
+        }
+        let inode = fs::metadata(&file).map(|m| (m.dev(), m.ino())).ok();
+        if let Some((_, copy)) = done.iter().find(|(i, _)| Some(*i) == inode) {
+            fs::copy(copy, &target).with_context(|| format!("cannot write {}", target.display()))?;
             continue;
         }
         let started = Instant::now();
@@ -55,6 +63,9 @@ pub fn write_brotli(dir: &Path) -> Result<()> {
         let partial = target.with_extension("br.partial");
         fs::write(&partial, &compressed).with_context(|| format!("cannot write {}", partial.display()))?;
         fs::rename(&partial, &target).with_context(|| format!("cannot write {}", target.display()))?;
+        if let Some(inode) = inode {
+            done.push((inode, target.clone()));
+        }
         eprintln!(
             "[xtask] {}: {} KB, brotli {} KB ({:.1} s)",
             file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
@@ -92,8 +103,10 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let wasm: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
         fs::write(dir.join("a.wasm"), &wasm).unwrap();
+        fs::hard_link(dir.join("a.wasm"), dir.join("a_bg.wasm")).unwrap();
         fs::write(dir.join("notes.txt"), "not served compressed").unwrap();
         write_brotli(&dir).unwrap();
+        assert_eq!(fs::read(dir.join("a_bg.wasm.br")).unwrap(), fs::read(dir.join("a.wasm.br")).unwrap());
         let mut back = Vec::new();
         brotli::Decompressor::new(fs::File::open(dir.join("a.wasm.br")).unwrap(), 4096).read_to_end(&mut back).unwrap();
         assert_eq!(back, wasm);
