@@ -429,7 +429,8 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     }
 
     let assembled = calls.finish();
-    let rules = rt.store.rules_of_thread(&run.thread_id).await?;
+    // A turn without calls (most of a streamed answer's turns) needs no rules.
+    let rules = if assembled.is_empty() { Vec::new() } else { rt.store.rules_of_thread(&run.thread_id).await? };
     let mut blocks = Vec::new();
     if !text.is_empty() {
         blocks.push(Block::Text { text });
@@ -582,6 +583,9 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     tx.commit().await?;
 
     rt.events.emit(&run.id, &RunEvent::MessageStored { message: message.clone() });
+    if after.is_empty() {
+        return Ok(Turn::Answered { message_id: message.id });
+    }
     let mut records = rt.store.tool_calls_of_message(&message.id).await?;
     for RecordedCall { id, name, arguments, decision, approval_id } in &after {
         let Some(at) = records.iter().position(|c| c.id == *id) else { continue };
