@@ -285,6 +285,25 @@ async fn a_waiting_run_survives_a_restart_and_finishes_after_the_decision() {
     assert_eq!(std::fs::read_to_string(h.workspace().join("r.txt")).unwrap(), "after restart");
 }
 
+/// An approval marks its call running in the decision's own transaction and hands it to the driver in
+/// memory. A process that ends before the driver starts it leaves a call marked running that nobody
+/// handed over: after the restart it is interrupted, never run.
+#[tokio::test]
+async fn a_call_approved_but_not_started_when_the_process_ends_is_interrupted_not_run() {
+    let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo ran >> count.txt"}))]);
+    let mut h = Harness::start(script("late", vec![turn, Turn::text("I see.")])).await;
+    let (thread_id, run_id) = h.send("late decision").await;
+    let ids = pending_approvals(&h.engine, &run_id, 1).await;
+    // The process is going down: its drivers start nothing more, but the decision is still stored.
+    h.engine.shutdown();
+    let decided = h.engine.decide(&ids[0], approve()).await.unwrap();
+    assert_eq!(decided.status, ApprovalStatus::Approved);
+    h.restart(|_| {}).await;
+
+    assert_ends_interrupted(&h, &thread_id, &run_id).await;
+    assert!(!h.workspace().join("count.txt").exists(), "the command never ran");
+}
+
 #[tokio::test]
 async fn a_call_interrupted_by_a_restart_is_never_run_again() {
     let turn = Turn::calls(vec![ScriptedCall::new("shell", json!({"command": "echo ran >> count.txt; sleep 30"}))]);
@@ -303,12 +322,18 @@ async fn a_call_interrupted_by_a_restart_is_never_run_again() {
     .expect("the command started");
     h.restart(|_| {}).await;
 
-    let events = run_to_end(&h.engine, &run_id).await;
+    assert_ends_interrupted(&h, &thread_id, &run_id).await;
+    assert_eq!(std::fs::read_to_string(&count).unwrap(), "ran\n", "the command ran exactly once");
+}
+
+/// The run ends with its one call settled as interrupted: the page is told the outcome is unknown, and
+/// so is the model.
+async fn assert_ends_interrupted(h: &Harness, thread_id: &str, run_id: &str) {
+    let events = run_to_end(&h.engine, run_id).await;
     assert!(of_kind(&events, "tool_result")
         .iter()
         .any(|r| r["output"].as_str().unwrap().contains("outcome is unknown")));
-    assert_eq!(std::fs::read_to_string(&count).unwrap(), "ran\n", "the command ran exactly once");
-    let call = &h.engine.thread(&thread_id).await.unwrap().tool_calls[0];
+    let call = &h.engine.thread(thread_id).await.unwrap().tool_calls[0];
     assert_eq!(call.status, warden_types::run::ToolCallStatus::Interrupted);
     let content = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap_or_default().to_string();
     assert!(content.contains("Interrupted"), "model saw: {content}");

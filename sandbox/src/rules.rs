@@ -39,23 +39,7 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
     }
     let mut created = ruleset.create()?;
     let hidden = hidden_paths(policy);
-    for grant in grants(policy)? {
-        let fd = match PathFd::new(&grant.path) {
-            Ok(fd) => fd,
-            // Gone since the listing (another program's temp dir beside a hidden path, say): there is
-            // nothing left to grant, and granting less is always safe.
-            Err(_)
-                if std::fs::symlink_metadata(&grant.path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
-            {
-                continue
-            }
-            Err(e) => return Err(SandboxError::Path { path: grant.path.clone(), source: std::io::Error::other(e) }),
-        };
-        // Checked on what was opened, not on the name: a link swapped since the listing (which is kept
-        // while its directory is unchanged) must not open a way into Warden's data.
-        if grant.split && opens_hidden(&fd, &hidden) {
-            continue;
-        }
+    for (grant, fd) in opened(grants(policy, &hidden)?, &hidden)? {
         let mut access = if grant.write { write } else { read };
         if !grant.path.is_dir() {
             access &= AccessFs::from_file(abi);
@@ -70,15 +54,39 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
     Ok(created)
 }
 
-/// The paths to grant: each readable and writable path, split around hidden paths it holds.
-pub(crate) fn grants(policy: &Policy) -> Result<Vec<Grant>, SandboxError> {
-    let hidden = hidden_paths(policy);
-    let mut grants = readable_grants(&policy.readable, &hidden)?;
+/// The paths to grant: each readable and writable path, split around the hidden paths it holds.
+pub(crate) fn grants(policy: &Policy, hidden: &[PathBuf]) -> Result<Vec<Grant>, SandboxError> {
+    let mut grants = readable_grants(&policy.readable, hidden)?;
     for path in &policy.writable {
         let path = path.canonicalize().map_err(|source| SandboxError::Path { path: path.clone(), source })?;
-        grant(path, true, &hidden, &mut grants, &mut Vec::new())?;
+        grant(path, true, hidden, &mut grants, &mut Vec::new())?;
     }
     Ok(grants)
+}
+
+/// Each grant with the descriptor the rule is made on. A path gone since the listing (another
+/// program's temp dir beside a hidden path, say) leaves nothing to grant, and granting less is always
+/// safe. A split grant is checked on what its descriptor opens, not on its name: a link swapped since
+/// the listing (which is kept while its directories are unchanged) must not open a way into Warden's
+/// data.
+fn opened(grants: Vec<Grant>, hidden: &[PathBuf]) -> Result<Vec<(Grant, PathFd)>, SandboxError> {
+    let mut out = Vec::with_capacity(grants.len());
+    for grant in grants {
+        let fd = match PathFd::new(&grant.path) {
+            Ok(fd) => fd,
+            Err(_)
+                if std::fs::symlink_metadata(&grant.path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                continue
+            }
+            Err(e) => return Err(SandboxError::Path { path: grant.path.clone(), source: std::io::Error::other(e) }),
+        };
+        if grant.split && opens_hidden(&fd, hidden) {
+            continue;
+        }
+        out.push((grant, fd));
+    }
+    Ok(out)
 }
 
 /// The hidden paths as they resolve now. One that does not exist has nothing to hide (yet); the data
@@ -228,7 +236,7 @@ mod tests {
             hidden: vec![data.clone()],
             network: false,
         };
-        let mut got = grants(&policy).unwrap();
+        let mut got = grants(&policy, &hidden_paths(&policy)).unwrap();
         got.sort_by(|a, b| a.path.cmp(&b.path));
         let want = vec![
             Grant { path: data.join("workspace"), write: true, split: false },
@@ -254,15 +262,17 @@ mod tests {
             Policy { readable: vec![root.clone()], writable: vec![], hidden: vec![data.clone()], network: false };
         let hidden = hidden_paths(&policy);
 
-        let granted = grants(&policy).unwrap();
-        assert!(granted.iter().any(|g| g.path == root.join("link") && g.split), "{granted:?}");
-        assert!(!opens_hidden(&PathFd::new(root.join("link")).unwrap(), &hidden));
+        let paths = |granted: Vec<(Grant, PathFd)>| granted.into_iter().map(|(g, _)| g.path).collect::<Vec<_>>();
+        let listed = grants(&policy, &hidden).unwrap();
+        assert!(listed.iter().any(|g| g.path == root.join("link") && g.split), "{listed:?}");
+        assert!(paths(opened(listed.clone(), &hidden).unwrap()).contains(&root.join("link")));
 
-        // Swapped inside `a`, which was never listed: `root` looks the same as when it was listed.
+        // Swapped inside `a`, which was never listed: `root` looks the same as when it was listed, so the
+        // listing still names the link; what it opens now is the data dir, and it is left out.
         std::fs::remove_file(root.join("a/b")).unwrap();
         std::os::unix::fs::symlink(&data, root.join("a/b")).unwrap();
-        assert!(opens_hidden(&PathFd::new(root.join("link")).unwrap(), &hidden));
-        assert!(opens_hidden(&PathFd::new(&data).unwrap(), &hidden));
-        assert!(!opens_hidden(&PathFd::new(root.join("other")).unwrap(), &hidden));
+        let granted = paths(opened(listed, &hidden).unwrap());
+        assert!(!granted.contains(&root.join("link")), "{granted:?}");
+        assert!(granted.contains(&root.join("other")), "{granted:?}");
     }
 }

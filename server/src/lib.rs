@@ -46,7 +46,7 @@ pub fn router(state: AppState) -> Router {
         .merge(api::router::<AppState>())
         .nest_service(&format!("/{}", options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
-        // Static files (the wasm above all) go out gzipped to clients that accept it.
+        // Other static files (`public/`) go out gzipped to clients that accept it.
         .fallback(
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),

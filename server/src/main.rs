@@ -66,17 +66,9 @@ async fn serve() -> Result<(), String> {
 /// soft limit of 1,024 descriptors (a common default) would refuse connections at a few hundred
 /// runs. Raises the soft limit to the hard one, as Go and Node servers do at start.
 fn raise_open_file_limit() {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit/setrlimit read and write a plain struct owned here.
-    let raised = unsafe {
-        libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max && {
-            let before = limit.rlim_cur;
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 && before > 0
-        }
-    };
-    if raised {
-        tracing::debug!(open_files = limit.rlim_cur, "raised the open file limit");
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(open_files) => tracing::debug!(open_files, "open file limit"),
+        Err(error) => tracing::warn!(%error, "could not raise the open file limit"),
     }
 }
 

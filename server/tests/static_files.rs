@@ -69,4 +69,7 @@ async fn a_brotli_copy_made_at_build_time_goes_to_clients_that_accept_br() {
     assert!(js.headers().get("content-encoding").is_none_or(|e| e != "br"), "no copy, no br label on plain bytes");
     let missing = http.get(format!("http://{addr}/pkg/nothing.wasm")).send().await.expect("request");
     assert_eq!(missing.status(), 401);
+    // Public, but only under this server's own name: a rebinding page's host gets nothing.
+    let stranger = http.get(&url).header("host", "evil.example").header("accept-encoding", "br").send().await;
+    assert_eq!(stranger.expect("request").status(), 403);
 }

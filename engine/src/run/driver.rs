@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
 use crate::approval::lifecycle::result_event;
-use crate::approval::lifecycle::{Lifecycle, SettledBy};
+use crate::approval::lifecycle::SettledBy;
 use crate::approval::{ApprovalStatus, DecidedBy, Decision};
 use crate::error::{Error, Result};
 use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
@@ -128,9 +128,7 @@ async fn settle_latest_turn(
                         None,
                     )
                     .await?;
-                if let Some(call) = settled {
-                    rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
-                }
+                emit_results(rt, &run.id, settled);
             }
             ToolCallStatus::Approved => {
                 if cancel.is_cancelled() {
@@ -236,8 +234,7 @@ async fn execute(
         }
         Some(Err(ToolError::TargetChanged { .. })) => {
             if let Some((approval, _)) = &binding {
-                let lifecycle =
-                    Lifecycle { store: &rt.store, events: &rt.events, tools: &registry, handoff: &rt.handoff };
+                let lifecycle = rt.lifecycle(&registry);
                 let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
                 let superseded =
                     lifecycle.supersede_changed_target(call, approval, tool_timeout, approval_timeout).await?;
@@ -266,9 +263,7 @@ async fn execute(
             failure,
         )
         .await?;
-    if let Some(call) = settled {
-        rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
-    }
+    emit_results(rt, &run.id, settled);
     Ok(Executed::Settled)
 }
 
@@ -284,11 +279,11 @@ fn send_text(rt: &RunHandles, run_id: &str, unsent: &mut String, text: &mut Stri
     unsent.clear();
 }
 
-/// Tells the page a call is settled, with its record as stored.
-async fn emit_result(rt: &RunHandles, run_id: &str, tool_call_id: &str) -> Result<()> {
-    let call = rt.store.tool_call(tool_call_id).await?;
-    rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
-    Ok(())
+/// Tells the page which calls are settled, with their records as stored.
+fn emit_results(rt: &RunHandles, run_id: &str, settled: impl IntoIterator<Item = ToolCallRecord>) {
+    for call in settled {
+        rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
+    }
 }
 
 /// One model turn: stream it, relay text as it comes, then record the answer and every call the
@@ -622,9 +617,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
                     },
                 );
             }
-            (CallDecision::Skip { .. }, _) => {
-                rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
-            }
+            (CallDecision::Skip { .. }, _) => emit_results(rt, &run.id, [call]),
             _ => {}
         }
     }
@@ -640,39 +633,28 @@ async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) 
     if rt.shutdown.is_cancelled() {
         return Ok(Outcome::Ended);
     }
+    let registry = rt.tools.snapshot();
+    let lifecycle = rt.lifecycle(&registry);
     for approval in rt.store.approvals_of_run_pending(&run.id).await? {
         // Settling emits `approval_resolved`; someone else may have settled it first.
-        let registry = rt.tools.snapshot();
-        let lifecycle = Lifecycle { store: &rt.store, events: &rt.events, tools: &registry, handoff: &rt.handoff };
         match lifecycle.settle(&approval.id, SettledBy::RunStopped).await {
             Ok(_) | Err(Error::AlreadyDecided(_)) => {}
             Err(e) => return Err(e),
         }
     }
-    cancel_handed_calls(rt, &run.id).await?;
-    let cancelled =
-        rt.store.cancel_unstarted_calls(&run.id, &[ToolContent::Text { text: outcome_text::CANCELLED.into() }]).await?;
-    for call_id in cancelled {
-        emit_result(rt, &run.id, &call_id).await?;
-    }
+    cancel_calls(rt, &run.id, true).await?;
     rt.store.set_run_status(&run.id, RunStatus::Cancelled, None).await?;
     rt.store.touch_thread(&run.thread_id).await?;
     rt.events.emit(&run.id, &RunEvent::RunFinished { message_id, stopped: true });
     Ok(Outcome::Ended)
 }
 
-/// Calls a person approved that never started because the run ended first: cancelled, and the page told.
-async fn cancel_handed_calls(rt: &RunHandles, run_id: &str) -> Result<()> {
+/// Cancels the calls a person approved that never started because the run ended first, and with
+/// `unstarted` every call that has not started; the page is told.
+async fn cancel_calls(rt: &RunHandles, run_id: &str, unstarted: bool) -> Result<()> {
     let output = [ToolContent::Text { text: outcome_text::CANCELLED.into() }];
-    for call_id in rt.handoff.take_run(run_id) {
-        let settled = rt
-            .store
-            .settle_tool_call(&call_id, ToolCallStatus::Running, ToolCallStatus::Cancelled, &output, true, false, None)
-            .await?;
-        if let Some(call) = settled {
-            rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
-        }
-    }
+    let handed = rt.handoff.take_run(run_id);
+    emit_results(rt, run_id, rt.store.cancel_calls(run_id, &handed, unstarted, &output).await?);
     Ok(())
 }
 
@@ -685,7 +667,7 @@ async fn failed(rt: &RunHandles, run: &RunSummary, message: String) -> Result<Ou
 /// A driver hit an internal error (the database, most likely): end the run visibly.
 pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &str, error: &Error) {
     let message = format!("The run stopped because of an internal error: {error}");
-    if let Err(e) = cancel_handed_calls(rt, run_id).await {
+    if let Err(e) = cancel_calls(rt, run_id, false).await {
         tracing::error!(run_id, error = %e, "could not cancel the approved calls of a failed run");
     }
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {

@@ -8,11 +8,13 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::handoff::Handoff;
+use crate::approval::lifecycle::Lifecycle;
 use crate::config::Config;
 use crate::events::EventHub;
 use crate::llm::Provider;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
+use crate::tools::registry::ToolRegistry;
 
 pub struct RunHandles {
     pub store: Store,
@@ -25,6 +27,13 @@ pub struct RunHandles {
     pub timers: Arc<dyn ApprovalTimers>,
     /// Calls a person's approval claimed, for the driver to start (see `approval::handoff`).
     pub handoff: Arc<Handoff>,
+}
+
+impl RunHandles {
+    /// The approval lifecycle over these handles, with the tools as they are now.
+    pub fn lifecycle<'a>(&'a self, tools: &'a ToolRegistry) -> Lifecycle<'a> {
+        Lifecycle { store: &self.store, events: &self.events, tools, handoff: &self.handoff }
+    }
 }
 
 /// Arms the timeout of a pending approval; when it fires, the approval is settled as timed out and

@@ -47,9 +47,21 @@ fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
     })
 }
 
-const SELECT: &str = "SELECT a.id, a.run_id, a.thread_id, a.tool_call_id, t.name, t.origin, a.arguments, t.summary, \
-                      t.risk, a.preview, a.status, a.created_at, a.decided_at, a.expires_at, a.decision \
-                      FROM approvals a JOIN tool_calls t ON t.id = a.tool_call_id";
+/// The columns `approval_from_row` reads, and where they come from.
+macro_rules! approval_columns {
+    () => {
+        "a.id, a.run_id, a.thread_id, a.tool_call_id, t.name, t.origin, a.arguments, t.summary, t.risk, a.preview, \
+         a.status, a.created_at, a.decided_at, a.expires_at, a.decision"
+    };
+}
+macro_rules! approval_from {
+    () => {
+        " FROM approvals a JOIN tool_calls t ON t.id = a.tool_call_id"
+    };
+}
+const SELECT: &str = concat!("SELECT ", approval_columns!(), approval_from!());
+/// The same, with the target state the approval is bound to.
+const SELECT_WITH_TARGET_STATE: &str = concat!("SELECT ", approval_columns!(), ", a.target_state", approval_from!());
 
 impl Store {
     pub async fn insert_approval(tx: &mut Transaction<'static, Sqlite>, a: &NewApproval<'_>) -> Result<()> {
@@ -167,9 +179,8 @@ impl Store {
 impl Store {
     /// The approval that cleared the call to run, and the target state it is bound to, if any.
     pub async fn clearance_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, Option<String>)>> {
-        let select = SELECT.replacen("a.decision ", "a.decision, a.target_state ", 1);
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{select} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
+            "{SELECT_WITH_TARGET_STATE} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
         )))
         .bind(tool_call_id)
         .fetch_optional(&self.pool)

@@ -19,6 +19,27 @@ pub struct StoredEvent {
     pub data: String,
 }
 
+/// One INSERT for `rows` (sqlx 0.9's query builder owns what it binds, so the strings are copied).
+fn insert_statement(rows: &[(&StoredEvent, i64)]) -> QueryBuilder<Sqlite> {
+    // `WHERE EXISTS`: a run deleted while its driver still emitted has no row to point to.
+    let mut q = QueryBuilder::<Sqlite>::new(
+        "INSERT OR IGNORE INTO run_events (run_id, seq, kind, data) \
+         SELECT v.column1, v.column2, v.column3, v.column4 FROM (",
+    );
+    q.push_values(rows, |mut row, (e, seq)| {
+        row.push_bind(e.run_id.clone()).push_bind(*seq).push_bind(e.kind.as_str()).push_bind(e.data.clone());
+    });
+    q.push(") AS v WHERE EXISTS (SELECT 1 FROM runs WHERE id = v.column1)");
+    q
+}
+
+/// Each number of rows is a statement of its own; only the sizes that recur (one event, a full
+/// chunk) stay prepared, so batches of every other size do not push the hot statements out of
+/// the connection's statement cache.
+fn keep_prepared(rows: usize) -> bool {
+    rows == 1 || rows == ROWS_PER_INSERT
+}
+
 impl Store {
     /// Appends a batch of events and returns how many were dropped. One bad row never costs the
     /// others: events of runs that no longer exist (a late event after the thread was deleted) are
@@ -50,25 +71,13 @@ impl Store {
                 i64::try_from(e.seq).map_err(|_| Error::Corrupt(format!("event number {} is too large", e.seq)))?;
             rows.push((e, seq));
         }
-        let statement = |chunk: &[(&StoredEvent, i64)]| {
-            // `WHERE EXISTS`: a run deleted while its driver still emitted has no row to point to.
-            let mut q = QueryBuilder::<Sqlite>::new(
-                "INSERT OR IGNORE INTO run_events (run_id, seq, kind, data) \
-                 SELECT v.column1, v.column2, v.column3, v.column4 FROM (",
-            );
-            q.push_values(chunk, |mut row, (e, seq)| {
-                row.push_bind(e.run_id.clone()).push_bind(*seq).push_bind(e.kind.as_str()).push_bind(e.data.clone());
-            });
-            q.push(") AS v WHERE EXISTS (SELECT 1 FROM runs WHERE id = v.column1)");
-            q
-        };
         if rows.len() <= ROWS_PER_INSERT {
-            statement(&rows).build().execute(&self.pool).await?;
+            insert_statement(&rows).build().persistent(keep_prepared(rows.len())).execute(&self.pool).await?;
             return Ok(());
         }
         let mut tx = self.pool.begin().await?;
         for chunk in rows.chunks(ROWS_PER_INSERT) {
-            statement(chunk).build().execute(&mut *tx).await?;
+            insert_statement(chunk).build().persistent(keep_prepared(chunk.len())).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())

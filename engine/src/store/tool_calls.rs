@@ -214,18 +214,29 @@ impl Store {
         Ok(r.rows_affected() == 1)
     }
 
-    /// Settles every call of a run that has not started (pending or approved) as cancelled, and
-    /// returns their ids.
-    pub async fn cancel_unstarted_calls(&self, run_id: &str, output: &[ToolContent]) -> Result<Vec<String>> {
-        Ok(sqlx::query_scalar(
+    /// Settles as cancelled, in one statement, the run's calls marked running by an approval whose
+    /// driver never started them (`handed`), and with `unstarted` every call that has not started
+    /// (pending or approved). Returns the settled records.
+    pub async fn cancel_calls(
+        &self,
+        run_id: &str,
+        handed: &[String],
+        unstarted: bool,
+        output: &[ToolContent],
+    ) -> Result<Vec<ToolCallRecord>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE tool_calls SET status = 'cancelled', output = ?, is_error = 1, finished_at = ? \
-             WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id",
-        )
+             WHERE run_id = ? AND ((? AND status IN ('pending', 'approved')) \
+               OR (status = 'running' AND id IN (SELECT value FROM json_each(?)))) RETURNING {COLUMNS}"
+        )))
         .bind(json(&output)?)
         .bind(now())
         .bind(run_id)
+        .bind(unstarted)
+        .bind(json(&handed)?)
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        rows.iter().map(call_from_row).collect()
     }
 
     /// Runs with calls that are cleared to run or were running: they must be driven again.

@@ -19,17 +19,11 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use super::Runtime;
-use crate::approval::lifecycle::{Lifecycle, SettledBy};
+use crate::approval::lifecycle::SettledBy;
 use crate::approval::{Approval, DecisionInput};
 use crate::error::{Error, Result};
 use crate::run::handles::ApprovalTimers;
 use crate::store::parse_time;
-use crate::tools::registry::ToolRegistry;
-
-/// The lifecycle's handles, borrowed from the runtime.
-fn lifecycle<'a>(rt: &'a Runtime, tools: &'a ToolRegistry) -> Lifecycle<'a> {
-    Lifecycle { store: &rt.handles.store, events: &rt.handles.events, tools, handoff: &rt.handles.handoff }
-}
 
 /// The runtime's approval timers, as the driver sees them.
 pub struct Timers(pub Weak<Runtime>);
@@ -45,7 +39,7 @@ impl ApprovalTimers for Timers {
 /// A person's decision; the run is woken to carry on.
 pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) -> Result<Approval> {
     let tools = rt.handles.tools.snapshot();
-    let settled = lifecycle(rt, &tools).settle(approval_id, SettledBy::Person(input)).await?;
+    let settled = rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Person(input)).await?;
     if settled.resume {
         rt.wake(&settled.approval.run_id);
     }
@@ -56,7 +50,7 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
 pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> {
     let secs = rt.handles.config.approval_timeout.map(|d| d.as_secs()).unwrap_or(0);
     let tools = rt.handles.tools.snapshot();
-    match lifecycle(rt, &tools).settle(approval_id, SettledBy::Timeout { secs }).await {
+    match rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Timeout { secs }).await {
         Ok(settled) => {
             if settled.resume {
                 rt.wake(&settled.approval.run_id);

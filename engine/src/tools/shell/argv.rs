@@ -12,92 +12,21 @@ fn plain_char(c: char) -> bool {
 
 /// Builtins and keywords of `sh` (dash) and bash: as a first word they mean something other than a
 /// program on PATH, so such a line goes to the shell.
+#[rustfmt::skip]
 const SHELL_WORDS: &[&str] = &[
-    ".",
-    ":",
-    "[",
-    "[[",
-    "alias",
-    "bg",
-    "bind",
-    "break",
-    "builtin",
-    "caller",
-    "case",
-    "cd",
-    "command",
-    "compgen",
-    "complete",
-    "coproc",
-    "continue",
-    "declare",
-    "dirs",
-    "disown",
-    "do",
-    "done",
-    "elif",
-    "else",
-    "enable",
-    "esac",
-    "eval",
-    "exec",
-    "exit",
-    "export",
-    "fc",
-    "fg",
-    "fi",
-    "for",
-    "function",
-    "getopts",
-    "hash",
-    "help",
-    "history",
-    "if",
-    "in",
-    "jobs",
-    "kill",
-    "let",
-    "local",
-    "logout",
-    "mapfile",
-    "popd",
-    "printf",
-    "pushd",
-    "pwd",
-    "read",
-    "readarray",
-    "readonly",
-    "return",
-    "select",
-    "set",
-    "shift",
-    "shopt",
-    "source",
-    "suspend",
-    "test",
-    "then",
-    "time",
-    "times",
-    "trap",
-    "type",
-    "typeset",
-    "ulimit",
-    "umask",
-    "unalias",
-    "unset",
-    "until",
-    "wait",
-    "while",
+    ".", ":", "[", "[[", "alias", "bg", "bind", "break", "builtin", "caller", "case", "cd", "command",
+    "compgen", "complete", "coproc", "continue", "declare", "dirs", "disown", "do", "done", "elif", "else",
+    "enable", "esac", "eval", "exec", "exit", "export", "fc", "fg", "fi", "for", "function", "getopts",
+    "hash", "help", "history", "if", "in", "jobs", "kill", "let", "local", "logout", "mapfile", "popd",
+    "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "select", "set", "shift", "shopt",
+    "source", "suspend", "test", "then", "time", "times", "trap", "type", "typeset", "ulimit", "umask",
+    "unalias", "unset", "until", "wait", "while",
 ];
 
-/// Builtins whose program on PATH does the same with plain words: `echo` unless a word is an option
-/// (dash's `echo` takes none but `-n`, `/bin/echo` takes `-e` too), `true`, `false`.
-fn same_as_program(name: &str, args: &[&str]) -> bool {
-    match name {
-        "echo" => args.iter().all(|a| !a.starts_with('-')),
-        "true" | "false" => true,
-        _ => false,
-    }
+/// `echo`, `true` and `false` are builtins too, not listed above: their programs on PATH do the same
+/// with plain words, except `echo` given an option (dash's takes none but `-n`, `/bin/echo` also `-e`).
+fn builtin_differs(name: &str, args: &[&str]) -> bool {
+    name == "echo" && args.iter().any(|a| a.starts_with('-'))
 }
 
 /// `(program, args)`: the program found on `path` and the line's words when the line is plain, else
@@ -117,10 +46,7 @@ fn plain(line: &str, path: &str) -> Option<(PathBuf, Vec<String>)> {
     if name.contains(['=', '/', '%', '@', ',', ':', '+']) {
         return None;
     }
-    if SHELL_WORDS.contains(&name) {
-        return None;
-    }
-    if matches!(name, "echo" | "true" | "false") && !same_as_program(name, args) {
+    if SHELL_WORDS.contains(&name) || builtin_differs(name, args) {
         return None;
     }
     let program = find_on(path, name)?;
