@@ -2,9 +2,7 @@
 //! file write, to the file's content when the diff was made. The real engine, real SQLite, real
 //! files, the scripted model over HTTP.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_engine::tools::Preview;
 use warden_engine::Error;

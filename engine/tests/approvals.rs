@@ -1,11 +1,9 @@
 //! The durable approval loop end to end: the real engine on a real SQLite file, the real provider
 //! over HTTP to the scripted fixture model, real files and processes in the workspace.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};

@@ -3,13 +3,11 @@
 //! a FIFO in the workspace cannot hang a run. The real engine, real SQLite, real HTTP to the
 //! scripted model.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::*;
 use async_trait::async_trait;
-use common::*;
 use serde_json::{json, Value};
 use warden_engine::toolbox::ToolSource;
 use warden_engine::tools::{Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};

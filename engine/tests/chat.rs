@@ -1,9 +1,7 @@
 //! The chat slice end to end: streaming, titles, provider errors and Retry, Stop, replay from a
 //! Last-Event-ID, and persistence across a restart.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedError, Turn};

@@ -2,13 +2,11 @@
 //! person granted it for that one call. Real engine, real SQLite, scripted model over HTTP, real
 //! sandboxed `sh`, and a real TCP listener that counts who reached it.
 
-mod common;
-
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};

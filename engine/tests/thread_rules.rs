@@ -2,9 +2,7 @@
 //! read-only commands it covers, and a prefix rule for a command that writes is refused while the
 //! card stays open.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};

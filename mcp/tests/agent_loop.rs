@@ -2,13 +2,11 @@
 //! HTTP asking for MCP tools, the rmcp fixture server and the published `mcp-server-time`, each
 //! call gated by the same approval machinery as built-in tools.
 
-mod common;
-
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use warden_engine::config::{Config, ModelConfig};

@@ -1,11 +1,9 @@
 //! Server configs: the `mcpServers` JSON format in and out, validation, persistence across a
 //! restart (with last-known tools), the `WARDEN_MCP_CONFIG` file, and env redaction.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::*;
+use crate::common::*;
 use warden_mcp::redact::{redact_value, MASK};
 use warden_mcp::Validate;
 use warden_mcp::{mcp_servers_json, Error, McpServerConfig, ServerState, Transport};

@@ -1,9 +1,7 @@
 //! MCP over Streamable HTTP with a bearer token, against the real fixture serving on 127.0.0.1;
 //! and secrets: never shown in full, kept when the UI sends its redacted copy back.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_mcp::redact::MASK;
 use warden_mcp::{Error, ServerState, Transport};

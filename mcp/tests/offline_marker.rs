@@ -2,8 +2,6 @@
 //! so the chat offers to reconnect from the record, never from the result's wording. Real engine,
 //! scripted model over HTTP, real fixture server that crashes on purpose.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +13,7 @@ use warden_mcp::{McpHub, McpStore, ToolPolicy};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 use warden_types::run::RunStatus;
 
-use common::{stdio_config, wait_connected};
+use crate::common::{stdio_config, wait_connected};
 
 #[tokio::test]
 async fn a_call_to_a_server_that_went_offline_is_stored_with_the_offline_marker() {

@@ -2,8 +2,6 @@
 //! database file the engine shares. Databases made when the engine's migrations created
 //! `mcp_servers` still open, engine first, and keep their servers.
 
-mod common;
-
 use std::path::Path;
 
 use serde_json::json;
@@ -12,7 +10,7 @@ use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpServerConfig, McpStore, ServerState, MIGRATIONS_TABLE};
 
-use common::{database_at, stdio_config};
+use crate::common::{database_at, stdio_config};
 
 /// The engine's migrations as released before warden-mcp had its own (byte for byte).
 const OLD_ENGINE_MIGRATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/engine-migrations-v0.1");

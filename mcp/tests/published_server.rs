@@ -1,11 +1,9 @@
 //! A real published MCP server driven through `McpHub`: PyPI `mcp-server-time`, installed by
 //! `mcp/tests/install-published-servers.sh` into target/published-mcp/ (run that first).
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_mcp::{McpServerConfig, Transport};
 

@@ -2,11 +2,9 @@
 //! much and where the whole result is kept (on disk, up to its own limit), against the real
 //! fixture over stdio and Streamable HTTP.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_engine::tools::ToolContent;
 use warden_mcp::{McpHub, ResultLimits};

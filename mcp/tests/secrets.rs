@@ -2,12 +2,10 @@
 //! only while the stdio command, arguments and environment, or the HTTP endpoint, are unchanged,
 //! for updates, `test_connection` and imports alike; and `args` are masked like `env`.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use warden_mcp::redact::MASK;
 use warden_mcp::{Error, McpServerConfig, Transport};

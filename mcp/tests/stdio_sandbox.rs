@@ -1,7 +1,7 @@
 //! What a stdio server gets from Warden: only its configured environment plus the MCP SDKs' defaults,
 //! and, with `"sandbox": true`, a confined process (real fixture server, real kernel sandbox).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use warden_mcp::{McpHub, McpServerConfig, McpStore, Transport, Validate};
 
-use common::fixture_bin;
+use crate::common::fixture_bin;
 
 /// A hub over a fresh SQLite file in `data`, whose sandboxed servers may not read `data`.
 async fn hub_hiding(data: &Path) -> McpHub {

@@ -1,9 +1,9 @@
 //! MCP tools over stdio, against the real fixture process: listing, approval from annotations,
 //! faithful results, progress, cancellation, timeouts, list_changed, and crash recovery.
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

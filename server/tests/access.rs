@@ -1,7 +1,7 @@
 //! The access gate over real HTTP: the whole app (pages, server functions, API) on port 0 behind the
 //! real gate and server loop. Each test is an attack that worked before the gate existed.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_engine::config::Config;
 
-use common::{anonymous, client, Served, TOKEN};
+use crate::common::{anonymous, client, Served, TOKEN};
 
 struct App {
     dir: TempDir,

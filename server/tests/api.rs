@@ -1,7 +1,7 @@
 //! The public HTTP API over real HTTP: the real router on port 0, a real SQLite file, the scripted
 //! fixture model, SSE read with a real client. Every route and its error cases.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

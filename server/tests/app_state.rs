@@ -2,7 +2,7 @@
 //! warden-mcp on the same database with the `mcpServers` file the config names, its servers
 //! connected in the background and their tools offered to the agent.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

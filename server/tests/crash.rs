@@ -5,7 +5,7 @@
 //! never sees an event id twice; mid-tool-call, the call is never run again; mid-decision, the
 //! approved call runs at most once and the run ends.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 
-use common::{client, TOKEN};
+use crate::common::{client, TOKEN};
 
 /// One `warden-server` process; killed with SIGKILL when dropped.
 struct Server {

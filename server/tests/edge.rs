@@ -3,7 +3,7 @@
 //! finishes its headers is disconnected, every answer carries the security headers, and an internal
 //! error reaches the client as an id that is in the log.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -20,7 +20,7 @@ use warden_engine::config::{Config, ModelConfig};
 use warden_server::serve::ServeOptions;
 use warden_testkit::{FixtureModel, Scenario, Script, Turn};
 
-use common::{anonymous, client};
+use crate::common::{anonymous, client};
 
 fn config(dir: &tempfile::TempDir) -> Config {
     Config::with_data_dir(dir.path())

@@ -2,7 +2,7 @@
 //! server functions answer the same failure with the same status. Each case makes the same failure
 //! happen through both, over real HTTP against the whole app.
 
-mod common;
+use crate::common;
 
 use leptos::prelude::LeptosOptions;
 use leptos::server_fn::ServerFn;
@@ -13,7 +13,7 @@ use warden_app::server_fns::{self, mcp as mcp_fns};
 use warden_engine::config::Config;
 use warden_engine::ErrorKind;
 
-use common::{client, send_json, Served};
+use crate::common::{client, send_json, Served};
 
 /// How a server function is called: the default form encoding, or JSON for `input = Json`.
 enum Body {

@@ -2,7 +2,7 @@
 //! rmcp fixture server (`warden-mcp-fixture`) as a stdio child or a Streamable HTTP endpoint. Every
 //! route, its error cases, secret redaction and the same-origin check.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

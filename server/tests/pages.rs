@@ -1,7 +1,7 @@
 //! The real router on port 0 with a real SQLite file: pages are rendered on the server (for a
 //! signed-in client) and say what to configure when no model is set.
 
-mod common;
+use crate::common;
 
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;

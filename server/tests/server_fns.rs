@@ -3,7 +3,7 @@
 //! bad input and unknown ids, a cross-origin POST refused before it changes anything, and a thread
 //! whose run was stopped while a card waited still opens in the app's own types.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use warden_engine::Engine;
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::ApprovalStatus;
 
-use common::{anonymous, client, Served, TOKEN};
+use crate::common::{anonymous, client, Served, TOKEN};
 
 struct App {
     _dir: TempDir,

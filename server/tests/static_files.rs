@@ -1,7 +1,7 @@
 //! Static site files (the wasm above all) are served as their brotli copy or gzipped to a client that
 //! accepts it, and plain to one that does not, without the access token (they hold nothing secret).
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

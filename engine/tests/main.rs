@@ -1,0 +1,18 @@
+//! The engine's integration tests: the real engine on a real SQLite file, the real provider over HTTP to
+//! the scripted fixture model, real processes in the sandbox.
+//!
+//! One test binary per crate, not one per file: every binary links the whole dependency tree, so a
+//! binary per file cost a link and about 100 MB of disk each.
+
+mod common;
+
+mod approval_binding;
+mod approvals;
+mod bounds;
+mod chat;
+mod network_grant;
+mod openai_provider;
+mod rule_bypasses;
+mod shell_bounds;
+mod shell_grammar_vs_dash;
+mod thread_rules;

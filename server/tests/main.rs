@@ -1,0 +1,17 @@
+//! The server's integration tests: the whole Axum app over real HTTP, and the real binary where a test kills it.
+//!
+//! One test binary per crate, not one per file: every binary links the whole dependency tree, so a
+//! binary per file cost a link and about 100 MB of disk each.
+
+mod common;
+
+mod access;
+mod api;
+mod app_state;
+mod crash;
+mod edge;
+mod error_status;
+mod mcp_api;
+mod pages;
+mod server_fns;
+mod static_files;
