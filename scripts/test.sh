@@ -4,7 +4,7 @@
 # fixture model; see end2end/playwright.config.ts). Everything is built once, in the dev profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh test
 . scripts/build-env.sh
 # Absolute, so Playwright (started in end2end/) finds the same target dir as cargo.
 if [ -n "${CARGO_TARGET_DIR:-}" ]; then export CARGO_TARGET_DIR="$(realpath -m "$CARGO_TARGET_DIR")"; fi
