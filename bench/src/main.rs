@@ -36,6 +36,7 @@ fn client() -> Client {
     let mut headers = reqwest::header::HeaderMap::new();
     let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a valid header value");
     headers.insert(reqwest::header::AUTHORIZATION, bearer);
+    rustls::crypto::ring::default_provider().install_default().ok();
     Client::builder().default_headers(headers).build().expect("an HTTP client")
 }
 

@@ -24,6 +24,7 @@ mod run;
 mod run_thread;
 mod store;
 mod thread;
+pub mod tls;
 pub mod toolbox;
 pub mod tools;
 

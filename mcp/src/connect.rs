@@ -85,6 +85,7 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
                 client.clone().serve(transport).await.map_err(|e| Error::Connect(e.to_string()))?
             }
             Transport::Http { url, headers } => {
+                warden_engine::tls::install_crypto_provider();
                 let transport = StreamableHttpClientTransport::from_config(
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(header_map(headers)?),
                 );

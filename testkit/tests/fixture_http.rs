@@ -14,12 +14,8 @@ fn chat(stream: bool, text: &str) -> Value {
 #[tokio::test]
 async fn requests_without_the_key_get_an_openai_style_401() {
     let model = FixtureModel::start_with_key(Script::default(), "k").await.unwrap();
-    let response = reqwest::Client::new()
-        .post(format!("{}/chat/completions", model.base_url()))
-        .json(&chat(true, "hi"))
-        .send()
-        .await
-        .unwrap();
+    let response =
+        client().post(format!("{}/chat/completions", model.base_url())).json(&chat(true, "hi")).send().await.unwrap();
     assert_eq!(response.status(), 401);
     let body: Value = response.json().await.unwrap();
     assert!(body["error"]["message"].is_string());
@@ -29,12 +25,8 @@ async fn requests_without_the_key_get_an_openai_style_401() {
 #[tokio::test]
 async fn a_streamed_reply_is_event_stream_ending_with_done() {
     let model = FixtureModel::start(Script::default()).await.unwrap();
-    let response = reqwest::Client::new()
-        .post(format!("{}/chat/completions", model.base_url()))
-        .json(&chat(true, "ping"))
-        .send()
-        .await
-        .unwrap();
+    let response =
+        client().post(format!("{}/chat/completions", model.base_url())).json(&chat(true, "ping")).send().await.unwrap();
     assert_eq!(response.headers()["content-type"], "text/event-stream");
     let body = response.text().await.unwrap();
     assert!(body.starts_with("data: {"), "{body}");
@@ -48,7 +40,7 @@ async fn reset_clears_recorded_requests_and_fail_first_counters() {
     let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("go", vec![turn])], default_title: None })
         .await
         .unwrap();
-    let client = reqwest::Client::new();
+    let client = client();
     let url = format!("{}/chat/completions", model.base_url());
     let status = |r: reqwest::Response| r.status().as_u16();
     assert_eq!(status(client.post(&url).json(&chat(false, "go")).send().await.unwrap()), 500);
@@ -92,7 +84,7 @@ async fn the_binary_serves_a_script_file_and_prints_its_address() {
     BufReader::new(child.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let base_url = line.trim().strip_prefix("fixture-model listening on ").unwrap().to_string();
 
-    let response: Value = reqwest::Client::new()
+    let response: Value = client()
         .post(format!("{base_url}/chat/completions"))
         .json(&chat(false, "hello"))
         .send()
@@ -102,4 +94,10 @@ async fn the_binary_serves_a_script_file_and_prints_its_address() {
         .await
         .unwrap();
     assert_eq!(response["choices"][0]["message"]["content"], "A title");
+}
+
+/// reqwest is built without a TLS crypto provider of its own (see warden_engine::tls).
+fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
 }

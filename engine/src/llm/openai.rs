@@ -85,6 +85,7 @@ impl OpenAiCompatible {
         if !matches!(endpoint.scheme(), "http" | "https") {
             return Err(invalid());
         }
+        crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .build()
