@@ -15,4 +15,9 @@ if [ "${1:-}" = "watch" ]; then
   fi
   exec cargo leptos watch "${LEPTOS_ARGS[@]}"
 fi
+# The built-in model (answers when no provider is configured), once, into the data dir. Without the network
+# the app still starts and says what to configure.
+if [ -z "${WARDEN_LOCAL_MODEL:-}" ]; then
+  scripts/fetch-model.sh "${WARDEN_DATA_DIR:-data}/models" || echo "dev.sh: the built-in model could not be fetched" >&2
+fi
 exec cargo xtask serve --release

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Warden needs that is missing, and nothing that is already there:
-# the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback) and
-# the npm packages (binaryen's wasm-opt, Playwright). `scripts/setup.sh test` also installs what only the
-# tests need: cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive. The site is built by
+# the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback),
+# cmake and libclang for llama.cpp, and the npm packages (binaryen's wasm-opt, Playwright). `scripts/setup.sh test` also installs what only the
+# tests need: cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive, the built-in model's file in target/models. The site is built by
 # the workspace's own `cargo xtask` (wasm-bindgen as a library), so neither cargo-leptos nor wasm-bindgen-cli
 # is installed.
 set -euo pipefail
@@ -44,23 +44,28 @@ if [ -f .warden-std-from-source ]; then
   export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1
 fi
 
-# 2. npm packages: binaryen's wasm-opt for the release site, Playwright for the browser tests.
+# 2. What the built-in model's llama.cpp is built with: cmake, a C++ compiler, libclang (for bindgen).
+apt_install cmake g++ libclang-dev
+
+# 3. npm packages: binaryen's wasm-opt for the release site, Playwright for the browser tests.
 if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
   log "npm ci in end2end/"
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 
 if [ "${1:-}" = test ]; then
-  # 3. cargo-machete: the test command checks that no crate declares a dependency it does not use.
+  # 4. cargo-machete: the test command checks that no crate declares a dependency it does not use.
   if ! cargo machete --version 2>/dev/null | grep -q "$CARGO_MACHETE_VERSION"; then
     log "installing cargo-machete $CARGO_MACHETE_VERSION"
     cargo install cargo-machete --version "$CARGO_MACHETE_VERSION" --locked
   fi
-  # 4. The browser for the end-to-end tests, and dash: the shell the parser of approval rules is proven
+  # 5. The browser for the end-to-end tests, and dash: the shell the parser of approval rules is proven
   # against (engine/tests/shell_grammar_vs_dash.rs).
   command -v chromium >/dev/null 2>&1 || apt_install chromium
   command -v dash >/dev/null 2>&1 || apt_install dash
-  # 5. Published MCP servers the tests drive (PyPI mcp-server-time in a venv under target/).
+  # 6. Published MCP servers the tests drive (PyPI mcp-server-time in a venv under target/).
   mcp/tests/install-published-servers.sh
+  # 7. The built-in model, which the tests load for real (engine/tests/local_model.rs, local_model.spec.ts).
+  scripts/fetch-model.sh "${CARGO_TARGET_DIR:-target}/models"
 fi
 log "ready"

@@ -9,6 +9,8 @@ scripts/setup.sh test
 # Absolute, so Playwright (started in end2end/) finds the same target dir as cargo.
 if [ -n "${CARGO_TARGET_DIR:-}" ]; then export CARGO_TARGET_DIR="$(realpath -m "$CARGO_TARGET_DIR")"; fi
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+# The built-in model setup.sh fetched, for engine/tests/local_model.rs.
+export WARDEN_TEST_LOCAL_MODEL="$target_dir/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 # Style and lints first: they fail in seconds where the tests take minutes.
 # (rustup installs rustfmt and clippy with the toolchain; Debian's fallback toolchain may lack them.)

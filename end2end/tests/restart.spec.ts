@@ -2,67 +2,23 @@
 // (same binary, its own SQLite data dir, the shared fixture model), stops it while a card is pending,
 // starts a new process on the same data, and approves from the reloaded page.
 import { expect, test } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { answer, approvalCard } from "./helpers";
-import { signInLink, TOKEN } from "../fixtures/access";
+import { signInLink } from "../fixtures/access";
+import { healthy, startServer, stop } from "../fixtures/own-server";
 
-const repo = path.resolve(__dirname, "..", "..");
 const port = Number(process.env.WARDEN_E2E_PORT ?? 3010) + 20;
 const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
 const base = `http://127.0.0.1:${port}`;
-
-function startServer(dataDir: string): ChildProcess {
-  // As playwright.config.ts finds them: cargo's target dir (a relative CARGO_TARGET_DIR is the checkout's).
-  const target = path.resolve(repo, process.env.CARGO_TARGET_DIR ?? "target");
-  const binary = path.join(target, process.env.WARDEN_E2E_PROFILE ?? "debug", "warden-server");
-  return spawn(binary, [], {
-    cwd: repo,
-    stdio: "ignore",
-    env: {
-      ...process.env,
-      LEPTOS_OUTPUT_NAME: "warden",
-      LEPTOS_SITE_ROOT: path.join(target, "site"),
-      LEPTOS_SITE_PKG_DIR: "pkg",
-      LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
-      LEPTOS_RELOAD_PORT: String(port + 1),
-      LEPTOS_ENV: "PROD",
-      OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
-      OPENAI_API_KEY: "fixture-key",
-      WARDEN_MODEL: "fixture",
-      WARDEN_DATA_DIR: dataDir,
-      WARDEN_WORKSPACE: path.join(dataDir, "workspace"),
-      WARDEN_TOKEN: TOKEN,
-      RUST_LOG: "warn",
-    },
-  });
-}
-
-async function healthy(): Promise<void> {
-  await expect
-    .poll(async () => {
-      try {
-        return (await fetch(`${base}/api/health`)).status;
-      } catch {
-        return 0;
-      }
-    }, { timeout: 30_000 })
-    .toBe(200);
-}
-
-async function stop(server: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  server.kill("SIGTERM");
-  await exited;
-}
+const fixtureModel = { OPENAI_BASE_URL: `http://127.0.0.1:${modelPort}/v1`, OPENAI_API_KEY: "fixture-key", WARDEN_MODEL: "fixture" };
 
 test("a pending approval survives a server restart and approving it finishes the run", async ({ page }) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-restart-"));
-  let server = startServer(dataDir);
+  let server = startServer(port, dataDir, fixtureModel);
   try {
-    await healthy();
+    await healthy(base);
     // This server is on its own port, so its session cookie is its own: sign in by its link.
     await page.goto(signInLink(base));
     await expect(page).toHaveURL(`${base}/`);
@@ -74,8 +30,8 @@ test("a pending approval survives a server restart and approving it finishes the
     await expect(approvalCard(page)).toBeVisible();
 
     await stop(server);
-    server = startServer(dataDir);
-    await healthy();
+    server = startServer(port, dataDir, fixtureModel);
+    await healthy(base);
 
     await page.reload();
     await expect(page.locator("body[data-hydrated]")).toBeAttached();

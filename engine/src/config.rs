@@ -31,6 +31,9 @@ impl fmt::Debug for ModelConfig {
 pub struct Config {
     /// `None`: no model configured; the app starts and says what to set.
     pub model: Option<ModelConfig>,
+    /// The built-in model's GGUF file, used when no `model` is configured and the file exists
+    /// (`WARDEN_LOCAL_MODEL`; by default `<data dir>/models/SmolLM2-135M-Instruct.Q4_1.gguf`).
+    pub local_model: Option<PathBuf>,
     pub database_url: String,
     pub data_dir: PathBuf,
     pub workspace: PathBuf,
@@ -59,6 +62,7 @@ impl Config {
         let data_dir = data_dir.into();
         Self {
             model: None,
+            local_model: Some(data_dir.join("models").join(crate::llm::local::DEFAULT_MODEL_FILE)),
             database_url: format!("sqlite://{}?mode=rwc", data_dir.join("warden.db").display()),
             workspace: data_dir.join("workspace"),
             data_dir,
@@ -79,7 +83,7 @@ impl Config {
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
     /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
     /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
-    /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`.
+    /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`, `WARDEN_LOCAL_MODEL`.
     pub fn from_env() -> Result<Self, String> {
         Self::from_vars(|k| std::env::var(k).ok())
     }
@@ -94,7 +98,12 @@ impl Config {
         if let Some(ws) = var("WARDEN_WORKSPACE") {
             c.workspace = ws.into();
         }
-        if let Some(base_url) = var("OPENAI_BASE_URL") {
+        if let Some(path) = var("WARDEN_LOCAL_MODEL") {
+            c.local_model = Some(path.into());
+        }
+        // `WARDEN_MODEL=local` picks the built-in model even where an OpenAI-compatible server is set.
+        let local_chosen = var("WARDEN_MODEL").is_some_and(|m| m.trim() == "local");
+        if let Some(base_url) = var("OPENAI_BASE_URL").filter(|_| !local_chosen) {
             c.model = Some(ModelConfig {
                 base_url,
                 api_key: var("OPENAI_API_KEY"),

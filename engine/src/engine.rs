@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::input;
+use crate::llm::local::LocalModel;
 use crate::llm::openai::{OpenAiCompatible, OpenAiConfig};
 use crate::llm::Provider;
 use crate::run::runtime::approvals as decide;
@@ -47,9 +48,22 @@ impl Engine {
                 // Room for one event carrying a whole (escaped) turn; the turn cap itself is the driver's.
                 max_event_bytes: config.max_turn_bytes.saturating_mul(2).saturating_add(64 * 1024),
             })?)),
-            None => None,
+            None => Self::local_model(&config),
         };
         Self::open_with_provider(config, provider).await
+    }
+
+    /// The built-in model when its file is there. A file that does not load leaves the app without a
+    /// model (it says so) rather than not starting.
+    fn local_model(config: &Config) -> Option<Arc<dyn Provider>> {
+        let path = config.local_model.as_ref().filter(|p| p.exists())?;
+        match LocalModel::shared(path) {
+            Ok(model) => Some(model),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "the built-in model did not load");
+                None
+            }
+        }
     }
 
     pub async fn open_with_provider(config: Config, provider: Option<Arc<dyn Provider>>) -> Result<Engine> {
@@ -115,7 +129,9 @@ impl Engine {
     pub fn model_status(&self) -> ModelStatus {
         match (&self.rt.handles.provider, &self.rt.handles.config.model) {
             (Some(p), _) => {
-                ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint: None }
+                // The built-in model is said to be small wherever it is named.
+                let hint = (p.name() == "local").then(|| crate::llm::local::LIMITS.to_string());
+                ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint }
             }
             _ => ModelStatus {
                 configured: false,
@@ -124,7 +140,8 @@ impl Engine {
                 hint: Some(
                     "No model is configured. Set OPENAI_BASE_URL (for example https://api.openai.com/v1 or \
                      http://localhost:11434/v1 for Ollama), OPENAI_API_KEY if the server needs one, and \
-                     WARDEN_MODEL, then restart Warden."
+                     WARDEN_MODEL, then restart Warden. Or get the built-in model: scripts/fetch-model.sh \
+                     data/models (scripts/dev.sh does this), or point WARDEN_LOCAL_MODEL at a GGUF file."
                         .into(),
                 ),
             },

@@ -8,7 +8,7 @@ pub struct ModelStatus {
     pub configured: bool,
     pub provider: String,
     pub model: String,
-    /// What to set when no model is configured.
+    /// What to set when no model is configured, or what the configured model cannot do.
     pub hint: Option<String>,
 }
 

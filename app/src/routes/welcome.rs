@@ -59,7 +59,11 @@ pub fn WelcomePage() -> impl IntoView {
 #[component]
 fn ModelNotice(status: ModelStatus) -> impl IntoView {
     if status.configured {
-        view! { <p class="model-line">"Model: " {status.model} " via " {status.provider}</p> }.into_any()
+        view! {
+            <p class="model-line">"Model: " {status.model} " via " {status.provider}</p>
+            {status.hint.map(|hint| view! { <p class="model-limits">{hint}</p> })}
+        }
+        .into_any()
     } else {
         view! {
             <div class="notice" role="alert">

@@ -18,6 +18,15 @@ pub enum ProviderError {
     Stream(String),
     #[error("The model turn was stopped.")]
     Cancelled,
+    /// The built-in model failed (its file, its thread, llama.cpp).
+    #[error("The built-in model failed: {0}")]
+    Local(String),
+    /// The conversation no longer fits the built-in model's context.
+    #[error(
+        "This thread is too long for the built-in model: {used} tokens of its {limit}, with room for an \
+             answer. Start a new thread, or configure a provider with a larger model."
+    )]
+    ContextFull { used: usize, limit: u32 },
 }
 
 impl ProviderError {
@@ -26,7 +35,7 @@ impl ProviderError {
         match self {
             Self::Timeout(_) | Self::Connect(_) | Self::Stream(_) => true,
             Self::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
-            Self::NotConfigured | Self::Cancelled => false,
+            Self::NotConfigured | Self::Cancelled | Self::Local(_) | Self::ContextFull { .. } => false,
         }
     }
 

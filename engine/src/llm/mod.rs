@@ -9,6 +9,7 @@ use crate::message::Message;
 use crate::tools::ToolSpec;
 
 mod errors;
+pub mod local;
 pub mod openai;
 mod openai_wire;
 mod sse_limit;

@@ -146,7 +146,7 @@ fn arguments_string(arguments: &Value) -> String {
     }
 }
 
-fn tool_text(content: &[ToolContent], is_error: bool) -> String {
+pub(crate) fn tool_text(content: &[ToolContent], is_error: bool) -> String {
     let parts: Vec<String> = content
         .iter()
         .map(|c| match c {

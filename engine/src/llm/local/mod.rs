@@ -1,0 +1,113 @@
+//! The built-in model: a small GGUF model (SmolLM2-135M-Instruct by default) run in-process on the CPU by
+//! llama.cpp. One model per file is loaded once per process and shared; it answers one turn at a time on
+//! its own thread, turns queued in the order they arrive (first come, first served), so the async
+//! runtime never waits on inference. Tokens are streamed as they are sampled, and Stop is honoured
+//! before the next token.
+
+mod prompt;
+mod utf8;
+mod worker;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex, OnceLock, Weak};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
+use crate::message::Message;
+
+/// The file `scripts/fetch-model.sh` puts in `<data dir>/models/`.
+pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// What the built-in model is told it cannot do, and what the UI says about it.
+pub const LIMITS: &str = "The built-in model is small (135M parameters, on the CPU): it chats and answers \
+    short questions, but it does not call tools, and it is often wrong. Configure a provider for real work.";
+
+/// Tokens of context per turn: the prompt and the answer together.
+const CONTEXT_TOKENS: u32 = 2048;
+/// Room kept for the answer; a prompt that leaves less than this is refused as too long.
+const MIN_ANSWER_TOKENS: u32 = 128;
+/// A thread title is a few words.
+const TITLE_TOKENS: u32 = 24;
+
+pub struct LocalModel {
+    name: String,
+    jobs: Mutex<mpsc::Sender<worker::Job>>,
+}
+
+impl LocalModel {
+    /// The model in `path`, loaded on first use by this process and shared by every engine after that.
+    pub fn shared(path: &Path) -> Result<Arc<LocalModel>, ProviderError> {
+        static LOADED: OnceLock<Mutex<HashMap<PathBuf, Weak<LocalModel>>>> = OnceLock::new();
+        let key = std::fs::canonicalize(path)
+            .map_err(|e| ProviderError::Local(format!("cannot open the model file {}: {e}", path.display())))?;
+        let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = loaded.get(&key).and_then(Weak::upgrade) {
+            return Ok(model);
+        }
+        let model = Arc::new(Self::load(&key)?);
+        loaded.insert(key, Arc::downgrade(&model));
+        Ok(model)
+    }
+
+    fn load(path: &Path) -> Result<LocalModel, ProviderError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as i32;
+        let jobs = worker::start(path, worker::Settings { context_tokens: CONTEXT_TOKENS, threads })?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string())
+            .unwrap_or_else(|| "local".into());
+        Ok(LocalModel { name, jobs: Mutex::new(jobs) })
+    }
+
+    fn submit(
+        &self,
+        messages: &[Message],
+        max_tokens: u32,
+        cancel: CancellationToken,
+    ) -> Result<TurnStream, ProviderError> {
+        let (events, rx) = tokio::sync::mpsc::unbounded_channel();
+        let job = worker::Job {
+            turns: prompt::turns(messages, LIMITS),
+            max_tokens,
+            min_answer_tokens: MIN_ANSWER_TOKENS.min(max_tokens),
+            cancel,
+            events,
+        };
+        let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
+        Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed())
+    }
+}
+
+#[async_trait]
+impl Provider for LocalModel {
+    fn name(&self) -> &str {
+        "local"
+    }
+
+    fn model(&self) -> &str {
+        &self.name
+    }
+
+    async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
+        // No tools: a model this small does not call them reliably (see LIMITS).
+        self.submit(&req.messages, CONTEXT_TOKENS, cancel)
+    }
+
+    async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
+        let mut stream = self.submit(&messages, TITLE_TOKENS, CancellationToken::new())?;
+        let mut text = String::new();
+        while let Some(event) = stream.next().await {
+            match event? {
+                StreamEvent::TextDelta(t) => text.push_str(&t),
+                StreamEvent::Finished { reason: FinishReason::Stop | FinishReason::Length } => break,
+                StreamEvent::Finished { .. } | StreamEvent::ToolCallDelta { .. } => break,
+            }
+        }
+        Ok(text)
+    }
+}

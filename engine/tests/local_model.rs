@@ -1,0 +1,107 @@
+//! The built-in model for real: SmolLM2-135M-Instruct loaded from its GGUF file by llama.cpp, behind
+//! the real engine on a real SQLite file. `scripts/test.sh` fetches the file (scripts/fetch-model.sh);
+//! `WARDEN_TEST_LOCAL_MODEL` points at it, else `target/models/` of the workspace.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::common::{events_until, of_kind, run_to_end, text_of};
+use warden_engine::config::Config;
+use warden_engine::llm::local::{LocalModel, DEFAULT_MODEL_FILE};
+use warden_engine::Engine;
+
+fn model_file() -> PathBuf {
+    let path = std::env::var_os("WARDEN_TEST_LOCAL_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/models").join(DEFAULT_MODEL_FILE));
+    assert!(path.exists(), "no {}: run scripts/fetch-model.sh target/models (scripts/test.sh does)", path.display());
+    path
+}
+
+/// An engine with no provider configured, the model file where scripts/dev.sh puts it.
+async fn engine_with_the_built_in_model(dir: &tempfile::TempDir) -> Engine {
+    let models = dir.path().join("models");
+    std::fs::create_dir_all(&models).expect("models dir");
+    std::os::unix::fs::symlink(model_file(), models.join(DEFAULT_MODEL_FILE)).expect("link the model");
+    let config = Config::with_data_dir(dir.path());
+    assert!(config.model.is_none());
+    Engine::open(config).await.expect("engine opens")
+}
+
+#[tokio::test]
+async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    let status = engine.model_status();
+    assert!(status.configured);
+    assert_eq!(status.provider, "local");
+    assert_eq!(status.model, "SmolLM2-135M-Instruct.Q4_1");
+    assert!(status.hint.is_some_and(|h| h.contains("does not call tools")));
+
+    let thread = engine.create_thread(None).await.expect("thread");
+    let started = engine
+        .send_message(&thread.id, "What is the capital of France? Answer in one sentence.".into())
+        .await
+        .expect("send");
+    let events = run_to_end(&engine, &started.run_id).await;
+    // Streamed token by token, and the answer depends on the question.
+    assert!(of_kind(&events, "text_delta").len() > 3, "{events:#?}");
+    assert!(text_of(&events).contains("Paris"), "{}", text_of(&events));
+    assert_eq!(of_kind(&events, "run_finished").len(), 1);
+}
+
+#[tokio::test]
+async fn stop_ends_a_long_answer_within_a_token_or_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    let thread = engine.create_thread(None).await.expect("thread");
+    let started = engine
+        .send_message(&thread.id, "Write a very long story about a lighthouse keeper, at least 1000 words.".into())
+        .await
+        .expect("send");
+    events_until(&engine, &started.run_id, |e| e.kind == "text_delta").await;
+    engine.stop_run(&started.run_id).await.expect("stop");
+    let events = run_to_end(&engine, &started.run_id).await;
+    let finished = of_kind(&events, "run_finished");
+    assert_eq!(finished.len(), 1, "{events:#?}");
+    assert_eq!(finished[0]["stopped"], true);
+    // Far fewer tokens than the 1,000 words asked for were streamed.
+    assert!(of_kind(&events, "text_delta").len() < 200, "{}", of_kind(&events, "text_delta").len());
+}
+
+#[tokio::test]
+async fn a_thread_longer_than_the_context_gets_a_clear_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    let thread = engine.create_thread(None).await.expect("thread");
+    let long = "Tell me about this word: lighthouse. ".repeat(400);
+    let started = engine.send_message(&thread.id, long).await.expect("send");
+    let events = run_to_end(&engine, &started.run_id).await;
+    let failed = of_kind(&events, "run_failed");
+    assert_eq!(failed.len(), 1, "{events:#?}");
+    let message = failed[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("too long for the built-in model") && message.contains("2048"), "{message}");
+}
+
+#[tokio::test]
+async fn two_runs_at_once_share_one_loaded_model_and_both_are_answered() {
+    let (a, b) = (tempfile::tempdir().expect("temp dir"), tempfile::tempdir().expect("temp dir"));
+    let (first, second) = (engine_with_the_built_in_model(&a).await, engine_with_the_built_in_model(&b).await);
+    let model = LocalModel::shared(&model_file()).expect("loads");
+    assert!(Arc::ptr_eq(
+        &model,
+        &LocalModel::shared(&a.path().join("models").join(DEFAULT_MODEL_FILE)).expect("loads")
+    ));
+    let mut runs = Vec::new();
+    for (engine, question) in [(&first, "What is the capital of France?"), (&second, "What is the capital of Italy?")] {
+        let thread = engine.create_thread(None).await.expect("thread");
+        runs.push(engine.send_message(&thread.id, question.into()).await.expect("send").run_id);
+    }
+    let (one, two) = tokio::join!(run_to_end(&first, &runs[0]), run_to_end(&second, &runs[1]));
+    assert!(text_of(&one).contains("Paris"), "{}", text_of(&one));
+    assert!(text_of(&two).contains("Rome"), "{}", text_of(&two));
+    assert!(of_kind(&one, "run_finished")
+        .iter()
+        .chain(of_kind(&two, "run_finished").iter())
+        .all(|f| f["stopped"] == false));
+}
