@@ -59,11 +59,17 @@ fn free_port() -> u16 {
 }
 
 fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str, &str)]) -> Server {
+    let base_url = model.base_url();
+    let mut env = vec![("OPENAI_BASE_URL", base_url.as_str()), ("WARDEN_MODEL", "fixture")];
+    env.extend_from_slice(extra);
+    spawn_server_with(data_dir, &env)
+}
+
+fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Server {
     let port = free_port();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cmd = Command::new(server_bin());
-    cmd.env("OPENAI_BASE_URL", model.base_url())
-        .env("WARDEN_MODEL", "fixture")
+    cmd.env_remove("OPENAI_BASE_URL")
         .env("WARDEN_DATA_DIR", data_dir)
         .env("WARDEN_TOKEN", TOKEN)
         .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
@@ -533,6 +539,61 @@ async fn waiting() {
     drop(server);
 }
 
+/// The built-in model through the server: time from sending a message to its first token, tokens per
+/// second as the client receives them, and the server's RSS with the model loaded and at its peak.
+async fn local() {
+    let model = std::env::var("WARDEN_LOCAL_MODEL").unwrap_or_else(|_| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        root.join("target/models/SmolLM2-135M-Instruct.Q4_1.gguf").display().to_string()
+    });
+    let dir = data_dir();
+    let server = spawn_server_with(dir.path(), &[("WARDEN_MODEL", "local"), ("WARDEN_LOCAL_MODEL", &model)]);
+    let http = client();
+    wait_healthy(&http, &server.base).await;
+    let pid = server.child.id();
+    let loaded = rss_kib(pid);
+    let thread = new_thread(&http, &server.base).await;
+    // The first message of a thread also asks the model for a title; it is measured, not counted.
+    let questions = [
+        "Say hello.",
+        "What is the capital of France?",
+        "Name three colours.",
+        "What is 2 plus 2?",
+        "Write a short poem about the sea.",
+        "What is a lighthouse?",
+        "Name a fruit.",
+    ];
+    let (mut first, mut rates, mut peak) = (Vec::new(), Vec::new(), loaded);
+    for (i, q) in questions.iter().enumerate() {
+        let sent = Instant::now();
+        let res = http.post(format!("{}/api/threads/{thread}/messages", server.base)).json(&json!({ "content": q }));
+        let mut stream = res.send().await.expect("send").bytes_stream().eventsource();
+        let mut times = Vec::new();
+        while let Some(Ok(event)) = stream.next().await {
+            match event.event.as_str() {
+                "text_delta" => times.push(Instant::now()),
+                "run_finished" | "run_failed" => break,
+                _ => {}
+            }
+        }
+        peak = peak.max(rss_kib(pid));
+        if i == 0 || times.len() < 2 {
+            continue;
+        }
+        first.push((times[0] - sent).as_secs_f64() * 1000.0);
+        rates.push((times.len() - 1) as f64 / (times[times.len() - 1] - times[0]).as_secs_f64());
+    }
+    first.sort_by(f64::total_cmp);
+    rates.sort_by(f64::total_cmp);
+    let mid = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(0.0);
+    println!(
+        "local: {} answers; first token p50 {:.0} ms (min {:.0}); {:.1} tokens/s p50 (min {:.1}, max {:.1}); RSS with the model loaded {:.0} MB, peak {:.0} MB",
+        first.len(), mid(&first), first.first().copied().unwrap_or(0.0), mid(&rates), rates.first().copied().unwrap_or(0.0),
+        rates.last().copied().unwrap_or(0.0), loaded as f64 / 1024.0, peak as f64 / 1024.0
+    );
+    drop(server);
+}
+
 #[tokio::main]
 async fn main() {
     // 1,000 streams are 2,000 sockets here, and as many in the server (which raises its own limit).
@@ -557,5 +618,8 @@ async fn main() {
     }
     if matches!(which.as_str(), "all" | "waiting") {
         waiting().await;
+    }
+    if matches!(which.as_str(), "all" | "local") {
+        local().await;
     }
 }

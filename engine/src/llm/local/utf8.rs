@@ -21,8 +21,7 @@ impl Utf8Buffer {
             Err(e) => e.valid_up_to(),
         };
         let rest = self.pending.split_off(valid);
-        let text = String::from_utf8(std::mem::replace(&mut self.pending, rest)).unwrap_or_default();
-        text
+        String::from_utf8(std::mem::replace(&mut self.pending, rest)).unwrap_or_default()
     }
 
     /// What is left at the end of the answer.

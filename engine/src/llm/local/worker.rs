@@ -112,9 +112,8 @@ fn answer(
     ]);
     let mut text = Utf8Buffer::default();
     let mut index = batch.n_tokens() - 1;
-    let mut position = tokens.len() as i32;
     let limit = room.min(job.max_tokens as usize);
-    for _ in 0..limit {
+    for position in (tokens.len() as i32..).take(limit) {
         if job.cancel.is_cancelled() {
             return Err(ProviderError::Cancelled);
         }
@@ -127,7 +126,6 @@ fn answer(
         send_text(job, text.push(&vocab.token_to_piece(token, false, None)))?;
         batch.clear();
         batch.add(token, position, &[0], true).map_err(|e| ProviderError::Local(e.to_string()))?;
-        position += 1;
         index = 0;
         ctx.decode(&mut batch).map_err(|e| ProviderError::Local(format!("generating failed: {e}")))?;
     }
