@@ -51,7 +51,7 @@ async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
 }
 
 #[tokio::test]
-async fn stop_ends_a_long_answer_within_a_token_or_so() {
+async fn stop_ends_a_long_answer_early() {
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = engine_with_the_built_in_model(&dir).await;
     let thread = engine.create_thread(None).await.expect("thread");

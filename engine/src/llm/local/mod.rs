@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
+use super::{Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
 use crate::message::Message;
 
 /// The file `scripts/fetch-model.sh` puts in `<data dir>/models/`.
@@ -35,7 +35,7 @@ const TITLE_TOKENS: u32 = 24;
 
 pub struct LocalModel {
     name: String,
-    jobs: Mutex<mpsc::Sender<worker::Job>>,
+    jobs: mpsc::Sender<worker::Job>,
 }
 
 impl LocalModel {
@@ -60,7 +60,7 @@ impl LocalModel {
             .file_name()
             .map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string())
             .unwrap_or_else(|| "local".into());
-        Ok(LocalModel { name, jobs: Mutex::new(jobs) })
+        Ok(LocalModel { name, jobs })
     }
 
     fn submit(
@@ -77,8 +77,7 @@ impl LocalModel {
             cancel,
             events,
         };
-        let jobs = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
-        jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
+        self.jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
         Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed())
     }
 }
@@ -104,8 +103,8 @@ impl Provider for LocalModel {
         while let Some(event) = stream.next().await {
             match event? {
                 StreamEvent::TextDelta(t) => text.push_str(&t),
-                StreamEvent::Finished { reason: FinishReason::Stop | FinishReason::Length } => break,
-                StreamEvent::Finished { .. } | StreamEvent::ToolCallDelta { .. } => break,
+                // `Finished` ends the turn; the built-in model sends no tool calls.
+                _ => break,
             }
         }
         Ok(text)

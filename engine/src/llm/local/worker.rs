@@ -94,12 +94,15 @@ fn answer(
     let prompt = render(model, template, &job.turns)?;
     let vocab = model.vocab();
     let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
+    if tokens.is_empty() {
+        return Err(ProviderError::Local("the conversation gave the model nothing to read".into()));
+    }
     let room = (context_tokens as usize).saturating_sub(tokens.len());
-    if tokens.is_empty() || room < job.min_answer_tokens as usize {
+    if room < job.min_answer_tokens as usize {
         return Err(ProviderError::ContextFull { used: tokens.len(), limit: context_tokens });
     }
     ctx.clear_kv_cache();
-    let mut batch = LlamaBatch::new(tokens.len().max(1), 1);
+    let mut batch = LlamaBatch::new(tokens.len(), 1);
     let last = tokens.len() - 1;
     for (i, token) in tokens.iter().enumerate() {
         batch.add(*token, i as i32, &[0], i == last).map_err(|e| ProviderError::Local(e.to_string()))?;
