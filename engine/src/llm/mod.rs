@@ -9,10 +9,12 @@ use crate::message::Message;
 use crate::tools::ToolSpec;
 
 mod errors;
+mod http;
 pub mod local;
 pub mod openai;
 mod openai_wire;
 mod sse_limit;
+mod sse_turn;
 mod tool_call_accumulator;
 
 pub use errors::ProviderError;
