@@ -24,12 +24,12 @@ use tokio_util::sync::CancellationToken;
 use crate::script::{Script, Turn};
 use crate::wire::{self, ResponseIds, StreamPlan};
 
-struct Shared {
-    script: Script,
+pub(crate) struct Shared {
+    pub(crate) script: Script,
     api_key: Option<String>,
     recorded: Mutex<Recorded>,
-    serial: AtomicU64,
-    shutdown: CancellationToken,
+    pub(crate) serial: AtomicU64,
+    pub(crate) shutdown: CancellationToken,
 }
 
 #[derive(Default)]
@@ -44,19 +44,39 @@ impl Shared {
         self.recorded.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The 401 to answer with, unless the request carries the key (or none is required).
+    /// Records a request body as it came.
+    pub(crate) fn record(&self, request: &Value) {
+        self.recorded().requests.push(request.clone());
+    }
+
+    /// The 401 to answer with, unless the request carries the key as a bearer token (or none is required).
     fn denied(&self, headers: &HeaderMap) -> Option<Response> {
-        let key = self.api_key.as_ref()?;
         let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-        match given.and_then(|v| v.strip_prefix("Bearer ")) {
+        self.key_refused(given.and_then(|v| v.strip_prefix("Bearer "))).map(|message| error(401, message))
+    }
+
+    /// Why the key presented (however an API carries it) is refused, if a key is required.
+    pub(crate) fn key_refused(&self, given: Option<&str>) -> Option<&'static str> {
+        let key = self.api_key.as_ref()?;
+        match given {
             Some(token) if token == key => None,
-            Some(_) => Some(error(401, "Incorrect API key provided.")),
-            None => Some(error(401, "You didn't provide an API key.")),
+            Some(_) => Some("Incorrect API key provided."),
+            None => Some("You didn't provide an API key."),
         }
     }
 
     /// Whether this request must fail instead of being answered, per the turn's `error`/`fail_first`.
     fn scripted_failure(&self, key: Option<(usize, usize)>, turn: &Turn) -> Option<Response> {
+        self.scripted_failure_as(key, turn, error)
+    }
+
+    /// `scripted_failure` with the error body of another API.
+    pub(crate) fn scripted_failure_as(
+        &self,
+        key: Option<(usize, usize)>,
+        turn: &Turn,
+        error: impl Fn(u16, &str) -> Response,
+    ) -> Option<Response> {
         let failure = || match &turn.error {
             Some(e) => error(e.status, &e.message),
             None => error(500, "The fixture model was scripted to fail."),
@@ -93,7 +113,7 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
     let Ok(request) = serde_json::from_slice::<Value>(&body) else {
         return error(400, "The request body is not valid JSON.");
     };
-    shared.recorded().requests.push(request.clone());
+    shared.record(&request);
     if let Some(denied) = shared.denied(&headers) {
         return denied;
     }
@@ -120,7 +140,12 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
     }
     let include_usage = request.pointer("/stream_options/include_usage").and_then(Value::as_bool) == Some(true);
     let plan = wire::stream_plan(&ids, &selected.turn, include_usage);
-    let delay = Duration::from_millis(selected.turn.chunk_delay_ms);
+    event_stream(&shared, plan, &selected.turn)
+}
+
+/// An SSE response sending the plan's events (with the turn's delay), ended when the fixture stops.
+pub(crate) fn event_stream(shared: &Shared, plan: StreamPlan, turn: &Turn) -> Response {
+    let delay = Duration::from_millis(turn.chunk_delay_ms);
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
     tokio::spawn(send_plan(plan, delay, tx, shared.shutdown.clone()));
     (
