@@ -11,8 +11,8 @@ use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::input;
 use crate::llm::local::LocalModel;
-use crate::llm::openai::{OpenAiCompatible, OpenAiConfig};
 use crate::llm::Provider;
+use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
@@ -37,25 +37,18 @@ impl Engine {
     /// Opens the database (applying migrations), sets up the model and the built-in tools, and
     /// resumes runs a previous process left in flight. Waiting runs stay in SQLite until decided.
     pub async fn open(config: Config) -> Result<Engine> {
-        let provider: Option<Arc<dyn Provider>> = match &config.model {
-            Some(m) => Some(Arc::new(OpenAiCompatible::new(OpenAiConfig {
-                base_url: m.base_url.clone(),
-                api_key: m.api_key.clone(),
-                model: m.model.clone(),
-                connect_timeout: std::time::Duration::from_secs(10),
-                idle_timeout: config.model_idle_timeout,
-                request_timeout: std::time::Duration::from_secs(60),
-                // Room for one event carrying a whole (escaped) turn; the turn cap itself is the driver's.
-                max_event_bytes: config.max_turn_bytes.saturating_mul(2).saturating_add(64 * 1024),
-            })?)),
-            None => Self::local_model(&config),
-        };
-        Self::open_with_provider(config, provider).await
+        let local = Self::local_model(&config);
+        Self::open_parts(config, local, None).await
     }
 
-    /// The built-in model when its file is there. A file that does not load leaves the app without a
-    /// model (it says so) rather than not starting.
+    /// The built-in model when its file is there and it may be needed: nothing else is configured by the
+    /// environment, or `WARDEN_MODEL=local`. A file that does not load leaves the app without it (the page
+    /// says what to set) rather than not starting.
     fn local_model(config: &Config) -> Option<Arc<dyn Provider>> {
+        let others = config.model.is_some() || config.anthropic.is_some() || config.gemini.is_some();
+        if others && config.preferred_provider != Some(warden_types::provider::ProviderKind::Local) {
+            return None;
+        }
         let path = config.local_model.as_ref().filter(|p| p.exists())?;
         match LocalModel::shared(path) {
             Ok(model) => Some(model),
@@ -66,8 +59,19 @@ impl Engine {
         }
     }
 
+    /// Opens with `provider` as the default model (tests, benchmarks); the environment's providers and
+    /// those in Settings are there too.
     pub async fn open_with_provider(config: Config, provider: Option<Arc<dyn Provider>>) -> Result<Engine> {
+        Self::open_parts(config, None, provider).await
+    }
+
+    async fn open_parts(
+        config: Config,
+        local: Option<Arc<dyn Provider>>,
+        fixed: Option<Arc<dyn Provider>>,
+    ) -> Result<Engine> {
         let store = Store::open(&config.database_url).await?;
+        let providers = Arc::new(Providers::load(store.clone(), &config, local, fixed).await?);
         let events = EventHub::start(store.clone()).await?;
         let workspace = Workspace::new(&config.workspace)?;
         let shell = ShellConfig {
@@ -77,7 +81,7 @@ impl Engine {
             ..ShellConfig::default()
         };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
-        let rt = Runtime::new(store, events, provider, tools, config)?;
+        let rt = Runtime::new(store, events, providers, tools, config)?;
         let engine = Engine { rt };
         engine.resume_after_restart().await?;
         Ok(engine)
@@ -126,22 +130,24 @@ impl Engine {
         self.rt.handles.shutdown.clone()
     }
 
+    /// The default model: what a thread without a choice of its own uses.
     pub fn model_status(&self) -> ModelStatus {
-        match (&self.rt.handles.provider, &self.rt.handles.config.model) {
-            (Some(p), _) => {
+        match self.rt.handles.providers.resolve(None) {
+            Ok(p) => {
                 // The built-in model is said to be small wherever it is named.
                 let hint = (p.name() == "local").then(|| crate::llm::local::LIMITS.to_string());
                 ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint }
             }
-            _ => ModelStatus {
+            Err(_) => ModelStatus {
                 configured: false,
                 provider: String::new(),
                 model: String::new(),
                 hint: Some(
-                    "No model is configured. Set OPENAI_BASE_URL (for example https://api.openai.com/v1 or \
-                     http://localhost:11434/v1 for Ollama), OPENAI_API_KEY if the server needs one, and \
-                     WARDEN_MODEL, then restart Warden. Or get the built-in model: scripts/fetch-model.sh \
-                     data/models (scripts/dev.sh does this), or point WARDEN_LOCAL_MODEL at a GGUF file."
+                    "No model is configured. Add a provider in Settings, or set OPENAI_BASE_URL (for example \
+                     https://api.openai.com/v1 or http://localhost:11434/v1 for Ollama) with OPENAI_API_KEY, \
+                     ANTHROPIC_API_KEY or GEMINI_API_KEY and restart Warden. Or get the built-in model: \
+                     scripts/fetch-model.sh data/models (scripts/dev.sh does this), or point \
+                     WARDEN_LOCAL_MODEL at a GGUF file."
                         .into(),
                 ),
             },
@@ -184,6 +190,7 @@ impl Engine {
             last_error: last_run.filter(|r| r.status == RunStatus::Failed).and_then(|r| r.error),
             rules: store.rules_of_thread(id).await?,
             sandbox: self.sandbox_info(),
+            model: store.thread_model(id).await?,
             thread,
         })
     }
@@ -207,20 +214,30 @@ impl Engine {
     /// Stores the user's message and starts the run that answers it.
     pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
         let content = input::message(&content)?;
-        if self.rt.handles.provider.is_none() {
-            return Err(Error::NoModel);
-        }
-        self.rt.handles.store.thread(thread_id).await?;
+        let model = self.model_for_new_run(thread_id).await?;
         let prompt_title = title::from_prompt(&content);
+        let max_steps = self.rt.handles.config.max_steps;
         let started = self
             .rt
             .handles
             .store
-            .start_run(thread_id, self.rt.handles.config.max_steps, Some(&content), Some(&prompt_title))
+            .start_run(thread_id, max_steps, Some(&content), Some(&prompt_title), Some(&model))
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         let run_id = self.announce(thread_id, started);
         Ok(RunStarted { run_id, message_id })
+    }
+
+    /// The model a new run of this thread records: the thread's choice if it still exists, else the default.
+    async fn model_for_new_run(&self, thread_id: &str) -> Result<warden_types::provider::ModelChoice> {
+        let providers = &self.rt.handles.providers;
+        match self.rt.handles.store.thread_model(thread_id).await? {
+            Some(choice) => {
+                providers.check_choice(&choice)?;
+                Ok(choice)
+            }
+            None => providers.default_choice().ok_or(Error::NoModel),
+        }
     }
 
     /// Tells a new run's stream what starting it stored, and starts driving it.
@@ -242,11 +259,9 @@ impl Engine {
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
-        if self.rt.handles.provider.is_none() {
-            return Err(Error::NoModel);
-        }
-        self.rt.handles.store.thread(thread_id).await?;
-        let started = self.rt.handles.store.start_run(thread_id, self.rt.handles.config.max_steps, None, None).await?;
+        let model = self.model_for_new_run(thread_id).await?;
+        let max_steps = self.rt.handles.config.max_steps;
+        let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model)).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started), message_id: None })
     }
 
@@ -288,5 +303,48 @@ impl Engine {
 
     pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
         self.rt.handles.store.tool_call(id).await
+    }
+}
+
+/// Model providers: Settings' list, changes and connection tests, and the model a thread uses.
+impl Engine {
+    pub fn providers(&self) -> warden_types::provider::ProviderList {
+        self.rt.handles.providers.list()
+    }
+
+    pub async fn save_provider(
+        &self,
+        input: warden_types::provider::ProviderInput,
+    ) -> Result<warden_types::provider::ProviderEntry> {
+        self.rt.handles.providers.save(input).await
+    }
+
+    pub async fn remove_provider(&self, id: &str) -> Result<()> {
+        self.rt.handles.providers.remove(id).await
+    }
+
+    /// Tries a provider as entered, without saving it.
+    pub async fn test_provider(
+        &self,
+        input: warden_types::provider::ProviderInput,
+    ) -> Result<warden_types::provider::ProviderProbe> {
+        self.rt.handles.providers.probe(input).await
+    }
+
+    /// Tries a configured provider as it is.
+    pub async fn test_provider_entry(&self, id: &str) -> Result<warden_types::provider::ProviderProbe> {
+        self.rt.handles.providers.probe_entry(id).await
+    }
+
+    /// Chooses the model of a thread's next runs (`None`: the default).
+    pub async fn set_thread_model(
+        &self,
+        thread_id: &str,
+        model: Option<warden_types::provider::ModelChoice>,
+    ) -> Result<()> {
+        if let Some(choice) = &model {
+            self.rt.handles.providers.check_choice(choice)?;
+        }
+        self.rt.handles.store.set_thread_model(thread_id, model.as_ref()).await
     }
 }

@@ -20,6 +20,7 @@ pub mod llm;
 mod markdown;
 mod message;
 mod outcome_text;
+pub mod providers;
 mod run;
 mod run_thread;
 mod store;

@@ -13,6 +13,7 @@ mod chat;
 mod local_model;
 mod network_grant;
 mod openai_provider;
+mod providers;
 mod rule_bypasses;
 mod shell_bounds;
 mod shell_grammar_vs_dash;

@@ -19,20 +19,7 @@ use crate::config::{McpServerConfig, Transport};
 pub use args::{looks_like_credential, redact_args};
 pub use restore::restore_secrets;
 
-/// What a hidden secret looks like.
-pub const MASK: &str = "••••";
-/// Values shorter than this are masked entirely; longer ones keep their last 4 characters.
-const SHOW_TAIL_FROM_LEN: usize = 12;
-
-/// `••••` plus at most the last 4 characters of a long value.
-pub fn redact_value(value: &str) -> String {
-    let chars: Vec<char> = value.chars().collect();
-    if chars.len() < SHOW_TAIL_FROM_LEN {
-        return MASK.to_owned();
-    }
-    let tail: String = chars[chars.len() - 4..].iter().collect();
-    format!("{MASK}{tail}")
-}
+pub use warden_types::secret::{mask as redact_value, MASK};
 
 /// The URL with its user-info and query values masked (`https://••••@host/p?key=••••1234`).
 pub fn redact_url(url: &str) -> String {

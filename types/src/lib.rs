@@ -10,7 +10,9 @@ pub mod approval;
 pub mod event;
 pub mod mcp;
 pub mod message;
+pub mod provider;
 pub mod run;
+pub mod secret;
 pub mod status;
 pub mod thread;
 pub mod tool;
@@ -20,6 +22,7 @@ pub use approval::{
 };
 pub use event::{EventKind, RunEvent};
 pub use message::{Block, Message, Role};
+pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};
 pub use run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 pub use status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
 pub use thread::{StoredMessage, Thread, ThreadDetail, ThreadPatch, ThreadQuery};

@@ -32,6 +32,9 @@ pub struct RunSummary {
     pub max_steps: u32,
     pub error: Option<String>,
     pub created_at: String,
+    /// The provider and model the run was started with (`None` for runs from before they were recorded).
+    #[serde(default)]
+    pub model: Option<crate::provider::ModelChoice>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]

@@ -72,6 +72,9 @@ pub struct ThreadDetail {
     pub rules: Vec<ThreadRule>,
     /// Whether commands run confined on this machine (the card of a command says so).
     pub sandbox: SandboxInfo,
+    /// The model this thread chose (`None`: the default).
+    #[serde(default)]
+    pub model: Option<crate::provider::ModelChoice>,
 }
 
 impl ThreadDetail {
@@ -164,10 +167,12 @@ mod tests {
                 max_steps: 10,
                 error: None,
                 created_at: "2026-01-01T00:00:00Z".into(),
+                model: None,
             }),
             last_error: None,
             rules: vec![],
             sandbox: SandboxInfo { available: true, detail: "confined".into() },
+            model: None,
         }
     }
 

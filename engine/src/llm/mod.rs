@@ -30,6 +30,10 @@ pub trait Provider: Send + Sync {
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError>;
     /// One short non-streamed completion (thread titles).
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError>;
+    /// The models the API offers (Settings' connection test); empty where it has no such list.
+    async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
+        Ok(Vec::new())
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

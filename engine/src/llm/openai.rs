@@ -124,6 +124,17 @@ impl Provider for OpenAiCompatible {
         let text = self.endpoint.request_text(self.post(&body), self.config.request_timeout).await?;
         openai_wire::completion_text(&text)
     }
+
+    /// `GET {base_url}/models`.
+    async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
+        let url = format!("{}/models", self.config.base_url.trim().trim_end_matches('/'));
+        let mut request = self.endpoint.client.get(url);
+        if let Some(key) = self.endpoint.secret() {
+            request = request.bearer_auth(key);
+        }
+        let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
+        openai_wire::model_ids(&text)
+    }
 }
 
 /// Reads Chat Completions chunks; `[DONE]` ends the stream.

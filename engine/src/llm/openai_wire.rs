@@ -289,6 +289,24 @@ pub(super) fn completion_text(body: &str) -> Result<String, ProviderError> {
 
 /// The human message in an error body: `error.message`, `error`, `message` or `detail`, else the
 /// body text itself (shortened), else nothing.
+/// The ids of a `GET /models` answer (`{"data": [{"id": ...}]}`), sorted.
+pub(super) fn model_ids(body: &str) -> Result<Vec<String>, ProviderError> {
+    #[derive(Deserialize)]
+    struct Models {
+        data: Vec<ModelId>,
+    }
+    #[derive(Deserialize)]
+    struct ModelId {
+        id: String,
+    }
+    let models: Models = serde_json::from_str(body)
+        .map_err(|e| ProviderError::Stream(format!("the model list is not in the expected shape ({e})")))?;
+    let mut ids: Vec<String> = models.data.into_iter().map(|m| m.id).collect();
+    ids.sort();
+    ids.dedup();
+    Ok(ids)
+}
+
 pub(super) fn error_message(body: &str) -> Option<String> {
     if let Ok(json) = serde_json::from_str::<Value>(body) {
         if let Some(message) = json.get("error").and_then(message_in).or_else(|| message_in(&json)) {

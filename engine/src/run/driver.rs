@@ -317,7 +317,10 @@ struct RecordedCall {
 }
 
 async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
-    let Some(provider) = rt.provider.clone() else { return Ok(Turn::Failed(Error::NoModel.to_string())) };
+    let provider = match rt.providers.resolve(run.model.as_ref()) {
+        Ok(p) => p,
+        Err(e) => return Ok(Turn::Failed(e.to_string())),
+    };
     let registry = rt.tools.snapshot();
     let messages = conversation::build(&rt.store, &run.thread_id, rt.config.tool_output_limit).await?;
     let request = TurnRequest { messages, tools: registry.specs() };

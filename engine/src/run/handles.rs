@@ -1,4 +1,4 @@
-//! What driving a run works with: the store, the event hub, the model, the tools, the settings, the
+//! What driving a run works with: the store, the event hub, the models, the tools, the settings, the
 //! shutdown signal and a way to arm approval timers. The runtime builds this once and lends it to
 //! each drive, so the driver never sees the runtime (and the runtime is the only one that wakes runs).
 
@@ -11,7 +11,7 @@ use crate::approval::handoff::Handoff;
 use crate::approval::lifecycle::Lifecycle;
 use crate::config::Config;
 use crate::events::EventHub;
-use crate::llm::Provider;
+use crate::providers::Providers;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
 use crate::tools::registry::ToolRegistry;
@@ -19,7 +19,8 @@ use crate::tools::registry::ToolRegistry;
 pub struct RunHandles {
     pub store: Store,
     pub events: Arc<EventHub>,
-    pub provider: Option<Arc<dyn Provider>>,
+    /// Which model answers a run (its recorded choice, or the default).
+    pub providers: Arc<Providers>,
     pub tools: ToolBox,
     pub config: Config,
     /// Stops background work (drivers, timers) at shutdown.

@@ -40,7 +40,7 @@ pub fn clean(answer: &str) -> Option<String> {
 
 /// Names the thread after its first exchange, unless a person named it.
 pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
-    let Some(provider) = rt.provider.clone() else { return };
+    let Ok(provider) = rt.providers.resolve(run.model.as_ref()) else { return };
     match rt.store.title_is_generated(&run.thread_id).await {
         Ok(true) => {}
         _ => return,

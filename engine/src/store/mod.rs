@@ -4,6 +4,7 @@
 mod approvals;
 mod events;
 mod messages;
+mod providers;
 mod rules;
 mod runs;
 mod threads;
@@ -18,6 +19,7 @@ use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
 pub use events::StoredEvent;
+pub use providers::StoredProvider;
 pub use runs::StartedRun;
 pub use tool_calls::NewToolCall;
 

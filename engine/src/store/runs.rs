@@ -16,10 +16,14 @@ fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
         max_steps: r.try_get::<i64, _>("max_steps")? as u32,
         error: r.try_get("error")?,
         created_at: r.try_get("created_at")?,
+        model: match (r.try_get("provider_id")?, r.try_get("model")?) {
+            (Some(provider_id), Some(model)) => Some(warden_types::provider::ModelChoice { provider_id, model }),
+            _ => None,
+        },
     })
 }
 
-const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at";
+const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at, provider_id, model";
 
 impl Store {
     pub async fn run(&self, id: &str) -> Result<RunSummary> {
@@ -84,20 +88,23 @@ impl Store {
         max_steps: u32,
         user_text: Option<&str>,
         prompt_title: Option<&str>,
+        model: Option<&warden_types::provider::ModelChoice>,
     ) -> Result<StartedRun> {
         let run_id = super::new_id();
         let ts = now();
         let mut tx = self.pool.begin().await?;
         // One write statement: the check and the insert cannot be split by another writer.
         let inserted = sqlx::query(
-            "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at) \
-             SELECT ?, ?, 'running', 0, ?, ? WHERE NOT EXISTS \
+            "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model) \
+             SELECT ?, ?, 'running', 0, ?, ?, ?, ? WHERE NOT EXISTS \
                (SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('running', 'waiting'))",
         )
         .bind(&run_id)
         .bind(thread_id)
         .bind(max_steps as i64)
         .bind(&ts)
+        .bind(model.map(|m| &m.provider_id))
+        .bind(model.map(|m| &m.model))
         .bind(thread_id)
         .execute(&mut *tx)
         .await?;

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
 use crate::events::EventHub;
-use crate::llm::Provider;
+use crate::providers::Providers;
 use crate::run::driver::{self, Outcome};
 use crate::run::handles::RunHandles;
 use crate::run_thread::RunThread;
@@ -35,7 +35,7 @@ impl Runtime {
     pub fn new(
         store: Store,
         events: Arc<EventHub>,
-        provider: Option<Arc<dyn Provider>>,
+        providers: Arc<Providers>,
         tools: ToolBox,
         config: Config,
     ) -> std::io::Result<Arc<Self>> {
@@ -45,7 +45,7 @@ impl Runtime {
             handles: RunHandles {
                 store,
                 events,
-                provider,
+                providers,
                 tools,
                 config,
                 shutdown,

@@ -2,9 +2,13 @@
 //! tools, and the agent's limits. Every value is parsed without panics: a bad one is a start-up
 //! error that names the variable.
 
+mod models;
+
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
+
+pub use models::{EnvModels, DEFAULT_ANTHROPIC_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL};
 
 /// What `Debug` shows instead of a secret.
 const MASK: &str = "••••";
@@ -29,8 +33,14 @@ impl fmt::Debug for ModelConfig {
 
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// `None`: no model configured; the app starts and says what to set.
+    /// The OpenAI-compatible server from `OPENAI_BASE_URL` (`None`: not configured by the environment).
     pub model: Option<ModelConfig>,
+    /// Anthropic from `ANTHROPIC_API_KEY` (+ `ANTHROPIC_BASE_URL`).
+    pub anthropic: Option<ModelConfig>,
+    /// Gemini from `GEMINI_API_KEY` (+ `GEMINI_BASE_URL`).
+    pub gemini: Option<ModelConfig>,
+    /// The provider `WARDEN_MODEL` names: threads without a choice of their own use it when it is set up.
+    pub preferred_provider: Option<warden_types::provider::ProviderKind>,
     /// The built-in model's GGUF file, used when no `model` is configured and the file exists
     /// (`WARDEN_LOCAL_MODEL`; by default `<data dir>/models/SmolLM2-135M-Instruct.Q4_1.gguf`).
     pub local_model: Option<PathBuf>,
@@ -62,6 +72,9 @@ impl Config {
         let data_dir = data_dir.into();
         Self {
             model: None,
+            anthropic: None,
+            gemini: None,
+            preferred_provider: None,
             local_model: Some(data_dir.join("models").join(crate::llm::local::DEFAULT_MODEL_FILE)),
             database_url: format!("sqlite://{}?mode=rwc", data_dir.join("warden.db").display()),
             workspace: data_dir.join("workspace"),
@@ -79,7 +92,8 @@ impl Config {
         }
     }
 
-    /// Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `WARDEN_MODEL`, `WARDEN_DATA_DIR`,
+    /// Reads `OPENAI_BASE_URL`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `GEMINI_API_KEY`,
+    /// `GEMINI_BASE_URL`, `WARDEN_MODEL`, `WARDEN_DATA_DIR`,
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
     /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
     /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
@@ -101,15 +115,11 @@ impl Config {
         if let Some(path) = var("WARDEN_LOCAL_MODEL") {
             c.local_model = Some(path.into());
         }
-        // `WARDEN_MODEL=local` picks the built-in model even where an OpenAI-compatible server is set.
-        let local_chosen = var("WARDEN_MODEL").is_some_and(|m| m.trim() == "local");
-        if let Some(base_url) = var("OPENAI_BASE_URL").filter(|_| !local_chosen) {
-            c.model = Some(ModelConfig {
-                base_url,
-                api_key: var("OPENAI_API_KEY"),
-                model: var("WARDEN_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
-            });
-        }
+        let models = models::from_vars(&var);
+        c.model = models.openai;
+        c.anthropic = models.anthropic;
+        c.gemini = models.gemini;
+        c.preferred_provider = models.preferred;
         if let Some(n) = var("WARDEN_MAX_STEPS") {
             c.max_steps = parse_count("WARDEN_MAX_STEPS", &n, 1..=10_000)?;
         }

@@ -1,0 +1,59 @@
+//! Makes a provider client from an entry's kind, address, key and model: the one place that knows
+//! which type speaks which API, with the settings every remote provider shares.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use warden_types::provider::ProviderKind;
+
+use crate::config::Config;
+use crate::llm::{OpenAiCompatible, OpenAiConfig, Provider, ProviderError};
+
+/// Timeouts and bounds every remote provider gets.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildSettings {
+    pub connect_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_event_bytes: usize,
+}
+
+impl BuildSettings {
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: config.model_idle_timeout,
+            request_timeout: Duration::from_secs(60),
+            // Room for one event carrying a whole (escaped) turn; the turn cap itself is the driver's.
+            max_event_bytes: config.max_turn_bytes.saturating_mul(2).saturating_add(64 * 1024),
+        }
+    }
+}
+
+/// A client for `model` at `base_url`. The built-in model is not built here (it is loaded once).
+pub fn build(
+    kind: ProviderKind,
+    base_url: &str,
+    api_key: Option<String>,
+    model: &str,
+    text_tool_calls: bool,
+    settings: BuildSettings,
+) -> Result<Arc<dyn Provider>, ProviderError> {
+    let provider: Arc<dyn Provider> = match kind {
+        ProviderKind::OpenaiCompatible => Arc::new(OpenAiCompatible::new(OpenAiConfig {
+            base_url: base_url.to_string(),
+            api_key,
+            model: model.to_string(),
+            connect_timeout: settings.connect_timeout,
+            idle_timeout: settings.idle_timeout,
+            request_timeout: settings.request_timeout,
+            max_event_bytes: settings.max_event_bytes,
+        })?),
+        ProviderKind::Anthropic | ProviderKind::Gemini => {
+            return Err(ProviderError::Connect(format!("{} is not available in this build", kind.label())))
+        }
+        ProviderKind::Local => return Err(ProviderError::NotConfigured),
+    };
+    let _ = text_tool_calls;
+    Ok(provider)
+}

@@ -1,0 +1,148 @@
+//! Model providers end to end: the environment's entries, a provider added as in Settings (over real
+//! HTTP to a second fixture server with its own key), a thread choosing it, the run recording it across
+//! a restart, connection tests, and keys that never come back or move to another server.
+
+use crate::common::*;
+use warden_engine::Error;
+use warden_testkit::{FixtureModel, Script};
+use warden_types::provider::{ModelChoice, ProviderInput, ProviderKind};
+
+fn input(name: &str, base_url: &str, key: Option<&str>, model: &str) -> ProviderInput {
+    ProviderInput {
+        id: None,
+        name: name.into(),
+        kind: ProviderKind::OpenaiCompatible,
+        base_url: base_url.into(),
+        api_key: key.map(Into::into),
+        default_model: model.into(),
+        text_tool_calls: false,
+    }
+}
+
+/// The model named by each streamed turn the server was asked for (title requests are not streamed).
+fn models_asked(model: &FixtureModel) -> Vec<String> {
+    let turns = model.requests().into_iter().filter(|r| r["stream"] == true);
+    turns.filter_map(|r| r["model"].as_str().map(str::to_string)).collect()
+}
+
+#[tokio::test]
+async fn the_environments_provider_is_a_read_only_default_entry() {
+    let h = Harness::start(Script::default()).await;
+    let list = h.engine.providers();
+    let env = list.entries.iter().find(|e| e.id == "env-openai").expect("the environment's entry");
+    assert!(env.read_only);
+    assert_eq!((env.base_url.as_str(), env.default_model.as_str()), (h.model.base_url().as_str(), "fixture"));
+    assert_eq!(list.default, Some(ModelChoice { provider_id: "env-openai".into(), model: "fixture".into() }));
+    let err = h.engine.remove_provider("env-openai").await.unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn a_thread_that_chose_an_added_provider_is_answered_by_it_and_its_runs_record_it() {
+    let mut h = Harness::start(Script::default()).await;
+    let other = FixtureModel::start_with_key(Script::default(), "sk-other-provider-key").await.unwrap();
+    let added = h
+        .engine
+        .save_provider(input("Second", &other.base_url(), Some("sk-other-provider-key"), "second-model"))
+        .await
+        .unwrap();
+    assert_eq!(added.key.as_deref(), Some("••••-key"), "the key comes back masked");
+
+    let thread = h.engine.create_thread(None).await.unwrap();
+    let choice = ModelChoice { provider_id: added.id.clone(), model: "picked-model".into() };
+    h.engine.set_thread_model(&thread.id, Some(choice.clone())).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "which model?".into()).await.unwrap();
+    let events = run_to_end(&h.engine, &started.run_id).await;
+    assert_eq!(text_of(&events), "You said: which model?");
+    assert_eq!(models_asked(&other), ["picked-model"], "the chosen provider got the turn, with the chosen model");
+    assert!(models_asked(&h.model).is_empty(), "the default provider was not asked");
+    assert_eq!(h.engine.run(&started.run_id).await.unwrap().model, Some(choice.clone()));
+    assert_eq!(h.engine.thread(&thread.id).await.unwrap().model, Some(choice.clone()));
+
+    // A thread without a choice keeps using the default.
+    let (_, default_run) = h.send("and you?").await;
+    run_to_end(&h.engine, &default_run).await;
+    assert_eq!(models_asked(&h.model), ["fixture"]);
+
+    // After a restart the stored provider and the thread's choice are still there.
+    h.restart(|_| {}).await;
+    assert!(h.engine.providers().entries.iter().any(|e| e.id == added.id && e.name == "Second"));
+    let again = h.engine.send_message(&thread.id, "still you?".into()).await.unwrap();
+    run_to_end(&h.engine, &again.run_id).await;
+    assert_eq!(models_asked(&other).len(), 2);
+    assert_eq!(h.engine.run(&again.run_id).await.unwrap().model, Some(choice));
+}
+
+#[tokio::test]
+async fn a_stored_key_is_kept_for_its_server_and_never_sent_to_another() {
+    let h = Harness::start(Script::default()).await;
+    let other = FixtureModel::start_with_key(Script::default(), "sk-other-provider-key").await.unwrap();
+    let added =
+        h.engine.save_provider(input("Keyed", &other.base_url(), Some("sk-other-provider-key"), "m")).await.unwrap();
+    let shown = h.engine.providers();
+    let shown = serde_json::to_string(&shown).unwrap();
+    assert!(!shown.contains("sk-other-provider-key"), "{shown}");
+
+    // Renamed with the key as shown: kept, and it still works.
+    let mut rename = input("Renamed", &other.base_url(), added.key.as_deref(), "m");
+    rename.id = Some(added.id.clone());
+    h.engine.save_provider(rename).await.unwrap();
+    let probe = h.engine.test_provider_entry(&added.id).await.unwrap();
+    assert!(probe.ok, "{}", probe.message);
+    assert_eq!(probe.models, ["fixture-model"]);
+
+    // Pointed elsewhere with the masked key: refused, and nothing reached the other address.
+    let elsewhere = FixtureModel::start(Script::default()).await.unwrap();
+    let mut moved = input("Renamed", &elsewhere.base_url(), added.key.as_deref(), "m");
+    moved.id = Some(added.id.clone());
+    let err = h.engine.save_provider(moved.clone()).await.unwrap_err();
+    assert!(err.to_string().contains("enter the key again"), "{err}");
+    let err = h.engine.test_provider(moved).await.unwrap_err();
+    assert!(err.to_string().contains("enter the key again"), "{err}");
+    assert!(elsewhere.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_connection_test_lists_models_or_says_what_went_wrong() {
+    let h = Harness::start(Script::default()).await;
+    let other = FixtureModel::start_with_key(Script::default(), "sk-right-key-0000").await.unwrap();
+    let probe = h.engine.test_provider(input("T", &other.base_url(), Some("sk-right-key-0000"), "m")).await.unwrap();
+    assert!(probe.ok && probe.models == ["fixture-model"], "{probe:?}");
+    let probe = h.engine.test_provider(input("T", &other.base_url(), Some("sk-wrong-key-1111"), "m")).await.unwrap();
+    assert!(!probe.ok && probe.message.contains("401"), "{probe:?}");
+    assert!(!probe.message.contains("sk-wrong-key-1111"));
+    let probe = h.engine.test_provider(input("T", "http://127.0.0.1:9/v1", None, "m")).await.unwrap();
+    assert!(!probe.ok && probe.message.contains("127.0.0.1:9"), "{probe:?}");
+}
+
+#[tokio::test]
+async fn removing_a_provider_sends_its_threads_back_to_the_default() {
+    let h = Harness::start(Script::default()).await;
+    let other = FixtureModel::start(Script::default()).await.unwrap();
+    let added = h.engine.save_provider(input("Gone soon", &other.base_url(), None, "m")).await.unwrap();
+    let thread = h.engine.create_thread(None).await.unwrap();
+    let choice = ModelChoice { provider_id: added.id.clone(), model: "m".into() };
+    h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
+    h.engine.remove_provider(&added.id).await.unwrap();
+    assert_eq!(h.engine.thread(&thread.id).await.unwrap().model, None);
+    let started = h.engine.send_message(&thread.id, "hello".into()).await.unwrap();
+    run_to_end(&h.engine, &started.run_id).await;
+    assert_eq!(models_asked(&h.model), ["fixture"]);
+    assert!(other.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_choice_must_name_a_configured_provider_and_a_sane_model() {
+    let h = Harness::start(Script::default()).await;
+    let thread = h.engine.create_thread(None).await.unwrap();
+    let unknown = ModelChoice { provider_id: "nope".into(), model: "m".into() };
+    assert!(matches!(h.engine.set_thread_model(&thread.id, Some(unknown)).await, Err(Error::NotFound { .. })));
+    for model in ["", "a\nb", &"x".repeat(201)] {
+        let bad = ModelChoice { provider_id: "env-openai".into(), model: model.to_string() };
+        assert!(h.engine.set_thread_model(&thread.id, Some(bad)).await.is_err(), "{model:?}");
+    }
+    let err = h.engine.save_provider(input("x", "http://127.0.0.1:1/v1", None, "m")).await.map(|_| ());
+    assert!(err.is_ok());
+    let err = h.engine.save_provider(input("x", "http://127.0.0.1:2/v1", None, "m")).await.unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+}
