@@ -1,0 +1,720 @@
+//! Tool calling for models that have none: the tools are described in the system message, the model
+//! writes each call as a JSON block in its answer, and those blocks are read back out of the streamed
+//! text as tool calls. The rest of the engine sees an ordinary provider with native calls.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::stream::{self, StreamExt};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::openai_wire::tool_text;
+use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
+use crate::message::{Block, Message, Role};
+use crate::tools::{ToolContent, ToolSpec};
+
+/// Most text held back while deciding whether it is a call; past it, it goes out as text, so a
+/// runaway answer cannot grow memory.
+pub const MAX_HELD_BYTES: usize = 256 * 1024;
+
+/// Wraps a provider whose model cannot call tools natively (see the module doc). The wrapped
+/// provider is never given tools; the conversation it gets carries earlier calls and results as text.
+pub struct TextToolCalls<P: ?Sized> {
+    inner: Arc<P>,
+}
+
+impl<P: Provider + ?Sized> TextToolCalls<P> {
+    pub fn new(inner: Arc<P>) -> Self {
+        Self { inner }
+    }
+}
+
+/// Wraps a shared provider in [`TextToolCalls`].
+pub fn with_text_tool_calls(provider: Arc<dyn Provider>) -> Arc<dyn Provider> {
+    Arc::new(TextToolCalls::new(provider))
+}
+
+#[async_trait]
+impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
+        let tools: HashSet<String> = req.tools.iter().map(|t| t.name.clone()).collect();
+        let request = TurnRequest { messages: as_text_conversation(&req.messages, &req.tools), tools: Vec::new() };
+        let events = self.inner.stream_turn(request, cancel).await?;
+        if tools.is_empty() {
+            return Ok(events);
+        }
+        let mut reader = CallReader::new(tools);
+        Ok(events.flat_map(move |item| stream::iter(reader.on_event(item))).boxed())
+    }
+
+    async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
+        self.inner.complete(as_text_conversation(&messages, &[])).await
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outgoing: the conversation as plain text.
+
+/// The conversation with calls written as the model is asked to write them, results as user
+/// messages, and (with tools) their description in the system message.
+fn as_text_conversation(messages: &[Message], tools: &[ToolSpec]) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
+    // Tool names by call id, for naming results; a later call with the same id wins, as its result follows it.
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    // Whether the last message out is made of tool results, so that the next results join it.
+    let mut results_open = false;
+    for message in messages {
+        let has_tool_blocks = message.content.iter().any(|b| !matches!(b, Block::Text { .. }));
+        if message.role != Role::Tool && !has_tool_blocks {
+            out.push(message.clone());
+            results_open = false;
+            continue;
+        }
+        let mut text = String::new();
+        let mut results = Vec::new();
+        for block in &message.content {
+            match block {
+                Block::Text { text: t } => text.push_str(t),
+                Block::ToolCall { call_id, name, arguments, .. } => {
+                    names.insert(call_id, name);
+                    separate(&mut text);
+                    text.push_str(&call_block(name, arguments));
+                }
+                Block::ToolResult { call_id, content, is_error, .. } => {
+                    results.push(result_text(names.get(call_id.as_str()).copied(), call_id, content, *is_error))
+                }
+            }
+        }
+        if message.role == Role::Tool {
+            if !text.is_empty() {
+                results.insert(0, text);
+            }
+        } else {
+            out.push(Message::text(message.role, text));
+            results_open = false;
+        }
+        if results.is_empty() {
+            continue;
+        }
+        let results = results.join("\n\n");
+        match out.last_mut() {
+            Some(last) if results_open => last.content.push(Block::Text { text: format!("\n\n{results}") }),
+            _ => out.push(Message::text(Role::User, results)),
+        }
+        results_open = true;
+    }
+    if !tools.is_empty() {
+        let instructions = tool_instructions(tools);
+        match out.first_mut() {
+            Some(first) if first.role == Role::System => {
+                first.content.push(Block::Text { text: format!("\n\n{instructions}") })
+            }
+            _ => out.insert(0, Message::text(Role::System, instructions)),
+        }
+    }
+    out
+}
+
+/// A blank line before what follows, unless there is nothing before it.
+fn separate(text: &mut String) {
+    if !text.is_empty() {
+        let newlines = text.bytes().rev().take_while(|b| *b == b'\n').count();
+        for _ in newlines.min(2)..2 {
+            text.push('\n');
+        }
+    }
+}
+
+/// A call as the model is asked to write it. Arguments the model sent as invalid JSON are kept as a
+/// JSON string, so they go back as they were.
+fn call_block(name: &str, arguments: &Value) -> String {
+    let call = serde_json::json!({ "tool": name, "arguments": arguments });
+    format!("```json\n{call}\n```")
+}
+
+fn result_text(name: Option<&str>, call_id: &str, content: &[ToolContent], is_error: bool) -> String {
+    let which = match name {
+        Some(name) => format!("{name} (call {call_id})"),
+        None => format!("call {call_id}"),
+    };
+    let outcome = if is_error { ", which failed" } else { "" };
+    format!("Result of {which}{outcome}:\n{}", tool_text(content, false))
+}
+
+fn tool_instructions(tools: &[ToolSpec]) -> String {
+    let mut text = String::from(
+        "# Tools\n\n\
+         You can call the tools listed below. To call one, write a JSON object with the tool's name and \
+         its arguments in a fenced json block, exactly like this:\n\n\
+         ```json\n{\"tool\": \"<tool name>\", \"arguments\": {<the arguments, as the tool's parameters \
+         describe them>}}\n```\n\n\
+         Write one block per call; to make several calls, write several blocks. Write such a block only \
+         when you mean to call the tool. After your calls, end your answer: each result comes back in a \
+         message that starts with \"Result of <tool name>\".\n",
+    );
+    for tool in tools {
+        let _ = write!(
+            text,
+            "\n## {}\n{}\nParameters (JSON Schema): {}\n",
+            tool.name,
+            tool.description.trim(),
+            tool.parameters
+        );
+    }
+    text
+}
+
+// ---------------------------------------------------------------------------------------------
+// Incoming: calls read out of the streamed text.
+
+/// Turns the wrapped provider's events into ours: text through the scanner, calls numbered.
+struct CallReader {
+    scanner: CallScanner,
+    /// Calls read from the text so far.
+    calls: u32,
+    /// The next free call index; native calls (a model that sends them anyway) get their own.
+    next_index: u32,
+    native: HashMap<u32, u32>,
+}
+
+impl CallReader {
+    fn new(tools: HashSet<String>) -> Self {
+        Self { scanner: CallScanner::new(tools, MAX_HELD_BYTES), calls: 0, next_index: 0, native: HashMap::new() }
+    }
+
+    fn on_event(&mut self, item: Result<StreamEvent, ProviderError>) -> Vec<Result<StreamEvent, ProviderError>> {
+        match item {
+            Ok(StreamEvent::TextDelta(text)) => {
+                let pieces = self.scanner.push(&text);
+                self.events(pieces)
+            }
+            Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments }) => {
+                let index = match self.native.get(&index) {
+                    Some(mapped) => *mapped,
+                    None => {
+                        let mapped = self.take_index();
+                        self.native.insert(index, mapped);
+                        mapped
+                    }
+                };
+                vec![Ok(StreamEvent::ToolCallDelta { index, call_id, name, arguments })]
+            }
+            Ok(StreamEvent::Finished { reason }) => {
+                let pieces = self.scanner.finish();
+                let mut events = self.events(pieces);
+                let reason = if self.calls > 0 { FinishReason::ToolCalls } else { reason };
+                events.push(Ok(StreamEvent::Finished { reason }));
+                events
+            }
+            // What was held back was never shown; the turn failed, so it stays unsaid.
+            Err(e) => vec![Err(e)],
+        }
+    }
+
+    fn take_index(&mut self) -> u32 {
+        let index = self.next_index;
+        self.next_index += 1;
+        index
+    }
+
+    fn events(&mut self, pieces: Vec<Piece>) -> Vec<Result<StreamEvent, ProviderError>> {
+        pieces
+            .into_iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => StreamEvent::TextDelta(text),
+                Piece::Call { name, arguments } => {
+                    self.calls += 1;
+                    StreamEvent::ToolCallDelta {
+                        index: self.take_index(),
+                        call_id: Some(format!("text-call-{}", self.calls)),
+                        name: Some(name),
+                        arguments,
+                    }
+                }
+            })
+            .map(Ok)
+            .collect()
+    }
+}
+
+/// What the scanner made of the text: prose to show, or a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    /// `arguments` is a JSON object, or the raw text the model wrote when it is not one.
+    Call { name: String, arguments: String },
+}
+
+/// A candidate this short is checked with serde_json on every delta, so prose that merely starts
+/// like `{"` goes out as soon as it stops being JSON; a longer one waits for its closing brace.
+const EARLY_CHECK_BYTES: usize = 4 * 1024;
+/// A fence's info string ("json") longer than this means the line does not open a fence.
+const MAX_FENCE_INFO: usize = 32;
+/// Keys that name the tool, in order of preference; `name` counts only next to arguments.
+const NAME_KEYS: [&str; 3] = ["tool", "ability", "name"];
+const ARGUMENT_KEYS: [&str; 4] = ["arguments", "parameters", "args", "input"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Ordinary text.
+    Prose,
+    /// After an opening fence (three or more backticks), reading its info string.
+    FenceInfo,
+    /// Inside a fence that may hold calls, before its first object.
+    FenceStart,
+    /// Inside a JSON object that may be a call, from `start` (a `{`) in `held`. Only braces outside
+    /// strings are counted; serde_json reads the object once it is closed.
+    Candidate { fenced: bool, start: usize, depth: usize, in_string: bool, escaped: bool, named: bool },
+    /// Inside a fence of calls, after a call: more calls or the closing fence.
+    AfterCall,
+    /// Inside a fence of something else (code): text until the closing fence.
+    Foreign,
+}
+
+/// Reads calls out of streamed text. Text that cannot be part of a call goes out at once; text that
+/// may be (from a fence or a `{`) is held until that is decided.
+struct CallScanner {
+    tools: HashSet<String>,
+    /// Text not yet given out, from the first undecided byte.
+    held: String,
+    /// How far into `held` the current mode has read; only ASCII bytes are acted on, so every
+    /// position cut at is a char boundary.
+    pos: usize,
+    mode: Mode,
+    /// After a call fence closed: the line end after it goes with it.
+    eat_newline: bool,
+    max_held: usize,
+    out: Vec<Piece>,
+}
+
+impl CallScanner {
+    fn new(tools: HashSet<String>, max_held: usize) -> Self {
+        Self { tools, held: String::new(), pos: 0, mode: Mode::Prose, eat_newline: false, max_held, out: Vec::new() }
+    }
+
+    fn push(&mut self, text: &str) -> Vec<Piece> {
+        self.held.push_str(text);
+        while self.step() {}
+        if self.held.len() > self.max_held {
+            self.give_up();
+        }
+        std::mem::take(&mut self.out)
+    }
+
+    /// The answer ended: decide what is still held.
+    fn finish(&mut self) -> Vec<Piece> {
+        match self.mode {
+            Mode::Candidate { fenced, start, .. } => match self.malformed_call(&self.held[start..], false) {
+                Some(call) => {
+                    if !fenced {
+                        self.emit(start);
+                    }
+                    self.out.push(call);
+                }
+                None => self.emit(self.held.len()),
+            },
+            // Blanks or half a closing fence after a call.
+            Mode::AfterCall => {}
+            _ => self.emit(self.held.len()),
+        }
+        self.held.clear();
+        self.pos = 0;
+        self.mode = Mode::Prose;
+        self.eat_newline = false;
+        std::mem::take(&mut self.out)
+    }
+
+    /// Too much held: all of it goes out as text.
+    fn give_up(&mut self) {
+        self.mode = match self.mode {
+            Mode::Prose | Mode::FenceInfo | Mode::Candidate { fenced: false, .. } => Mode::Prose,
+            _ => Mode::Foreign,
+        };
+        self.emit(self.held.len());
+        self.pos = 0;
+    }
+
+    /// Gives out `held[..upto]` as text.
+    fn emit(&mut self, upto: usize) {
+        if upto == 0 {
+            return;
+        }
+        let text: String = self.held.drain(..upto).collect();
+        match self.out.last_mut() {
+            Some(Piece::Text(last)) => last.push_str(&text),
+            _ => self.out.push(Piece::Text(text)),
+        }
+    }
+
+    fn backticks_at(&self, at: usize) -> usize {
+        self.held.as_bytes()[at..].iter().take_while(|b| **b == b'`').count()
+    }
+
+    /// One move; false when more text is needed.
+    fn step(&mut self) -> bool {
+        match self.mode {
+            Mode::Prose => self.prose(),
+            Mode::FenceInfo => self.fence_info(),
+            Mode::FenceStart => self.fence_start(),
+            Mode::Candidate { .. } => self.candidate(),
+            Mode::AfterCall => self.after_call(),
+            Mode::Foreign => self.foreign(),
+        }
+    }
+
+    fn prose(&mut self) -> bool {
+        let bytes = self.held.as_bytes();
+        if self.eat_newline {
+            match bytes {
+                [] | [b'\r'] => return false,
+                [b'\n', ..] => drop(self.held.drain(..1)),
+                [b'\r', b'\n', ..] => drop(self.held.drain(..2)),
+                _ => {}
+            }
+            self.eat_newline = false;
+            return true;
+        }
+        let mut i = self.pos;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'{' => {
+                    self.emit(i);
+                    self.mode = Mode::Candidate {
+                        fenced: false,
+                        start: 0,
+                        depth: 1,
+                        in_string: false,
+                        escaped: false,
+                        named: false,
+                    };
+                    self.pos = 1;
+                    return true;
+                }
+                b'`' => {
+                    let run = self.backticks_at(i);
+                    if i + run == bytes.len() {
+                        // How long the run is decides what it is.
+                        self.emit(i);
+                        self.pos = 0;
+                        return false;
+                    }
+                    if run >= 3 {
+                        self.emit(i);
+                        self.mode = Mode::FenceInfo;
+                        self.pos = self.backticks_at(0);
+                        return true;
+                    }
+                    i += run;
+                }
+                _ => i += 1,
+            }
+        }
+        self.emit(bytes.len());
+        self.pos = 0;
+        false
+    }
+
+    fn fence_info(&mut self) -> bool {
+        let run = self.backticks_at(0);
+        let bytes = self.held.as_bytes();
+        let mut i = self.pos;
+        while i < bytes.len() {
+            match bytes[i] {
+                // The info line ends at its line end, or at a `{` (a call written on the fence's line).
+                b'\n' | b'{' => {
+                    let info = self.held[run..i].trim();
+                    if may_hold_calls(info) {
+                        self.mode = Mode::FenceStart;
+                        self.pos = if bytes[i] == b'\n' { i + 1 } else { i };
+                    } else {
+                        self.emit(i);
+                        self.mode = Mode::Foreign;
+                        self.pos = 0;
+                    }
+                    return true;
+                }
+                // Inline code like ```a```: not a fence.
+                b'`' => {
+                    let closing = self.backticks_at(i);
+                    if i + closing == bytes.len() {
+                        self.pos = i;
+                        return false;
+                    }
+                    self.emit(i + closing);
+                    self.mode = Mode::Prose;
+                    self.pos = 0;
+                    return true;
+                }
+                _ => i += 1,
+            }
+            if i - run > MAX_FENCE_INFO {
+                self.emit(i);
+                self.mode = Mode::Prose;
+                self.pos = 0;
+                return true;
+            }
+        }
+        self.pos = i;
+        false
+    }
+
+    fn fence_start(&mut self) -> bool {
+        let bytes = self.held.as_bytes();
+        let mut i = self.pos;
+        // A list of calls (`[{..}, {..}]`) is read as its calls.
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b'[') {
+            i += 1;
+        }
+        if i == bytes.len() {
+            self.pos = i;
+            return false;
+        }
+        if bytes[i] == b'{' {
+            self.mode = Mode::Candidate {
+                fenced: true,
+                start: i,
+                depth: 1,
+                in_string: false,
+                escaped: false,
+                named: false,
+            };
+            self.pos = i + 1;
+        } else {
+            self.emit(i);
+            self.mode = Mode::Foreign;
+            self.pos = 0;
+        }
+        true
+    }
+
+    fn candidate(&mut self) -> bool {
+        let Mode::Candidate { fenced, start, mut depth, mut in_string, mut escaped, mut named } = self.mode else {
+            return false;
+        };
+        let bytes = self.held.as_bytes();
+        let mut i = self.pos;
+        // Where the candidate ends, and whether it closed (or a fence cut it off).
+        let mut end = None;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => in_string = true,
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some((i + 1, true));
+                            break;
+                        }
+                    }
+                    b'`' if fenced => {
+                        end = Some((i, false));
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        if let Some((stop, closed)) = end {
+            let candidate = &self.held[start..stop];
+            let call = if closed { self.closed_call(candidate) } else { self.malformed_call(candidate, false) };
+            match call {
+                Some(call) => {
+                    self.held.drain(..stop);
+                    self.out.push(call);
+                    self.mode = if fenced { Mode::AfterCall } else { Mode::Prose };
+                }
+                None => {
+                    self.emit(stop);
+                    self.mode = if fenced { Mode::Foreign } else { Mode::Prose };
+                }
+            }
+            self.pos = 0;
+            return true;
+        }
+        self.pos = i;
+        if !named && self.held.len() - start <= EARLY_CHECK_BYTES {
+            if let Err(e) = serde_json::from_str::<IgnoredAny>(&self.held[start..]) {
+                if !e.is_eof() {
+                    if self.named_tool(&self.held[start..]).is_none() {
+                        // Not JSON, so not a call: the brace is text, and what follows it is read again.
+                        self.emit(start + 1);
+                        self.mode = if fenced { Mode::Foreign } else { Mode::Prose };
+                        self.pos = 0;
+                        return true;
+                    }
+                    // Broken, but it names a tool: held to its end, then handed on for the model to hear why.
+                    named = true;
+                }
+            }
+        }
+        self.mode = Mode::Candidate { fenced, start, depth, in_string, escaped, named };
+        false
+    }
+
+    fn after_call(&mut self) -> bool {
+        let bytes = self.held.as_bytes();
+        let mut i = self.pos;
+        while i < bytes.len() && (bytes[i].is_ascii_whitespace() || matches!(bytes[i], b',' | b']')) {
+            i += 1;
+        }
+        if i == bytes.len() {
+            self.pos = i;
+            return false;
+        }
+        match bytes[i] {
+            b'{' => {
+                self.mode = Mode::Candidate {
+                    fenced: true,
+                    start: i,
+                    depth: 1,
+                    in_string: false,
+                    escaped: false,
+                    named: false,
+                };
+                self.pos = i + 1;
+                return true;
+            }
+            b'`' => {
+                let run = self.backticks_at(i);
+                if i + run == bytes.len() {
+                    self.pos = i;
+                    return false;
+                }
+                if run >= 3 {
+                    self.held.drain(..i + run);
+                    self.mode = Mode::Prose;
+                    self.pos = 0;
+                    self.eat_newline = true;
+                    return true;
+                }
+            }
+            _ => {}
+        }
+        // Something else inside the fence after a call: shown in a fence of its own, as it is code-ish.
+        self.out.push(Piece::Text("```\n".to_string()));
+        self.mode = Mode::Foreign;
+        self.pos = i;
+        true
+    }
+
+    fn foreign(&mut self) -> bool {
+        let bytes = self.held.as_bytes();
+        let mut i = self.pos;
+        while i < bytes.len() {
+            if bytes[i] != b'`' {
+                i += 1;
+                continue;
+            }
+            let run = self.backticks_at(i);
+            if i + run == bytes.len() {
+                self.emit(i);
+                self.pos = 0;
+                return false;
+            }
+            if run >= 3 {
+                self.emit(i + run);
+                self.mode = Mode::Prose;
+                self.pos = 0;
+                return true;
+            }
+            i += run;
+        }
+        self.emit(bytes.len());
+        self.pos = 0;
+        false
+    }
+
+    /// A closed object: a call if it is JSON naming one of the tools, or broken JSON that names one.
+    fn closed_call(&self, candidate: &str) -> Option<Piece> {
+        match serde_json::from_str::<Value>(candidate) {
+            Ok(Value::Object(object)) => self.call_in(&object),
+            Ok(_) => None,
+            Err(_) => self.malformed_call(candidate, true),
+        }
+    }
+
+    fn call_in(&self, object: &serde_json::Map<String, Value>) -> Option<Piece> {
+        let (key, name) = NAME_KEYS.iter().find_map(|k| object.get(*k).and_then(Value::as_str).map(|n| (*k, n)))?;
+        if !self.tools.contains(name) {
+            return None;
+        }
+        let arguments = ARGUMENT_KEYS.iter().find_map(|k| object.get(*k));
+        // `{"name": .., ..}` is also just data about something called that; it takes arguments to be a call.
+        if key == "name" && arguments.is_none() {
+            return None;
+        }
+        let arguments = match arguments {
+            None | Some(Value::Null) => "{}".to_string(),
+            Some(Value::String(inner)) => match serde_json::from_str::<Value>(inner) {
+                // Arguments as a JSON string, the way the OpenAI API carries them.
+                Ok(object @ Value::Object(_)) => object.to_string(),
+                // Anything else is not an object: the tool's schema turns it down and the model is told.
+                _ => Value::String(inner.clone()).to_string(),
+            },
+            Some(other) => other.to_string(),
+        };
+        Some(Piece::Call { name: name.to_string(), arguments })
+    }
+
+    /// Broken or unfinished JSON naming one of the tools: a call with the arguments as written, so
+    /// the agent loop tells the model they could not be read. When no arguments can be made out,
+    /// the whole text is handed on (it is not valid JSON, so it cannot run as something else).
+    fn malformed_call(&self, candidate: &str, closed: bool) -> Option<Piece> {
+        let name = self.named_tool(candidate)?;
+        let arguments = raw_arguments(candidate, closed).filter(|a| !a.is_empty()).unwrap_or(candidate);
+        Some(Piece::Call { name, arguments: arguments.to_string() })
+    }
+
+    /// The tool a possibly broken object names, if it is one of ours. Only the first name key that
+    /// is present counts.
+    fn named_tool(&self, candidate: &str) -> Option<String> {
+        let name = NAME_KEYS.iter().find_map(|key| value_after_key(candidate, key))?;
+        let name: String = serde_json::Deserializer::from_str(name).into_iter::<String>().next()?.ok()?;
+        self.tools.contains(&name).then_some(name)
+    }
+}
+
+/// Whether a fence with this info string may hold calls.
+fn may_hold_calls(info: &str) -> bool {
+    let info = info.to_ascii_lowercase();
+    info.is_empty() || info.starts_with("json") || info.starts_with("tool")
+}
+
+/// The text after `"key":` in `text` (first occurrence), from its first non-blank byte.
+fn value_after_key<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let quoted = format!("\"{key}\"");
+    let at = text.find(&quoted)? + quoted.len();
+    let rest = text[at..].trim_start().strip_prefix(':')?;
+    Some(rest.trim_start())
+}
+
+/// The arguments as written in a broken object: from the arguments key to the end, without the
+/// object's closing brace if it was `closed`.
+fn raw_arguments(candidate: &str, closed: bool) -> Option<&str> {
+    let rest = ARGUMENT_KEYS.iter().find_map(|key| value_after_key(candidate, key))?.trim_end();
+    let rest = if closed { rest.strip_suffix('}').unwrap_or(rest).trim_end() } else { rest };
+    Some(rest.strip_suffix(',').unwrap_or(rest).trim_end())
+}
