@@ -614,9 +614,10 @@ impl CallScanner {
             _ => {}
         }
         // Something else inside the fence after a call: shown in a fence of its own, as it is code-ish.
+        self.held.drain(..i);
         self.out.push(Piece::Text("```\n".to_string()));
         self.mode = Mode::Foreign;
-        self.pos = i;
+        self.pos = 0;
         true
     }
 
@@ -717,4 +718,394 @@ fn raw_arguments(candidate: &str, closed: bool) -> Option<&str> {
     let rest = ARGUMENT_KEYS.iter().find_map(|key| value_after_key(candidate, key))?.trim_end();
     let rest = if closed { rest.strip_suffix('}').unwrap_or(rest).trim_end() } else { rest };
     Some(rest.strip_suffix(',').unwrap_or(rest).trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tools() -> HashSet<String> {
+        ["read_file", "run_shell"].into_iter().map(String::from).collect()
+    }
+
+    /// Adjacent texts joined, empty ones dropped: how the pieces are cut is not what is tested here.
+    fn merged(pieces: Vec<Piece>) -> Vec<Piece> {
+        let mut out: Vec<Piece> = Vec::new();
+        for piece in pieces {
+            match (out.last_mut(), piece) {
+                (_, Piece::Text(t)) if t.is_empty() => {}
+                (Some(Piece::Text(last)), Piece::Text(t)) => last.push_str(&t),
+                (_, piece) => out.push(piece),
+            }
+        }
+        out
+    }
+
+    fn scan_parts<S: AsRef<str>>(parts: &[S]) -> Vec<Piece> {
+        let mut scanner = CallScanner::new(tools(), MAX_HELD_BYTES);
+        let mut out = Vec::new();
+        for part in parts {
+            out.extend(scanner.push(part.as_ref()));
+        }
+        out.extend(scanner.finish());
+        merged(out)
+    }
+
+    /// Scans `text` whole, split in two at every char boundary, and one char per delta; all must agree.
+    fn scan(text: &str) -> Vec<Piece> {
+        let whole = scan_parts(&[text]);
+        for (i, _) in text.char_indices().skip(1) {
+            assert_eq!(scan_parts(&[&text[..i], &text[i..]]), whole, "split at byte {i} of {text:?}");
+        }
+        let chars: Vec<String> = text.chars().map(String::from).collect();
+        assert_eq!(scan_parts(&chars), whole, "one char per delta: {text:?}");
+        whole
+    }
+
+    fn text(t: &str) -> Piece {
+        Piece::Text(t.to_string())
+    }
+
+    fn call(name: &str, arguments: Value) -> Piece {
+        Piece::Call { name: name.to_string(), arguments: arguments.to_string() }
+    }
+
+    fn raw_call(name: &str, arguments: &str) -> Piece {
+        Piece::Call { name: name.to_string(), arguments: arguments.to_string() }
+    }
+
+    #[test]
+    fn a_fenced_call_between_prose_is_a_call_and_the_fence_is_not_shown() {
+        let answer = "Let me look.\n\n```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}}\n```\nDone.";
+        assert_eq!(
+            scan(answer),
+            vec![text("Let me look.\n\n"), call("read_file", json!({"path": "a.txt"})), text("Done.")]
+        );
+    }
+
+    #[test]
+    fn a_plain_fence_and_one_with_the_call_on_its_line_hold_calls_too() {
+        let answer = "```\n{\"tool\": \"run_shell\", \"arguments\": {\"command\": \"ls\"}}\n```";
+        assert_eq!(scan(answer), vec![call("run_shell", json!({"command": "ls"}))]);
+        let answer = "````JSON {\"tool\": \"run_shell\", \"arguments\": {\"command\": \"ls\"}} ````\r\nok";
+        assert_eq!(scan(answer), vec![call("run_shell", json!({"command": "ls"})), text("ok")]);
+    }
+
+    #[test]
+    fn a_bare_object_in_prose_is_a_call() {
+        let answer = "I will call {\"tool\": \"read_file\", \"arguments\": {\"path\": \"b\"}} now.";
+        assert_eq!(scan(answer), vec![text("I will call "), call("read_file", json!({"path": "b"})), text(" now.")]);
+    }
+
+    #[test]
+    fn several_calls_in_one_answer_come_in_order() {
+        let answer = "First:\n```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"1\"}}\n```\n\
+                      Then two at once:\n```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"2\"}}\n\
+                      {\"tool\": \"run_shell\", \"arguments\": {\"command\": \"pwd\"}}\n```\n\
+                      ```json\n[{\"tool\": \"read_file\", \"arguments\": {\"path\": \"3\"}},\n \
+                      {\"tool\": \"read_file\", \"arguments\": {\"path\": \"4\"}}]\n```\n\
+                      And {\"tool\": \"read_file\", \"arguments\": {\"path\": \"5\"}}";
+        assert_eq!(
+            scan(answer),
+            vec![
+                text("First:\n"),
+                call("read_file", json!({"path": "1"})),
+                text("Then two at once:\n"),
+                call("read_file", json!({"path": "2"})),
+                call("run_shell", json!({"command": "pwd"})),
+                call("read_file", json!({"path": "3"})),
+                call("read_file", json!({"path": "4"})),
+                text("And "),
+                call("read_file", json!({"path": "5"})),
+            ]
+        );
+    }
+
+    #[test]
+    fn braces_and_quotes_inside_strings_and_nested_objects_do_not_end_a_call_early() {
+        let arguments = json!({"command": "echo '}' {x} \"{\" \\\\ `", "env": {"A": {"B": [1, {"C": "}}"}]}}});
+        let answer = format!("Run: ```json\n{}\n```", json!({"tool": "run_shell", "arguments": arguments}));
+        assert_eq!(scan(&answer), vec![text("Run: "), call("run_shell", arguments)]);
+    }
+
+    #[test]
+    fn the_seeds_ability_and_parameters_form_and_other_aliases_are_calls() {
+        let answer = "```json\n{\"ability\": \"run_shell\", \"parameters\": {\"command\": \"ls\"}}\n```";
+        assert_eq!(scan(answer), vec![call("run_shell", json!({"command": "ls"}))]);
+        assert_eq!(
+            scan("{\"name\": \"read_file\", \"args\": {\"path\": \"x\"}}"),
+            vec![call("read_file", json!({"path": "x"}))]
+        );
+        assert_eq!(
+            scan("{\"tool\": \"read_file\", \"input\": {\"path\": \"y\"}}"),
+            vec![call("read_file", json!({"path": "y"}))]
+        );
+        assert_eq!(scan("{\"tool\": \"run_shell\"}"), vec![call("run_shell", json!({}))]);
+    }
+
+    #[test]
+    fn json_that_names_no_tool_of_ours_stays_text() {
+        for answer in [
+            "```json\n{\"tool\": \"delete_everything\", \"arguments\": {}}\n```\nok",
+            "The data: ```json\n{\"city\": \"Oslo\", \"temp\": {\"c\": 3}}\n```",
+            "{\"name\": \"read_file\", \"description\": \"Reads a file\"}",
+            "An empty one {} and a list [1, 2] and {\"a\": 1}.",
+        ] {
+            assert_eq!(scan(answer), vec![text(answer)], "{answer}");
+        }
+    }
+
+    #[test]
+    fn code_in_a_fence_of_another_language_is_never_a_call() {
+        let answer = "```python\nx = {\"tool\": \"read_file\", \"arguments\": {}}\n```\nand ```a``` inline, `{`, \
+                      ```a line far too long to be a fence's info string {\"tool\": \"x\"}\n```\n````";
+        assert_eq!(scan(answer), vec![text(answer)]);
+    }
+
+    #[test]
+    fn text_naming_no_tool_comes_out_exactly_as_it_went_in() {
+        // Random answers built from the pieces that steer the scanner; none can name a tool of ours.
+        let pieces = [
+            "{", "}", "\"", "`", "``", "```", "json", "\n", "\\", "\"tool\"", "\"arguments\"", ":", " ", "ä", "[",
+            "]", ",", "\"x\"", "\r\n", "null",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..300 {
+            let answer: String = (0..next(40) + 1).map(|_| pieces[next(pieces.len())]).collect();
+            let whole = scan_parts(&[answer.as_str()]);
+            assert_eq!(whole, vec![text(&answer)], "{answer:?}");
+            let cut = answer.char_indices().map(|(i, _)| i).nth(next(answer.chars().count())).unwrap_or(0);
+            assert_eq!(scan_parts(&[&answer[..cut], &answer[cut..]]), whole, "{answer:?} cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn prose_with_braces_goes_out_as_soon_as_it_cannot_be_a_call() {
+        let mut scanner = CallScanner::new(tools(), MAX_HELD_BYTES);
+        assert_eq!(scanner.push("Use {braces"), vec![text("Use {braces")]);
+        assert_eq!(scanner.push(" and fn main() { pr"), vec![text(" and fn main() { pr")]);
+        assert_eq!(scanner.push("int } {\"quoted\" words}"), vec![text("int } {\"quoted\" words}")]);
+        assert_eq!(scanner.finish(), vec![]);
+    }
+
+    #[test]
+    fn text_that_may_open_a_call_is_held_until_decided() {
+        let mut scanner = CallScanner::new(tools(), MAX_HELD_BYTES);
+        assert_eq!(scanner.push("Sure.\n``"), vec![text("Sure.\n")]);
+        assert_eq!(scanner.push("`json\n{\"tool\": \"read_"), vec![]);
+        assert_eq!(scanner.push("file\", \"arguments\": {}}\n``"), vec![call("read_file", json!({}))]);
+        assert_eq!(scanner.push("`\nAfter."), vec![text("After.")]);
+        assert_eq!(scanner.finish(), vec![]);
+    }
+
+    #[test]
+    fn an_unterminated_call_at_the_end_is_a_call_with_its_raw_arguments() {
+        let answer = "Reading:\n```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a";
+        assert_eq!(scan(answer), vec![text("Reading:\n"), raw_call("read_file", "{\"path\": \"a")]);
+        // Cut before its arguments: the whole text goes on, which cannot run as anything.
+        let answer = "{\"tool\": \"read_file\", \"argu";
+        assert_eq!(scan(answer), vec![raw_call("read_file", answer)]);
+        // A closing fence ends it too.
+        let answer = "```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a\"\n```\nok";
+        assert_eq!(scan(answer), vec![raw_call("read_file", "{\"path\": \"a\""), text("ok")]);
+    }
+
+    #[test]
+    fn broken_json_naming_a_tool_is_a_call_with_the_arguments_as_written() {
+        let answer = "```json\n{\"tool\": \"read_file\", \"arguments\": {path: \"a.txt\"},}\n```";
+        assert_eq!(scan(answer), vec![raw_call("read_file", "{path: \"a.txt\"}")]);
+        let answer = "{\"tool\": \"run_shell\", \"arguments\": {\"command\": \"a\nb\"}}";
+        assert_eq!(scan(answer), vec![raw_call("run_shell", "{\"command\": \"a\nb\"}")]);
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_go_on_as_written() {
+        assert_eq!(
+            scan("{\"tool\": \"read_file\", \"arguments\": \"a.txt\"}"),
+            vec![raw_call("read_file", "\"a.txt\"")]
+        );
+        assert_eq!(scan("{\"tool\": \"read_file\", \"arguments\": [1]}"), vec![raw_call("read_file", "[1]")]);
+        // A JSON string holding the object, as the OpenAI API carries arguments, is the object.
+        assert_eq!(
+            scan("{\"tool\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"b\\\"}\"}"),
+            vec![call("read_file", json!({"path": "b"}))]
+        );
+        assert_eq!(scan("{\"tool\": \"read_file\", \"arguments\": null}"), vec![call("read_file", json!({}))]);
+    }
+
+    #[test]
+    fn text_in_a_call_fence_after_the_call_is_shown_in_a_fence_of_its_own() {
+        let answer = "```json\n{\"tool\": \"read_file\", \"arguments\": {}}\n// that reads it\n```\nok";
+        assert_eq!(scan(answer), vec![call("read_file", json!({})), text("```\n// that reads it\n```\nok")]);
+    }
+
+    #[test]
+    fn non_ascii_text_around_a_call_survives_every_split() {
+        let answer = "Før ✓ {\"tool\": \"read_file\", \"arguments\": {\"path\": \"ä/😀.txt\"}} ferdig ✓";
+        assert_eq!(
+            scan(answer),
+            vec![text("Før ✓ "), call("read_file", json!({"path": "ä/😀.txt"})), text(" ferdig ✓")]
+        );
+    }
+
+    #[test]
+    fn held_text_past_the_cap_goes_out_as_text() {
+        let mut scanner = CallScanner::new(tools(), 64);
+        let start = "```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"";
+        assert_eq!(scanner.push(start), vec![]);
+        let long = "a".repeat(100);
+        assert_eq!(scanner.push(&long), vec![text(&format!("{start}{long}"))]);
+        assert!(scanner.held.is_empty());
+        // Still in that fence: its end is text, and prose after it is read as usual.
+        let end = "\"}}\n```\n{\"tool\": \"read_file\"}";
+        let mut rest = scanner.push(end);
+        rest.extend(scanner.finish());
+        assert_eq!(merged(rest), vec![text("\"}}\n```\n"), call("read_file", json!({}))]);
+    }
+
+    #[test]
+    fn a_call_written_back_into_the_history_reads_as_the_same_call() {
+        for arguments in [json!({"path": "a.txt", "n": [1, {"x": "}"}]}), json!({})] {
+            let block = call_block("read_file", &arguments);
+            assert_eq!(scan_parts(&[block.as_str()]), vec![call("read_file", arguments)]);
+        }
+    }
+
+    #[test]
+    fn the_reader_numbers_calls_and_finishes_with_tool_calls() {
+        let mut reader = CallReader::new(tools());
+        let mut events = Vec::new();
+        for delta in ["Two: {\"tool\": \"read_file\"} {\"tool\": \"run", "_shell\", \"arguments\": {\"command\": \"ls\"}}"] {
+            events.extend(reader.on_event(Ok(StreamEvent::TextDelta(delta.into()))));
+        }
+        events.extend(reader.on_event(Ok(StreamEvent::Finished { reason: FinishReason::Stop })));
+        let events: Vec<StreamEvent> = events.into_iter().map(Result::unwrap).collect();
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::TextDelta("Two: ".into()),
+                StreamEvent::ToolCallDelta {
+                    index: 0,
+                    call_id: Some("text-call-1".into()),
+                    name: Some("read_file".into()),
+                    arguments: "{}".into()
+                },
+                StreamEvent::TextDelta(" ".into()),
+                StreamEvent::ToolCallDelta {
+                    index: 1,
+                    call_id: Some("text-call-2".into()),
+                    name: Some("run_shell".into()),
+                    arguments: json!({"command": "ls"}).to_string()
+                },
+                StreamEvent::Finished { reason: FinishReason::ToolCalls },
+            ]
+        );
+    }
+
+    #[test]
+    fn without_calls_the_finish_reason_is_the_models() {
+        let mut reader = CallReader::new(tools());
+        let mut events = reader.on_event(Ok(StreamEvent::TextDelta("Just {text".into())));
+        events.extend(reader.on_event(Ok(StreamEvent::Finished { reason: FinishReason::Length })));
+        assert_eq!(
+            events,
+            vec![Ok(StreamEvent::TextDelta("Just {text".into())), Ok(StreamEvent::Finished { reason: FinishReason::Length })]
+        );
+    }
+
+    fn spec(name: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            description: format!("Does {name}."),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }
+    }
+
+    #[test]
+    fn calls_and_results_in_the_history_become_text_and_nothing_is_lost() {
+        let messages = vec![
+            Message::text(Role::System, "Be careful."),
+            Message::text(Role::User, "read both"),
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    Block::Text { text: "Reading.".into() },
+                    Block::ToolCall {
+                        id: "t1".into(),
+                        call_id: "text-call-1".into(),
+                        name: "read_file".into(),
+                        arguments: json!({"path": "a"}),
+                    },
+                    Block::ToolCall {
+                        id: "t2".into(),
+                        call_id: "text-call-2".into(),
+                        name: "read_file".into(),
+                        arguments: Value::String("{oops".into()),
+                    },
+                ],
+            },
+            Message {
+                role: Role::Tool,
+                content: vec![Block::ToolResult {
+                    tool_call_id: "t1".into(),
+                    call_id: "text-call-1".into(),
+                    content: vec![ToolContent::Text { text: "alpha".into() }],
+                    is_error: false,
+                }],
+            },
+            Message {
+                role: Role::Tool,
+                content: vec![Block::ToolResult {
+                    tool_call_id: "t2".into(),
+                    call_id: "text-call-2".into(),
+                    content: vec![ToolContent::Text { text: "Invalid arguments".into() }],
+                    is_error: true,
+                }],
+            },
+            Message::text(Role::Assistant, "Done."),
+        ];
+        let out = as_text_conversation(&messages, &[spec("read_file")]);
+        assert_eq!(out.len(), 5, "{out:#?}");
+        assert_eq!(out[0].role, Role::System);
+        let system = out[0].joined_text();
+        assert!(system.starts_with("Be careful.\n\n# Tools\n"), "{system}");
+        assert!(system.contains("## read_file\nDoes read_file.\nParameters (JSON Schema): {"), "{system}");
+        assert!(system.contains("```json\n{\"tool\": \"<tool name>\", \"arguments\": {"), "{system}");
+        assert_eq!(out[1], messages[1]);
+        assert_eq!(
+            out[2],
+            Message::text(
+                Role::Assistant,
+                format!(
+                    "Reading.\n\n{}\n\n{}",
+                    call_block("read_file", &json!({"path": "a"})),
+                    call_block("read_file", &Value::String("{oops".into()))
+                )
+            )
+        );
+        assert_eq!(out[3].role, Role::User);
+        assert_eq!(
+            out[3].joined_text(),
+            "Result of read_file (call text-call-1):\nalpha\n\n\
+             Result of read_file (call text-call-2), which failed:\nInvalid arguments"
+        );
+        assert_eq!(out[4], messages[5]);
+        assert!(out.iter().all(|m| m.content.iter().all(|b| matches!(b, Block::Text { .. }))));
+    }
+
+    #[test]
+    fn tools_get_a_system_message_of_their_own_and_no_tools_get_none() {
+        let messages = vec![Message::text(Role::User, "hi")];
+        let out = as_text_conversation(&messages, &[spec("read_file"), spec("run_shell")]);
+        assert_eq!(out[0].role, Role::System);
+        assert!(out[0].joined_text().contains("## run_shell"));
+        assert_eq!(out[1..], messages[..]);
+        assert_eq!(as_text_conversation(&messages, &[]), messages);
+    }
 }
