@@ -119,7 +119,8 @@ async fn an_error_after_the_answer_began_is_not_retried() {
 async fn stop_during_the_wait_between_tries_ends_it_with_cancelled() {
     let model = FixtureModel::start(failing(503, 0)).await.unwrap();
     // A wait far longer than the guard: only the cancellation can end this test in time.
-    let policy = RetryPolicy { max_retries: 3, first_delay: Duration::from_secs(600), max_delay: Duration::from_secs(600) };
+    let policy =
+        RetryPolicy { max_retries: 3, first_delay: Duration::from_secs(600), max_delay: Duration::from_secs(600) };
     let p = retrying(&model, policy);
     let cancel = CancellationToken::new();
     let turn = tokio::spawn({

@@ -56,10 +56,9 @@ const CALLING_ANSWER: &str =
 #[tokio::test]
 async fn a_fenced_call_in_the_models_text_is_a_tool_call_and_the_tool_is_described_not_sent() {
     let turn = Turn { chunk_delay_ms: 1, ..Turn::text(CALLING_ANSWER) };
-    let model =
-        FixtureModel::start(Script { scenarios: vec![Scenario::new("read", vec![turn])], default_title: None })
-            .await
-            .unwrap();
+    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("read", vec![turn])], default_title: None })
+        .await
+        .unwrap();
     let provider = TextToolCalls::new(Arc::new(openai(&model)));
     let request = TurnRequest {
         messages: vec![Message::text(Role::System, "You are careful."), Message::text(Role::User, "read a.txt")],
@@ -68,8 +67,11 @@ async fn a_fenced_call_in_the_models_text_is_a_tool_call_and_the_tool_is_describ
     let events = run(&provider, request).await;
 
     assert_eq!(text_of_events(&events), "I will read it.\n\n");
-    let calls: Vec<&StreamEvent> =
-        events.iter().filter_map(|e| e.as_ref().ok()).filter(|e| matches!(e, StreamEvent::ToolCallDelta { .. })).collect();
+    let calls: Vec<&StreamEvent> = events
+        .iter()
+        .filter_map(|e| e.as_ref().ok())
+        .filter(|e| matches!(e, StreamEvent::ToolCallDelta { .. }))
+        .collect();
     assert_eq!(
         calls,
         vec![&StreamEvent::ToolCallDelta {
@@ -168,7 +170,7 @@ fn two_step_script(call: &str) -> Script {
     Script {
         scenarios: vec![
             Scenario::new("Result of read_file", vec![Turn::text("Thanks.")]),
-            Scenario::new("notes", vec![Turn::text(&format!("Reading.\n```json\n{call}\n```"))]),
+            Scenario::new("notes", vec![Turn::text(format!("Reading.\n```json\n{call}\n```"))]),
         ],
         default_title: Some("Notes".into()),
     }
