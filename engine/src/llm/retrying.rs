@@ -118,3 +118,28 @@ impl<P: Provider + ?Sized> Provider for Retrying<P> {
             .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use backon::BackoffBuilder;
+
+    use super::*;
+
+    #[test]
+    fn the_default_waits_about_half_a_second_then_doubling_three_times_with_jitter_on_top() {
+        let waits: Vec<Duration> = RetryPolicy::default().backoff().build().collect();
+        assert_eq!(waits.len(), 3);
+        for (wait, base_ms) in waits.iter().zip([500, 1000, 2000]) {
+            let base = Duration::from_millis(base_ms);
+            assert!(*wait >= base && *wait < base * 2, "{wait:?} for a base of {base:?}");
+        }
+    }
+
+    #[test]
+    fn waits_stop_growing_at_the_cap() {
+        let policy =
+            RetryPolicy { max_retries: 8, first_delay: Duration::from_secs(1), max_delay: Duration::from_secs(8) };
+        let last = policy.backoff().build().last().unwrap();
+        assert!(last >= Duration::from_secs(8) && last < Duration::from_secs(16), "{last:?}");
+    }
+}

@@ -310,6 +310,28 @@ mod tests {
     }
 
     #[test]
+    fn native_calls_a_model_sends_anyway_get_indexes_of_their_own() {
+        let mut reader = CallReader::new(tools());
+        let mut events = reader.on_event(Ok(StreamEvent::TextDelta("{\"tool\": \"read_file\"}".into())));
+        for arguments in ["{\"command\":", "\"ls\"}"] {
+            events.extend(reader.on_event(Ok(StreamEvent::ToolCallDelta {
+                index: 0,
+                call_id: None,
+                name: None,
+                arguments: arguments.into(),
+            })));
+        }
+        let indexes: Vec<u32> = events
+            .into_iter()
+            .filter_map(|e| match e {
+                Ok(StreamEvent::ToolCallDelta { index, .. }) => Some(index),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(indexes, [0, 1, 1]);
+    }
+
+    #[test]
     fn without_calls_the_finish_reason_is_the_models() {
         let mut reader = CallReader::new(tools());
         let mut events = reader.on_event(Ok(StreamEvent::TextDelta("Just {text".into())));
