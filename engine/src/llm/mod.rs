@@ -13,12 +13,16 @@ mod http;
 pub mod local;
 pub mod openai;
 mod openai_wire;
+mod retrying;
 mod sse_limit;
 mod sse_turn;
+mod text_tool_calls;
 mod tool_call_accumulator;
 
 pub use errors::ProviderError;
 pub use openai::{OpenAiCompatible, OpenAiConfig};
+pub use retrying::{with_retries, RetryPolicy, Retrying};
+pub use text_tool_calls::{with_text_tool_calls, TextToolCalls};
 pub use tool_call_accumulator::{AssembledCall, IncompleteToolCall, ToolCallAccumulator};
 
 #[async_trait]
