@@ -216,20 +216,16 @@ pub(super) fn wire_id(id: &str) -> String {
 fn result_blocks(content: &[ToolContent]) -> Vec<ResultBlock> {
     let mut blocks: Vec<ResultBlock> = content
         .iter()
-        .filter_map(|c| match c {
+        .map(|c| match c {
             ToolContent::Image { mime_type, data } if IMAGE_TYPES.contains(&mime_type.as_str()) => {
-                Some(ResultBlock::Image {
-                    source: ImageSource::Base64 { media_type: mime_type.clone(), data: data.clone() },
-                })
+                ResultBlock::Image { source: ImageSource::Base64 { media_type: mime_type.clone(), data: data.clone() } }
             }
             ToolContent::Image { mime_type, .. } => {
-                Some(ResultBlock::Text { text: format!("[image: {mime_type}, a type the model cannot be shown]") })
+                ResultBlock::Text { text: format!("[image: {mime_type}, a type the model cannot be shown]") }
             }
-            ToolContent::Text { text } => Some(ResultBlock::Text { text: text.clone() }),
-            ToolContent::Resource { text: Some(text), .. } => Some(ResultBlock::Text { text: text.clone() }),
-            ToolContent::Resource { uri, text: None, .. } => {
-                Some(ResultBlock::Text { text: format!("[resource {uri}]") })
-            }
+            ToolContent::Text { text } => ResultBlock::Text { text: text.clone() },
+            ToolContent::Resource { text: Some(text), .. } => ResultBlock::Text { text: text.clone() },
+            ToolContent::Resource { uri, text: None, .. } => ResultBlock::Text { text: format!("[resource {uri}]") },
         })
         .filter(|b| !matches!(b, ResultBlock::Text { text } if text.trim().is_empty()))
         .collect();
