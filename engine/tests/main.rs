@@ -6,6 +6,7 @@
 
 mod common;
 
+mod anthropic_provider;
 mod approval_binding;
 mod approvals;
 mod bounds;

@@ -2,6 +2,7 @@
 //! engine's integration tests (as a library) and by Playwright (as the `fixture-model` binary).
 //! The script format is documented in `testkit/README.md`.
 
+mod anthropic;
 mod conversation;
 pub mod script;
 mod server;

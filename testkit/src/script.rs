@@ -63,6 +63,10 @@ pub struct Turn {
     /// reply then depends on what the client really sent, so a test can see it.
     #[serde(default)]
     pub echo_tool_results: bool,
+    /// After the text, an error inside the answered (HTTP 200) stream, in the API's streaming format,
+    /// and the end of the stream: no finish. `status` picks the API's error type.
+    #[serde(default)]
+    pub stream_error: Option<ScriptedError>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

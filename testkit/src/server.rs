@@ -103,6 +103,7 @@ fn error(status: u16, message: &str) -> Response {
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(chat_completions))
+        .route("/v1/messages", post(crate::anthropic::messages))
         .route("/v1/models", get(models))
         .route("/_fixture/requests", get(recorded_requests))
         .route("/_fixture/reset", post(reset))
@@ -175,7 +176,10 @@ async fn send_plan(
             }
             return;
         }
-        let frame = format!("data: {event}\n\n");
+        let frame = match plan.event_names.get(i).copied().flatten() {
+            Some(name) => format!("event: {name}\ndata: {event}\n\n"),
+            None => format!("data: {event}\n\n"),
+        };
         let mut mid = if delay.is_zero() { frame.len() } else { frame.len() / 2 };
         while !frame.is_char_boundary(mid) {
             mid -= 1;

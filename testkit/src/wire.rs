@@ -7,9 +7,12 @@ use serde_json::{json, Value};
 use crate::script::{ScriptedCall, Turn};
 
 /// The SSE `data:` payloads for one streamed turn, in order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StreamPlan {
     pub events: Vec<String>,
+    /// The SSE `event:` name sent before the payload of the same position; none (an empty list) sends
+    /// data lines only, as Chat Completions does.
+    pub event_names: Vec<Option<&'static str>>,
     /// Send this many events, then go silent and keep the connection open.
     pub stall_after: Option<usize>,
     /// Send this many events, then one `data:` line that never ends.
@@ -56,12 +59,12 @@ pub fn tokenize(text: &str) -> Vec<String> {
 }
 
 /// Splits a string into pieces of at most `size` characters (never inside a character).
-fn pieces(text: &str, size: usize) -> Vec<String> {
+pub(crate) fn pieces(text: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect()
 }
 
-fn text_tokens(turn: &Turn) -> Vec<String> {
+pub(crate) fn text_tokens(turn: &Turn) -> Vec<String> {
     let mut tokens = turn.text.as_deref().map(tokenize).unwrap_or_default();
     for i in 0..turn.repeat_tokens.unwrap_or(0) {
         let sep = if tokens.is_empty() { "" } else { " " };
@@ -109,6 +112,10 @@ pub fn stream_plan(ids: &ResponseIds, turn: &Turn, include_usage: bool) -> Strea
         stall_after = Some(events.len());
     }
     let endless_after = turn.endless_line.then_some(events.len());
+    if let Some(e) = &turn.stream_error {
+        events.push(error_body(e.status, &e.message).to_string());
+        return StreamPlan { events, stall_after, endless_after, ..StreamPlan::default() };
+    }
     events.extend(interleaved_calls(ids, &turn.tool_calls).into_iter().map(|d| ids.chunk(d, None)));
     let finish = if turn.tool_calls.is_empty() { "stop" } else { "tool_calls" };
     events.push(ids.chunk(json!({}), Some(finish)));
@@ -123,7 +130,7 @@ pub fn stream_plan(ids: &ResponseIds, turn: &Turn, include_usage: bool) -> Strea
         );
     }
     events.push("[DONE]".to_string());
-    StreamPlan { events, stall_after, endless_after }
+    StreamPlan { events, stall_after, endless_after, ..StreamPlan::default() }
 }
 
 /// A whole (non-streamed) completion answering with `text` and the turn's tool calls, if any.
@@ -217,6 +224,15 @@ mod tests {
         let plan = stream_plan(&ids(), &turn, false);
         // role chunk + 2 tokens
         assert_eq!(plan.stall_after, Some(3));
+    }
+
+    #[test]
+    fn a_stream_error_follows_the_text_and_nothing_comes_after_it() {
+        let error = crate::ScriptedError { status: 503, message: "Overloaded".into() };
+        let plan = stream_plan(&ids(), &Turn { stream_error: Some(error), ..Turn::text("so far") }, false);
+        let last: Value = serde_json::from_str(plan.events.last().unwrap()).unwrap();
+        assert_eq!(last["error"]["message"], "Overloaded");
+        assert!(plan.event_names.is_empty());
     }
 
     #[test]

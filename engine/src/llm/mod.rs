@@ -8,6 +8,8 @@ use tokio_util::sync::CancellationToken;
 use crate::message::Message;
 use crate::tools::ToolSpec;
 
+pub mod anthropic;
+mod anthropic_wire;
 mod errors;
 mod http;
 pub mod local;
@@ -19,6 +21,7 @@ mod sse_turn;
 mod text_tool_calls;
 mod tool_call_accumulator;
 
+pub use anthropic::{Anthropic, AnthropicConfig};
 pub use errors::ProviderError;
 pub use openai::{OpenAiCompatible, OpenAiConfig};
 pub use retrying::{with_retries, RetryPolicy, Retrying};

@@ -1,0 +1,208 @@
+//! The Anthropic provider: the Messages API (`POST /v1/messages`) with SSE streaming. The key goes in
+//! `x-api-key`, the API version in `anthropic-version`. Every wait is bounded: connect, silence between
+//! events, and whole non-streamed requests; a cancelled token ends a turn.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use eventsource_stream::Event;
+use reqwest::header::HeaderValue;
+use tokio_util::sync::CancellationToken;
+
+use super::anthropic_wire::{self, EventDecoder, MessagesRequest};
+use super::http::Endpoint;
+use super::openai::DEFAULT_MAX_EVENT_BYTES;
+use super::sse_turn::{self, Decoded, TurnDecoder};
+use super::{Provider, ProviderError, TurnRequest, TurnStream};
+use crate::message::Message;
+
+/// Where the API is.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// The API version this provider speaks (sent as `anthropic-version`).
+pub const API_VERSION: &str = "2023-06-01";
+/// The answer's length limit when none is configured (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+#[derive(Clone)]
+pub struct AnthropicConfig {
+    /// The API's address without the version segment, e.g. `https://api.anthropic.com`; a trailing
+    /// `/v1` is tolerated. Requests go to `{base_url}/v1/messages`.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub model: String,
+    /// The most tokens one answer may have (`max_tokens`, required by the API).
+    pub max_tokens: u32,
+    pub connect_timeout: Duration,
+    /// The longest silence allowed while waiting for the answer to start or between events.
+    pub idle_timeout: Duration,
+    /// The whole of a non-streamed request.
+    pub request_timeout: Duration,
+    /// Longest single server-sent event (a line without end is one); a longer one fails the turn.
+    pub max_event_bytes: usize,
+}
+
+impl AnthropicConfig {
+    /// A config for the public API with the usual limits (4,096 answer tokens; connect 10 s, idle 120 s,
+    /// request 60 s).
+    pub fn new(model: impl Into<String>, api_key: Option<String>) -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.to_string(),
+            api_key,
+            model: model.into(),
+            max_tokens: DEFAULT_MAX_TOKENS,
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            request_timeout: Duration::from_secs(60),
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+        }
+    }
+}
+
+// The key must never end up in logs.
+impl fmt::Debug for AnthropicConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicConfig")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("model", &self.model)
+            .field("max_tokens", &self.max_tokens)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_event_bytes", &self.max_event_bytes)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Anthropic {
+    config: AnthropicConfig,
+    endpoint: Endpoint,
+    /// `x-api-key`, marked sensitive so the HTTP stack never prints it.
+    key_header: Option<HeaderValue>,
+}
+
+impl Anthropic {
+    pub fn new(config: AnthropicConfig) -> Result<Self, ProviderError> {
+        if config.base_url.trim().is_empty() || config.model.trim().is_empty() {
+            return Err(ProviderError::NotConfigured);
+        }
+        let url = messages_url(&config.base_url);
+        let endpoint =
+            Endpoint::new(&url, config.connect_timeout, config.api_key.clone(), anthropic_wire::error_message)?;
+        let key_header = match endpoint.secret() {
+            Some(key) => {
+                let mut value = HeaderValue::from_str(key).map_err(|_| {
+                    ProviderError::Connect("the API key has characters an HTTP header cannot carry".to_string())
+                })?;
+                value.set_sensitive(true);
+                Some(value)
+            }
+            None => None,
+        };
+        Ok(Self { config, endpoint, key_header })
+    }
+
+    pub fn config(&self) -> &AnthropicConfig {
+        &self.config
+    }
+
+    fn body<'a>(
+        &'a self,
+        messages: &[Message],
+        tools: &'a [crate::tools::ToolSpec],
+        stream: bool,
+    ) -> MessagesRequest<'a> {
+        MessagesRequest {
+            model: &self.config.model,
+            max_tokens: self.config.max_tokens,
+            system: anthropic_wire::system_text(messages),
+            messages: anthropic_wire::wire_messages(messages),
+            tools: anthropic_wire::wire_tools(tools),
+            stream,
+        }
+    }
+
+    fn post(&self, body: &MessagesRequest<'_>) -> reqwest::RequestBuilder {
+        let request =
+            self.endpoint.client.post(self.endpoint.url.clone()).header("anthropic-version", API_VERSION).json(body);
+        match &self.key_header {
+            Some(key) => request.header("x-api-key", key.clone()),
+            None => request,
+        }
+    }
+}
+
+/// `{base}/v1/messages`, with the base's trailing `/` or `/v1` not doubled.
+fn messages_url(base_url: &str) -> String {
+    let base = base_url.trim().trim_end_matches('/');
+    let base = base.strip_suffix("/v1").unwrap_or(base);
+    format!("{base}/v1/messages")
+}
+
+#[async_trait]
+impl Provider for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
+        let body = self.body(&req.messages, &req.tools, true);
+        let idle = self.config.idle_timeout;
+        let response = self.endpoint.start_stream(self.post(&body), idle, &cancel).await?;
+        Ok(sse_turn::stream(response, Decoder::default(), idle, self.config.max_event_bytes, cancel))
+    }
+
+    async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
+        let body = self.body(&messages, &[], false);
+        let text = self.endpoint.request_text(self.post(&body), self.config.request_timeout).await?;
+        anthropic_wire::completion_text(&text)
+    }
+}
+
+/// Reads Messages stream events: `message_delta` with a stop reason finishes the turn, `message_stop`
+/// ends the stream (without a stop reason before it, that is an error).
+#[derive(Default)]
+struct Decoder(EventDecoder);
+
+impl TurnDecoder for Decoder {
+    fn read(&mut self, event: &Event) -> Result<Decoded, ProviderError> {
+        self.0.read(&event.event, &event.data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_messages_url_is_under_v1_whatever_the_base_ends_with() {
+        assert_eq!(messages_url("https://api.anthropic.com"), "https://api.anthropic.com/v1/messages");
+        assert_eq!(messages_url("https://api.anthropic.com/"), "https://api.anthropic.com/v1/messages");
+        assert_eq!(messages_url("http://127.0.0.1:9/v1/"), "http://127.0.0.1:9/v1/messages");
+        assert_eq!(messages_url("http://proxy/anthropic"), "http://proxy/anthropic/v1/messages");
+    }
+
+    #[test]
+    fn debug_output_hides_the_key() {
+        let config = AnthropicConfig::new("claude-x", Some("sk-ant-secret".into()));
+        let provider = Anthropic::new(config.clone()).unwrap();
+        for shown in [format!("{config:?}"), format!("{provider:?}")] {
+            assert!(!shown.contains("sk-ant-secret"), "{shown}");
+        }
+    }
+
+    #[test]
+    fn the_public_api_is_the_default_and_a_key_that_cannot_be_a_header_is_refused() {
+        let config = AnthropicConfig::new("claude-x", None);
+        assert_eq!(config.base_url, DEFAULT_BASE_URL);
+        assert_eq!(config.max_tokens, DEFAULT_MAX_TOKENS);
+        let err = Anthropic::new(AnthropicConfig::new("claude-x", Some("bad\nkey".into()))).unwrap_err();
+        assert!(!err.to_string().contains("bad"), "{err}");
+    }
+}
