@@ -64,6 +64,20 @@ async fn title_falls_back_to_the_prompt_when_the_model_cannot_name_it() {
 }
 
 #[tokio::test]
+async fn an_overloaded_model_is_tried_again_before_the_run_fails() {
+    let mut turn = Turn::text("Answered on the second try.");
+    turn.error = Some(ScriptedError { status: 529, message: "Overloaded".into() });
+    turn.fail_first = 1;
+    let h = Harness::start_with(one("busy", turn, None), |c| c.model_retries = 1).await;
+    let (_, run_id) = h.send("busy now?").await;
+    let events = run_to_end(&h.engine, &run_id).await;
+    assert_eq!(text_of(&events), "Answered on the second try.");
+    assert!(of_kind(&events, "run_failed").is_empty());
+    let streamed = h.model.requests().into_iter().filter(|r| r["stream"] == true).count();
+    assert_eq!(streamed, 2, "one failed request and the one that answered");
+}
+
+#[tokio::test]
 async fn a_provider_error_shows_and_retry_answers() {
     let mut turn = Turn::text("Recovered answer.");
     turn.error = Some(ScriptedError { status: 500, message: "the model is overloaded".into() });

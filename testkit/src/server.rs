@@ -215,8 +215,14 @@ async fn send_endless_line(tx: &mpsc::Sender<Result<Bytes, Infallible>>, shutdow
     }
 }
 
+/// The model list, as OpenAI and Anthropic shape it; either API's way of sending the key is accepted.
 async fn models(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(denied) = shared.denied(&headers) {
+    let anthropic_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+    let refused = match anthropic_key {
+        Some(key) => shared.key_refused(Some(key)).map(|message| error(401, message)),
+        None => shared.denied(&headers),
+    };
+    if let Some(denied) = refused {
         return denied;
     }
     Json(json!({"object": "list", "data": [{"id": "fixture-model", "object": "model", "owned_by": "warden-testkit"}]}))

@@ -57,6 +57,9 @@ pub struct Config {
     /// person approved "with network".
     pub shell_network: bool,
     pub model_idle_timeout: Duration,
+    /// How often a model request that failed before anything streamed (overload, rate limit, a dropped
+    /// connection) is tried again, with growing pauses.
+    pub model_retries: u32,
     /// Every tool call (and preview) is ended after this long, whatever the tool does.
     pub tool_timeout: Duration,
     /// Bytes of one streamed model turn (text, tool names and arguments); a longer answer is cut.
@@ -85,6 +88,7 @@ impl Config {
             shell_timeout: Duration::from_secs(30),
             shell_network: false,
             model_idle_timeout: Duration::from_secs(120),
+            model_retries: 3,
             tool_timeout: Duration::from_secs(120),
             max_turn_bytes: 1024 * 1024,
             max_tool_calls_per_turn: 32,
@@ -96,7 +100,7 @@ impl Config {
     /// `GEMINI_BASE_URL`, `WARDEN_MODEL`, `WARDEN_DATA_DIR`,
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
     /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
-    /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
+    /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MODEL_RETRIES`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
     /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`, `WARDEN_LOCAL_MODEL`.
     pub fn from_env() -> Result<Self, String> {
         Self::from_vars(|k| std::env::var(k).ok())
@@ -138,6 +142,9 @@ impl Config {
         }
         if let Some(s) = var("WARDEN_MODEL_IDLE_TIMEOUT_SECS") {
             c.model_idle_timeout = required("WARDEN_MODEL_IDLE_TIMEOUT_SECS", &s)?;
+        }
+        if let Some(n) = var("WARDEN_MODEL_RETRIES") {
+            c.model_retries = parse_count("WARDEN_MODEL_RETRIES", &n, 0..=10)?;
         }
         if let Some(n) = var("WARDEN_MAX_TURN_BYTES") {
             c.max_turn_bytes = parse_count("WARDEN_MAX_TURN_BYTES", &n, 1024..=256 * 1024 * 1024)?;

@@ -163,6 +163,17 @@ impl Provider for Anthropic {
         let text = self.endpoint.request_text(self.post(&body), self.config.request_timeout).await?;
         anthropic_wire::completion_text(&text)
     }
+
+    /// `GET {base}/v1/models` (first page, up to 1,000), which has the OpenAI list's shape.
+    async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
+        let url = self.endpoint.url.as_str().replacen("/v1/messages", "/v1/models?limit=1000", 1);
+        let mut request = self.endpoint.client.get(url).header("anthropic-version", API_VERSION);
+        if let Some(key) = &self.key_header {
+            request = request.header("x-api-key", key.clone());
+        }
+        let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
+        super::openai_wire::model_ids(&text)
+    }
 }
 
 /// Reads Messages stream events: `message_delta` with a stop reason finishes the turn, `message_stop`

@@ -117,6 +117,11 @@ impl<P: Provider + ?Sized> Provider for Retrying<P> {
             .notify(log_retry("completion"))
             .await
     }
+
+    /// Not retried: a connection test should say at once what is wrong.
+    async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
+        self.inner.list_models().await
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@ use std::time::Duration;
 use warden_types::provider::ProviderKind;
 
 use crate::config::Config;
-use crate::llm::{OpenAiCompatible, OpenAiConfig, Provider, ProviderError};
+use crate::llm::{
+    with_retries, with_text_tool_calls, Anthropic, AnthropicConfig, OpenAiCompatible, OpenAiConfig, Provider,
+    ProviderError, RetryPolicy,
+};
 
 /// Timeouts and bounds every remote provider gets.
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +19,7 @@ pub struct BuildSettings {
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
     pub max_event_bytes: usize,
+    pub retry: RetryPolicy,
 }
 
 impl BuildSettings {
@@ -26,6 +30,7 @@ impl BuildSettings {
             request_timeout: Duration::from_secs(60),
             // Room for one event carrying a whole (escaped) turn; the turn cap itself is the driver's.
             max_event_bytes: config.max_turn_bytes.saturating_mul(2).saturating_add(64 * 1024),
+            retry: RetryPolicy { max_retries: config.model_retries as usize, ..RetryPolicy::default() },
         }
     }
 }
@@ -49,11 +54,22 @@ pub fn build(
             request_timeout: settings.request_timeout,
             max_event_bytes: settings.max_event_bytes,
         })?),
-        ProviderKind::Anthropic | ProviderKind::Gemini => {
+        ProviderKind::Anthropic => Arc::new(Anthropic::new(AnthropicConfig {
+            base_url: base_url.to_string(),
+            api_key,
+            model: model.to_string(),
+            max_tokens: crate::llm::anthropic::DEFAULT_MAX_TOKENS,
+            connect_timeout: settings.connect_timeout,
+            idle_timeout: settings.idle_timeout,
+            request_timeout: settings.request_timeout,
+            max_event_bytes: settings.max_event_bytes,
+        })?),
+        ProviderKind::Gemini => {
             return Err(ProviderError::Connect(format!("{} is not available in this build", kind.label())))
         }
         ProviderKind::Local => return Err(ProviderError::NotConfigured),
     };
-    let _ = text_tool_calls;
-    Ok(provider)
+    // Overload, rate limits and dropped connections before a turn starts are tried again.
+    let provider = with_retries(provider, settings.retry);
+    Ok(if text_tool_calls { with_text_tool_calls(provider) } else { provider })
 }

@@ -21,6 +21,8 @@ pub struct Harness {
 pub fn config_for(dir: &TempDir, model: &FixtureModel) -> Config {
     let mut config = Config::with_data_dir(dir.path());
     config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
+    // Scripted failures reach the run as they are; `chat` tests the retries themselves.
+    config.model_retries = 0;
     config
 }
 

@@ -64,6 +64,10 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
         self.inner.complete(as_text_conversation(&messages, &[])).await
     }
+
+    async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
+        self.inner.list_models().await
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
