@@ -9,6 +9,9 @@ use crate::message::Message;
 use crate::tools::ToolSpec;
 
 mod errors;
+pub mod gemini;
+mod gemini_schema;
+mod gemini_wire;
 mod http;
 pub mod local;
 pub mod openai;
@@ -18,6 +21,7 @@ mod sse_turn;
 mod tool_call_accumulator;
 
 pub use errors::ProviderError;
+pub use gemini::{Gemini, GeminiConfig};
 pub use openai::{OpenAiCompatible, OpenAiConfig};
 pub use tool_call_accumulator::{AssembledCall, IncompleteToolCall, ToolCallAccumulator};
 
