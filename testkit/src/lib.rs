@@ -3,6 +3,7 @@
 //! The script format is documented in `testkit/README.md`.
 
 mod conversation;
+mod gemini;
 pub mod script;
 mod server;
 pub mod wire;

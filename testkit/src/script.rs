@@ -63,6 +63,10 @@ pub struct Turn {
     /// reply then depends on what the client really sent, so a test can see it.
     #[serde(default)]
     pub echo_tool_results: bool,
+    /// After the text, the stream carries this error the way the API reports errors mid-stream, and
+    /// ends without a finish (the status had been 200 already).
+    #[serde(default)]
+    pub stream_error: Option<ScriptedError>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -61,7 +61,8 @@ fn pieces(text: &str, size: usize) -> Vec<String> {
     chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect()
 }
 
-fn text_tokens(turn: &Turn) -> Vec<String> {
+/// The turn's text tokens: its `text`, then `repeat_tokens` numbered ones.
+pub(crate) fn text_tokens(turn: &Turn) -> Vec<String> {
     let mut tokens = turn.text.as_deref().map(tokenize).unwrap_or_default();
     for i in 0..turn.repeat_tokens.unwrap_or(0) {
         let sep = if tokens.is_empty() { "" } else { " " };
@@ -109,6 +110,10 @@ pub fn stream_plan(ids: &ResponseIds, turn: &Turn, include_usage: bool) -> Strea
         stall_after = Some(events.len());
     }
     let endless_after = turn.endless_line.then_some(events.len());
+    if let Some(e) = &turn.stream_error {
+        events.push(error_body(e.status, &e.message).to_string());
+        return StreamPlan { events, stall_after, endless_after };
+    }
     events.extend(interleaved_calls(ids, &turn.tool_calls).into_iter().map(|d| ids.chunk(d, None)));
     let finish = if turn.tool_calls.is_empty() { "stop" } else { "tool_calls" };
     events.push(ids.chunk(json!({}), Some(finish)));
