@@ -213,7 +213,8 @@ async fn gemini_receives_system_instruction_alternating_contents_function_parts_
             parameters: json!({"type": "object", "properties": {}}),
         },
     ];
-    let events = run(&provider(&model, Some("right-key"), Duration::from_secs(10)), TurnRequest { messages, tools }).await;
+    let events =
+        run(&provider(&model, Some("right-key"), Duration::from_secs(10)), TurnRequest { messages, tools }).await;
     assert_eq!(
         text_deltas(&events).concat(),
         "Seen: [tool said: hello] [tool said: Error: The user denied this call: not now]"
@@ -269,7 +270,10 @@ async fn a_wrong_api_key_is_http_401_with_googles_message_and_the_key_is_never_i
     let model = FixtureModel::start_with_key(Script::default(), "right-key").await.unwrap();
     let p = provider(&model, Some("wrong-key"), Duration::from_secs(10));
     let Err(err) = p.stream_turn(ask("hi"), CancellationToken::new()).await else { panic!("expected an error") };
-    assert_eq!(err, ProviderError::Http { status: 401, message: "API key not valid. Please pass a valid API key.".into() });
+    assert_eq!(
+        err,
+        ProviderError::Http { status: 401, message: "API key not valid. Please pass a valid API key.".into() }
+    );
     assert!(err.to_string().starts_with("The model server answered 401 Unauthorized"), "{err}");
     assert!(!err.is_retryable());
     assert!(model.request_targets().iter().all(|t| !t.contains("key")), "{:?}", model.request_targets());
@@ -279,7 +283,9 @@ async fn a_wrong_api_key_is_http_401_with_googles_message_and_the_key_is_never_i
 async fn no_api_key_is_googles_403() {
     let model = FixtureModel::start_with_key(Script::default(), "right-key").await.unwrap();
     let err = provider(&model, None, Duration::from_secs(10)).complete(vec![Message::text(Role::User, "hi")]).await;
-    assert!(matches!(err, Err(ProviderError::Http { status: 403, ref message }) if message.contains("unregistered callers")));
+    assert!(
+        matches!(err, Err(ProviderError::Http { status: 403, ref message }) if message.contains("unregistered callers"))
+    );
 }
 
 #[tokio::test]

@@ -299,7 +299,8 @@ mod tests {
     #[test]
     fn a_text_turn_streams_token_chunks_and_ends_with_stop_and_no_marker() {
         let chunks = parsed(&stream_plan(1, "m", &Turn::text("one two three")));
-        let text: String = chunks.iter().filter_map(|c| c["candidates"][0]["content"]["parts"][0]["text"].as_str()).collect();
+        let text: String =
+            chunks.iter().filter_map(|c| c["candidates"][0]["content"]["parts"][0]["text"].as_str()).collect();
         assert_eq!(text, "one two three");
         assert!(chunks.len() > 3);
         assert_eq!(chunks.last().unwrap()["candidates"][0]["finishReason"], "STOP");
@@ -308,10 +309,8 @@ mod tests {
 
     #[test]
     fn parallel_calls_arrive_whole_in_one_chunk_and_the_first_is_signed() {
-        let calls = vec![
-            ScriptedCall::new("a", json!({"path": "one.txt"})),
-            ScriptedCall::new("b", json!("{\"n\": 2}")),
-        ];
+        let calls =
+            vec![ScriptedCall::new("a", json!({"path": "one.txt"})), ScriptedCall::new("b", json!("{\"n\": 2}"))];
         let chunks = parsed(&stream_plan(4, "m", &Turn::calls(calls)));
         let last = chunks.last().unwrap();
         let parts = last["candidates"][0]["content"]["parts"].as_array().unwrap();

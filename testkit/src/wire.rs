@@ -225,6 +225,19 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_error_ends_the_stream_after_the_text_without_finish_or_done() {
+        let turn = Turn {
+            stream_error: Some(crate::ScriptedError { status: 503, message: "busy".into() }),
+            ..Turn::text("hi")
+        };
+        let plan = stream_plan(&ids(), &turn, false);
+        let chunks = parsed(&plan);
+        assert_eq!(chunks.last().unwrap()["error"]["message"], "busy");
+        assert!(chunks.iter().all(|c| c["choices"][0]["finish_reason"].is_null()));
+        assert_ne!(plan.events.last().unwrap(), "[DONE]");
+    }
+
+    #[test]
     fn usage_comes_in_a_chunk_without_choices_when_asked_for() {
         let chunks = parsed(&stream_plan(&ids(), &Turn::text("hi"), true));
         let usage = chunks.last().unwrap();

@@ -119,8 +119,10 @@ fn method_url(base_url: &str, model: &str, method: &str) -> Result<reqwest::Url,
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid());
     }
-    let versioned =
-        url.path_segments().and_then(|mut s| s.next_back()).is_some_and(|last| matches!(last, "v1" | "v1beta" | "v1alpha"));
+    let versioned = url
+        .path_segments()
+        .and_then(|mut s| s.next_back())
+        .is_some_and(|last| matches!(last, "v1" | "v1beta" | "v1alpha"));
     url.set_query(None);
     url.path_segments_mut()
         .map_err(|_| invalid())?

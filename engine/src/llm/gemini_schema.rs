@@ -110,7 +110,10 @@ impl Rewriter<'_> {
                     // A tuple (`items: [..]`, older drafts) has no OpenAPI form: any of its item schemas.
                     Value::Array(tuple) => {
                         let branches = tuple.iter().map(|s| self.node(s, depth + 1)).collect();
-                        out.insert("items".into(), finish(Map::from_iter([("anyOf".to_string(), Value::Array(branches))])));
+                        out.insert(
+                            "items".into(),
+                            finish(Map::from_iter([("anyOf".to_string(), Value::Array(branches))])),
+                        );
                     }
                     schema => {
                         out.insert("items".into(), self.node(schema, depth + 1));
@@ -285,8 +288,10 @@ fn check_format(map: &mut Map<String, Value>, ty: Option<&str>) {
 fn keep_listed_required(map: &mut Map<String, Value>) {
     let Some(Value::Array(required)) = map.remove("required") else { return };
     let listed = map.get("properties").and_then(Value::as_object);
-    let mut names: Vec<Value> =
-        required.into_iter().filter(|n| n.as_str().is_some_and(|n| listed.is_some_and(|p| p.contains_key(n)))).collect();
+    let mut names: Vec<Value> = required
+        .into_iter()
+        .filter(|n| n.as_str().is_some_and(|n| listed.is_some_and(|p| p.contains_key(n))))
+        .collect();
     names.dedup();
     if !names.is_empty() {
         map.insert("required".into(), Value::Array(names));
@@ -457,10 +462,7 @@ mod tests {
             "tags": {"type": ["array", "null"], "items": {"type": "string"}}
         }}));
         assert_eq!(out["properties"]["name"], json!({"type": "string", "maxLength": 5, "nullable": true}));
-        assert_eq!(
-            out["properties"]["tags"],
-            json!({"type": "array", "items": {"type": "string"}, "nullable": true})
-        );
+        assert_eq!(out["properties"]["tags"], json!({"type": "array", "items": {"type": "string"}, "nullable": true}));
     }
 
     #[test]

@@ -296,7 +296,8 @@ impl WireError {
             Some(code) => code,
             None => self.status.as_deref().map_or(500, status_code),
         };
-        let message = self.message.filter(|m| !m.trim().is_empty()).or(self.status).unwrap_or_else(|| "no details given".into());
+        let message =
+            self.message.filter(|m| !m.trim().is_empty()).or(self.status).unwrap_or_else(|| "no details given".into());
         ProviderError::Http { status, message }
     }
 }
@@ -326,7 +327,10 @@ fn parse(data: &str, what: &str) -> Result<Response, ProviderError> {
     }
     if let Some(reason) = response.prompt_feedback.as_ref().and_then(|f| f.block_reason.as_deref()) {
         // Sending the same prompt again gets the same answer: a client error, not a retryable one.
-        return Err(ProviderError::Http { status: 400, message: format!("Gemini blocked the prompt (reason: {reason}).") });
+        return Err(ProviderError::Http {
+            status: 400,
+            message: format!("Gemini blocked the prompt (reason: {reason})."),
+        });
     }
     Ok(response)
 }
@@ -530,7 +534,10 @@ mod tests {
         let image = ToolContent::Image { mime_type: "image/png".into(), data: "AAAA".into() };
         let messages = vec![
             Message { role: Role::Assistant, content: vec![call("t1", "gemini-call-0", "screenshot", json!({}))] },
-            Message { role: Role::Tool, content: vec![result("t1", "gemini-call-0", vec![text("shot"), image], false)] },
+            Message {
+                role: Role::Tool,
+                content: vec![result("t1", "gemini-call-0", vec![text("shot"), image], false)],
+            },
         ];
         let (_, contents) = wire(&messages);
         assert_eq!(
