@@ -11,6 +11,7 @@ mod approval_binding;
 mod approvals;
 mod bounds;
 mod chat;
+mod gemini_provider;
 mod local_model;
 mod network_grant;
 mod openai_provider;

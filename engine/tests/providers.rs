@@ -146,3 +146,59 @@ async fn a_choice_must_name_a_configured_provider_and_a_sane_model() {
     let err = h.engine.save_provider(input("x", "http://127.0.0.1:2/v1", None, "m")).await.unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 }
+
+/// Which API a recorded request body was sent to.
+fn api_of(request: &serde_json::Value) -> &'static str {
+    if request.get("contents").is_some() {
+        "gemini"
+    } else if request.get("max_tokens").is_some() {
+        "anthropic"
+    } else {
+        "openai"
+    }
+}
+
+#[tokio::test]
+async fn anthropic_and_gemini_added_in_settings_answer_a_thread_in_their_own_wire_format() {
+    let h = Harness::start(Script::default()).await;
+    let server = FixtureModel::start_with_key(Script::default(), "sk-fixture-key-123").await.unwrap();
+    let root = format!("http://{}", server.addr());
+    for (kind, api) in [(ProviderKind::Anthropic, "anthropic"), (ProviderKind::Gemini, "gemini")] {
+        let mut entry = input(api, &root, Some("sk-fixture-key-123"), "fixture-model");
+        entry.kind = kind;
+        let probe = h.engine.test_provider(entry.clone()).await.unwrap();
+        assert!(probe.ok && probe.models == ["fixture-model"], "{api}: {probe:?}");
+        let added = h.engine.save_provider(entry).await.unwrap();
+        let thread = h.engine.create_thread(None).await.unwrap();
+        let choice = ModelChoice { provider_id: added.id, model: "fixture-model".into() };
+        h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
+        server.reset();
+        let started = h.engine.send_message(&thread.id, format!("hello {api}")).await.unwrap();
+        let events = run_to_end(&h.engine, &started.run_id).await;
+        assert_eq!(text_of(&events), format!("You said: hello {api}"));
+        let apis: Vec<&str> = server.requests().iter().map(api_of).collect();
+        assert!(!apis.is_empty() && apis.iter().all(|a| *a == api), "{api}: {apis:?}");
+    }
+}
+
+#[tokio::test]
+async fn warden_model_with_a_prefix_makes_that_environment_provider_the_default() {
+    let server = FixtureModel::start_with_key(Script::default(), "sk-env-key-456789").await.unwrap();
+    let root = format!("http://{}", server.addr());
+    let h = Harness::start_with(Script::default(), |c| {
+        let key = Some("sk-env-key-456789".to_string());
+        c.gemini =
+            Some(warden_engine::config::ModelConfig { base_url: root.clone(), api_key: key, model: "g-model".into() });
+        c.preferred_provider = Some(ProviderKind::Gemini);
+    })
+    .await;
+    let list = h.engine.providers();
+    assert_eq!(list.default, Some(ModelChoice { provider_id: "env-gemini".into(), model: "g-model".into() }));
+    let env = list.entries.iter().find(|e| e.id == "env-gemini").unwrap();
+    assert!(env.read_only && env.key.as_deref() == Some("••••6789"));
+    let (_, run_id) = h.send("who answers?").await;
+    run_to_end(&h.engine, &run_id).await;
+    assert!(server.requests().iter().any(|r| api_of(r) == "gemini"));
+    assert!(h.model.requests().is_empty(), "the OpenAI-compatible entry is not the default");
+    assert_eq!(h.engine.model_status().provider, "gemini");
+}

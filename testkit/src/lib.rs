@@ -4,6 +4,7 @@
 
 mod anthropic;
 mod conversation;
+mod gemini;
 pub mod script;
 mod server;
 pub mod wire;

@@ -35,6 +35,9 @@ pub(crate) struct Shared {
 #[derive(Default)]
 struct Recorded {
     requests: Vec<Value>,
+    /// Method, path and query of the requests to routes whose address carries meaning (Gemini's
+    /// model and method), in order.
+    targets: Vec<String>,
     /// How many requests each (scenario, turn) has failed so far, for `fail_first`.
     failures: HashMap<(usize, usize), u32>,
 }
@@ -53,6 +56,11 @@ impl Shared {
     fn denied(&self, headers: &HeaderMap) -> Option<Response> {
         let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
         self.key_refused(given.and_then(|v| v.strip_prefix("Bearer "))).map(|message| error(401, message))
+    }
+
+    /// Records a request's method, path and query as they came.
+    pub(crate) fn record_target(&self, target: String) {
+        self.recorded().targets.push(target);
     }
 
     /// Why the key presented (however an API carries it) is refused, if a key is required.
@@ -105,6 +113,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/chat/completions", post(chat_completions))
         .route("/v1/messages", post(crate::anthropic::messages))
         .route("/v1/models", get(models))
+        .route("/v1beta/models", get(crate::gemini::list_models))
+        .route("/v1beta/models/{model_action}", post(crate::gemini::generate_content))
         .route("/_fixture/requests", get(recorded_requests))
         .route("/_fixture/reset", post(reset))
         .with_state(shared)
@@ -236,6 +246,7 @@ async fn recorded_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>
 async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
     let mut recorded = shared.recorded();
     recorded.requests.clear();
+    recorded.targets.clear();
     recorded.failures.clear();
     StatusCode::NO_CONTENT
 }
@@ -297,10 +308,17 @@ impl FixtureModel {
         self.shared.recorded().requests.clone()
     }
 
+    /// Method, path and query of each request to the Gemini route so far, e.g.
+    /// `POST /v1beta/models/m:streamGenerateContent?alt=sse`.
+    pub fn request_targets(&self) -> Vec<String> {
+        self.shared.recorded().targets.clone()
+    }
+
     /// Forgets recorded requests and `fail_first` counters.
     pub fn reset(&self) {
         let mut recorded = self.shared.recorded();
         recorded.requests.clear();
+        recorded.targets.clear();
         recorded.failures.clear();
     }
 }

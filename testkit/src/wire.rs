@@ -64,6 +64,7 @@ pub(crate) fn pieces(text: &str, size: usize) -> Vec<String> {
     chars.chunks(size.max(1)).map(|c| c.iter().collect()).collect()
 }
 
+/// The turn's text tokens: its `text`, then `repeat_tokens` numbered ones.
 pub(crate) fn text_tokens(turn: &Turn) -> Vec<String> {
     let mut tokens = turn.text.as_deref().map(tokenize).unwrap_or_default();
     for i in 0..turn.repeat_tokens.unwrap_or(0) {
@@ -227,12 +228,17 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_error_follows_the_text_and_nothing_comes_after_it() {
-        let error = crate::ScriptedError { status: 503, message: "Overloaded".into() };
-        let plan = stream_plan(&ids(), &Turn { stream_error: Some(error), ..Turn::text("so far") }, false);
-        let last: Value = serde_json::from_str(plan.events.last().unwrap()).unwrap();
-        assert_eq!(last["error"]["message"], "Overloaded");
-        assert!(plan.event_names.is_empty());
+    fn a_stream_error_ends_the_stream_after_the_text_without_finish_or_done() {
+        let turn = Turn {
+            stream_error: Some(crate::ScriptedError { status: 503, message: "busy".into() }),
+            ..Turn::text("hi")
+        };
+        let plan = stream_plan(&ids(), &turn, false);
+        let chunks = parsed(&plan);
+        assert_eq!(chunks.last().unwrap()["error"]["message"], "busy");
+        assert!(chunks.iter().all(|c| c["choices"][0]["finish_reason"].is_null()));
+        assert_ne!(plan.events.last().unwrap(), "[DONE]");
+        assert!(plan.event_names.is_empty(), "Chat Completions frames carry no event names");
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub(super) struct Endpoint {
     secret: Option<String>,
     /// Finds the human message in an error body (each API nests it differently).
     error_message: fn(&str) -> Option<String>,
+    /// The status an error stands for, from the HTTP status and the body: some APIs say more in the
+    /// body than in the status (Gemini answers a wrong key with 400 and `API_KEY_INVALID`).
+    error_status: fn(u16, &str) -> u16,
 }
 
 // The key must never end up in logs.
@@ -50,7 +53,12 @@ impl Endpoint {
             .build()
             .map_err(|e| ProviderError::Connect(format!("cannot set up the HTTP client ({})", innermost(&e))))?;
         let secret = secret.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        Ok(Self { url, client, secret, error_message })
+        Ok(Self { url, client, secret, error_message, error_status: |status, _| status })
+    }
+
+    /// Reads the status an error stands for from its body (see `error_status`).
+    pub fn with_error_status(self, error_status: fn(u16, &str) -> u16) -> Self {
+        Self { error_status, ..self }
     }
 
     /// The secret, trimmed; `None` when there is none.
@@ -68,7 +76,8 @@ impl Endpoint {
         let body = read_capped(response, MAX_ERROR_BODY).await.unwrap_or_default();
         let message = (self.error_message)(&body)
             .unwrap_or_else(|| status.canonical_reason().unwrap_or("no details given").to_string());
-        Err(ProviderError::Http { status: status.as_u16(), message: self.redact(message) })
+        let status = (self.error_status)(status.as_u16(), &body);
+        Err(ProviderError::Http { status, message: self.redact(message) })
     }
 
     /// Starts a streamed request: the answer must begin within `idle`, and `cancel` ends the wait.

@@ -11,6 +11,9 @@ use crate::tools::ToolSpec;
 pub mod anthropic;
 mod anthropic_wire;
 mod errors;
+pub mod gemini;
+mod gemini_schema;
+mod gemini_wire;
 mod http;
 pub mod local;
 pub mod openai;
@@ -23,6 +26,7 @@ mod tool_call_accumulator;
 
 pub use anthropic::{Anthropic, AnthropicConfig};
 pub use errors::ProviderError;
+pub use gemini::{Gemini, GeminiConfig};
 pub use openai::{OpenAiCompatible, OpenAiConfig};
 pub use retrying::{with_retries, RetryPolicy, Retrying};
 pub use text_tool_calls::{with_text_tool_calls, TextToolCalls};

@@ -8,8 +8,8 @@ use warden_types::provider::ProviderKind;
 
 use crate::config::Config;
 use crate::llm::{
-    with_retries, with_text_tool_calls, Anthropic, AnthropicConfig, OpenAiCompatible, OpenAiConfig, Provider,
-    ProviderError, RetryPolicy,
+    with_retries, with_text_tool_calls, Anthropic, AnthropicConfig, Gemini, GeminiConfig, OpenAiCompatible,
+    OpenAiConfig, Provider, ProviderError, RetryPolicy,
 };
 
 /// Timeouts and bounds every remote provider gets.
@@ -64,9 +64,15 @@ pub fn build(
             request_timeout: settings.request_timeout,
             max_event_bytes: settings.max_event_bytes,
         })?),
-        ProviderKind::Gemini => {
-            return Err(ProviderError::Connect(format!("{} is not available in this build", kind.label())))
-        }
+        ProviderKind::Gemini => Arc::new(Gemini::new(GeminiConfig {
+            base_url: base_url.to_string(),
+            api_key,
+            model: model.to_string(),
+            connect_timeout: settings.connect_timeout,
+            idle_timeout: settings.idle_timeout,
+            request_timeout: settings.request_timeout,
+            max_event_bytes: settings.max_event_bytes,
+        })?),
         ProviderKind::Local => return Err(ProviderError::NotConfigured),
     };
     // Overload, rate limits and dropped connections before a turn starts are tried again.
