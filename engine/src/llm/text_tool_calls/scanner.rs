@@ -438,10 +438,15 @@ impl CallScanner {
     /// Broken or unfinished JSON naming one of the tools: a call with the arguments as written, so
     /// the agent loop tells the model they could not be read. When no arguments can be made out,
     /// the whole text is handed on (it is not valid JSON, so it cannot run as something else).
+    /// A call whose object never closed (the answer was cut) is never run, even when its arguments
+    /// happen to be whole: the note after them makes them unreadable, and the model reads why.
     fn malformed_call(&self, candidate: &str, closed: bool) -> Option<Piece> {
         let name = self.named_tool(candidate)?;
-        let arguments = raw_arguments(candidate, closed).filter(|a| !a.is_empty()).unwrap_or(candidate);
-        Some(Piece::Call { name, arguments: arguments.to_string() })
+        let mut arguments = raw_arguments(candidate, closed).filter(|a| !a.is_empty()).unwrap_or(candidate).to_string();
+        if !closed {
+            arguments.push_str(UNCLOSED_NOTE);
+        }
+        Some(Piece::Call { name, arguments })
     }
 
     /// The tool a possibly broken object names, if it is one of ours. Only the first name key that
@@ -452,6 +457,10 @@ impl CallScanner {
         self.tools.contains(&name).then_some(name)
     }
 }
+
+/// Follows the arguments of a call whose JSON object the answer never closed.
+const UNCLOSED_NOTE: &str =
+    " <- this call's JSON object was never closed (the answer or its block ended first); the call was not run";
 
 /// Whether a fence with this info string may hold calls.
 fn may_hold_calls(info: &str) -> bool {
@@ -681,14 +690,21 @@ mod tests {
 
     #[test]
     fn an_unterminated_call_at_the_end_is_a_call_with_its_raw_arguments() {
+        let cut = |args: &str| raw_call("read_file", &format!("{args}{UNCLOSED_NOTE}"));
         let answer = "Reading:\n```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a";
-        assert_eq!(scan(answer), vec![text("Reading:\n"), raw_call("read_file", "{\"path\": \"a")]);
+        assert_eq!(scan(answer), vec![text("Reading:\n"), cut("{\"path\": \"a")]);
         // Cut before its arguments: the whole text goes on, which cannot run as anything.
         let answer = "{\"tool\": \"read_file\", \"argu";
-        assert_eq!(scan(answer), vec![raw_call("read_file", answer)]);
+        assert_eq!(scan(answer), vec![cut(answer)]);
+        // Whole arguments but the call's own object never closed: still not run.
+        let answer = "{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a.txt\"}";
+        let pieces = scan(answer);
+        assert_eq!(pieces, vec![cut("{\"path\": \"a.txt\"}")]);
+        let Piece::Call { arguments, .. } = &pieces[0] else { unreachable!() };
+        assert!(serde_json::from_str::<serde_json::Value>(arguments).is_err());
         // A closing fence ends it too.
         let answer = "```json\n{\"tool\": \"read_file\", \"arguments\": {\"path\": \"a\"\n```\nok";
-        assert_eq!(scan(answer), vec![raw_call("read_file", "{\"path\": \"a\""), text("ok")]);
+        assert_eq!(scan(answer), vec![cut("{\"path\": \"a\""), text("ok")]);
     }
 
     #[test]
