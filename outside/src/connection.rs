@@ -5,7 +5,7 @@
 use tokio::sync::watch;
 
 use crate::hub::{ClientSignal, OutsideHub};
-use crate::protocol::{parse_client_frame, ErrorCode, FrameError, ServerFrame};
+use crate::protocol::{parse_client_frame, ServerFrame};
 
 /// Why a connection should look at its client's decisions again, or end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,11 +53,6 @@ impl Connection {
             Ok(answer) => answer.into_frame(),
             Err(error) => error.into_frame_error(Some(id)).into_frame(),
         }
-    }
-
-    /// The answer to a frame the transport could not read as text at all.
-    pub fn unreadable(message: impl Into<String>) -> ServerFrame {
-        FrameError::new(None, ErrorCode::Malformed, message).into_frame()
     }
 
     /// Records that `frame` went out: a decision is not sent again on the next connection.

@@ -24,7 +24,8 @@ fn examples() -> Vec<Value> {
         match (&mut block, line.trim()) {
             (None, "```json") => block = Some(String::new()),
             (Some(text), "```") => {
-                examples.push(serde_json::from_str(text).unwrap_or_else(|e| panic!("example is not JSON ({e}):\n{text}")));
+                examples
+                    .push(serde_json::from_str(text).unwrap_or_else(|e| panic!("example is not JSON ({e}):\n{text}")));
                 block = None;
             }
             (Some(text), _) => {
@@ -65,8 +66,15 @@ fn every_example_in_the_document_passes_the_schema_and_the_parser() {
         }
         types.insert(kind);
     }
-    let all = ["Security Evaluation Request", "ack", "code response approval", "code_response", "decision", "error",
-        "security_evaluation"];
+    let all = [
+        "Security Evaluation Request",
+        "ack",
+        "code response approval",
+        "code_response",
+        "decision",
+        "error",
+        "security_evaluation",
+    ];
     assert_eq!(types.into_iter().collect::<Vec<_>>(), all, "every frame type has an example");
 }
 

@@ -76,7 +76,8 @@ async fn closed_with(socket: &mut Socket) -> Option<u16> {
     use futures::StreamExt;
     use tokio_tungstenite::tungstenite::Message;
     loop {
-        let next = tokio::time::timeout(std::time::Duration::from_secs(30), socket.next()).await.expect("closed in time");
+        let next =
+            tokio::time::timeout(std::time::Duration::from_secs(30), socket.next()).await.expect("closed in time");
         match next {
             Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
             Some(Ok(_)) => continue,
@@ -101,7 +102,8 @@ async fn the_socket_refuses_a_foreign_origin_or_host_and_takes_no_origin_or_our_
         assert_eq!(refused_status(connect_with(&served.base, &headers).await), 403, "{headers:?}");
     }
     let own = format!("http://127.0.0.1:{}", served.addr.port());
-    let mut socket = connect_with(&served.base, &[("authorization", &auth), ("origin", &own)]).await.expect("own origin");
+    let mut socket =
+        connect_with(&served.base, &[("authorization", &auth), ("origin", &own)]).await.expect("own origin");
     assert_eq!(ask(&mut socket, &evaluation("r1", "ls", "low")).await["type"], "ack");
 }
 
@@ -136,12 +138,20 @@ async fn client_routes_refuse_the_person_and_person_routes_refuse_a_client() {
     let person_routes = [
         (Method::GET, format!("{base}/api/outside/requests?status=pending"), None),
         (Method::GET, format!("{base}/api/outside/requests/{request_id}"), None),
-        (Method::POST, format!("{base}/api/outside/requests/{request_id}/decision"), Some(json!({"decision": "approved"}))),
+        (
+            Method::POST,
+            format!("{base}/api/outside/requests/{request_id}/decision"),
+            Some(json!({"decision": "approved"})),
+        ),
         (Method::POST, format!("{base}/api/outside/requests/{request_id}/extend"), Some(json!({"secs": 60}))),
         (Method::GET, format!("{base}/api/outside/clients"), None),
         (Method::POST, format!("{base}/api/outside/clients"), Some(json!({"name": "mine"}))),
         (Method::DELETE, format!("{base}/api/outside/clients/{client_id}"), None),
-        (Method::PUT, format!("{base}/api/outside/clients/{client_id}/policy"), Some(json!({"security_evaluation": "high"}))),
+        (
+            Method::PUT,
+            format!("{base}/api/outside/clients/{client_id}/policy"),
+            Some(json!({"security_evaluation": "high"})),
+        ),
         (Method::PUT, format!("{base}/api/outside/policy"), Some(json!({"security_evaluation": "high"}))),
         (Method::GET, format!("{base}/api/threads"), None),
     ];

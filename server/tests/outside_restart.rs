@@ -31,9 +31,13 @@ async fn a_decision_made_while_the_client_was_away_reaches_it_after_the_server_i
         (&json!("decision"), &json!("e1"), &json!(decided), &json!("approved"))
     );
     // The request acknowledged before the kill is still pending, and its decision is pushed live.
-    let (_, stored) =
-        common::send_json(&common::client(), Method::GET, format!("{}/api/outside/requests/{waiting}", second.base), None)
-            .await;
+    let (_, stored) = common::send_json(
+        &common::client(),
+        Method::GET,
+        format!("{}/api/outside/requests/{waiting}", second.base),
+        None,
+    )
+    .await;
     assert_eq!(stored["status"], "pending");
     decide(&second.base, &waiting, json!({"decision": "rejected"})).await;
     let live = next_frame(&mut socket).await;

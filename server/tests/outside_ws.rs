@@ -48,7 +48,10 @@ async fn both_kinds_are_acknowledged_then_answered_on_the_socket_with_who_decide
     let e1 = request_id(&ack);
     let pending = list(base, "status=pending").await;
     assert_eq!(pending.len(), 1);
-    assert_eq!((&pending[0]["id"], &pending[0]["client_name"], &pending[0]["risk"]), (&json!(e1), &json!("runner"), &json!("high")));
+    assert_eq!(
+        (&pending[0]["id"], &pending[0]["client_name"], &pending[0]["risk"]),
+        (&json!(e1), &json!("runner"), &json!("high"))
+    );
     assert_eq!(pending[0]["request"]["code"], "rm -rf build");
 
     let (status, decided) =
@@ -67,16 +70,25 @@ async fn both_kinds_are_acknowledged_then_answered_on_the_socket_with_who_decide
     let (status, _) = decide(base, &o1, json!({"decision": "rejected", "reason": "leaks a path"})).await;
     assert_eq!(status, StatusCode::OK);
     let decision = next_frame(&mut socket).await;
-    assert_eq!((&decision["id"], &decision["decision"], &decision["reason"]), (&json!("o1"), &json!("rejected"), &json!("leaks a path")));
+    assert_eq!(
+        (&decision["id"], &decision["decision"], &decision["reason"]),
+        (&json!("o1"), &json!("rejected"), &json!("leaks a path"))
+    );
     assert!(decision.get("edited_code").is_none(), "{decision}");
 
     let (_, stored) = send_json(&client(), Method::GET, format!("{base}/api/outside/requests/{o1}"), None).await;
-    assert_eq!((&stored["kind"], &stored["follows"], &stored["status"]), (&json!("code_response"), &json!(e1), &json!("rejected")));
+    assert_eq!(
+        (&stored["kind"], &stored["follows"], &stored["status"]),
+        (&json!("code_response"), &json!(e1), &json!("rejected"))
+    );
     let (status, body) = decide(base, &o1, json!({"decision": "approved"})).await;
     assert_eq!((status, &body["error"]["code"]), (StatusCode::CONFLICT, &json!("already_decided")));
     // A code response that follows nothing this client sent.
     let refused = ask(&mut socket, &code_response("o2", Some("nobody"), 0)).await;
-    assert_eq!((&refused["type"], &refused["id"], &refused["code"]), (&json!("error"), &json!("o2"), &json!("unknown_request")));
+    assert_eq!(
+        (&refused["type"], &refused["id"], &refused["code"]),
+        (&json!("error"), &json!("o2"), &json!("unknown_request"))
+    );
 }
 
 #[tokio::test]
@@ -84,12 +96,18 @@ async fn the_seed_type_names_are_taken() {
     let (_dir, served) = start().await;
     let (_, token) = register(&served.base, "seed", Value::Null).await;
     let mut socket = connect(&served.base, &token).await;
-    let ack = ask(&mut socket, &json!({"type": "Security Evaluation Request", "id": "s1", "code": "print(1)",
-        "language": "python", "explanation": "prints", "risk_level": "low"}))
+    let ack = ask(
+        &mut socket,
+        &json!({"type": "Security Evaluation Request", "id": "s1", "code": "print(1)",
+        "language": "python", "explanation": "prints", "risk_level": "low"}),
+    )
     .await;
     request_id(&ack);
-    let ack = ask(&mut socket, &json!({"type": "code response approval", "id": "s2", "follows": "s1",
-        "stdout": "1\n", "stderr": "", "exit_code": 0}))
+    let ack = ask(
+        &mut socket,
+        &json!({"type": "code response approval", "id": "s2", "follows": "s1",
+        "stdout": "1\n", "stderr": "", "exit_code": 0}),
+    )
     .await;
     request_id(&ack);
     let kinds: Vec<Value> = list(&served.base, "").await.iter().map(|r| r["kind"].clone()).collect();
@@ -102,13 +120,22 @@ async fn security_evaluations_are_auto_approved_up_to_the_policy_level_and_code_
     let base = &served.base;
     let (_, token) = register(base, "runner", Value::Null).await;
     let mut socket = connect(base, &token).await;
-    let levels = [("never", [false, false, false]), ("low", [true, false, false]), ("medium", [true, true, false]), ("high", [true, true, true])];
+    let levels = [
+        ("never", [false, false, false]),
+        ("low", [true, false, false]),
+        ("medium", [true, true, false]),
+        ("high", [true, true, true]),
+    ];
     for (level, expected) in levels {
         set_policy(base, json!({"security_evaluation": level})).await;
         for (risk, approved) in ["low", "medium", "high"].into_iter().zip(expected) {
             let answer = ask(&mut socket, &evaluation(&format!("{level}-{risk}"), "ls", risk)).await;
             if approved {
-                assert_eq!((&answer["type"], &answer["decision"]), (&json!("decision"), &json!("approved")), "{level}/{risk}");
+                assert_eq!(
+                    (&answer["type"], &answer["decision"]),
+                    (&json!("decision"), &json!("approved")),
+                    "{level}/{risk}"
+                );
                 assert_eq!(answer["decided_by"]["kind"], "policy");
                 let detail = answer["decided_by"]["detail"].as_str().unwrap();
                 assert!(detail.contains(&format!("up to {level} risk")), "{detail}");
@@ -179,7 +206,10 @@ async fn a_repeated_id_is_answered_and_never_stored_twice_and_a_reused_one_is_re
     assert_eq!(res.json::<Value>().await.unwrap()["request_id"], json!(first));
     // The same id for other code is not answered with the old approval.
     let refused = ask(&mut socket, &evaluation("e1", "make install", "medium")).await;
-    assert_eq!((&refused["type"], &refused["id"], &refused["code"]), (&json!("error"), &json!("e1"), &json!("id_reused")));
+    assert_eq!(
+        (&refused["type"], &refused["id"], &refused["code"]),
+        (&json!("error"), &json!("e1"), &json!("id_reused"))
+    );
     assert_eq!(list(base, "").await.len(), 1);
 }
 
@@ -198,13 +228,23 @@ async fn malformed_and_oversized_frames_get_error_frames_and_the_socket_keeps_wo
     let cases = [
         (json!({"type": "delete_everything", "id": "m1"}), "malformed"),
         (json!({"type": "security_evaluation", "id": "m2", "code": "ls", "explanation": "x"}), "malformed"),
-        (json!({"type": "security_evaluation", "id": "m3", "code": "ls", "explanation": "x", "risk_level": "low", "extra": 1}), "malformed"),
-        (json!({"type": "security_evaluation", "id": "m4", "code": "x".repeat(300 * 1024), "explanation": "big", "risk_level": "low"}), "too_large"),
+        (
+            json!({"type": "security_evaluation", "id": "m3", "code": "ls", "explanation": "x", "risk_level": "low", "extra": 1}),
+            "malformed",
+        ),
+        (
+            json!({"type": "security_evaluation", "id": "m4", "code": "x".repeat(300 * 1024), "explanation": "big", "risk_level": "low"}),
+            "too_large",
+        ),
         (json!({"type": "code_response", "id": "m5", "stdout": "x".repeat(210 * 1024)}), "invalid"),
     ];
     for (frame, code) in cases {
         let error = ask(&mut socket, &frame).await;
-        assert_eq!((&error["type"], &error["id"], &error["code"]), (&json!("error"), &frame["id"], &json!(code)), "{error}");
+        assert_eq!(
+            (&error["type"], &error["id"], &error["code"]),
+            (&json!("error"), &frame["id"], &json!(code)),
+            "{error}"
+        );
     }
     send_text(&mut socket, "[1, 2, 3]".to_string()).await;
     assert_eq!(next_frame(&mut socket).await["code"], "malformed");
@@ -218,7 +258,8 @@ async fn malformed_and_oversized_frames_get_error_frames_and_the_socket_keeps_wo
     assert_eq!(list(base, "").await.len(), 2);
 
     // The same over HTTP, as statuses.
-    let post = |body: String| anonymous().post(format!("{base}/api/outside/requests")).bearer_auth(&token).body(body).send();
+    let post =
+        |body: String| anonymous().post(format!("{base}/api/outside/requests")).bearer_auth(&token).body(body).send();
     let res = post("{not json".into()).await.unwrap();
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "malformed");
@@ -257,7 +298,13 @@ async fn over_http_a_request_is_created_then_its_decision_long_polled() {
     let base = served.base.clone();
     let (_, token) = register(&base, "curl", Value::Null).await;
     let http = anonymous();
-    let res = http.post(format!("{base}/api/outside/requests")).bearer_auth(&token).json(&evaluation("h1", "ls", "low")).send().await.unwrap();
+    let res = http
+        .post(format!("{base}/api/outside/requests"))
+        .bearer_auth(&token)
+        .json(&evaluation("h1", "ls", "low"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::ACCEPTED);
     let id = request_id(&res.json::<Value>().await.unwrap());
     let poll = |wait: u64| {
@@ -273,12 +320,20 @@ async fn over_http_a_request_is_created_then_its_decision_long_polled() {
     let res = waiting.await.unwrap().unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     let decision = res.json::<Value>().await.unwrap();
-    assert_eq!((&decision["type"], &decision["id"], &decision["reason"]), (&json!("decision"), &json!("h1"), &json!("fine")));
+    assert_eq!(
+        (&decision["type"], &decision["id"], &decision["reason"]),
+        (&json!("decision"), &json!("h1"), &json!("fine"))
+    );
     // Asked again: the same decision, at once.
     assert_eq!(poll(60).await.unwrap().json::<Value>().await.unwrap(), decision);
     // Another client cannot read it.
     let (_, other) = register(&base, "other", Value::Null).await;
-    let res = anonymous().get(format!("{base}/api/outside/requests/{id}/decision?wait=0")).bearer_auth(&other).send().await.unwrap();
+    let res = anonymous()
+        .get(format!("{base}/api/outside/requests/{id}/decision?wait=0"))
+        .bearer_auth(&other)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }
 
@@ -291,7 +346,8 @@ async fn an_unanswered_request_is_rejected_by_timeout_on_the_socket() {
     let decision = next_frame(&mut socket).await;
     assert_eq!((&decision["id"], &decision["decision"]), (&json!("t1"), &json!("rejected")));
     assert_eq!(decision["decided_by"], json!({"kind": "timeout", "detail": "no decision within 1 s"}));
-    let (_, stored) = send_json(&client(), Method::GET, format!("{}/api/outside/requests/{id}", served.base), None).await;
+    let (_, stored) =
+        send_json(&client(), Method::GET, format!("{}/api/outside/requests/{id}", served.base), None).await;
     assert_eq!(stored["status"], "expired");
 }
 
@@ -362,6 +418,9 @@ async fn a_thousand_requests_from_fifty_clients_are_each_stored_once_and_answere
     for client_id in client_ids {
         let stored = list(&base, &format!("client_id={client_id}&limit=500")).await;
         assert_eq!(stored.len(), EACH, "each request stored once");
-        assert!(stored.iter().all(|r| r["status"] != "pending" && r["delivered_at"].is_string()), "all decided and delivered");
+        assert!(
+            stored.iter().all(|r| r["status"] != "pending" && r["delivered_at"].is_string()),
+            "all decided and delivered"
+        );
     }
 }

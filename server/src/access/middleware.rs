@@ -135,7 +135,8 @@ fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
 }
 
 fn cross_origin() -> Response {
-    ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything").into_response()
+    ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything")
+        .into_response()
 }
 
 fn unauthorized_api(message: &str) -> Response {

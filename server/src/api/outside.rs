@@ -16,9 +16,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 use warden_outside::protocol::{parse_client_frame, ErrorCode};
-use warden_outside::{
-    Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Policy, RequestQuery, RequestStatus,
-};
+use warden_outside::{Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Policy, RequestQuery, RequestStatus};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -57,10 +55,8 @@ where
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let query_token = parts
-            .uri
-            .query()
-            .is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("token")));
+        let query_token =
+            parts.uri.query().is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("token")));
         if query_token {
             return Err(ApiError::bad_request(
                 "token_in_query",
@@ -80,7 +76,9 @@ where
         };
         match OutsideHub::from_ref(state).authenticate(token).await {
             Ok(client) => Ok(OutsideClient(client)),
-            Err(warden_outside::Error::Unauthorized) => Err(unauthorized("the client token is not valid (unknown or revoked)")),
+            Err(warden_outside::Error::Unauthorized) => {
+                Err(unauthorized("the client token is not valid (unknown or revoked)"))
+            }
             Err(other) => Err(ApiError::from(other).into_response()),
         }
     }
@@ -147,12 +145,13 @@ pub struct ListParams {
 
 /// `GET /api/outside/requests?status=pending&client_id=…&limit=…`, newest first.
 pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
-    let status = match p.status.as_deref() {
-        None | Some("") | Some("all") => None,
-        Some(s) => Some(s.parse::<RequestStatus>().map_err(|_| {
-            ApiError::unprocessable("status must be one of pending, approved, rejected, expired, all")
-        })?),
-    };
+    let status =
+        match p.status.as_deref() {
+            None | Some("") | Some("all") => None,
+            Some(s) => Some(s.parse::<RequestStatus>().map_err(|_| {
+                ApiError::unprocessable("status must be one of pending, approved, rejected, expired, all")
+            })?),
+        };
     Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, limit: p.limit }).await?))
 }
 

@@ -117,9 +117,6 @@ pub fn code_response(id: &str, follows: Option<&str>, exit_code: i64) -> Value {
 /// one the client missed (not one written to a socket that is going away).
 pub async fn disconnect(mut socket: Socket) {
     let _ = socket.close(None).await;
-    let drained = tokio::time::timeout(FRAME_WAIT, async {
-        while let Some(Ok(_)) = socket.next().await {}
-    })
-    .await;
+    let drained = tokio::time::timeout(FRAME_WAIT, async { while let Some(Ok(_)) = socket.next().await {} }).await;
     assert!(drained.is_ok(), "the socket closed");
 }
