@@ -1,5 +1,5 @@
 //! What every handler and server function can reach: the Leptos options, the engine, the MCP hub,
-//! and the access policy the router applies. [`AppState::open`] is the one way to build it, for the
+//! the outside-approvals hub, and the access policy the router applies. [`AppState::open`] is the one way to build it, for the
 //! binary and the tests alike.
 
 use axum::extract::FromRef;
@@ -7,6 +7,7 @@ use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpStore};
+use warden_outside::OutsideHub;
 
 use crate::access::Access;
 
@@ -15,6 +16,7 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub engine: Engine,
     pub mcp: McpHub,
+    pub outside: OutsideHub,
     pub access: Access,
 }
 
@@ -25,16 +27,20 @@ pub enum OpenError {
     Engine(#[from] warden_engine::Error),
     #[error("cannot open the MCP store: {0}")]
     Mcp(#[from] warden_mcp::Error),
+    #[error("cannot open the outside approvals: {0}")]
+    Outside(#[from] warden_outside::Error),
 }
 
 impl AppState {
     /// Opens the engine on `config` (database, model, built-in tools, runs to resume), then warden-mcp
     /// on the same database with its own migrations; merges the `mcpServers` file the config names,
-    /// starts connecting the MCP servers in the background and offers their tools to the agent.
+    /// starts connecting the MCP servers in the background and offers their tools to the agent; then
+    /// the outside approvals on the same database (their own migrations; overdue requests expire).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
-        Ok(Self { leptos_options, engine, mcp, access })
+        let outside = OutsideHub::open(&engine.database()).await?;
+        Ok(Self { leptos_options, engine, mcp, outside, access })
     }
 }
 

@@ -41,7 +41,7 @@ async fn serve() -> Result<(), String> {
     let (access, token_source) =
         Access::from_env(&config.data_dir, addr).map_err(|e| format!("cannot set up access control: {e}"))?;
     let state = AppState::open(config, leptos_options, access.clone()).await.map_err(|e| e.to_string())?;
-    let (engine, mcp) = (state.engine.clone(), state.mcp.clone());
+    let (engine, mcp, outside) = (state.engine.clone(), state.mcp.clone(), state.outside.clone());
     let status = engine.model_status();
     if status.configured {
         tracing::info!(provider = %status.provider, model = %status.model, "model configured");
@@ -56,6 +56,8 @@ async fn serve() -> Result<(), String> {
         shutdown::signal().await;
         // Ends open event streams so the shutdown is not held up by them.
         engine.shutdown();
+        // Closes the outside clients' sockets and long-polls.
+        outside.shutdown();
         mcp.shutdown().await;
     })
     .await;

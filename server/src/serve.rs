@@ -1,15 +1,18 @@
 //! Serves a router over HTTP/1.1 with bounds `axum::serve` lacks: a client must finish sending its
 //! request headers within `header_read_timeout` (a connection that trickles or sends nothing is
 //! closed), TCP_NODELAY for prompt SSE writes, and graceful shutdown that lets answers in flight end.
+//! Connections may be upgraded (the outside approvals' WebSocket); an upgraded socket is its
+//! handler's, which ends it at shutdown.
 
 use std::future::Future;
 use std::time::Duration;
 
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// The header-read timeout of the real server.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,7 +34,9 @@ impl Default for ServeOptions {
 pub async fn serve(listener: TcpListener, app: Router, options: ServeOptions, shutdown: impl Future<Output = ()>) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(options.header_read_timeout);
-    let graceful = GracefulShutdown::new();
+    // hyper-util's `GracefulShutdown` cannot watch an upgradeable HTTP/1 connection: the same, by hand.
+    let draining = CancellationToken::new();
+    let connections = TaskTracker::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -48,16 +53,28 @@ pub async fn serve(listener: TcpListener, app: Router, options: ServeOptions, sh
         };
         // Small SSE writes go out at once instead of waiting on delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone())).with_upgrades();
+        let draining = draining.clone();
+        connections.spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            let ended = tokio::select! {
+                ended = connection.as_mut() => ended,
+                () = draining.cancelled() => {
+                    // Ends the connection after the answer in flight, if any.
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = ended {
                 tracing::debug!(%peer, %error, "connection ended with an error");
             }
         });
     }
     drop(listener);
-    if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await.is_err() {
+    connections.close();
+    draining.cancel();
+    if tokio::time::timeout(DRAIN_TIMEOUT, connections.wait()).await.is_err() {
         tracing::warn!("connections still open after {DRAIN_TIMEOUT:?}; stopping anyway");
     }
 }

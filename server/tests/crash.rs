@@ -9,7 +9,6 @@ use crate::common;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use eventsource_stream::Eventsource;
@@ -19,67 +18,16 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 
-use crate::common::{client, TOKEN};
+use crate::common::client;
+use crate::common::process::ServerProcess as Server;
 
-/// One `warden-server` process; killed with SIGKILL when dropped.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    async fn start(data: &Path, model: &FixtureModel) -> Server {
-        let port = free_port();
-        let child = Command::new(env!("CARGO_BIN_EXE_warden-server"))
-            .env("LEPTOS_OUTPUT_NAME", "warden")
-            .env("LEPTOS_SITE_ROOT", data.join("site"))
-            .env("LEPTOS_SITE_PKG_DIR", "pkg")
-            .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
-            .env("LEPTOS_RELOAD_PORT", (port + 1).to_string())
-            .env("LEPTOS_ENV", "PROD")
-            .env("OPENAI_BASE_URL", model.base_url())
-            .env("OPENAI_API_KEY", "fixture-key")
-            .env("WARDEN_MODEL", "fixture")
-            .env("WARDEN_DATA_DIR", data)
-            .env("WARDEN_WORKSPACE", data.join("workspace"))
-            .env("WARDEN_TOKEN", TOKEN)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("warden-server starts");
-        let server = Server { child, base: format!("http://127.0.0.1:{port}") };
-        let http = client();
-        let up = tokio::time::timeout(Duration::from_secs(60), async {
-            loop {
-                if http.get(format!("{}/api/health", server.base)).send().await.is_ok_and(|r| r.status().is_success()) {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await;
-        assert!(up.is_ok(), "warden-server answered /api/health");
-        server
-    }
-
-    /// SIGKILL: no shutdown code runs, batched events not yet written are lost.
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().expect("reaped");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port()
+/// The fixture model's address and key, as the server reads them from the environment.
+fn model_env(model: &FixtureModel) -> Vec<(&'static str, String)> {
+    vec![
+        ("OPENAI_BASE_URL", model.base_url()),
+        ("OPENAI_API_KEY", "fixture-key".to_string()),
+        ("WARDEN_MODEL", "fixture".to_string()),
+    ]
 }
 
 /// One SSE event as a client keeps it.
@@ -191,7 +139,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
     let data = tempfile::tempdir().expect("data dir");
     let http = client();
 
-    let first = Server::start(data.path(), &model).await;
+    let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "count please").await;
     // The client reads part of the answer, then the server dies.
     let before = read_events(&http, &first.base, &run_id, None, |seen| {
@@ -202,7 +150,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
     let partial = shown_text(&before);
     assert!(!partial.is_empty(), "the client showed part of the answer before the kill");
 
-    let second = Server::start(data.path(), &model).await;
+    let second = Server::start(data.path(), &model_env(&model)).await;
     let last_seen = before.last().expect("events seen").id;
     let after = read_events(&http, &second.base, &run_id, Some(last_seen), ended).await;
     assert_eq!(after.last().map(|e| e.event.as_str()), Some("run_finished"), "{after:?}");
@@ -283,7 +231,7 @@ async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_a
     std::fs::create_dir_all(workspace(&data)).expect("workspace");
     let http = client();
 
-    let first = Server::start(data.path(), &model).await;
+    let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
     let approval = pending_approval(&http, &first.base, &thread_id).await;
     approve(&http, &first.base, &approval).await;
@@ -291,7 +239,7 @@ async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_a
     wait_until("the command started", async || lines(&log) == 1).await;
     first.kill();
 
-    let second = Server::start(data.path(), &model).await;
+    let second = Server::start(data.path(), &model_env(&model)).await;
     wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
     let detail = thread(&http, &second.base, &thread_id).await;
     let call = &detail["tool_calls"][0];
@@ -307,13 +255,13 @@ async fn a_decision_taken_just_before_a_sigkill_runs_the_call_at_most_once_and_t
     std::fs::create_dir_all(workspace(&data)).expect("workspace");
     let http = client();
 
-    let first = Server::start(data.path(), &model).await;
+    let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
     let approval = pending_approval(&http, &first.base, &thread_id).await;
     approve(&http, &first.base, &approval).await;
     first.kill();
 
-    let second = Server::start(data.path(), &model).await;
+    let second = Server::start(data.path(), &model_env(&model)).await;
     wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
     let detail = thread(&http, &second.base, &thread_id).await;
     assert_eq!(detail["approvals"][0]["status"], "approved", "the decision survived the kill");

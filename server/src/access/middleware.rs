@@ -1,6 +1,8 @@
 //! The gate every request passes, in this order: the `Host` must be allowed (403), a state-changing
 //! request must come from an allowed origin (403), and then it must carry the token or the session
 //! cookie (401) unless it is `/api/health` or a static file. `GET <page>?token=…` is the sign-in link.
+//! The outside clients' routes (`api::outside::is_client_route`) need an allowed origin whatever
+//! their method, and then their route checks the client's own token instead of the person's.
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -23,10 +25,15 @@ pub async fn guard(State(access): State<Access>, request: Request, next: Next) -
         )
         .into_response();
     }
+    if crate::api::outside::is_client_route(request.method(), request.uri().path()) {
+        if !origin_allowed(&access, request.headers()) {
+            return cross_origin();
+        }
+        return next.run(request).await;
+    }
     let changes_state = !matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     if changes_state && !origin_allowed(&access, request.headers()) {
-        return ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything")
-            .into_response();
+        return cross_origin();
     }
     let path = request.uri().path();
     let is_api = path.starts_with("/api/");
@@ -125,6 +132,11 @@ fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
     let (name, value) = access.session().set_cookie();
     response.headers_mut().insert(name, value);
     response
+}
+
+fn cross_origin() -> Response {
+    ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything")
+        .into_response()
 }
 
 fn unauthorized_api(message: &str) -> Response {

@@ -1,6 +1,8 @@
 //! Who may use Warden over HTTP: requests must name an allowed host, state changes must come from an
-//! allowed origin, and everything but `/api/health` and static files needs the access token (as a
-//! bearer header, or the session cookie the sign-in link sets). `middleware::guard` applies it all.
+//! allowed origin, and everything but `/api/health`, static files and the outside clients' routes needs
+//! the access token (as a bearer header, or the session cookie the sign-in link sets); those routes
+//! check an allowed origin on every method and then a client token of their own
+//! (`crate::api::outside`). `middleware::guard` applies it all.
 
 pub mod host;
 pub mod middleware;

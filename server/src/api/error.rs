@@ -69,6 +69,20 @@ impl From<warden_mcp::Error> for ApiError {
     }
 }
 
+/// A refused frame keeps its protocol code (`malformed`, `too_large`, `id_reused`, …) with its status.
+impl From<warden_outside::Error> for ApiError {
+    fn from(e: warden_outside::Error) -> Self {
+        use warden_outside::protocol::ErrorCode;
+        match &e {
+            warden_outside::Error::Unauthorized => Self::new(StatusCode::UNAUTHORIZED, e.code(), e.to_string()),
+            warden_outside::Error::Frame(frame) if frame.code != ErrorCode::Internal => {
+                Self::new(super::outside::frame_status(frame.code), e.code(), frame.message.clone())
+            }
+            _ => Self::of_kind(e.kind(), e.code(), &e),
+        }
+    }
+}
+
 /// A body that is not the JSON asked for is a 422; one over the size limit keeps its 413.
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {

@@ -6,6 +6,8 @@ mod error;
 mod json_body;
 pub mod json_errors;
 mod mcp;
+pub mod outside;
+mod outside_ws;
 mod runs;
 mod sse;
 mod threads;
@@ -16,15 +18,18 @@ use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
+use warden_outside::OutsideHub;
 
 pub use error::ApiError;
 
-/// The API routes, for any state the engine and the MCP hub can be taken from.
+/// The API routes (and the outside clients' WebSocket), for any state the engine, the MCP hub and
+/// the outside-approvals hub can be taken from.
 pub fn router<S>() -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
     Engine: FromRef<S>,
     McpHub: FromRef<S>,
+    OutsideHub: FromRef<S>,
 {
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
@@ -47,4 +52,15 @@ where
         .route("/api/mcp/test", post(mcp::test))
         .route("/api/mcp/import", post(mcp::import))
         .route("/api/mcp/export", get(mcp::export))
+        // Outside approvals: client routes (client token) are `outside::is_client_route`; the rest
+        // are the person's.
+        .route(outside::SOCKET_PATH, get(outside_ws::connect))
+        .route("/api/outside/requests", get(outside::list).post(outside::create_request))
+        .route("/api/outside/requests/{id}", get(outside::get))
+        .route("/api/outside/requests/{id}/decision", get(outside::wait_decision).post(outside::decide))
+        .route("/api/outside/requests/{id}/extend", post(outside::extend))
+        .route("/api/outside/policy", get(outside::policy).put(outside::set_policy))
+        .route("/api/outside/clients", get(outside::clients).post(outside::create_client))
+        .route("/api/outside/clients/{id}", axum::routing::delete(outside::revoke_client))
+        .route("/api/outside/clients/{id}/policy", put(outside::set_client_policy))
 }

@@ -2,6 +2,9 @@
 //! served by the real server loop on port 0, and a client that signs in with the bearer token.
 #![allow(dead_code)]
 
+pub mod outside;
+pub mod process;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -1,0 +1,98 @@
+//! The one error type of warden-outside's API, with a variant per thing a caller can act on, and
+//! its translation into an error frame for a client.
+
+use warden_engine::ErrorKind;
+
+use crate::protocol::{ErrorCode, FrameError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{what} `{id}` not found")]
+    NotFound { what: &'static str, id: String },
+    #[error("outside request `{0}` is already decided")]
+    AlreadyDecided(String),
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    /// No client has this token, or its client was revoked. Says nothing about which.
+    #[error("the client token is not valid (unknown or revoked)")]
+    Unauthorized,
+    /// The client sent this id before with a different request: answering it with the first
+    /// request's decision would approve something nobody saw.
+    #[error("request id `{0}` was already used for a different request; use a new id")]
+    IdReused(String),
+    #[error("`follows` names `{0}`, which is no security evaluation of this client")]
+    UnknownRequest(String),
+    #[error("a frame was refused: {0}")]
+    Frame(#[from] FrameError),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Internal(String),
+    #[error(transparent)]
+    Sqlx(#[from] sqlx::Error),
+    #[error("migration error: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn not_found(what: &'static str, id: impl Into<String>) -> Self {
+        Error::NotFound { what, id: id.into() }
+    }
+
+    /// What kind of failure this is for a caller. `Unauthorized` has no kind of its own here: the
+    /// server answers it with 401 before asking.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::AlreadyDecided(_) | Error::IdReused(_) => ErrorKind::Conflict,
+            Error::Invalid(_) | Error::UnknownRequest(_) | Error::Unauthorized => ErrorKind::Invalid,
+            Error::Frame(e) if e.code == ErrorCode::Internal => ErrorKind::Internal,
+            Error::Frame(_) => ErrorKind::Invalid,
+            Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// The stable machine-readable code the API sends with this error (docs/API.md).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::NotFound { .. } => "not_found",
+            Error::AlreadyDecided(_) => "already_decided",
+            Error::Invalid(_) => "invalid_request",
+            Error::Unauthorized => "unauthorized",
+            Error::IdReused(_) => "id_reused",
+            Error::UnknownRequest(_) => "unknown_request",
+            Error::Frame(e) => match e.code {
+                ErrorCode::Malformed => "malformed",
+                ErrorCode::TooLarge => "too_large",
+                ErrorCode::Invalid => "invalid_request",
+                ErrorCode::IdReused => "id_reused",
+                ErrorCode::UnknownRequest => "unknown_request",
+                ErrorCode::Unauthorized => "unauthorized",
+                ErrorCode::Internal => "internal",
+            },
+            Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => "internal",
+        }
+    }
+
+    /// The error frame a client gets for this error about its request `id`. An internal failure
+    /// is logged under an error id and the frame names only that id.
+    pub fn into_frame_error(self, id: Option<String>) -> FrameError {
+        let (code, message) = match self {
+            Error::Frame(e) => return e,
+            Error::IdReused(_) => (ErrorCode::IdReused, self.to_string()),
+            Error::UnknownRequest(_) => (ErrorCode::UnknownRequest, self.to_string()),
+            Error::Unauthorized => (ErrorCode::Unauthorized, self.to_string()),
+            Error::Invalid(_) | Error::NotFound { .. } | Error::AlreadyDecided(_) => {
+                (ErrorCode::Invalid, self.to_string())
+            }
+            Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => {
+                let error_id = warden_engine::new_id();
+                tracing::error!(error_id = %error_id, error = %self, "outside request failed");
+                (ErrorCode::Internal, format!("internal error (id {error_id}); the details are in the server log"))
+            }
+        };
+        FrameError::new(id, code, message)
+    }
+}

@@ -1,0 +1,422 @@
+//! The one owner of outside requests: stores what a client sends before answering it, lets a policy
+//! or a person decide it (or a timeout, by the deadline task), and tells whoever waits. SQLite is
+//! the truth; the in-memory signals only wake waiters, who then read what is stored, so a decision
+//! made while a client was away (or before a restart) reaches it when it comes back.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::{broadcast, watch, Notify};
+use tokio_util::sync::CancellationToken;
+use warden_engine::{new_id, Database};
+
+use crate::connection::Connection;
+use crate::error::{Error, Result};
+use crate::policy::{self, ClientPolicy, Policy, MAX_TIMEOUT_SECS};
+use crate::protocol::{Ack, ClientFrame, DecidedBy, DeciderKind, DecisionFrame, RequestKind, ServerFrame, Verdict};
+use crate::record::{
+    Client, Decision, DecisionInput, InboxEvent, NewClient, OutsideRequest, RequestQuery, RequestStatus,
+    MAX_CLIENT_NAME_CHARS,
+};
+use crate::store::{self, Inserted, NewRequest, Store};
+
+/// How many inbox events a slow subscriber may fall behind before it is told it lagged.
+const INBOX_CAPACITY: usize = 1024;
+/// Longest token `authenticate` looks at; ours are 67 characters.
+const MAX_TOKEN_CHARS: usize = 256;
+/// How long the deadline task sleeps when nothing is pending (a new request wakes it anyway).
+const IDLE_CHECK: Duration = Duration::from_secs(3600);
+/// The `decided_by.detail` of a person's decision.
+const PERSON_DETAIL: &str = "a person in Warden";
+
+/// The answer to a request: stored and waiting, or decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Ack(Ack),
+    Decided(DecisionFrame),
+}
+
+impl Answer {
+    fn of(request: &OutsideRequest) -> Self {
+        match request.decision_frame() {
+            Some(frame) => Answer::Decided(frame),
+            None => Answer::Ack(Ack { id: request.client_request_id.clone(), request_id: request.id.clone() }),
+        }
+    }
+
+    pub fn into_frame(self) -> ServerFrame {
+        match self {
+            Answer::Ack(ack) => ServerFrame::Ack(ack),
+            Answer::Decided(decision) => ServerFrame::Decision(decision),
+        }
+    }
+}
+
+/// What a client's waiters are woken by: a count of decisions for it, and whether it was revoked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientSignal {
+    pub decided: u64,
+    pub revoked: bool,
+}
+
+/// Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct OutsideHub {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    policy: RwLock<Policy>,
+    signals: Mutex<HashMap<String, watch::Sender<ClientSignal>>>,
+    inbox: broadcast::Sender<InboxEvent>,
+    /// Wakes the deadline task: a new deadline may be the earliest.
+    deadlines: Notify,
+    shutdown: CancellationToken,
+}
+
+impl OutsideHub {
+    /// Opens warden-outside's tables in `database` (running its migrations), loads the policy, and
+    /// starts the deadline task, which first expires whatever came due while Warden was down.
+    pub async fn open(database: &Database) -> Result<Self> {
+        let store = Store::open(database).await?;
+        let policy = store.policy().await?;
+        let hub = Self {
+            inner: Arc::new(Inner {
+                store,
+                policy: RwLock::new(policy),
+                signals: Mutex::new(HashMap::new()),
+                inbox: broadcast::channel(INBOX_CAPACITY).0,
+                deadlines: Notify::new(),
+                shutdown: CancellationToken::new(),
+            }),
+        };
+        tokio::spawn(hub.clone().expire_forever());
+        Ok(hub)
+    }
+
+    /// Ends the deadline task, open connections and long-polls.
+    pub fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+    }
+
+    /// Cancelled at shutdown: connection loops end on it.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.inner.shutdown.clone()
+    }
+
+    // ---- clients ----
+
+    /// Registers a client; its token is in the answer and nowhere else (only its hash is stored).
+    pub async fn create_client(&self, name: &str, policy: ClientPolicy) -> Result<NewClient> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_CLIENT_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(Error::Invalid(format!(
+                "a client name is 1 to {MAX_CLIENT_NAME_CHARS} characters without control characters"
+            )));
+        }
+        policy.timeouts.validate().map_err(Error::Invalid)?;
+        let token = new_token()?;
+        let client =
+            Client { id: new_id(), name: name.to_string(), policy, created_at: store::now(), revoked_at: None };
+        self.inner.store.insert_client(&client, &token_hash(&token)).await?;
+        Ok(NewClient { client, token })
+    }
+
+    pub async fn clients(&self) -> Result<Vec<Client>> {
+        self.inner.store.clients().await
+    }
+
+    pub async fn client(&self, id: &str) -> Result<Client> {
+        self.inner.store.client(id).await?.ok_or_else(|| Error::not_found("client", id))
+    }
+
+    /// Revokes the client's token for good and closes its open connections. Its pending requests
+    /// stay in the inbox until decided or expired.
+    pub async fn revoke_client(&self, id: &str) -> Result<Client> {
+        self.inner.store.revoke_client(id).await?;
+        let client = self.client(id).await?;
+        self.signal(id).send_modify(|s| s.revoked = true);
+        Ok(client)
+    }
+
+    pub async fn set_client_policy(&self, id: &str, policy: ClientPolicy) -> Result<Client> {
+        policy.timeouts.validate().map_err(Error::Invalid)?;
+        if !self.inner.store.set_client_policy(id, &policy).await? {
+            return Err(Error::not_found("client", id));
+        }
+        self.client(id).await
+    }
+
+    /// The client a token belongs to, if it is not revoked.
+    pub async fn authenticate(&self, token: &str) -> Result<Client> {
+        if token.is_empty() || token.len() > MAX_TOKEN_CHARS {
+            return Err(Error::Unauthorized);
+        }
+        match self.inner.store.client_by_token_hash(&token_hash(token)).await? {
+            Some(client) if client.revoked_at.is_none() => Ok(client),
+            _ => Err(Error::Unauthorized),
+        }
+    }
+
+    // ---- policy ----
+
+    pub fn policy(&self) -> Policy {
+        *self.inner.policy.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub async fn set_policy(&self, policy: Policy) -> Result<()> {
+        policy.timeouts.validate().map_err(Error::Invalid)?;
+        self.inner.store.set_policy(&policy).await?;
+        *self.inner.policy.write().unwrap_or_else(|e| e.into_inner()) = policy;
+        Ok(())
+    }
+
+    // ---- requests ----
+
+    /// Takes a request from a client: stored first, then answered with a decision if a policy
+    /// approves it, else an ack. The same id with the same request is answered as it stands (never
+    /// stored twice); with a different request it is [`Error::IdReused`].
+    pub async fn submit(&self, client_id: &str, frame: ClientFrame) -> Result<Answer> {
+        frame.validate()?;
+        let client = match self.inner.store.client(client_id).await? {
+            Some(client) if client.revoked_at.is_none() => client,
+            _ => return Err(Error::Unauthorized),
+        };
+        let follows = match &frame {
+            ClientFrame::CodeResponse(response) => match &response.follows {
+                Some(follows) => Some(
+                    self.inner
+                        .store
+                        .request_of_client(client_id, follows)
+                        .await?
+                        .filter(|r| r.kind == RequestKind::SecurityEvaluation)
+                        .ok_or_else(|| Error::UnknownRequest(follows.clone()))?
+                        .id,
+                ),
+                None => None,
+            },
+            ClientFrame::SecurityEvaluation(_) => None,
+        };
+        let policy = self.policy();
+        let decision = policy::auto_approval(&policy, &client.policy, &frame).map(|auto| Decision {
+            decision: Verdict::Approved,
+            reason: None,
+            edited_code: None,
+            decided_by: DecidedBy { kind: DeciderKind::Policy, detail: auto.rule },
+        });
+        let timeout = policy::timeout(&policy, &client.policy, frame.risk());
+        let id = new_id();
+        let expires_at = store::at(SystemTime::now() + timeout);
+        let inserted = self
+            .inner
+            .store
+            .insert_request(NewRequest {
+                id: &id,
+                client_id,
+                frame: &frame,
+                follows: follows.as_deref(),
+                timeout_secs: timeout.as_secs(),
+                expires_at: &expires_at,
+                decision: decision.as_ref().map(|d| (RequestStatus::Approved, d)),
+            })
+            .await?;
+        let request = match inserted {
+            Inserted::Existing(request) => return Ok(Answer::of(&request)),
+            Inserted::New(request) => request,
+        };
+        if request.decision.is_some() {
+            self.publish(InboxEvent::Decided { request: Box::new(request.clone()) });
+        } else {
+            self.inner.deadlines.notify_one();
+            self.publish(InboxEvent::Pending { request: Box::new(request.clone()) });
+        }
+        Ok(Answer::of(&request))
+    }
+
+    /// A person decides the pending request `request_id`: its client is told at once (or when it
+    /// comes back). Deciding a request that is already decided is [`Error::AlreadyDecided`].
+    pub async fn decide(&self, request_id: &str, input: DecisionInput) -> Result<OutsideRequest> {
+        let request = self.request(request_id).await?;
+        if request.status != RequestStatus::Pending {
+            return Err(Error::AlreadyDecided(request_id.to_string()));
+        }
+        let input = input.checked(&request.request).map_err(Error::Invalid)?;
+        let status = match input.decision {
+            Verdict::Approved => RequestStatus::Approved,
+            Verdict::Rejected => RequestStatus::Rejected,
+        };
+        let decision = Decision {
+            decision: input.decision,
+            reason: input.reason,
+            edited_code: input.edited_code,
+            decided_by: DecidedBy { kind: DeciderKind::Person, detail: PERSON_DETAIL.to_string() },
+        };
+        if !self.inner.store.decide(request_id, status, &decision).await? {
+            return Err(Error::AlreadyDecided(request_id.to_string()));
+        }
+        self.decided(request_id).await
+    }
+
+    /// Gives a pending request `by` more time before it times out.
+    pub async fn extend(&self, request_id: &str, by: Duration) -> Result<OutsideRequest> {
+        let request = self.request(request_id).await?;
+        if request.status != RequestStatus::Pending {
+            return Err(Error::AlreadyDecided(request_id.to_string()));
+        }
+        let by = by.as_secs().clamp(1, MAX_TIMEOUT_SECS);
+        let deadline = humantime::parse_rfc3339(&request.expires_at)
+            .map_err(|e| Error::Corrupt(format!("deadline of `{request_id}`: {e}")))?
+            .max(SystemTime::now());
+        let expires_at = store::at(deadline + Duration::from_secs(by));
+        let created = humantime::parse_rfc3339(&request.created_at).unwrap_or(deadline);
+        let timeout_secs =
+            (deadline + Duration::from_secs(by)).duration_since(created).map(|d| d.as_secs()).unwrap_or(by);
+        if !self.inner.store.extend(request_id, &expires_at, timeout_secs).await? {
+            return Err(Error::AlreadyDecided(request_id.to_string()));
+        }
+        self.inner.deadlines.notify_one();
+        self.request(request_id).await
+    }
+
+    pub async fn request(&self, id: &str) -> Result<OutsideRequest> {
+        self.inner.store.request(id).await?.ok_or_else(|| Error::not_found("outside request", id))
+    }
+
+    /// Requests for the inbox, newest first.
+    pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
+        self.inner.store.list(query).await
+    }
+
+    /// The decisions the client has not been sent yet, oldest first (also those made before a
+    /// restart). Sending one is followed by [`OutsideHub::mark_delivered`].
+    pub async fn missed(&self, client_id: &str) -> Result<Vec<DecisionFrame>> {
+        let requests = self.inner.store.undelivered(client_id).await?;
+        Ok(requests.iter().filter_map(OutsideRequest::decision_frame).collect())
+    }
+
+    pub async fn mark_delivered(&self, request_id: &str) -> Result<()> {
+        self.inner.store.mark_delivered(request_id).await
+    }
+
+    /// Waits up to `wait` for the decision on the client's request `request_id` (Warden's id):
+    /// the decision (marked delivered) or, still pending, the ack.
+    pub async fn wait_decision(&self, client_id: &str, request_id: &str, wait: Duration) -> Result<Answer> {
+        let mut signal = self.watch_client(client_id);
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let request = self
+                .inner
+                .store
+                .request(request_id)
+                .await?
+                .filter(|r| r.client_id == client_id)
+                .ok_or_else(|| Error::not_found("outside request", request_id))?;
+            if request.decision.is_some() {
+                self.mark_delivered(request_id).await?;
+                return Ok(Answer::of(&request));
+            }
+            tokio::select! {
+                changed = signal.changed() => if changed.is_err() { return Ok(Answer::of(&request)) },
+                () = tokio::time::sleep_until(deadline) => return Ok(Answer::of(&request)),
+                () = self.inner.shutdown.cancelled() => return Ok(Answer::of(&request)),
+            }
+        }
+    }
+
+    // ---- listeners ----
+
+    /// Every request that starts waiting for a person, and every decision, as it happens (for the
+    /// inbox and notifications). Lossy for a subscriber that lags: it should re-list then.
+    pub fn subscribe(&self) -> broadcast::Receiver<InboxEvent> {
+        self.inner.inbox.subscribe()
+    }
+
+    /// Changes when a decision for the client is made or the client is revoked.
+    pub fn watch_client(&self, client_id: &str) -> watch::Receiver<ClientSignal> {
+        self.signal(client_id).subscribe()
+    }
+
+    /// A live connection of the authenticated `client`.
+    pub fn connect(&self, client: &Client) -> Connection {
+        Connection::new(self.clone(), client.id.clone(), self.watch_client(&client.id))
+    }
+
+    fn signal(&self, client_id: &str) -> watch::Sender<ClientSignal> {
+        let mut signals = self.inner.signals.lock().unwrap_or_else(|e| e.into_inner());
+        signals.entry(client_id.to_string()).or_insert_with(|| watch::Sender::new(ClientSignal::default())).clone()
+    }
+
+    fn publish(&self, event: InboxEvent) {
+        // No subscriber is fine: nobody has the inbox open.
+        let _ = self.inner.inbox.send(event);
+    }
+
+    /// After a decision is stored: wakes the client's waiters and tells the inbox.
+    async fn decided(&self, request_id: &str) -> Result<OutsideRequest> {
+        let request = self.request(request_id).await?;
+        self.signal(&request.client_id).send_modify(|s| s.decided += 1);
+        self.publish(InboxEvent::Decided { request: Box::new(request.clone()) });
+        Ok(request)
+    }
+
+    // ---- deadlines ----
+
+    /// Expires due requests, then sleeps until the next deadline or a new request, until shutdown.
+    async fn expire_forever(self) {
+        loop {
+            if let Err(error) = self.expire_due().await {
+                tracing::error!(%error, "could not expire outside requests");
+            }
+            let next = match self.inner.store.next_expiry().await {
+                Ok(next) => next.and_then(|at| humantime::parse_rfc3339(&at).ok()),
+                Err(error) => {
+                    tracing::error!(%error, "could not read the next outside deadline");
+                    Some(SystemTime::now() + Duration::from_secs(5))
+                }
+            };
+            let wait =
+                next.map(|at| at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO)).unwrap_or(IDLE_CHECK);
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = self.inner.deadlines.notified() => {}
+                () = self.inner.shutdown.cancelled() => return,
+            }
+        }
+    }
+
+    async fn expire_due(&self) -> Result<()> {
+        for (id, secs) in self.inner.store.due(&store::now()).await? {
+            let detail = format!("no decision within {secs} s");
+            let decision = Decision {
+                decision: Verdict::Rejected,
+                reason: Some(detail.clone()),
+                edited_code: None,
+                decided_by: DecidedBy { kind: DeciderKind::Timeout, detail },
+            };
+            if self.inner.store.decide(&id, RequestStatus::Expired, &decision).await? {
+                self.decided(&id).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A new client token: `wo_` and 32 random bytes in hex.
+fn new_token() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| Error::Internal(format!("no randomness for a token: {e}")))?;
+    Ok(format!("wo_{}", hex(&bytes)))
+}
+
+/// The stored form of a token. Tokens are 256 random bits, so a plain SHA-256 is enough: there is
+/// nothing to guess from it.
+fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,157 @@
+//! Outside clients and requests as Warden stores them and the inbox shows them. Every string in a
+//! request came from a client: render it as text only.
+
+use serde::{Deserialize, Serialize};
+
+use crate::policy::ClientPolicy;
+use crate::protocol::{
+    check_bytes, ClientFrame, DecidedBy, DecisionFrame, RequestKind, RiskLevel, Verdict, MAX_REASON_BYTES,
+    MAX_TEXT_BYTES,
+};
+
+/// Longest client name, in characters.
+pub const MAX_CLIENT_NAME_CHARS: usize = 64;
+
+/// A registered executor or agent. Its token is stored only as a hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Client {
+    pub id: String,
+    pub name: String,
+    /// What this client's requests are decided by instead of the global policy.
+    pub policy: ClientPolicy,
+    pub created_at: String,
+    /// When the token was revoked; a revoked client can no longer connect or send.
+    pub revoked_at: Option<String>,
+}
+
+/// A client just registered, with its token: the only time the token exists outside the client.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct NewClient {
+    pub client: Client,
+    pub token: String,
+}
+
+impl std::fmt::Debug for NewClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewClient").field("client", &self.client).field("token", &"<redacted>").finish()
+    }
+}
+
+/// Where an outside request is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::Display, strum::EnumString)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RequestStatus {
+    Pending,
+    Approved,
+    Rejected,
+    /// Nobody decided in time: answered `rejected`, decided by `timeout`.
+    Expired,
+}
+
+/// How a request was decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub decision: Verdict,
+    pub reason: Option<String>,
+    pub edited_code: Option<String>,
+    pub decided_by: DecidedBy,
+}
+
+/// One request from an outside client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutsideRequest {
+    /// Warden's id.
+    pub id: String,
+    pub client_id: String,
+    pub client_name: String,
+    /// The client's own id, unique per client.
+    pub client_request_id: String,
+    pub kind: RequestKind,
+    /// The frame as the client sent it (with the canonical `type`).
+    pub request: ClientFrame,
+    pub risk: Option<RiskLevel>,
+    /// Warden's id of the security evaluation a code response follows.
+    pub follows: Option<String>,
+    pub status: RequestStatus,
+    pub decision: Option<Decision>,
+    pub created_at: String,
+    /// When a pending request is answered `rejected` by timeout.
+    pub expires_at: String,
+    pub decided_at: Option<String>,
+    /// When the decision was sent to the client.
+    pub delivered_at: Option<String>,
+}
+
+impl OutsideRequest {
+    /// The decision frame the client receives, once decided.
+    pub fn decision_frame(&self) -> Option<DecisionFrame> {
+        let d = self.decision.as_ref()?;
+        Some(DecisionFrame {
+            id: self.client_request_id.clone(),
+            request_id: self.id.clone(),
+            decision: d.decision,
+            reason: d.reason.clone(),
+            edited_code: d.edited_code.clone(),
+            decided_by: d.decided_by.clone(),
+        })
+    }
+}
+
+/// A person's decision on one outside request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionInput {
+    pub decision: Verdict,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Only for approving a security evaluation: the code to run instead.
+    #[serde(default)]
+    pub edited_code: Option<String>,
+}
+
+impl DecisionInput {
+    /// Checks the input against the request it decides; an edit equal to the code is no edit.
+    pub fn checked(mut self, request: &ClientFrame) -> Result<Self, String> {
+        if let Some(reason) = &self.reason {
+            check_bytes("reason", reason, MAX_REASON_BYTES)?;
+        }
+        self.reason = self.reason.filter(|r| !r.trim().is_empty());
+        if let Some(edited) = &self.edited_code {
+            check_bytes("edited_code", edited, MAX_TEXT_BYTES)?;
+            let ClientFrame::SecurityEvaluation(evaluation) = request else {
+                return Err("`edited_code` applies only to a security evaluation".into());
+            };
+            if self.decision != Verdict::Approved {
+                return Err("`edited_code` comes only with `approved`".into());
+            }
+            if *edited == evaluation.code {
+                self.edited_code = None;
+            }
+        }
+        Ok(self)
+    }
+}
+
+/// Which requests the inbox lists, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestQuery {
+    #[serde(default)]
+    pub status: Option<RequestStatus>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// At most this many (default 100, at most 500).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// What the inbox hears about as it happens (see `OutsideHub::subscribe`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum InboxEvent {
+    /// A request now waits for a person.
+    Pending { request: Box<OutsideRequest> },
+    /// A request was decided (by a person, a policy or a timeout).
+    Decided { request: Box<OutsideRequest> },
+}

@@ -1,0 +1,344 @@
+//! Outside clients, requests and the global policy in SQLite. warden-outside owns its tables and
+//! migrations (`outside/migrations`, recorded in `_warden_outside_migrations`) on the database file
+//! the engine shares. A request is one row per (client, client's id); deciding is one conditional
+//! UPDATE (`WHERE status = 'pending'`), so of any number of deciders exactly one wins.
+
+use std::time::SystemTime;
+
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqlitePool};
+use warden_engine::Database;
+
+use crate::error::{Error, Result};
+use crate::policy::{ClientPolicy, Policy};
+use crate::protocol::{ClientFrame, RiskLevel};
+use crate::record::{Client, Decision, OutsideRequest, RequestQuery, RequestStatus};
+
+/// Where warden-outside's migrations are recorded, apart from the engine's and warden-mcp's.
+pub const MIGRATIONS_TABLE: &str = "_warden_outside_migrations";
+
+/// Default and largest page of the inbox list.
+const DEFAULT_LIMIT: u32 = 100;
+const MAX_LIMIT: u32 = 500;
+
+/// warden-outside's handle on its tables.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+/// A request to store.
+pub struct NewRequest<'a> {
+    pub id: &'a str,
+    pub client_id: &'a str,
+    pub frame: &'a ClientFrame,
+    pub follows: Option<&'a str>,
+    pub timeout_secs: u64,
+    pub expires_at: &'a str,
+    /// Set when a policy decided it on arrival.
+    pub decision: Option<(RequestStatus, &'a Decision)>,
+}
+
+/// What storing a request did.
+pub enum Inserted {
+    New(OutsideRequest),
+    /// The client sent this id before with the same request: that one, as it is now.
+    Existing(OutsideRequest),
+}
+
+/// The columns `request_from_row` reads (SQL text must be static: `concat!` it).
+macro_rules! select_request {
+    () => {
+        "SELECT r.id, r.client_id, c.name AS client_name, r.client_request_id, r.kind, r.payload, r.risk, \
+         r.follows, r.status, r.decision, r.created_at, r.expires_at, r.decided_at, r.delivered_at \
+         FROM outside_requests r JOIN outside_clients c ON c.id = r.client_id"
+    };
+}
+
+impl Store {
+    /// Applies warden-outside's pending migrations to `database` and keeps it.
+    pub async fn open(database: &Database) -> Result<Self> {
+        migrator().run(database.pool()).await?;
+        Ok(Self { pool: database.pool().clone() })
+    }
+
+    pub async fn insert_client(&self, client: &Client, token_hash: &str) -> Result<()> {
+        sqlx::query("INSERT INTO outside_clients (id, name, token_hash, policy, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&client.id)
+            .bind(&client.name)
+            .bind(token_hash)
+            .bind(json(&client.policy)?)
+            .bind(&client.created_at)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Every client, revoked ones too, oldest first.
+    pub async fn clients(&self) -> Result<Vec<Client>> {
+        let rows =
+            sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter().map(client_from_row).collect()
+    }
+
+    pub async fn client(&self, id: &str) -> Result<Option<Client>> {
+        let row = sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(client_from_row).transpose()
+    }
+
+    pub async fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<Client>> {
+        let row =
+            sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients WHERE token_hash = ?")
+                .bind(token_hash)
+                .fetch_optional(&self.pool)
+                .await?;
+        row.as_ref().map(client_from_row).transpose()
+    }
+
+    /// Returns whether a client that was not revoked is now.
+    pub async fn revoke_client(&self, id: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE outside_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+            .bind(now())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Returns whether the client exists.
+    pub async fn set_client_policy(&self, id: &str, policy: &ClientPolicy) -> Result<bool> {
+        let done = sqlx::query("UPDATE outside_clients SET policy = ? WHERE id = ?")
+            .bind(json(policy)?)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The global policy (the default one until it is set).
+    pub async fn policy(&self) -> Result<Policy> {
+        let value: Option<String> = sqlx::query_scalar("SELECT value FROM outside_settings WHERE key = 'policy'")
+            .fetch_optional(&self.pool)
+            .await?;
+        value.as_deref().map(from_json).transpose().map(Option::unwrap_or_default)
+    }
+
+    pub async fn set_policy(&self, policy: &Policy) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO outside_settings (key, value) VALUES ('policy', ?) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(json(policy)?)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores a request unless the client sent the same id before: then the stored one comes back
+    /// if it is the same request, and [`Error::IdReused`] if it is not.
+    pub async fn insert_request(&self, new: NewRequest<'_>) -> Result<Inserted> {
+        let created_at = now();
+        let (status, decision) = match new.decision {
+            Some((status, decision)) => (status, Some(decision)),
+            None => (RequestStatus::Pending, None),
+        };
+        let done = sqlx::query(
+            "INSERT INTO outside_requests (id, client_id, client_request_id, kind, payload, risk, follows, status, \
+               decision, decided_by, timeout_secs, created_at, expires_at, decided_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+             ON CONFLICT (client_id, client_request_id) DO NOTHING",
+        )
+        .bind(new.id)
+        .bind(new.client_id)
+        .bind(new.frame.id())
+        .bind(new.frame.kind().to_string())
+        .bind(json(new.frame)?)
+        .bind(new.frame.risk().map(|r| r.to_string()))
+        .bind(new.follows)
+        .bind(status.to_string())
+        .bind(decision.map(json).transpose()?)
+        .bind(decision.map(|d| d.decided_by.kind.to_string()))
+        .bind(i64::try_from(new.timeout_secs).unwrap_or(i64::MAX))
+        .bind(&created_at)
+        .bind(new.expires_at)
+        .bind(decision.map(|_| created_at.clone()))
+        .execute(&self.pool)
+        .await?;
+        let stored = self
+            .request_of_client(new.client_id, new.frame.id())
+            .await?
+            .ok_or_else(|| Error::Corrupt(format!("request `{}` vanished after insertion", new.id)))?;
+        if done.rows_affected() > 0 {
+            return Ok(Inserted::New(stored));
+        }
+        if stored.request != *new.frame {
+            return Err(Error::IdReused(new.frame.id().to_string()));
+        }
+        Ok(Inserted::Existing(stored))
+    }
+
+    pub async fn request(&self, id: &str) -> Result<Option<OutsideRequest>> {
+        let row =
+            sqlx::query(concat!(select_request!(), " WHERE r.id = ?")).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(request_from_row).transpose()
+    }
+
+    pub async fn request_of_client(&self, client_id: &str, client_request_id: &str) -> Result<Option<OutsideRequest>> {
+        let row = sqlx::query(concat!(select_request!(), " WHERE r.client_id = ? AND r.client_request_id = ?"))
+            .bind(client_id)
+            .bind(client_request_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(request_from_row).transpose()
+    }
+
+    /// Records the decision if the request is still pending; returns whether it was.
+    pub async fn decide(&self, id: &str, status: RequestStatus, decision: &Decision) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE outside_requests SET status = ?, decision = ?, decided_by = ?, decided_at = ? \
+             WHERE id = ? AND status = 'pending'",
+        )
+        .bind(status.to_string())
+        .bind(json(decision)?)
+        .bind(decision.decided_by.kind.to_string())
+        .bind(now())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Moves a pending request's deadline to `expires_at`; returns whether it was pending.
+    pub async fn extend(&self, id: &str, expires_at: &str, timeout_secs: u64) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE outside_requests SET expires_at = ?, timeout_secs = ? WHERE id = ? AND status = 'pending'",
+        )
+        .bind(expires_at)
+        .bind(i64::try_from(timeout_secs).unwrap_or(i64::MAX))
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Pending requests whose deadline is at or before `at`, with their timeouts.
+    pub async fn due(&self, at: &str) -> Result<Vec<(String, u64)>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT id, timeout_secs FROM outside_requests WHERE status = 'pending' AND expires_at <= ? \
+             ORDER BY expires_at",
+        )
+        .bind(at)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(id, secs)| (id, u64::try_from(secs).unwrap_or(0))).collect())
+    }
+
+    /// The earliest deadline of a pending request.
+    pub async fn next_expiry(&self) -> Result<Option<String>> {
+        Ok(sqlx::query_scalar("SELECT MIN(expires_at) FROM outside_requests WHERE status = 'pending'")
+            .fetch_one(&self.pool)
+            .await?)
+    }
+
+    /// The client's decided requests whose decision has not gone out yet, oldest decision first.
+    pub async fn undelivered(&self, client_id: &str) -> Result<Vec<OutsideRequest>> {
+        let rows = sqlx::query(concat!(
+            select_request!(),
+            " WHERE r.client_id = ? AND r.decided_at IS NOT NULL AND r.delivered_at IS NULL \
+             ORDER BY r.decided_at, r.id"
+        ))
+        .bind(client_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(request_from_row).collect()
+    }
+
+    pub async fn mark_delivered(&self, id: &str) -> Result<()> {
+        sqlx::query("UPDATE outside_requests SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL")
+            .bind(now())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Requests as the inbox lists them, newest first.
+    pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
+        let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        let rows = sqlx::query(concat!(
+            select_request!(),
+            " WHERE (?1 IS NULL OR r.status = ?1) AND (?2 IS NULL OR r.client_id = ?2) \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT ?3"
+        ))
+        .bind(query.status.map(|s| s.to_string()))
+        .bind(query.client_id.as_deref())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(request_from_row).collect()
+    }
+}
+
+fn client_from_row(r: &SqliteRow) -> Result<Client> {
+    Ok(Client {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        policy: from_json(&r.try_get::<String, _>("policy")?)?,
+        created_at: r.try_get("created_at")?,
+        revoked_at: r.try_get("revoked_at")?,
+    })
+}
+
+fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
+    let decision: Option<String> = r.try_get("decision")?;
+    let risk: Option<String> = r.try_get("risk")?;
+    Ok(OutsideRequest {
+        id: r.try_get("id")?,
+        client_id: r.try_get("client_id")?,
+        client_name: r.try_get("client_name")?,
+        client_request_id: r.try_get("client_request_id")?,
+        kind: parse(&r.try_get::<String, _>("kind")?)?,
+        request: from_json(&r.try_get::<String, _>("payload")?)?,
+        risk: risk.as_deref().map(parse::<RiskLevel>).transpose()?,
+        follows: r.try_get("follows")?,
+        status: parse(&r.try_get::<String, _>("status")?)?,
+        decision: decision.as_deref().map(from_json).transpose()?,
+        created_at: r.try_get("created_at")?,
+        expires_at: r.try_get("expires_at")?,
+        decided_at: r.try_get("decided_at")?,
+        delivered_at: r.try_get("delivered_at")?,
+    })
+}
+
+fn migrator() -> Migrator {
+    let mut migrator = sqlx::migrate!("./migrations");
+    migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
+    migrator
+}
+
+/// The time now as stored: RFC 3339 UTC with milliseconds, which sorts as text.
+pub fn now() -> String {
+    at(SystemTime::now())
+}
+
+pub fn at(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Corrupt(e.to_string()))
+}
+
+fn parse<T: std::str::FromStr>(text: &str) -> Result<T> {
+    text.parse().map_err(|_| Error::Corrupt(format!("unknown stored value `{text}`")))
+}

@@ -1,0 +1,241 @@
+//! `/api/outside`: approvals asked for by outside executors and agents (docs/OUTSIDE_PROTOCOL.md).
+//! Two kinds of caller: a registered client, with its own token, sends requests and waits for their
+//! decisions (`POST /api/outside/requests`, `GET /api/outside/requests/{id}/decision`, and the
+//! WebSocket); the person, signed in as for the rest of the API, lists, decides and manages clients
+//! and the policy. Neither's credentials open the other's routes: the access gate lets only
+//! [`is_client_route`] through without the person's token, and those authenticate the client here.
+
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use warden_outside::protocol::{parse_client_frame, ErrorCode};
+use warden_outside::{Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Policy, RequestQuery, RequestStatus};
+
+use super::error::{ApiError, ApiResult};
+use super::json_body::JsonBody;
+
+/// The WebSocket's path.
+pub const SOCKET_PATH: &str = "/ws/approvals";
+/// Default and longest wait of a long-poll, in seconds.
+const DEFAULT_WAIT_SECS: u64 = 30;
+const MAX_WAIT_SECS: u64 = 120;
+
+/// Whether the request is for a route an outside client calls with its own token. The gate still
+/// checks its `Host`, and its `Origin` whatever the method (the WebSocket upgrade is a `GET`).
+pub fn is_client_route(method: &Method, path: &str) -> bool {
+    match *method {
+        Method::GET => {
+            path == SOCKET_PATH
+                || path
+                    .strip_prefix("/api/outside/requests/")
+                    .and_then(|rest| rest.strip_suffix("/decision"))
+                    .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+        }
+        Method::POST => path == "/api/outside/requests",
+        _ => false,
+    }
+}
+
+/// The client a request comes from, by `Authorization: Bearer <client token>`. A token in the
+/// query is refused (addresses end up in logs and histories); so is the person's token.
+pub struct OutsideClient(pub Client);
+
+impl<S> FromRequestParts<S> for OutsideClient
+where
+    S: Send + Sync,
+    OutsideHub: FromRef<S>,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let query_token =
+            parts.uri.query().is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("token")));
+        if query_token {
+            return Err(ApiError::bad_request(
+                "token_in_query",
+                "send the client token as `Authorization: Bearer <token>`, never in the address",
+            )
+            .into_response());
+        }
+        let token = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
+        let Some(token) = token else {
+            return Err(unauthorized("send the client token as `Authorization: Bearer <token>`"));
+        };
+        match OutsideHub::from_ref(state).authenticate(token).await {
+            Ok(client) => Ok(OutsideClient(client)),
+            Err(warden_outside::Error::Unauthorized) => {
+                Err(unauthorized("the client token is not valid (unknown or revoked)"))
+            }
+            Err(other) => Err(ApiError::from(other).into_response()),
+        }
+    }
+}
+
+fn unauthorized(message: &str) -> Response {
+    let mut response = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+/// An answer to a client: 200 with the decision frame, or 202 with the ack (still pending).
+fn answer(answer: Answer) -> Response {
+    let status = match answer {
+        Answer::Decided(_) => StatusCode::OK,
+        Answer::Ack(_) => StatusCode::ACCEPTED,
+    };
+    (status, Json(answer.into_frame())).into_response()
+}
+
+// ---- client side ----
+
+/// `POST /api/outside/requests`: one request frame, as on the socket. Stored before the answer.
+pub async fn create_request(
+    OutsideClient(client): OutsideClient,
+    State(hub): State<OutsideHub>,
+    body: Bytes,
+) -> ApiResult<Response> {
+    let frame = parse_client_frame(&body).map_err(warden_outside::Error::from)?;
+    let submitted = hub.submit(&client.id, frame).await?;
+    if let Answer::Decided(decision) = &submitted {
+        hub.mark_delivered(&decision.request_id).await?;
+    }
+    Ok(answer(submitted))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitParams {
+    wait: Option<u64>,
+}
+
+/// `GET /api/outside/requests/{id}/decision?wait=30`: the decision on the client's request (by
+/// Warden's id), waiting up to `wait` seconds for it.
+pub async fn wait_decision(
+    OutsideClient(client): OutsideClient,
+    State(hub): State<OutsideHub>,
+    Path(id): Path<String>,
+    Query(params): Query<WaitParams>,
+) -> ApiResult<Response> {
+    let wait = Duration::from_secs(params.wait.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS));
+    Ok(answer(hub.wait_decision(&client.id, &id, wait).await?))
+}
+
+// ---- person side ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    status: Option<String>,
+    client_id: Option<String>,
+    limit: Option<u32>,
+}
+
+/// `GET /api/outside/requests?status=pending&client_id=…&limit=…`, newest first.
+pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
+    let status =
+        match p.status.as_deref() {
+            None | Some("") | Some("all") => None,
+            Some(s) => Some(s.parse::<RequestStatus>().map_err(|_| {
+                ApiError::unprocessable("status must be one of pending, approved, rejected, expired, all")
+            })?),
+        };
+    Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, limit: p.limit }).await?))
+}
+
+pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.request(&id).await?))
+}
+
+/// `POST /api/outside/requests/{id}/decision`: a person's decision; 409 once decided.
+pub async fn decide(
+    State(hub): State<OutsideHub>,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<DecisionInput>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.decide(&id, input).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Extend {
+    secs: u64,
+}
+
+/// `POST /api/outside/requests/{id}/extend` `{"secs": 120}`: more time before the timeout.
+pub async fn extend(
+    State(hub): State<OutsideHub>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<Extend>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.extend(&id, Duration::from_secs(body.secs)).await?))
+}
+
+pub async fn policy(State(hub): State<OutsideHub>) -> impl IntoResponse {
+    Json(hub.policy())
+}
+
+pub async fn set_policy(
+    State(hub): State<OutsideHub>,
+    JsonBody(policy): JsonBody<Policy>,
+) -> ApiResult<impl IntoResponse> {
+    hub.set_policy(policy).await?;
+    Ok(Json(hub.policy()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewClientBody {
+    name: String,
+    #[serde(default)]
+    policy: ClientPolicy,
+}
+
+/// `POST /api/outside/clients` `{name, policy?}`: 201 with the client and its token, shown this once.
+pub async fn create_client(
+    State(hub): State<OutsideHub>,
+    JsonBody(body): JsonBody<NewClientBody>,
+) -> ApiResult<impl IntoResponse> {
+    let created = hub.create_client(&body.name, body.policy).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "client": created.client, "token": created.token }))))
+}
+
+pub async fn clients(State(hub): State<OutsideHub>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.clients().await?))
+}
+
+/// `DELETE /api/outside/clients/{id}`: revokes the token and closes the client's sockets.
+pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.revoke_client(&id).await?))
+}
+
+pub async fn set_client_policy(
+    State(hub): State<OutsideHub>,
+    Path(id): Path<String>,
+    JsonBody(policy): JsonBody<ClientPolicy>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(hub.set_client_policy(&id, policy).await?))
+}
+
+/// HTTP status of a refused frame.
+pub(super) fn frame_status(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::IdReused => StatusCode::CONFLICT,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Malformed | ErrorCode::Invalid | ErrorCode::UnknownRequest => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
