@@ -51,7 +51,8 @@ impl Engine {
         }
         let path = config.local_model.as_ref().filter(|p| p.exists())?;
         match LocalModel::shared(path) {
-            Ok(model) => Some(model),
+            // Tools described in its prompt, its calls held to a grammar (llm::local::grammar).
+            Ok(model) => Some(crate::llm::with_text_tool_calls(model)),
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "the built-in model did not load");
                 None

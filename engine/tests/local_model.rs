@@ -37,7 +37,7 @@ async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
     assert!(status.configured);
     assert_eq!(status.provider, "local");
     assert_eq!(status.model, "SmolLM2-135M-Instruct.Q4_1");
-    assert!(status.hint.is_some_and(|h| h.contains("does not call tools")));
+    assert!(status.hint.is_some_and(|h| h.contains("seldom picks the right tool")));
 
     let thread = engine.create_thread(None).await.expect("thread");
     let started = engine
@@ -112,4 +112,27 @@ const GUARD: Duration = Duration::from_secs(180);
 
 async fn run_to_end_slowly(engine: &Engine, run_id: &str) -> Vec<warden_engine::RunEventRecord> {
     events_until_within(engine, run_id, GUARD, |e| e.is_terminal()).await
+}
+
+/// The model is asked to copy a call with a misspelt tool and a wrong key: left to itself it would
+/// write an invalid call (shown as text, or refused by the loop). Once it opens the ```json block the
+/// grammar holds it to a registered tool with arguments valid for that tool, so a real call comes out.
+#[tokio::test]
+async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid_arguments() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    std::fs::write(engine.config().workspace.join("notes.txt"), "The meeting is on Tuesday.").unwrap();
+    let thread = engine.create_thread(None).await.expect("thread");
+    let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"read_fil\", \"arguments\": \
+                  {\"pth\": \"notes.txt\"}}\n```";
+    let started = engine.send_message(&thread.id, prompt.into()).await.expect("send");
+    let events =
+        events_until_within(&engine, &started.run_id, GUARD, |e| e.kind == "tool_call" || e.is_terminal()).await;
+    engine.stop_run(&started.run_id).await.expect("stop");
+    let calls = of_kind(&events, "tool_call");
+    let first = calls.first().unwrap_or_else(|| panic!("no call: {}", text_of(&events)));
+    let call = &first["call"];
+    eprintln!("the built-in model called {} with {}", first["name"], first["arguments"]);
+    assert!(["read_file", "list_dir", "write_file", "shell"].contains(&first["name"].as_str().unwrap()), "{first}");
+    assert_ne!(call["status"], "invalid", "the arguments fit the tool's schema: {first}");
 }

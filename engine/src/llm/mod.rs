@@ -41,6 +41,12 @@ pub trait Provider: Send + Sync {
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError>;
     /// One short non-streamed completion (thread titles).
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError>;
+    /// Whether this provider, given tools under `TextToolCalls`, keeps the JSON call blocks its model
+    /// writes valid by constrained decoding. `TextToolCalls` then still describes the tools in the
+    /// prompt and reads the calls out of the text, but passes the tools on for the grammar.
+    fn constrains_text_calls(&self) -> bool {
+        false
+    }
     /// The models the API offers (Settings' connection test); empty where it has no such list.
     async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
         Ok(Vec::new())

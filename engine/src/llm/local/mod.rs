@@ -4,6 +4,7 @@
 //! runtime never waits on inference. Tokens are streamed as they are sampled, and Stop is honoured
 //! before the next token.
 
+mod grammar;
 mod prompt;
 mod utf8;
 mod worker;
@@ -24,7 +25,8 @@ pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// What the built-in model is told it cannot do, and what the UI says about it.
 pub const LIMITS: &str = "The built-in model is small (135M parameters, on the CPU): it chats and answers \
-    short questions, but it does not call tools, and it is often wrong. Configure a provider for real work.";
+    short questions and is often wrong. It is shown the tools and a call it writes is held to a valid one, but \
+    it seldom picks the right tool. Configure a provider for real work.";
 
 /// Tokens of context per turn: the prompt and the answer together.
 const CONTEXT_TOKENS: u32 = 2048;
@@ -68,6 +70,7 @@ impl LocalModel {
         messages: &[Message],
         max_tokens: u32,
         cancel: CancellationToken,
+        call_grammar: Option<String>,
     ) -> Result<TurnStream, ProviderError> {
         let (events, rx) = tokio::sync::mpsc::unbounded_channel();
         let job = worker::Job {
@@ -76,6 +79,7 @@ impl LocalModel {
             min_answer_tokens: MIN_ANSWER_TOKENS.min(max_tokens),
             cancel,
             events,
+            call_grammar,
         };
         self.jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
         Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed())
@@ -93,12 +97,16 @@ impl Provider for LocalModel {
     }
 
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
-        // No tools: a model this small does not call them reliably (see LIMITS).
-        self.submit(&req.messages, CONTEXT_TOKENS, cancel)
+        // Tools come only through `TextToolCalls` (described in the prompt), for the call grammar.
+        self.submit(&req.messages, CONTEXT_TOKENS, cancel, grammar::for_tools(&req.tools))
+    }
+
+    fn constrains_text_calls(&self) -> bool {
+        true
     }
 
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
-        let mut stream = self.submit(&messages, TITLE_TOKENS, CancellationToken::new())?;
+        let mut stream = self.submit(&messages, TITLE_TOKENS, CancellationToken::new(), None)?;
         let mut text = String::new();
         while let Some(event) = stream.next().await {
             match event? {

@@ -32,6 +32,8 @@ pub struct Job {
     pub min_answer_tokens: u32,
     pub cancel: CancellationToken,
     pub events: UnboundedSender<Result<StreamEvent, ProviderError>>,
+    /// The grammar a tool call must follow once the model starts one (see `grammar`).
+    pub call_grammar: Option<String>,
 }
 
 /// llama.cpp's backend is initialised once per process.
@@ -109,10 +111,15 @@ fn answer(
     }
     ctx.decode(&mut batch).map_err(|e| ProviderError::Local(format!("reading the prompt failed: {e}")))?;
     // Greedy with a repetition penalty: the same answer to the same conversation, and no loops.
-    let mut sampler = LlamaSampler::chain_simple([
-        LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0),
-        LlamaSampler::greedy(),
-    ]);
+    let mut samplers = vec![LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0)];
+    if let Some(grammar) = &job.call_grammar {
+        let trigger = [super::grammar::TRIGGER.to_string()];
+        let constrained = LlamaSampler::grammar_lazy_patterns(model, grammar, "root", &trigger, &[])
+            .map_err(|e| ProviderError::Local(format!("the tool-call grammar did not load: {e}")))?;
+        samplers.push(constrained);
+    }
+    samplers.push(LlamaSampler::greedy());
+    let mut sampler = LlamaSampler::chain_simple(samplers);
     let mut text = Utf8Buffer::default();
     let mut index = batch.n_tokens() - 1;
     let limit = room.min(job.max_tokens as usize);
@@ -120,8 +127,9 @@ fn answer(
         if job.cancel.is_cancelled() {
             return Err(ProviderError::Cancelled);
         }
+        // `sample` also accepts the token into every sampler of the chain (penalties, grammar); accepting
+        // it again would count it twice, and break the grammar's state.
         let token = sampler.sample(ctx, index);
-        sampler.accept(token);
         if vocab.is_eog(token) {
             send_text(job, text.finish())?;
             return Ok(FinishReason::Stop);

@@ -52,7 +52,10 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
 
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
         let tools: HashSet<String> = req.tools.iter().map(|t| t.name.clone()).collect();
-        let request = TurnRequest { messages: as_text_conversation(&req.messages, &req.tools), tools: Vec::new() };
+        let messages = as_text_conversation(&req.messages, &req.tools);
+        // Only a provider that constrains its decoding gets the tools (for its grammar, never as native ones).
+        let passed_on = if self.inner.constrains_text_calls() { req.tools.clone() } else { Vec::new() };
+        let request = TurnRequest { messages, tools: passed_on };
         let events = self.inner.stream_turn(request, cancel).await?;
         if tools.is_empty() {
             return Ok(events);
@@ -67,6 +70,10 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
 
     async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
         self.inner.list_models().await
+    }
+
+    fn constrains_text_calls(&self) -> bool {
+        self.inner.constrains_text_calls()
     }
 }
 

@@ -1,0 +1,94 @@
+//! Constrained tool calls for the built-in model: a grammar (llama.cpp's GBNF, made from JSON Schema by
+//! llama.cpp's own converter) that only admits `{"tool": "<a registered tool>", "arguments": <arguments
+//! valid for that tool's schema>}`. It is lazy: it takes effect once the model opens a ```json block (the
+//! form `TextToolCalls` asks for), so ordinary answers are free text and a call the model starts can only
+//! be a valid one.
+
+use serde_json::{json, Value};
+
+use crate::tools::ToolSpec;
+
+/// Where a call starts: a json fence, then the object (the grammar is fed from the `{`).
+pub const TRIGGER: &str = r"[\s\S]*?```(?:json)?\s*(\{[\s\S]*)";
+
+/// The GBNF of one call to any of `tools`, or `None` when there are none or a schema cannot be converted
+/// (the model then writes calls unconstrained, and the agent loop still checks them).
+pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
+    if tools.is_empty() {
+        return None;
+    }
+    let calls: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "object",
+                "properties": {
+                    "tool": {"const": t.name},
+                    "arguments": arguments_schema(&t.parameters),
+                },
+                "required": ["tool", "arguments"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    let schema = if calls.len() == 1 { calls[0].clone() } else { json!({ "oneOf": calls }) };
+    match llama_cpp_2::json_schema_to_grammar(&schema.to_string()) {
+        Ok(grammar) => Some(grammar),
+        Err(e) => {
+            tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
+            None
+        }
+    }
+}
+
+/// The tool's own schema, closed to extra keys where it does not say otherwise (a small model invents
+/// them), and an empty object for a tool without parameters.
+fn arguments_schema(parameters: &Value) -> Value {
+    let mut schema = match parameters {
+        Value::Object(o) if !o.is_empty() => parameters.clone(),
+        _ => json!({"type": "object", "properties": {}}),
+    };
+    if let Value::Object(o) = &mut schema {
+        o.remove("$schema");
+        o.entry("additionalProperties").or_insert(Value::Bool(false));
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(name: &str, parameters: Value) -> ToolSpec {
+        ToolSpec { name: name.into(), description: String::new(), parameters }
+    }
+
+    #[test]
+    fn the_grammar_names_every_tool_and_its_argument_keys() {
+        let tools = [
+            spec(
+                "read_file",
+                json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            ),
+            spec("list_dir", json!({})),
+        ];
+        let grammar = for_tools(&tools).expect("a grammar");
+        assert!(grammar.contains("read_file") && grammar.contains("list_dir"), "{grammar}");
+        assert!(grammar.contains("path"), "{grammar}");
+        assert!(grammar.contains("root ::="), "{grammar}");
+        assert!(for_tools(&[]).is_none());
+    }
+
+    #[test]
+    fn the_trigger_starts_the_grammar_at_the_object_after_a_json_fence() {
+        let re = regex_lite_match(TRIGGER, "Sure.\n```json\n{\"tool\"");
+        assert_eq!(re.as_deref(), Some("{\"tool\""));
+        assert!(regex_lite_match(TRIGGER, "No call here {\"a\": 1}").is_none());
+    }
+
+    /// The first group of a whole-text match, as llama.cpp's lazy grammar uses its patterns.
+    fn regex_lite_match(pattern: &str, text: &str) -> Option<String> {
+        let re = regex::Regex::new(&format!("^(?:{pattern})$")).unwrap();
+        re.captures(text).and_then(|c| c.get(1)).map(|m| m.as_str().to_string())
+    }
+}
