@@ -451,3 +451,38 @@ async fn an_approval_and_its_tool_call_are_read_by_id_and_a_thread_rule_is_revok
         assert_eq!((s, body["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{path}");
     }
 }
+
+#[tokio::test]
+async fn providers_are_listed_added_tested_chosen_and_removed_and_keys_never_come_back() {
+    let api = Api::start(Script::default()).await;
+    let other = FixtureModel::start_with_key(Script::default(), "sk-api-test-key-9876").await.unwrap();
+    let (s, list) = api.json(reqwest::Method::GET, "/api/providers", None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(list["default"]["provider_id"], "env-openai");
+
+    let entry = json!({"name": "Other", "kind": "openai_compatible", "base_url": other.base_url(),
+        "api_key": "sk-api-test-key-9876", "default_model": "other-model"});
+    let (s, tested) = api.json(reqwest::Method::POST, "/api/providers/test", Some(entry.clone())).await;
+    assert_eq!((s, &tested["ok"], &tested["models"]), (StatusCode::OK, &json!(true), &json!(["fixture-model"])));
+    let (s, added) = api.json(reqwest::Method::POST, "/api/providers", Some(entry)).await;
+    assert_eq!(s, StatusCode::CREATED);
+    assert_eq!(added["key"], "••••9876");
+    let id = added["id"].as_str().unwrap().to_string();
+    let (_, list) = api.json(reqwest::Method::GET, "/api/providers", None).await;
+    assert!(!list.to_string().contains("sk-api-test-key-9876"), "{list}");
+
+    let thread = api.new_thread().await;
+    let choice = json!({"model": {"provider_id": id, "model": "other-model"}});
+    let (s, _) = api.json(reqwest::Method::PUT, &format!("/api/threads/{thread}/model"), Some(choice)).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (_, detail) = api.json(reqwest::Method::GET, &format!("/api/threads/{thread}"), None).await;
+    assert_eq!(detail["model"]["model"], "other-model");
+    let bad = json!({"model": {"provider_id": "nope", "model": "m"}});
+    let (s, _) = api.json(reqwest::Method::PUT, &format!("/api/threads/{thread}/model"), Some(bad)).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    let (s, _) = api.json(reqwest::Method::DELETE, &format!("/api/providers/{id}"), None).await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, _) = api.json(reqwest::Method::DELETE, "/api/providers/env-openai", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "environment entries are read-only");
+}

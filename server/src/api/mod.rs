@@ -8,6 +8,7 @@ pub mod json_errors;
 mod mcp;
 pub mod outside;
 mod outside_ws;
+mod providers;
 mod runs;
 mod sse;
 mod threads;
@@ -44,6 +45,11 @@ where
         .route("/api/tool_calls/{id}", get(runs::tool_call))
         .route("/api/approvals", get(approvals::list))
         .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
+        .route("/api/providers", get(providers::list).post(providers::save))
+        .route("/api/providers/test", post(providers::test))
+        .route("/api/providers/{id}", axum::routing::delete(providers::remove))
+        .route("/api/providers/{id}/test", post(providers::test_entry))
+        .route("/api/threads/{id}/model", put(providers::set_thread_model))
         .route("/api/mcp/servers", get(mcp::list).post(mcp::upsert))
         .route("/api/mcp/servers/{name}", get(mcp::get).delete(mcp::remove))
         .route("/api/mcp/servers/{name}/enabled", put(mcp::set_enabled))
