@@ -104,7 +104,10 @@ impl Tool for SearchTools {
         }
         let names: Vec<String> = hits.iter().map(|s| s.name.clone()).collect();
         self.found.remember(&names).await?;
-        let mut text = format!("Found {} tools; you can call them from your next step on:", hits.len());
+        let mut text = match hits.len() {
+            1 => "Found 1 tool; you can call it from your next step on:".to_string(),
+            n => format!("Found {n} tools; you can call them from your next step on:"),
+        };
         for spec in hits {
             text.push_str(&format!("\n- `{}`: {}", spec.name, one_line(&spec.description)));
         }

@@ -12,11 +12,15 @@ use regex::Regex;
 const MAX_ITEMS: usize = 40;
 const MAX_ITEM_CHARS: usize = 200;
 const MAX_TOTAL: usize = 4 * 1024;
+/// Numbers listed at most.
+const MAX_NUMBERS: usize = 12;
 
-/// A kind of item: its pattern, and a check of what the pattern alone cannot say.
+/// A kind of item: its pattern, a check of what the pattern alone cannot say, and how many of the
+/// list it may take (numbers are many and mostly noise, so they get a few places).
 struct Kind {
     pattern: Regex,
     accept: fn(&str) -> bool,
+    cap: usize,
 }
 
 fn any(_: &str) -> bool {
@@ -39,18 +43,19 @@ fn has_letter(s: &str) -> bool {
 /// The kinds, most telling first: URLs, UUIDs, e-mail addresses, paths (and endpoints), ids that mix
 /// letters and digits, numbers of two or more digits.
 static KINDS: LazyLock<Vec<Kind>> = LazyLock::new(|| {
-    let kind = |pattern: &str, accept: fn(&str) -> bool| Kind {
+    let kind = |pattern: &str, accept: fn(&str) -> bool, cap: usize| Kind {
         // The patterns are fixed and tested below; a bad one would fail every test at once.
         pattern: Regex::new(pattern).unwrap_or_else(|e| panic!("verbatim pattern {pattern}: {e}")),
         accept,
+        cap,
     };
     vec![
-        kind(r#"(?i)\b(?:https?|wss?|ftp)://[^\s<>"'`]+"#, any),
-        kind(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b", any),
-        kind(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", any),
-        kind(r"(?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)+/?", has_letter),
-        kind(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*\b", mixed_id),
-        kind(r"\b\d{2,}(?:[.,:]\d+)*\b", any),
+        kind(r#"(?i)\b(?:https?|wss?|ftp)://[^\s<>"'`]+"#, any, MAX_ITEMS),
+        kind(r"\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b", any, MAX_ITEMS),
+        kind(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b", any, MAX_ITEMS),
+        kind(r"(?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)+/?", has_letter, MAX_ITEMS),
+        kind(r"\b[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*\b", mixed_id, MAX_ITEMS),
+        kind(r"\b\d{2,}(?:[.,:]\d+)*\b", any, MAX_NUMBERS),
     ]
 });
 
@@ -61,9 +66,13 @@ pub fn missing_from(original: &str, summary: &str) -> Vec<String> {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut total = 0;
     for kind in KINDS.iter() {
+        let mut of_kind = 0;
         for found in kind.pattern.find_iter(original) {
+            if of_kind == kind.cap {
+                break;
+            }
             let item = found.as_str().trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '\'', '"']);
-            if item.is_empty() || !seen.insert(item) || !(kind.accept)(item) || item.chars().count() > MAX_ITEM_CHARS {
+            if item.is_empty() || !(kind.accept)(item) || item.chars().count() > MAX_ITEM_CHARS || !seen.insert(item) {
                 continue;
             }
             if summary.contains(item) || kept.iter().any(|k| k.contains(item)) {
@@ -74,6 +83,7 @@ pub fn missing_from(original: &str, summary: &str) -> Vec<String> {
             }
             total += item.len() + 1;
             kept.push(item.to_string());
+            of_kind += 1;
             if kept.len() == MAX_ITEMS {
                 return kept;
             }
@@ -127,5 +137,7 @@ mod tests {
         let kept = missing_from(&long, "");
         assert!(kept.iter().map(|k| k.len() + 1).sum::<usize>() <= MAX_TOTAL, "{}", kept.len());
         assert!(missing_from(&format!("https://example.com/{}", "a".repeat(300)), "").is_empty());
+        let numbers: String = (100..200).map(|i| format!("{i} ")).collect();
+        assert_eq!(missing_from(&numbers, "").len(), MAX_NUMBERS, "numbers take a few places only");
     }
 }
