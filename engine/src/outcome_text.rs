@@ -51,6 +51,11 @@ pub const NO_RESULT: &str = "No result was recorded for this call.";
 /// The text of a result as the model sees it: text parts joined, at most `limit` bytes.
 /// Returns the text and whether it was cut.
 pub fn for_model(content: &[ToolContent], limit: usize) -> (String, bool) {
+    cut(joined(content), limit)
+}
+
+/// The text parts of a result joined, images and resources named.
+fn joined(content: &[ToolContent]) -> String {
     let mut text = String::new();
     for part in content {
         if !text.is_empty() {
@@ -63,6 +68,11 @@ pub fn for_model(content: &[ToolContent], limit: usize) -> (String, bool) {
             ToolContent::Resource { uri, .. } => text.push_str(&format!("[resource {uri}]")),
         }
     }
+    text
+}
+
+/// `text` cut to at most `limit` bytes on a character boundary, with a note; and whether it was cut.
+pub fn cut(mut text: String, limit: usize) -> (String, bool) {
     if text.len() <= limit {
         return (text, false);
     }
@@ -78,15 +88,15 @@ pub fn for_model(content: &[ToolContent], limit: usize) -> (String, bool) {
     (text, true)
 }
 
-/// The content the model gets for a call: text cut to `limit`; images and resources kept as they are.
-pub fn content_for_model(content: &[ToolContent], limit: usize) -> (Vec<ToolContent>, bool) {
-    let (text, truncated) = for_model(
-        &content.iter().filter(|c| !matches!(c, ToolContent::Image { .. })).cloned().collect::<Vec<_>>(),
-        limit,
-    );
-    let mut out = vec![ToolContent::Text { text }];
-    out.extend(content.iter().filter(|c| matches!(c, ToolContent::Image { .. })).cloned());
-    (out, truncated)
+/// The whole text of a result as the model reads it, without its images (they go to the model as
+/// they are): what is cut or summarised for the model and `read_result` pages through.
+pub fn full_text(content: &[ToolContent]) -> String {
+    joined(&content.iter().filter(|c| !matches!(c, ToolContent::Image { .. })).cloned().collect::<Vec<_>>())
+}
+
+/// The images of a result, which go to the model as they are.
+pub fn images(content: &[ToolContent]) -> impl Iterator<Item = ToolContent> + '_ {
+    content.iter().filter(|c| matches!(c, ToolContent::Image { .. })).cloned()
 }
 
 #[cfg(test)]

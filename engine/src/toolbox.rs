@@ -40,4 +40,9 @@ impl ToolBox {
         }
         registry
     }
+
+    /// Adds a tool to a snapshot (a run's own tools), its schema compiled once for all snapshots.
+    pub fn add_to(&self, registry: &mut ToolRegistry, tool: Arc<dyn Tool>) {
+        registry.register_with(tool, &self.schemas);
+    }
 }

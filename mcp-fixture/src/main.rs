@@ -1,7 +1,9 @@
 //! A small MCP server for warden-mcp's tests, built on rmcp's `#[tool_router]`. It serves stdio by
 //! default, or Streamable HTTP with `--http <port>` (0 picks one; the bound address is printed on
 //! stdout) guarded by `--token <bearer>`. `--log <file>` records what the server saw (e.g. a
-//! cancellation); `--down-while <file>` makes it refuse to start while that file exists.
+//! cancellation); `--down-while <file>` makes it refuse to start while that file exists;
+//! `--many-tools <n>` offers n more tools (`get_forecast`, `create_invoice`, ... each answering
+//! "<name> ran"), for tool search.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,8 +69,9 @@ struct Fixture {
 }
 
 impl Fixture {
-    fn new(log: Option<PathBuf>) -> Self {
-        Self { tool_router: Self::tool_router(), added: Arc::default(), log: log.map(Arc::new) }
+    fn new(log: Option<PathBuf>, many_tools: usize) -> Self {
+        let added = many(many_tools);
+        Self { tool_router: Self::tool_router(), added: Arc::new(Mutex::new(added)), log: log.map(Arc::new) }
     }
 
     fn record(&self, event: &str) {
@@ -81,6 +84,29 @@ impl Fixture {
     fn added(&self) -> std::sync::MutexGuard<'_, Vec<Tool>> {
         self.added.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// `n` tools named `<verb>_<thing>` ("Get a forecast"), verbs first: `list_invoice`, `get_invoice`, ...
+fn many(n: usize) -> Vec<Tool> {
+    const VERBS: [&str; 5] = ["list", "get", "create", "update", "delete"];
+    const THINGS: [&str; 10] =
+        ["invoice", "customer", "ticket", "forecast", "deployment", "page", "order", "report", "user", "webhook"];
+    let schema = serde_json::json!({ "type": "object", "properties": {} });
+    let schema = Arc::new(schema.as_object().cloned().unwrap_or_default());
+    THINGS
+        .iter()
+        .flat_map(|thing| VERBS.iter().map(move |verb| (verb, thing)))
+        .cycle()
+        .enumerate()
+        .take(n)
+        .map(|(i, (verb, thing))| {
+            let round = i / (VERBS.len() * THINGS.len());
+            let name = if round == 0 { format!("{verb}_{thing}") } else { format!("{verb}_{thing}_{round}") };
+            let mut description = format!("{verb} a {thing}");
+            description[..1].make_ascii_uppercase();
+            Tool::new(name, description, schema.clone())
+        })
+        .collect()
 }
 
 #[tool_router]
@@ -248,10 +274,11 @@ struct Options {
     token: Option<String>,
     log: Option<PathBuf>,
     down_while: Option<PathBuf>,
+    many_tools: usize,
 }
 
 fn parse_options() -> Result<Options, String> {
-    let mut options = Options { http_port: None, token: None, log: None, down_while: None };
+    let mut options = Options { http_port: None, token: None, log: None, down_while: None, many_tools: 0 };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -260,6 +287,7 @@ fn parse_options() -> Result<Options, String> {
             "--token" => options.token = Some(value()?),
             "--log" => options.log = Some(PathBuf::from(value()?)),
             "--down-while" => options.down_while = Some(PathBuf::from(value()?)),
+            "--many-tools" => options.many_tools = value()?.parse().map_err(|e| format!("--many-tools: {e}"))?,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -281,7 +309,7 @@ async fn main() {
             std::process::exit(2);
         }
     }
-    let fixture = Fixture::new(options.log.clone());
+    let fixture = Fixture::new(options.log.clone(), options.many_tools);
     fixture.record("started");
     let result = match options.http_port {
         None => serve_stdio(fixture).await,

@@ -16,3 +16,4 @@ mod result_limits;
 mod secrets;
 mod stdio_sandbox;
 mod stdio_tools;
+mod tool_search;

@@ -1,6 +1,8 @@
 //! The script a fixture model follows: scenarios picked by the last user message, each a list of turns
 //! (text, tool calls, errors, stalls). Loadable from JSON; turn selection is pure and unit-tested here.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -77,6 +79,11 @@ pub struct ScriptedCall {
     /// any other value is serialized.
     #[serde(default = "empty_object")]
     pub arguments: Value,
+    /// Arguments read from the request, for values only the client knows (an id it made): each named
+    /// argument is set to the first capture group of the regular expression in the newest message, of
+    /// any role, where it matches; with no match, to `"<no match for REGEX>"`. Needs object `arguments`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fill: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -133,7 +140,7 @@ impl Script {
             None
         };
         match resolved {
-            Some(turn) => Selected { key: Some((index, turn)), turn: scenario.turns[turn].echoing(messages) },
+            Some(turn) => Selected { key: Some((index, turn)), turn: scenario.turns[turn].answering(messages) },
             None => Selected { key: None, turn: Turn::text(SCRIPT_FINISHED) },
         }
     }
@@ -165,9 +172,12 @@ impl Turn {
     }
 
     /// This turn as sent in answer to `messages`: with `echo_tool_results`, the tool results the
-    /// request carries are appended to the text.
-    fn echoing(&self, messages: &[Value]) -> Turn {
+    /// request carries are appended to the text; calls' `fill` arguments are read from the messages.
+    fn answering(&self, messages: &[Value]) -> Turn {
         let mut turn = self.clone();
+        for call in &mut turn.tool_calls {
+            call.fill_from(messages);
+        }
         if turn.echo_tool_results {
             let echoes: String = conversation::trailing_tool_results(messages)
                 .iter()
@@ -181,7 +191,26 @@ impl Turn {
 
 impl ScriptedCall {
     pub fn new(name: impl Into<String>, arguments: Value) -> Self {
-        Self { name: name.into(), arguments }
+        Self { name: name.into(), arguments, fill: BTreeMap::new() }
+    }
+
+    /// Sets the `fill` arguments from the newest message each pattern matches.
+    fn fill_from(&mut self, messages: &[Value]) {
+        let Value::Object(arguments) = &mut self.arguments else { return };
+        for (name, pattern) in std::mem::take(&mut self.fill) {
+            let value = match regex::Regex::new(&pattern) {
+                Ok(re) => messages
+                    .iter()
+                    .rev()
+                    .find_map(|m| {
+                        let text = conversation::message_text(m);
+                        re.captures(&text).and_then(|c| c.get(1)).map(|g| g.as_str().to_string())
+                    })
+                    .unwrap_or_else(|| format!("<no match for {pattern}>")),
+                Err(e) => format!("<invalid pattern {pattern}: {e}>"),
+            };
+            arguments.insert(name, Value::String(value));
+        }
     }
 
     /// The arguments string as it goes on the wire.
@@ -295,6 +324,21 @@ mod tests {
     fn string_arguments_are_sent_raw_and_others_serialized() {
         assert_eq!(ScriptedCall::new("f", json!("{not json")).arguments_string(), "{not json");
         assert_eq!(ScriptedCall::new("f", json!({"a": 1})).arguments_string(), r#"{"a":1}"#);
+    }
+
+    #[test]
+    fn fill_arguments_are_read_from_the_newest_message_that_matches() {
+        let mut call = ScriptedCall::new("read_result", json!({"offset": 5}));
+        call.fill.insert("handle".into(), r#"handle": "([0-9a-f-]+)""#.into());
+        call.fill.insert("other".into(), "nowhere (x)".into());
+        let s = Script { scenarios: vec![Scenario::new("go", vec![Turn::calls(vec![call])])], default_title: None };
+        let messages = [
+            user("go"),
+            json!({"role": "tool", "content": r#"{"handle": "0aa1"}"#}),
+            json!({"role": "tool", "content": [{"type": "text", "text": r#"read {"handle": "0bb2"} next"#}]}),
+        ];
+        let args = &s.select(&messages).turn.tool_calls[0].arguments;
+        assert_eq!(args, &json!({"offset": 5, "handle": "0bb2", "other": "<no match for nowhere (x)>"}));
     }
 
     #[test]

@@ -52,6 +52,12 @@ pub struct Config {
     pub approval_timeout: Option<Duration>,
     /// Tool output longer than this is cut for the model (the full output is kept).
     pub tool_output_limit: usize,
+    /// Bytes of a tool result above which the model sees a summary made by the run's model (plus a
+    /// handle to page through the whole with `read_result`) instead of the result; 0: never summarise.
+    pub summarize_results_above: usize,
+    /// Number of tools above which the model is offered `search_tools` and the tools it found instead
+    /// of every tool; 0: always every tool.
+    pub tool_search_above: usize,
     pub shell_timeout: Duration,
     /// Every shell command may use the network (`WARDEN_SHELL_NETWORK=1`); otherwise only a call the
     /// person approved "with network".
@@ -85,6 +91,8 @@ impl Config {
             max_steps: 10,
             approval_timeout: None,
             tool_output_limit: 16 * 1024,
+            summarize_results_above: 24 * 1024,
+            tool_search_above: 40,
             shell_timeout: Duration::from_secs(30),
             shell_network: false,
             model_idle_timeout: Duration::from_secs(120),
@@ -101,7 +109,8 @@ impl Config {
     /// `WARDEN_DATABASE_URL`, `WARDEN_WORKSPACE`, `WARDEN_MAX_STEPS`,
     /// `WARDEN_APPROVAL_TIMEOUT_SECS`, `WARDEN_TOOL_TIMEOUT_SECS`, `WARDEN_SHELL_TIMEOUT_SECS`,
     /// `WARDEN_MODEL_IDLE_TIMEOUT_SECS`, `WARDEN_MODEL_RETRIES`, `WARDEN_MAX_TURN_BYTES`, `WARDEN_MAX_TOOL_CALLS_PER_TURN`,
-    /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`, `WARDEN_LOCAL_MODEL`.
+    /// `WARDEN_MCP_CONFIG`, `WARDEN_SHELL_NETWORK`, `WARDEN_LOCAL_MODEL`, `WARDEN_SUMMARIZE_RESULTS_ABOVE`,
+    /// `WARDEN_TOOL_SEARCH_ABOVE`.
     pub fn from_env() -> Result<Self, String> {
         Self::from_vars(|k| std::env::var(k).ok())
     }
@@ -151,6 +160,18 @@ impl Config {
         }
         if let Some(n) = var("WARDEN_MAX_TOOL_CALLS_PER_TURN") {
             c.max_tool_calls_per_turn = parse_count("WARDEN_MAX_TOOL_CALLS_PER_TURN", &n, 1..=1024)?;
+        }
+        if let Some(n) = var("WARDEN_SUMMARIZE_RESULTS_ABOVE") {
+            // 0 is off; anything else at least 1 KiB, so a summary is never longer than what it replaces.
+            c.summarize_results_above = parse_count("WARDEN_SUMMARIZE_RESULTS_ABOVE", &n, 0..=1024 * 1024 * 1024)?;
+            if (1..1024).contains(&c.summarize_results_above) {
+                return Err(format!(
+                    "WARDEN_SUMMARIZE_RESULTS_ABOVE must be 0 (off) or at least 1024 bytes, got `{n}`"
+                ));
+            }
+        }
+        if let Some(n) = var("WARDEN_TOOL_SEARCH_ABOVE") {
+            c.tool_search_above = parse_count("WARDEN_TOOL_SEARCH_ABOVE", &n, 0..=100_000)?;
         }
         if c.shell_timeout >= c.tool_timeout {
             // The driver's per-call limit would cut the shell before its own timeout kills it.
@@ -280,6 +301,25 @@ mod tests {
             ("WARDEN_MAX_STEPS", "0"),
         ] {
             assert!(parse(&[(name, value)]).is_err(), "{name}={value}");
+        }
+    }
+
+    #[test]
+    fn summarising_and_tool_search_thresholds_are_read_and_zero_turns_them_off() {
+        let c = parse(&[]).unwrap();
+        assert_eq!((c.summarize_results_above, c.tool_search_above), (24 * 1024, 40));
+        let c = parse(&[("WARDEN_SUMMARIZE_RESULTS_ABOVE", "65536"), ("WARDEN_TOOL_SEARCH_ABOVE", "12")]).unwrap();
+        assert_eq!((c.summarize_results_above, c.tool_search_above), (65536, 12));
+        let c = parse(&[("WARDEN_SUMMARIZE_RESULTS_ABOVE", "0"), ("WARDEN_TOOL_SEARCH_ABOVE", "0")]).unwrap();
+        assert_eq!((c.summarize_results_above, c.tool_search_above), (0, 0));
+        for (name, value) in [
+            ("WARDEN_SUMMARIZE_RESULTS_ABOVE", "-1"),
+            ("WARDEN_SUMMARIZE_RESULTS_ABOVE", "100"),
+            ("WARDEN_SUMMARIZE_RESULTS_ABOVE", "24k"),
+            ("WARDEN_TOOL_SEARCH_ABOVE", "many"),
+        ] {
+            let err = parse(&[(name, value)]).expect_err(&format!("{name}={value} must be refused"));
+            assert!(err.starts_with(name), "{err}");
         }
     }
 

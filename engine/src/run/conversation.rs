@@ -1,12 +1,15 @@
 //! Builds what the model is sent for a thread from SQLite: the messages in order, and after each
-//! assistant turn with tool calls, the results of those calls (cut to the output limit).
+//! assistant turn with tool calls, the results of those calls (cut to the output limit, or summarised:
+//! see `long_results`).
 
 use std::collections::HashMap;
 
+use super::long_results;
 use crate::approval::DecidedBy;
+use crate::config::Config;
 use crate::error::Result;
 use crate::message::{Block, Message, Role};
-use crate::outcome_text::{content_for_model, NO_RESULT};
+use crate::outcome_text::NO_RESULT;
 use crate::store::Store;
 use crate::tools::ToolContent;
 
@@ -15,9 +18,10 @@ workspace. Read-only tools run at once. Tools that change something wait for the
 approve, edit the arguments, or deny with a reason. When a call is denied, respect the decision and do not try \
 to get around it. Answer in Markdown.";
 
-pub async fn build(store: &Store, thread_id: &str, output_limit: usize) -> Result<Vec<Message>> {
+pub async fn build(store: &Store, thread_id: &str, config: &Config) -> Result<Vec<Message>> {
     let messages = store.messages(thread_id).await?;
     let calls = store.tool_calls_of_thread(thread_id).await?;
+    let summaries = store.result_summaries_of_thread(thread_id).await?;
     let approvals = store.approvals_of_thread(thread_id).await?;
     let edited: HashMap<&str, &serde_json::Value> = approvals
         .iter()
@@ -35,7 +39,8 @@ pub async fn build(store: &Store, thread_id: &str, output_limit: usize) -> Resul
             if let Block::ToolCall { id, call_id, .. } = block {
                 let (content, is_error) = match calls.get(id.as_str()).and_then(|c| c.output.as_ref().map(|o| (c, o))) {
                     Some((call, output)) => {
-                        let (mut content, _) = content_for_model(output, output_limit);
+                        let mut content =
+                            long_results::content_for_model(call, output, summaries.get(id.as_str()), config);
                         if let (Some(args), Some(ToolContent::Text { text })) =
                             (edited.get(id.as_str()), content.first_mut())
                         {

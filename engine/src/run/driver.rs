@@ -5,7 +5,9 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{conversation, title, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
+use super::{
+    conversation, long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus,
+};
 use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
 use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
@@ -176,7 +178,7 @@ async fn execute(
         return Ok(Executed::Settled);
     }
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
-    let registry = rt.tools.snapshot();
+    let registry = tool_set::registry(rt, run);
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
     let events = rt.events.clone();
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
@@ -321,9 +323,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         Ok(p) => p,
         Err(e) => return Ok(Turn::Failed(e.to_string())),
     };
-    let registry = rt.tools.snapshot();
-    let messages = conversation::build(&rt.store, &run.thread_id, rt.config.tool_output_limit).await?;
-    let request = TurnRequest { messages, tools: registry.specs() };
+    let registry = tool_set::registry(rt, run);
+    long_results::summarise_new(rt, run, provider.as_ref(), cancel).await?;
+    let messages = conversation::build(&rt.store, &run.thread_id, &rt.config).await?;
+    let request = TurnRequest { messages, tools: tool_set::offered(rt, run, &registry).await? };
     let stream = match provider.stream_turn(request, cancel.clone()).await {
         Ok(s) => s,
         Err(_) if cancel.is_cancelled() => return Ok(Turn::Stopped { message_id: None }),

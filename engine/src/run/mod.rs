@@ -4,8 +4,10 @@
 pub mod conversation;
 pub mod driver;
 pub mod handles;
+pub mod long_results;
 pub mod runtime;
 pub mod title;
+pub mod tool_set;
 
 pub use crate::events::RunEventRecord;
 pub use warden_types::event::RunEvent;

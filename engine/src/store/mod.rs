@@ -3,8 +3,10 @@
 
 mod approvals;
 mod events;
+mod found_tools;
 mod messages;
 mod providers;
+mod result_summaries;
 mod rules;
 mod runs;
 mod threads;
@@ -20,6 +22,7 @@ use crate::error::{Error, Result};
 pub use approvals::NewApproval;
 pub use events::StoredEvent;
 pub use providers::StoredProvider;
+pub use result_summaries::StoredSummary;
 pub use runs::StartedRun;
 pub use tool_calls::NewToolCall;
 

@@ -4,8 +4,10 @@
 mod args;
 pub mod list_dir;
 pub mod read_file;
+pub mod read_result;
 pub mod registry;
 pub mod regular_file;
+pub mod search_tools;
 pub mod shell;
 #[cfg(test)]
 mod test_support;

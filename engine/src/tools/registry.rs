@@ -115,6 +115,11 @@ impl ToolRegistry {
         self.entry(name).map(|e| e.tool.clone())
     }
 
+    /// The tools in their order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Tool>> {
+        self.entries.iter().map(|e| &e.tool)
+    }
+
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.entries.iter().map(|e| e.tool.spec()).collect()
     }

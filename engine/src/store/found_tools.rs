@@ -1,0 +1,31 @@
+//! The tools `search_tools` found in a run: offered to the model for the rest of the run (see
+//! `run::tool_set`), also after a restart.
+
+use super::{now, Store};
+use crate::error::Result;
+
+impl Store {
+    /// Adds tools to those found in a run.
+    pub async fn remember_found_tools(&self, run_id: &str, names: &[String]) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let found_at = now();
+        for name in names {
+            sqlx::query("INSERT INTO found_tools (run_id, name, found_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")
+                .bind(run_id)
+                .bind(name)
+                .bind(&found_at)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The names of the tools found in a run so far.
+    pub async fn found_tools(&self, run_id: &str) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT name FROM found_tools WHERE run_id = ? ORDER BY found_at, name")
+            .bind(run_id)
+            .fetch_all(&self.pool)
+            .await?)
+    }
+}

@@ -1,0 +1,59 @@
+//! Summaries of long tool results, made once per result and kept (see `run::long_results`).
+
+use std::collections::HashMap;
+
+use sqlx::Row;
+
+use super::{from_json, json, now, Store};
+use crate::error::Result;
+
+/// What was stored for one long result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSummary {
+    /// `None`: making the summary failed; the model sees the result cut.
+    pub summary: Option<String>,
+    /// Ids, URLs, paths and numbers of the result that the summary does not show.
+    pub kept: Vec<String>,
+}
+
+impl Store {
+    /// The summaries of a thread's results, by tool call id.
+    pub async fn result_summaries_of_thread(&self, thread_id: &str) -> Result<HashMap<String, StoredSummary>> {
+        let rows = sqlx::query("SELECT tool_call_id, summary, kept FROM result_summaries WHERE thread_id = ?")
+            .bind(thread_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                let kept: String = r.try_get("kept")?;
+                Ok((
+                    r.try_get("tool_call_id")?,
+                    StoredSummary { summary: r.try_get("summary")?, kept: from_json(&kept)? },
+                ))
+            })
+            .collect()
+    }
+
+    /// Records the summary of a result (or why there is none); the first record of a result stays.
+    pub async fn insert_result_summary(
+        &self,
+        tool_call_id: &str,
+        thread_id: &str,
+        summary: &StoredSummary,
+        failure: Option<&str>,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO result_summaries (tool_call_id, thread_id, summary, kept, failure, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tool_call_id) DO NOTHING",
+        )
+        .bind(tool_call_id)
+        .bind(thread_id)
+        .bind(summary.summary.as_deref())
+        .bind(json(&summary.kept)?)
+        .bind(failure)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
