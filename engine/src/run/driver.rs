@@ -321,7 +321,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         Ok(p) => p,
         Err(e) => return Ok(Turn::Failed(e.to_string())),
     };
-    let registry = rt.tools.snapshot();
+    // The thread's switches, read at every turn: a change applies from the next turn of a run.
+    // A call to a tool not offered is answered as one to an unknown tool and never runs.
+    let options = rt.store.thread_options(&run.thread_id).await?;
+    let registry = rt.tools.offered(&options);
     let messages = conversation::build(&rt.store, &run.thread_id, rt.config.tool_output_limit).await?;
     let request = TurnRequest { messages, tools: registry.specs() };
     let stream = match provider.stream_turn(request, cancel.clone()).await {
