@@ -364,6 +364,11 @@ impl Engine {
         self.rt.handles.providers.probe_entry(id).await
     }
 
+    /// Whether a thread may choose this: a configured provider and a plausible model name.
+    pub fn check_model_choice(&self, choice: &warden_types::provider::ModelChoice) -> Result<()> {
+        self.rt.handles.providers.check_choice(choice)
+    }
+
     /// Chooses the model of a thread's next runs (`None`: the default).
     pub async fn set_thread_model(
         &self,
