@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 
-use crate::model::{Role, RunEvent};
+use crate::model::{ModelChoice, Role, RunEvent};
 
 /// The latest progress a running tool call reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +52,8 @@ pub struct LiveRun {
     pub step: RwSignal<Option<(u32, u32, String)>>,
     /// Progress of the tool calls running now, by tool call id.
     pub progress: RwSignal<HashMap<String, CallProgress>>,
+    /// The provider and model the run was started with.
+    pub model: RwSignal<Option<ModelChoice>>,
 }
 
 impl LiveRun {
@@ -61,12 +63,14 @@ impl LiveRun {
             text: RwSignal::new(String::new()),
             step: RwSignal::new(None),
             progress: RwSignal::new(HashMap::new()),
+            model: RwSignal::new(None),
         }
     }
 
     pub fn start(&self, run_id: String) {
         self.run_id.set(Some(run_id));
         self.step.set(None);
+        self.model.set(None);
     }
 
     pub fn reset(&self) {
@@ -74,13 +78,16 @@ impl LiveRun {
         self.text.set(String::new());
         self.step.set(None);
         self.progress.set(HashMap::new());
+        self.model.set(None);
     }
 
     pub fn apply(&self, event: &RunEvent) -> Follow {
         match event {
-            RunEvent::RunStarted { .. } | RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => {
+            RunEvent::RunStarted { model, .. } => {
+                self.model.set(model.clone());
                 Follow::Nothing
             }
+            RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => Follow::Nothing,
             RunEvent::Step { n, max, action } => {
                 self.step.set(Some((*n, *max, action.clone())));
                 Follow::Nothing

@@ -9,9 +9,12 @@ pub use warden_types::approval::{
 };
 pub use warden_types::event::{EventKind, RunEvent};
 pub use warden_types::message::Role;
+pub use warden_types::provider::{
+    ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe,
+};
 pub use warden_types::run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 pub use warden_types::status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
-pub use warden_types::thread::{StoredMessage, Thread, ThreadDetail};
+pub use warden_types::thread::{StoredMessage, Thread, ThreadDetail, ThreadOptions};
 pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 
 /// One page of the sidebar; `next` is the cursor for "Load more".

@@ -17,7 +17,7 @@ use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
 use crate::store::Store;
-use crate::thread::{Thread, ThreadDetail, ThreadPatch, ThreadQuery};
+use crate::thread::{Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
 use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
@@ -192,6 +192,8 @@ impl Engine {
             rules: store.rules_of_thread(id).await?,
             sandbox: self.sandbox_info(),
             model: store.thread_model(id).await?,
+            options: store.thread_options(id).await?,
+            default_max_steps: self.rt.handles.config.max_steps,
             thread,
         })
     }
@@ -199,6 +201,23 @@ impl Engine {
     pub async fn update_thread(&self, id: &str, mut patch: ThreadPatch) -> Result<Thread> {
         patch.title = patch.title.as_deref().map(input::title).transpose()?;
         self.rt.handles.store.update_thread(id, &patch).await
+    }
+
+    /// Sets a thread's switches: tools offered at all, MCP tools among them (both from the next model
+    /// turn on), and the step limit of its next runs (1 to 100; `None`: the server's default).
+    pub async fn set_thread_options(&self, id: &str, options: ThreadOptions) -> Result<ThreadOptions> {
+        if let Some(n) = options.max_steps {
+            let limits = ThreadOptions::STEP_LIMITS;
+            if !limits.contains(&n) {
+                return Err(Error::Invalid(format!(
+                    "the step limit must be from {} to {}, not {n}",
+                    limits.start(),
+                    limits.end()
+                )));
+            }
+        }
+        self.rt.handles.store.set_thread_options(id, &options).await?;
+        Ok(options)
     }
 
     pub async fn delete_thread(&self, id: &str) -> Result<()> {
@@ -217,7 +236,7 @@ impl Engine {
         let content = input::message(&content)?;
         let model = self.model_for_new_run(thread_id).await?;
         let prompt_title = title::from_prompt(&content);
-        let max_steps = self.rt.handles.config.max_steps;
+        let max_steps = self.max_steps_for_new_run(thread_id).await?;
         let started = self
             .rt
             .handles
@@ -225,7 +244,7 @@ impl Engine {
             .start_run(thread_id, max_steps, Some(&content), Some(&prompt_title), Some(&model))
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
-        let run_id = self.announce(thread_id, started);
+        let run_id = self.announce(thread_id, started, model);
         Ok(RunStarted { run_id, message_id })
     }
 
@@ -241,13 +260,22 @@ impl Engine {
         }
     }
 
+    /// The step limit a new run of this thread records: the thread's own, else the server's.
+    async fn max_steps_for_new_run(&self, thread_id: &str) -> Result<u32> {
+        let options = self.rt.handles.store.thread_options(thread_id).await?;
+        Ok(options.max_steps.unwrap_or(self.rt.handles.config.max_steps))
+    }
+
     /// Tells a new run's stream what starting it stored, and starts driving it.
-    fn announce(&self, thread_id: &str, started: crate::store::StartedRun) -> String {
+    fn announce(
+        &self,
+        thread_id: &str,
+        started: crate::store::StartedRun,
+        model: warden_types::provider::ModelChoice,
+    ) -> String {
         let run_id = started.run_id;
-        self.rt
-            .handles
-            .events
-            .emit(&run_id, &RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into() });
+        let event = RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into(), model: Some(model) };
+        self.rt.handles.events.emit(&run_id, &event);
         if let Some(message) = started.message {
             self.rt.handles.events.emit(&run_id, &RunEvent::MessageStored { message });
         }
@@ -261,9 +289,9 @@ impl Engine {
     /// Runs the model again on the thread as it stands (after an error or a stop).
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
         let model = self.model_for_new_run(thread_id).await?;
-        let max_steps = self.rt.handles.config.max_steps;
+        let max_steps = self.max_steps_for_new_run(thread_id).await?;
         let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model)).await?;
-        Ok(RunStarted { run_id: self.announce(thread_id, started), message_id: None })
+        Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
     }
 
     pub async fn run(&self, run_id: &str) -> Result<RunSummary> {
@@ -335,6 +363,11 @@ impl Engine {
     /// Tries a configured provider as it is.
     pub async fn test_provider_entry(&self, id: &str) -> Result<warden_types::provider::ProviderProbe> {
         self.rt.handles.providers.probe_entry(id).await
+    }
+
+    /// Whether a thread may choose this: a configured provider and a plausible model name.
+    pub fn check_model_choice(&self, choice: &warden_types::provider::ModelChoice) -> Result<()> {
+        self.rt.handles.providers.check_choice(choice)
     }
 
     /// Chooses the model of a thread's next runs (`None`: the default).

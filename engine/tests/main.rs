@@ -23,4 +23,5 @@ mod shell_bounds;
 mod shell_grammar_vs_dash;
 mod text_tool_calls;
 mod thread_rules;
+mod thread_switches;
 mod tool_search;

@@ -4,8 +4,9 @@
 
 use crate::common::*;
 use warden_engine::Error;
-use warden_testkit::{FixtureModel, Script};
+use warden_testkit::{FixtureModel, Scenario, Script, Turn};
 use warden_types::provider::{ModelChoice, ProviderInput, ProviderKind};
+use warden_types::thread::ThreadOptions;
 
 fn input(name: &str, base_url: &str, key: Option<&str>, model: &str) -> ProviderInput {
     ProviderInput {
@@ -201,4 +202,36 @@ async fn warden_model_with_a_prefix_makes_that_environment_provider_the_default(
     assert!(server.requests().iter().any(|r| api_of(r) == "gemini"));
     assert!(h.model.requests().is_empty(), "the OpenAI-compatible entry is not the default");
     assert_eq!(h.engine.model_status().provider, "gemini");
+}
+
+#[tokio::test]
+async fn each_api_is_asked_for_the_threads_model_and_offered_the_threads_tools() {
+    let echo = Turn { echo_model: true, echo_tool_count: true, ..Turn::text("Answered:") };
+    let script = Script { scenarios: vec![Scenario::new("which", vec![echo])], default_title: None };
+    let h = Harness::start(Script::default()).await;
+    let server = FixtureModel::start_with_key(script, "sk-fixture-key-123").await.unwrap();
+    let root = format!("http://{}", server.addr());
+    for (kind, base_url) in [
+        (ProviderKind::OpenaiCompatible, server.base_url()),
+        (ProviderKind::Anthropic, root.clone()),
+        (ProviderKind::Gemini, root.clone()),
+    ] {
+        let api = kind.as_str();
+        let mut entry = input(api, &base_url, Some("sk-fixture-key-123"), &format!("default-{api}"));
+        entry.kind = kind;
+        let added = h.engine.save_provider(entry).await.unwrap();
+        let thread = h.engine.create_thread(None).await.unwrap();
+        let choice = ModelChoice { provider_id: added.id, model: format!("picked-{api}") };
+        h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
+        let started = h.engine.send_message(&thread.id, "which model?".into()).await.unwrap();
+        let events = run_to_end(&h.engine, &started.run_id).await;
+        assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=4"));
+
+        let off = ThreadOptions { tools: false, ..ThreadOptions::default() };
+        h.engine.set_thread_options(&thread.id, off).await.unwrap();
+        let started = h.engine.send_message(&thread.id, "which model now?".into()).await.unwrap();
+        let events = run_to_end(&h.engine, &started.run_id).await;
+        assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=0"));
+    }
+    assert!(h.model.requests().is_empty(), "the default provider was never asked");
 }

@@ -334,3 +334,89 @@ async fn a_decision_through_the_server_function_runs_the_call_once_and_a_second_
     assert_eq!(api_status, StatusCode::CONFLICT, "{api_answer}");
     assert_eq!(std::fs::read_to_string(workspace.join("waited.txt")).expect("written"), "x", "written once");
 }
+
+#[tokio::test]
+async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_and_other_origins() {
+    use warden_app::server_fns::providers as p;
+    let app = App::start(script()).await;
+    let key = "sk-server-fn-secret-5151";
+    let base_url = app._model.base_url();
+    let provider = |id: Option<&str>, base_url: &str, api_key: &str| {
+        json!({"provider": {"id": id, "name": "Keyed", "kind": "openai_compatible", "base_url": base_url,
+                            "api_key": api_key, "default_model": "keyed-model"}})
+    };
+
+    // Another site's page, with the signed-in browser's cookie, cannot add one.
+    let cookie = app.sign_in().await;
+    let res = anonymous()
+        .post(app.url(p::SaveProvider::PATH))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, "http://evil.example")
+        .header(CONTENT_TYPE, "application/json")
+        .body(provider(None, &base_url, key).to_string())
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    // Nor can a caller without the token.
+    let res = anonymous().post(app.url(p::ListProviders::PATH)).form(&[("", "")]).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert!(app.engine.providers().entries.iter().all(|e| e.name != "Keyed"));
+
+    let (s, saved) = app.call(p::SaveProvider::PATH, Body::Json(provider(None, &base_url, key))).await;
+    assert_eq!(s, StatusCode::OK, "{saved}");
+    let id = saved["id"].as_str().expect("an id").to_string();
+    let (s, tested) = app.call(p::TestProvider::PATH, Body::Json(provider(Some(&id), &base_url, "••••5151"))).await;
+    assert_eq!((s, tested["ok"].as_bool()), (StatusCode::OK, Some(true)), "{tested}");
+    let (s, listed) = app.call(p::ListProviders::PATH, form(&[])).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, entry_test) = app.call(p::TestProviderEntry::PATH, form(&[("id", id.as_str())])).await;
+    for answer in [&saved, &tested, &listed, &entry_test] {
+        assert!(!answer.to_string().contains(key), "a key came back: {answer}");
+    }
+    assert_eq!(saved["key"], "••••5151");
+
+    let moved = provider(Some(&id), "http://127.0.0.1:9/v1", "••••5151");
+    let (_, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "slow please")])).await;
+    let thread = chat["thread_id"].as_str().expect("thread id").to_string();
+    let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
+        (p::SaveProvider::PATH, Body::Json(moved.clone()), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (p::TestProvider::PATH, Body::Json(moved), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (p::RemoveProvider::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (p::TestProviderEntry::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            p::SetThreadModel::PATH,
+            Body::Json(json!({"thread_id": thread, "model": {"provider_id": "nope", "model": "m"}})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (
+            fns::SetThreadOptions::PATH,
+            Body::Json(json!({"thread_id": thread, "options": {"tools": true, "mcp": true, "max_steps": 101}})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+        ),
+        (
+            fns::StartChat::PATH,
+            form(&[("prompt", "hi"), ("provider_id", "nope"), ("model", "m")]),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (fns::StartChat::PATH, form(&[("prompt", "hi"), ("model", "m")]), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+    ];
+    for (path, body, status, expected) in cases {
+        let (s, answer) = app.call(path, body).await;
+        assert_eq!((s, kind(&answer)), (status, expected.to_string()), "{path}: {answer}");
+    }
+    assert_eq!(app.thread_count().await, 1, "a refused choice started no chat");
+
+    // A good choice is kept, and shows in the thread.
+    let choice = json!({"provider_id": id, "model": "keyed-model"});
+    let (s, answer) =
+        app.call(p::SetThreadModel::PATH, Body::Json(json!({"thread_id": thread, "model": choice}))).await;
+    assert_eq!(s, StatusCode::OK, "{answer}");
+    let detail = app.engine.thread(&thread).await.expect("thread");
+    assert_eq!(detail.model.map(|m| m.model).as_deref(), Some("keyed-model"));
+    let (s, _) = app.call(p::RemoveProvider::PATH, form(&[("id", id.as_str())])).await;
+    assert_eq!(s, StatusCode::OK);
+}

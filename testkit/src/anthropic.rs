@@ -47,7 +47,8 @@ pub(crate) async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderM
             return Json(ids.message(&title, &[])).into_response();
         }
     }
-    let selected = shared.script.select(&messages);
+    let tools = request.get("tools").and_then(Value::as_array).map_or(0, Vec::len);
+    let selected = shared.script.select(&messages).for_request(&ids.model, tools);
     if let Some(failure) = shared.scripted_failure_as(selected.key, &selected.turn, error) {
         return failure;
     }

@@ -68,7 +68,7 @@ pub(crate) async fn generate_content(
             return Json(whole(serial, model, &title, &[])).into_response();
         }
     }
-    let selected = shared.script.select(&messages);
+    let selected = shared.script.select(&messages).for_request(model, function_count(&request));
     if let Some(failure) = shared.scripted_failure_as(selected.key, &selected.turn, error) {
         return failure;
     }
@@ -77,6 +77,12 @@ pub(crate) async fn generate_content(
         return Json(whole(serial, model, &text, &selected.turn.tool_calls)).into_response();
     }
     event_stream(&shared, stream_plan(serial, model, &selected.turn), &selected.turn)
+}
+
+/// How many functions the request declares (`tools[].functionDeclarations[]`).
+fn function_count(request: &Value) -> usize {
+    let tools = request.get("tools").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    tools.iter().filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array)).map(Vec::len).sum()
 }
 
 /// `GET /v1beta/models`: the fixture's one model (and an embedding model the client must leave out).

@@ -65,6 +65,12 @@ pub struct Turn {
     /// reply then depends on what the client really sent, so a test can see it.
     #[serde(default)]
     pub echo_tool_results: bool,
+    /// After the text (and any tool results echoed), ` model=<model>`: the model the request named.
+    #[serde(default)]
+    pub echo_model: bool,
+    /// After the text (and the model, if echoed), ` tools=<n>`: how many tools the request offered.
+    #[serde(default)]
+    pub echo_tool_count: bool,
     /// After the text, an error inside the answered (HTTP 200) stream, in the API's streaming format,
     /// and the end of the stream: no finish. `status` picks the API's error type.
     #[serde(default)]
@@ -111,6 +117,29 @@ pub enum ScriptError {
 pub struct Selected {
     pub key: Option<(usize, usize)>,
     pub turn: Turn,
+}
+
+impl Selected {
+    /// The turn as sent in answer to a request naming `model` and offering `tools` tools: with
+    /// `echo_model` and `echo_tool_count`, those are appended to its text.
+    pub fn for_request(mut self, model: &str, tools: usize) -> Selected {
+        let turn = &mut self.turn;
+        let mut text = turn.text.take().unwrap_or_default();
+        let mut append = |part: String| {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(&part);
+        };
+        if turn.echo_model {
+            append(format!("model={model}"));
+        }
+        if turn.echo_tool_count {
+            append(format!("tools={tools}"));
+        }
+        turn.text = (!text.is_empty()).then_some(text);
+        self
+    }
 }
 
 impl Script {
@@ -370,6 +399,23 @@ mod tests {
         let tool = json!({"role": "tool", "tool_call_id": "c1", "content": "sunny"});
         let s = script().select(&[user("weather?"), assistant(""), tool]);
         assert_eq!(s.turn.text.as_deref(), Some("It is sunny."));
+    }
+
+    #[test]
+    fn a_turn_can_echo_the_model_and_the_number_of_tools_it_was_sent() {
+        let s = Script::from_json(
+            r#"{"scenarios": [
+                {"when": "which model", "turns": [{"text": "Answered by", "echo_model": true}]},
+                {"when": "count", "turns": [{"echo_model": true, "echo_tool_count": true}]}
+            ]}"#,
+        )
+        .unwrap();
+        let which = s.select(&[user("which model?")]).for_request("m-1", 4);
+        assert_eq!(which.turn.text.as_deref(), Some("Answered by model=m-1"));
+        let count = s.select(&[user("count them")]).for_request("m-2", 0);
+        assert_eq!(count.turn.text.as_deref(), Some("model=m-2 tools=0"));
+        let plain = script().select(&[user("weather?"), assistant(""), user("loop")]).for_request("m", 3);
+        assert_eq!(plain.turn.text.as_deref(), Some("again"), "a turn without echo is as scripted");
     }
 
     #[test]

@@ -141,7 +141,8 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
             return Json(wire::completion(&ids, &title, &[])).into_response();
         }
     }
-    let selected = shared.script.select(messages);
+    let tools = request.get("tools").and_then(Value::as_array).map_or(0, Vec::len);
+    let selected = shared.script.select(messages).for_request(&ids.model, tools);
     if let Some(failure) = shared.scripted_failure(selected.key, &selected.turn) {
         return failure;
     }

@@ -26,6 +26,9 @@ pub enum RunEvent {
     RunStarted {
         run_id: String,
         thread_id: String,
+        /// The provider and model the run was started with.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<crate::provider::ModelChoice>,
     },
     Step {
         n: u32,

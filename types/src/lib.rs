@@ -25,5 +25,5 @@ pub use message::{Block, Message, Role};
 pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};
 pub use run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 pub use status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
-pub use thread::{StoredMessage, Thread, ThreadDetail, ThreadPatch, ThreadQuery};
+pub use thread::{StoredMessage, Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
 pub use tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};

@@ -82,7 +82,7 @@ impl ProviderEntry {
 }
 
 /// A provider to add or change from Settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderInput {
     /// `None` adds one; an id changes that stored entry.
@@ -98,6 +98,21 @@ pub struct ProviderInput {
     pub default_model: String,
     #[serde(default)]
     pub text_tool_calls: bool,
+}
+
+// The key must never reach a log line through `{:?}`.
+impl std::fmt::Debug for ProviderInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderInput")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("default_model", &self.default_model)
+            .field("text_tool_calls", &self.text_tool_calls)
+            .finish()
+    }
 }
 
 /// The model a thread uses (and a run recorded).
@@ -121,4 +136,24 @@ pub struct ProviderProbe {
     /// A sentence for the page: what was reached, or what went wrong.
     pub message: String,
     pub models: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inputs_debug_output_never_shows_its_key() {
+        let input = ProviderInput {
+            id: None,
+            name: "Work".into(),
+            kind: ProviderKind::Anthropic,
+            base_url: "https://api.anthropic.com".into(),
+            api_key: Some("sk-ant-very-secret".into()),
+            default_model: "m".into(),
+            text_tool_calls: false,
+        };
+        let shown = format!("{input:?}");
+        assert!(!shown.contains("very-secret") && shown.contains("[redacted]"), "{shown}");
+    }
 }

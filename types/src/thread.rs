@@ -41,6 +41,28 @@ impl Default for ThreadQuery {
     }
 }
 
+/// A thread's switches, set from the composer: whether the model is offered tools at all, whether
+/// MCP servers' tools are among them, and the step limit of its runs (`None`: the server's default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadOptions {
+    pub tools: bool,
+    pub mcp: bool,
+    #[serde(default)]
+    pub max_steps: Option<u32>,
+}
+
+impl ThreadOptions {
+    /// The step limits a thread may choose.
+    pub const STEP_LIMITS: std::ops::RangeInclusive<u32> = 1..=100;
+}
+
+impl Default for ThreadOptions {
+    fn default() -> Self {
+        Self { tools: true, mcp: true, max_steps: None }
+    }
+}
+
 /// A message as stored, in thread order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredMessage {
@@ -75,6 +97,12 @@ pub struct ThreadDetail {
     /// The model this thread chose (`None`: the default).
     #[serde(default)]
     pub model: Option<crate::provider::ModelChoice>,
+    /// Tools, MCP tools and the step limit of this thread's runs.
+    #[serde(default)]
+    pub options: ThreadOptions,
+    /// The step limit of a run when the thread sets none.
+    #[serde(default)]
+    pub default_max_steps: u32,
 }
 
 impl ThreadDetail {
@@ -173,6 +201,8 @@ mod tests {
             rules: vec![],
             sandbox: SandboxInfo { available: true, detail: "confined".into() },
             model: None,
+            options: ThreadOptions::default(),
+            default_max_steps: 10,
         }
     }
 

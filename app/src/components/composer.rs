@@ -1,4 +1,5 @@
-//! The message box: Enter sends, Shift+Enter starts a new line. Used by the welcome page and the chat.
+//! The message box: Enter sends, Shift+Enter starts a new line. Used by the welcome page and the chat,
+//! which put their controls (the model picker, the thread's switches) next to the Send button.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -12,6 +13,9 @@ pub fn Composer(
     busy: Signal<bool>,
     #[prop(into)] label: String,
     #[prop(optional, into)] placeholder: String,
+    /// Controls shown next to the Send button.
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let send = move || {
@@ -47,7 +51,10 @@ pub fn Composer(
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=on_keydown
             ></textarea>
-            <button type="submit" disabled=move || busy.get()>"Send"</button>
+            <div class="composer-bar">
+                {children.map(|c| c())}
+                <button type="submit" class="send" disabled=move || busy.get()>"Send"</button>
+            </div>
         </form>
     }
 }

@@ -1,11 +1,18 @@
-//! While a run works: which step it is on, what it is doing, and the Stop button.
+//! While a run works: which step it is on, what it is doing, which model it was started with, and
+//! the Stop button.
 
 use leptos::prelude::*;
 
 use crate::live_run::LiveRun;
 
 #[component]
-pub fn RunStatusBar(live: LiveRun, on_stop: Callback<()>) -> impl IntoView {
+pub fn RunStatusBar(
+    live: LiveRun,
+    /// The run's model as "<provider> · <model>", once known.
+    #[prop(into)]
+    model: Signal<Option<String>>,
+    on_stop: Callback<()>,
+) -> impl IntoView {
     let progress = move || {
         live.step.get().map(|(n, max, action)| {
             let action = if action.is_empty() { String::new() } else { format!(": {action}") };
@@ -16,6 +23,7 @@ pub fn RunStatusBar(live: LiveRun, on_stop: Callback<()>) -> impl IntoView {
         <Show when=move || live.run_id.get().is_some()>
             <div class="run-status">
                 <p role="status">{move || progress().unwrap_or_else(|| "Working…".to_string())}</p>
+                {move || model.get().map(|m| view! { <span class="run-model">"Model: " {m}</span> })}
                 <button type="button" class="stop" on:click=move |_| on_stop.run(())>"Stop"</button>
             </div>
         </Show>

@@ -3,6 +3,8 @@
 //! follows a stored change carries the changed records, which patch the shown thread in place
 //! ([`ThreadDetail::apply`]; [`ThreadView`] is a keyed list, so a patch never throws away what a
 //! person is typing or has opened). The thread is read again only when the stream reconnects.
+//! Under the message box: the thread's model and its switches (tools, MCP tools, step limit), each
+//! change shown at once and stored by a server function (undone, with the error, if it is refused).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -11,13 +13,17 @@ use leptos_router::hooks::use_params_map;
 use crate::components::composer::Composer;
 use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::message_view::StreamingText;
+use crate::components::model_picker::{describe, ModelPicker};
 use crate::components::run_status::RunStatusBar;
+use crate::components::thread_switches::ThreadSwitches;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
-use crate::model::{RunEvent, SandboxInfo, ThreadDetail};
+use crate::model::{ModelChoice, RunEvent, SandboxInfo, ThreadDetail, ThreadOptions};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
-use crate::server_fns::{get_thread, retry_run, send_message, stop_run};
+use crate::server_fns::{
+    get_thread, list_providers, retry_run, send_message, set_thread_model, set_thread_options, stop_run,
+};
 use crate::{ThreadEdited, ThreadsChanged};
 
 /// The sandbox status of the shown thread's server, for approval cards (`None` until it is known).
@@ -32,6 +38,8 @@ pub fn ChatPage() -> impl IntoView {
     let thread_edited = expect_context::<ThreadEdited>();
     // What the server renders and hydrates; fetched again only when another thread opens.
     let detail = Resource::new(move || thread_id.get(), get_thread);
+    // The models the picker offers.
+    let providers = Resource::new(|| (), |_| list_providers());
     // The thread as patched by events since (and read again after a reconnect).
     let patched = RwSignal::new(None::<ThreadDetail>);
     let current = Memo::new(move |_| {
@@ -172,6 +180,9 @@ pub fn ChatPage() -> impl IntoView {
                 }
             });
             subscribe(run.id);
+            if live.model.get_untracked().is_none() {
+                live.model.set(run.model);
+            }
         }
     });
     on_cleanup(close_stream);
@@ -210,6 +221,48 @@ pub fn ChatPage() -> impl IntoView {
         }
     });
     let on_rule_revoked = Callback::new(move |rule_id: String| patch(&|d| d.rules.retain(|r| r.id != rule_id)));
+    // After an await: only if the page is still there and still shows that thread.
+    let patch_thread = move |id: &str, change: &dyn Fn(&mut ThreadDetail)| {
+        if thread_id.try_get_untracked().as_deref() == Some(id) {
+            patch(change);
+        }
+    };
+    // The thread's model and switches: shown at once, then stored; a refusal puts back what was there.
+    let chosen_model = Signal::derive(move || current.with(|d| d.as_ref().and_then(|d| d.model.clone())));
+    let on_model = Callback::new(move |choice: Option<ModelChoice>| {
+        action_error.set(None);
+        let before = chosen_model.get_untracked();
+        let id = thread_id.get_untracked();
+        patch(&|d| d.model = choice.clone());
+        spawn_local(async move {
+            if let Err(e) = set_thread_model(id.clone(), choice).await {
+                patch_thread(&id, &|d| d.model = before.clone());
+                action_error.try_set(Some(e));
+            }
+        });
+    });
+    let options = Signal::derive(move || current.with(|d| d.as_ref().map(|d| d.options).unwrap_or_default()));
+    let default_max_steps = Signal::derive(move || current.with(|d| d.as_ref().map_or(0, |d| d.default_max_steps)));
+    let on_options = Callback::new(move |next: ThreadOptions| {
+        action_error.set(None);
+        let before = options.get_untracked();
+        let id = thread_id.get_untracked();
+        patch(&|d| d.options = next);
+        spawn_local(async move {
+            match set_thread_options(id.clone(), next).await {
+                Ok(stored) => patch_thread(&id, &|d| d.options = stored),
+                Err(e) => {
+                    patch_thread(&id, &|d| d.options = before);
+                    action_error.try_set(Some(e));
+                }
+            }
+        });
+    });
+    let run_model = Signal::derive(move || {
+        let choice = live.model.get()?;
+        let label = providers.get().and_then(Result::ok).map(|list| describe(&list, &choice));
+        Some(label.unwrap_or_else(|| format!("{} · {}", choice.provider_id, choice.model)))
+    });
     let busy = Signal::derive(move || live.run_id.get().is_some());
 
     view! {
@@ -225,9 +278,17 @@ pub fn ChatPage() -> impl IntoView {
                 </ErrorBoundary>
             </Transition>
             <StreamingText live/>
-            <RunStatusBar live on_stop/>
+            <RunStatusBar live model=run_model on_stop/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
-            <Composer on_send busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line"/>
+            <Composer on_send busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        // Without the list the picker is left out; the thread still uses its model.
+                        providers.await.ok().map(|list| view! { <ModelPicker list current=chosen_model on_change=on_model/> })
+                    })}
+                </Transition>
+                <ThreadSwitches options default_max_steps on_change=on_options/>
+            </Composer>
         </section>
     }
 }

@@ -1,5 +1,5 @@
-//! `/settings`: the MCP servers the agent may use — each with its state and tools — plus the form to
-//! add or edit one, and import/export. The list is rendered on the server, refetched after every
+//! `/settings`: the model providers (see `providers_section`), then the MCP servers the agent may use —
+//! each with its state and tools — plus the form to add or edit one, and import/export. The list is rendered on the server, refetched after every
 //! change, and polled while a server is still connecting or retrying.
 
 use std::time::Duration;
@@ -12,6 +12,7 @@ use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
+use crate::components::providers_section::ProvidersSection;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
 
@@ -34,6 +35,7 @@ pub fn SettingsPage() -> impl IntoView {
         <Title text="Settings · Warden"/>
         <div class="settings">
             <h1>"Settings"</h1>
+            <ProvidersSection/>
             <section aria-labelledby="mcp-title">
                 <h2 id="mcp-title">"MCP servers"</h2>
                 <p class="mcp-intro">

@@ -1,5 +1,6 @@
-//! The welcome page (`/`): one prompt box. Sending it creates a thread, starts its first run and
-//! opens the chat. Without a configured model it says what to set.
+//! The welcome page (`/`): one prompt box with a model picker. Sending it creates a thread (with the
+//! model chosen, if one was), starts its first run and opens the chat. Without a configured model it
+//! says what to set.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -7,14 +8,18 @@ use leptos_router::hooks::use_navigate;
 
 use crate::components::composer::Composer;
 use crate::components::error_notice::ErrorNotice;
+use crate::components::model_picker::ModelPicker;
 use crate::error::AppError;
-use crate::model::ModelStatus;
-use crate::server_fns::{get_model_status, start_chat};
+use crate::model::{ModelChoice, ModelStatus};
+use crate::server_fns::{get_model_status, list_providers, start_chat};
 use crate::ThreadsChanged;
 
 #[component]
 pub fn WelcomePage() -> impl IntoView {
     let status = Resource::new(|| (), |_| get_model_status());
+    let providers = Resource::new(|| (), |_| list_providers());
+    // The new thread's model (`None`: the default).
+    let choice = RwSignal::new(None::<ModelChoice>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<AppError>);
     let threads_changed = expect_context::<ThreadsChanged>();
@@ -24,8 +29,9 @@ pub fn WelcomePage() -> impl IntoView {
         busy.set(true);
         error.set(None);
         let navigate = navigate.clone();
+        let (provider_id, model) = choice.get_untracked().map(|c| (c.provider_id, c.model)).unzip();
         spawn_local(async move {
-            match start_chat(prompt).await {
+            match start_chat(prompt, provider_id, model).await {
                 Ok(chat) => {
                     threads_changed.notify();
                     navigate(&format!("/chat/{}", chat.thread_id), Default::default());
@@ -49,7 +55,15 @@ pub fn WelcomePage() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <Composer on_send busy label="Your prompt" placeholder="Ask for something; Enter sends, Shift+Enter adds a line"/>
+            <Composer on_send busy label="Your prompt" placeholder="Ask for something; Enter sends, Shift+Enter adds a line">
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        providers.await.ok().map(|list| {
+                            view! { <ModelPicker list current=choice on_change=Callback::new(move |c| choice.set(c))/> }
+                        })
+                    })}
+                </Transition>
+            </Composer>
             {move || error.get().map(|error| view! { <ErrorNotice error/> })}
         </section>
     }

@@ -3,10 +3,12 @@
 
 pub mod approvals;
 pub mod mcp;
+pub mod providers;
 pub mod runs;
 pub mod threads;
 
 pub use approvals::*;
+pub use providers::*;
 pub use runs::*;
 pub use threads::*;
 

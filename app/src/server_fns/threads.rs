@@ -1,10 +1,11 @@
-//! Server functions for threads: list a page, read one, rename, archive, delete, and whether a model
-//! is configured at all.
+//! Server functions for threads: list a page, read one, rename, archive, delete, its switches (tools,
+//! MCP, step limit), and whether a model is configured at all.
 
 use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{Cursor, ModelStatus, Thread, ThreadDetail, ThreadPage};
+use crate::model::{Cursor, ModelStatus, Thread, ThreadDetail, ThreadOptions, ThreadPage};
 
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
@@ -55,4 +56,10 @@ pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError
 pub async fn delete_thread(id: String) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.delete_thread(&id).await?)
+}
+
+/// Sets whether the thread's model is offered tools and MCP tools, and its runs' step limit.
+#[server(input = Json)]
+pub async fn set_thread_options(thread_id: String, options: ThreadOptions) -> Result<ThreadOptions, AppError> {
+    Ok(super::engine()?.set_thread_options(&thread_id, options).await?)
 }

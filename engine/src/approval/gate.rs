@@ -39,9 +39,12 @@ pub fn gate_call(
 ) -> CallDecision {
     let Some(tool) = registry.get(name) else {
         let known: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
-        return CallDecision::Skip {
-            feedback: format!("There is no tool named `{name}`. Available tools: {}.", known.join(", ")),
+        let feedback = if known.is_empty() {
+            format!("There is no tool named `{name}`: no tools are offered in this conversation.")
+        } else {
+            format!("There is no tool named `{name}`. Available tools: {}.", known.join(", "))
         };
+        return CallDecision::Skip { feedback };
     };
     if let Err(e) = registry.validate(name, arguments) {
         return CallDecision::Skip { feedback: format!("Invalid arguments for `{name}`: {e}") };

@@ -178,7 +178,8 @@ async fn execute(
         return Ok(Executed::Settled);
     }
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
-    let registry = tool_set::registry(rt, run);
+    // A call already decided runs whatever the thread's switches say now.
+    let registry = tool_set::registry(rt, run, &crate::thread::ThreadOptions::default());
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
     let events = rt.events.clone();
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
@@ -323,7 +324,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         Ok(p) => p,
         Err(e) => return Ok(Turn::Failed(e.to_string())),
     };
-    let registry = tool_set::registry(rt, run);
+    // The thread's switches, read at every turn: a change applies from the next turn of a run.
+    // A call to a tool not offered is answered as one to an unknown tool and never runs.
+    let options = rt.store.thread_options(&run.thread_id).await?;
+    let registry = tool_set::registry(rt, run, &options);
     long_results::summarise_new(rt, run, provider.as_ref(), cancel).await?;
     let messages = conversation::build(&rt.store, &run.thread_id, &rt.config).await?;
     let request = TurnRequest { messages, tools: tool_set::offered(rt, run, &registry).await? };

@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::outcome_text::full_text;
 use crate::run::handles::RunHandles;
 use crate::store::Store;
+use crate::thread::ThreadOptions;
 use crate::tools::read_result::{ReadResult, ResultTexts, StoredResult};
 use crate::tools::registry::ToolRegistry;
 use crate::tools::search_tools::{self, FoundTools, SearchTools};
@@ -22,9 +23,13 @@ use crate::tools::{ToolError, ToolOrigin, ToolSpec};
 /// Room left in a `read_result` answer for its header line.
 const READ_RESULT_HEADER: usize = 200;
 
-/// Every tool the run may call now.
-pub fn registry(rt: &RunHandles, run: &RunSummary) -> ToolRegistry {
-    let mut registry = rt.tools.snapshot();
+/// Every tool the run may call now, within the thread's switches: none with tools off (not even
+/// `read_result`), no MCP server's with MCP off.
+pub fn registry(rt: &RunHandles, run: &RunSummary, options: &ThreadOptions) -> ToolRegistry {
+    if !options.tools {
+        return ToolRegistry::new();
+    }
+    let mut registry = rt.tools.offered(options);
     let above = rt.config.tool_search_above;
     if above > 0 && registry.len() > above {
         let searchable = registry.iter().filter(|t| t.origin() != ToolOrigin::BuiltIn).cloned().collect();

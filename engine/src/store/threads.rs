@@ -1,11 +1,11 @@
-//! Thread rows: create, list a page, read, patch, delete.
+//! Thread rows: create, list a page, read, patch, delete, and a thread's switches (tools, MCP, step limit).
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
 use super::{new_id, now, Store};
 use crate::error::{Error, Result};
-use warden_types::thread::{Thread, ThreadPatch, ThreadQuery};
+use warden_types::thread::{Thread, ThreadOptions, ThreadPatch, ThreadQuery};
 
 /// Who named a thread: a model title replaces only `default` and `prompt` ones (the latter are set
 /// in SQL when a run starts, `model` by `set_model_title`).
@@ -132,6 +132,36 @@ impl Store {
 
     pub async fn touch_thread(&self, id: &str) -> Result<()> {
         sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(now()).bind(id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Whether the thread's runs are offered tools and MCP tools, and their step limit.
+    pub async fn thread_options(&self, id: &str) -> Result<ThreadOptions> {
+        let row = sqlx::query("SELECT tools_enabled, mcp_enabled, max_steps FROM threads WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("thread", id))?;
+        let max_steps = row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok());
+        Ok(ThreadOptions {
+            tools: row.try_get::<i64, _>("tools_enabled")? != 0,
+            mcp: row.try_get::<i64, _>("mcp_enabled")? != 0,
+            max_steps,
+        })
+    }
+
+    /// Stores the switches (checked by the engine before they get here).
+    pub async fn set_thread_options(&self, id: &str, options: &ThreadOptions) -> Result<()> {
+        let result = sqlx::query("UPDATE threads SET tools_enabled = ?, mcp_enabled = ?, max_steps = ? WHERE id = ?")
+            .bind(options.tools as i64)
+            .bind(options.mcp as i64)
+            .bind(options.max_steps.map(i64::from))
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if result.rows_affected() == 0 {
+            return Err(Error::not_found("thread", id));
+        }
         Ok(())
     }
 

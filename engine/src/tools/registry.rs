@@ -111,6 +111,11 @@ impl ToolRegistry {
         Some(self.entries.remove(index).tool.clone())
     }
 
+    /// Keeps only the tools `keep` accepts, in their order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&dyn Tool) -> bool) {
+        self.entries.retain(|e| keep(e.tool.as_ref()));
+    }
+
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.entry(name).map(|e| e.tool.clone())
     }
