@@ -225,7 +225,7 @@ async fn each_api_is_asked_for_the_threads_model_and_offered_the_threads_tools()
         h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
         let started = h.engine.send_message(&thread.id, "which model?".into()).await.unwrap();
         let events = run_to_end(&h.engine, &started.run_id).await;
-        assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=4"));
+        assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=5"));
 
         let off = ThreadOptions { tools: false, ..ThreadOptions::default() };
         h.engine.set_thread_options(&thread.id, off).await.unwrap();

@@ -100,6 +100,7 @@ async fn with_tools_off_the_model_is_offered_none_and_a_call_it_makes_anyway_doe
     let events = run_to_end(&h.engine, &started.run_id).await;
     let mut every = BUILT_IN.map(String::from).to_vec();
     every.push("fx__echo".into());
+    every.push("read_result".into());
     assert_eq!(offered(&h.model)[0], every);
     assert!(text_of(&events).contains("[tool said: echoed]"), "{}", text_of(&events));
     assert_eq!(calls.load(Ordering::SeqCst), 1);
@@ -119,7 +120,8 @@ async fn with_mcp_off_the_built_in_tools_stay_and_the_mcp_servers_tools_go() {
 
     let started = h.engine.send_message(&thread.id, "call fx__echo".into()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
-    let built_in = BUILT_IN.map(String::from).to_vec();
+    let mut built_in = BUILT_IN.map(String::from).to_vec();
+    built_in.push("read_result".into());
     assert_eq!(offered(&h.model), [built_in.clone(), built_in.clone()]);
     assert!(text_of(&events).contains("There is no tool named `fx__echo`"), "{}", text_of(&events));
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the MCP tool was not run");
