@@ -17,7 +17,7 @@ pub const MAX_BATCH: usize = 200;
 #[serde(tag = "source", content = "item", rename_all = "snake_case")]
 pub enum InboxItem {
     /// A gated tool call of one of Warden's runs.
-    Chat(Approval),
+    Chat(Box<Approval>),
     /// A request of an outside executor or agent.
     Outside(Box<OutsideRequest>),
 }
@@ -388,7 +388,7 @@ mod tests {
     use warden_types::tool::{Risk, ToolOrigin};
 
     fn chat(id: &str, run: &str, status: ApprovalStatus, created: &str) -> InboxItem {
-        InboxItem::Chat(Approval {
+        InboxItem::Chat(Box::new(Approval {
             id: id.into(),
             run_id: run.into(),
             thread_id: "t1".into(),
@@ -404,7 +404,7 @@ mod tests {
             decided_at: None,
             expires_at: None,
             decision: None,
-        })
+        }))
     }
 
     fn outside(id: &str, client: &str, frame: ClientFrame, status: RequestStatus, created: &str) -> InboxItem {

@@ -12,7 +12,7 @@ use crate::components::countdown::Clock;
 use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::inbox_entry::{InboxActions, InboxEntry};
 use crate::error::AppError;
-use crate::inbox::{batch_group, toggle_selected, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter};
+use crate::inbox::{batch_group, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter};
 use crate::inbox_keys::SHORTCUTS;
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
 use crate::model::{DecisionInput, Verdict};
@@ -175,7 +175,7 @@ pub fn InboxPage() -> impl IntoView {
                     Shortcut::ToggleSelect => {
                         let Some((key, _)) = current else { return };
                         if find(&key).is_some_and(|i| i.is_pending()) {
-                            selected.update(|s| toggle_selected(s, key));
+                            selected.update(|s| crate::inbox::toggle_selected(s, key));
                         }
                     }
                     Shortcut::Open => {

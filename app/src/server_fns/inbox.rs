@@ -45,7 +45,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             StatusFilter::Expired => Some(ApprovalStatus::TimedOut),
             StatusFilter::Decided | StatusFilter::All => None,
         };
-        items.extend(super::engine()?.list_approvals(status).await?.into_iter().map(InboxItem::Chat));
+        items.extend(super::engine()?.list_approvals(status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
     }
     if let Some(client_id) = filter.wants_outside() {
         let status = match filter.status {
@@ -70,13 +70,13 @@ pub async fn decide_outside(id: String, decision: OutsideDecisionInput) -> Resul
 }
 
 /// Gives a pending outside request `secs` more seconds before it times out.
-#[server]
+#[server(input = Json)]
 pub async fn extend_outside(id: String, secs: u64) -> Result<OutsideRequest, AppError> {
     Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs)).await?)
 }
 
 /// One outside request for the full-screen view, its code highlighted.
-#[server]
+#[server(input = Json)]
 pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
     use warden_outside::protocol::ClientFrame;
 
@@ -119,7 +119,7 @@ pub async fn decide_batch(keys: Vec<ItemKey>, verdict: Verdict, reason: Option<S
     let mut items = Vec::with_capacity(keys.len());
     for key in &keys {
         items.push(match key {
-            ItemKey::Chat(id) => InboxItem::Chat(engine.approval(id).await?),
+            ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(id).await?)),
             ItemKey::Outside(id) => InboxItem::Outside(Box::new(hub.request(id).await?)),
         });
     }
