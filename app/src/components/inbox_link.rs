@@ -13,7 +13,7 @@ pub fn InboxLink() -> impl IntoView {
             {move || match live.total() {
                 0 => None,
                 n => Some(view! {
-                    <span class="badge">{n}<span class="visually-hidden">" waiting"</span></span>
+                    <span class="inbox-badge">{n}<span class="visually-hidden">" waiting"</span></span>
                 }),
             }}
         </a>
