@@ -4,6 +4,11 @@
 pub mod components;
 pub mod csp;
 pub mod error;
+#[cfg(feature = "ssr")]
+pub mod highlight;
+pub mod inbox;
+pub mod inbox_keys;
+pub mod inbox_live;
 pub mod live_run;
 pub mod model;
 pub mod routes;
@@ -72,6 +77,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_context(ThreadsChanged(RwSignal::new(0)));
     provide_context(ThreadEdited(RwSignal::new(None)));
+    let inbox = inbox_live::InboxLive::provide();
     // Effects run only in the browser: this marks the page as interactive (tests wait for it).
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
@@ -83,6 +89,8 @@ pub fn App() -> impl IntoView {
     view! {
         <Stylesheet id="leptos" href="/pkg/warden.css"/>
         <Title text="Warden"/>
+        // "(3) Warden" while approvals wait.
+        <Title formatter=move |text: String| inbox.title(text)/>
         <Router>
             <div class="layout">
                 <Sidebar/>
@@ -92,6 +100,9 @@ pub fn App() -> impl IntoView {
                         // Rendered whole before it is sent, so an unknown thread is answered with 404.
                         <Route path=path!("/chat/:id") view=ChatPage ssr=SsrMode::Async/>
                         <Route path=path!("/settings") view=crate::routes::settings::SettingsPage/>
+                        <Route path=path!("/inbox") view=crate::routes::inbox::InboxPage/>
+                        // Rendered whole before it is sent, so an unknown request is answered with 404.
+                        <Route path=path!("/approvals/:id") view=crate::routes::approval::OutsideApprovalPage ssr=SsrMode::Async/>
                     </Routes>
                 </main>
             </div>

@@ -326,6 +326,13 @@ impl Engine {
         self.rt.handles.store.approvals(status, 500).await
     }
 
+    /// Every approval of any run as it is requested (pending) and as it is settled (by a person,
+    /// a rule, a timeout or a stop), from now on: the inbox's live feed. Lossy for a listener that
+    /// lags; it should list again then.
+    pub fn watch_approvals(&self) -> tokio::sync::broadcast::Receiver<Approval> {
+        self.rt.handles.events.watch_approvals()
+    }
+
     pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {
         self.rt.handles.store.delete_rule(rule_id).await
     }

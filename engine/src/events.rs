@@ -1,5 +1,7 @@
 //! The event hub: numbers each run event, hands it to live subscribers and to a background writer
 //! that appends it to SQLite in batches. Subscribing replays the log, then follows live events.
+//! Approvals requested or settled in any run are also told to [`EventHub::watch_approvals`]
+//! listeners (the inbox), since every approval change passes through here as a run event.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +13,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::error::Result;
 use crate::store::{Store, StoredEvent};
+use warden_types::approval::Approval;
 use warden_types::event::{EventKind, RunEvent};
 
 /// An event with its place in the run's stream (the SSE `id:`), already serialised: `data` is the
@@ -34,6 +37,8 @@ impl RunEventRecord {
 /// Live events buffered per run for slow readers; a reader that falls further behind catches up
 /// from the log. Small, because every run someone watches holds one.
 const LIVE_BUFFER: usize = 64;
+/// Approval changes buffered for a slow inbox listener; one that lags is told so and reads the store.
+const APPROVALS_BUFFER: usize = 256;
 
 enum WriterMsg {
     Event(StoredEvent),
@@ -47,6 +52,8 @@ pub struct EventHub {
     next_seq: AtomicU64,
     live: Mutex<HashMap<String, broadcast::Sender<RunEventRecord>>>,
     writer: mpsc::UnboundedSender<WriterMsg>,
+    /// Every approval as it is requested and as it is settled, across runs.
+    approvals: broadcast::Sender<Approval>,
 }
 
 impl EventHub {
@@ -54,7 +61,18 @@ impl EventHub {
         let next = store.first_event_seq_of_this_boot().await?;
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(write_batches(store.clone(), rx));
-        Ok(Arc::new(Self { store, next_seq: AtomicU64::new(next), live: Mutex::new(HashMap::new()), writer: tx }))
+        Ok(Arc::new(Self {
+            store,
+            next_seq: AtomicU64::new(next),
+            live: Mutex::new(HashMap::new()),
+            writer: tx,
+            approvals: broadcast::channel(APPROVALS_BUFFER).0,
+        }))
+    }
+
+    /// Every approval of any run as it is requested (pending) and as it is settled, from now on.
+    pub fn watch_approvals(&self) -> broadcast::Receiver<Approval> {
+        self.approvals.subscribe()
     }
 
     /// Numbers the event, sends it to live subscribers and queues it for the log.
@@ -81,6 +99,11 @@ impl EventHub {
             if tx.send(record).is_err() || event.is_terminal() {
                 live.remove(run_id);
             }
+        }
+        drop(live);
+        if let RunEvent::ApprovalRequest { approval } | RunEvent::ApprovalResolved { approval, .. } = event {
+            // Nobody listening is fine: no inbox is open.
+            let _ = self.approvals.send(approval.clone());
         }
         seq
     }

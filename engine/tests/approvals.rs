@@ -382,3 +382,18 @@ async fn stopping_a_waiting_run_cancels_its_cards() {
     assert!(matches!(h.engine.decide(&ids[0], approve()).await, Err(Error::AlreadyDecided(_))));
     assert!(!h.workspace().join("s.txt").exists());
 }
+
+#[tokio::test]
+async fn the_inbox_hears_every_approval_as_it_is_requested_and_as_it_is_settled() {
+    let h = Harness::start(script("save", vec![write_call("heard.txt", "x"), Turn::text("Done.")])).await;
+    let mut heard = h.engine.watch_approvals();
+    let (_, run_id) = h.send("save it").await;
+    let ids = pending_approvals(&h.engine, &run_id, 1).await;
+    let requested = tokio::time::timeout(Duration::from_secs(10), heard.recv()).await.unwrap().unwrap();
+    assert_eq!((requested.id.as_str(), requested.status), (ids[0].as_str(), ApprovalStatus::Pending));
+
+    h.engine.decide(&ids[0], deny("no")).await.unwrap();
+    let settled = tokio::time::timeout(Duration::from_secs(10), heard.recv()).await.unwrap().unwrap();
+    assert_eq!((settled.id.as_str(), settled.status), (ids[0].as_str(), ApprovalStatus::Denied));
+    run_to_end(&h.engine, &run_id).await;
+}

@@ -11,6 +11,7 @@ mod app_state;
 mod crash;
 mod edge;
 mod error_status;
+mod inbox;
 mod mcp_api;
 mod outside_access;
 mod outside_restart;

@@ -8,6 +8,7 @@
 
 pub mod approval;
 pub mod event;
+pub mod inbox;
 pub mod mcp;
 pub mod message;
 pub mod provider;

@@ -2,7 +2,10 @@
 
 pub mod approval_card;
 pub mod composer;
+pub mod countdown;
 pub mod error_notice;
+pub mod inbox_entry;
+pub mod inbox_link;
 pub mod mcp_actions;
 pub mod mcp_form_fields;
 pub mod mcp_import_export;
@@ -12,6 +15,8 @@ pub mod mcp_tool_table;
 pub mod message_view;
 pub mod model_picker;
 pub mod offline_server;
+pub mod outside_decision;
+pub mod outside_request_view;
 pub mod provider_actions;
 pub mod provider_card;
 pub mod provider_fields;

@@ -1,8 +1,9 @@
 //! The thread sidebar: New chat, the active threads newest first, and an Archived section that
-//! loads when opened.
+//! loads when opened, and the links to the inbox (with its count) and the settings.
 
 use leptos::prelude::*;
 
+use crate::components::inbox_link::InboxLink;
 use crate::components::thread_list::ThreadList;
 
 #[component]
@@ -26,6 +27,7 @@ pub fn Sidebar() -> impl IntoView {
                     <ThreadList archived=true/>
                 </section>
             </Show>
+            <InboxLink/>
             <a class="settings-link" href="/settings">"Settings"</a>
         </nav>
     }

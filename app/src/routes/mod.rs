@@ -1,6 +1,8 @@
 //! The pages, one per file.
 
+pub mod approval;
 pub mod chat;
+pub mod inbox;
 pub mod not_found;
 pub mod settings;
 pub mod welcome;

@@ -2,6 +2,7 @@
 //! records of warden-types the UI shows as they are. Grouped by area; the browser calls them over HTTP, SSR directly.
 
 pub mod approvals;
+pub mod inbox;
 pub mod mcp;
 pub mod providers;
 pub mod runs;

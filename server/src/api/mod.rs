@@ -3,6 +3,7 @@
 
 mod approvals;
 mod error;
+mod inbox;
 mod json_body;
 pub mod json_errors;
 mod mcp;
@@ -44,6 +45,7 @@ where
         .route("/api/runs/{id}/stop", post(runs::stop))
         .route("/api/tool_calls/{id}", get(runs::tool_call))
         .route("/api/approvals", get(approvals::list))
+        .route("/api/inbox/events", get(inbox::events))
         .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
         .route("/api/providers", get(providers::list).post(providers::save))
         .route("/api/providers/test", post(providers::test))

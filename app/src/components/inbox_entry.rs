@@ -1,0 +1,149 @@
+//! One item of the inbox: a chat approval (what the tool call will do, a link to its thread) or an
+//! outside request (kind, client, risk, explanation, its countdown with Extend, the code folded
+//! away), with Approve and Deny while it waits and how it was decided after. The item itself takes
+//! focus, so the page's keyboard shortcuts act on the focused one. Everything a model or client
+//! wrote is shown as text.
+
+use leptos::prelude::*;
+use warden_outside::protocol::ClientFrame;
+use warden_outside::OutsideRequest;
+
+use crate::components::countdown::{Clock, Countdown};
+use crate::inbox::{kind_label, InboxItem, ItemKey};
+use crate::model::{Approval, Preview, Verdict};
+
+/// What an item can ask its page to do.
+#[derive(Clone, Copy)]
+pub struct InboxActions {
+    pub decide: Callback<(ItemKey, Verdict)>,
+    /// The request came back changed (extended): show it as it is now.
+    pub updated: Callback<OutsideRequest>,
+    /// A decision is on its way: the buttons wait.
+    pub busy: RwSignal<bool>,
+    pub clock: Clock,
+}
+
+#[component]
+pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<bool>) -> impl IntoView {
+    let actions = expect_context::<InboxActions>();
+    let key = item.key();
+    let dom_key = key.to_attr();
+    let heading_id = format!("inbox-{}", dom_key.replace(':', "-"));
+    let title = item.title();
+    let pending = item.is_pending();
+    let risk = item.risk();
+    let risk_class = risk.map(|r| format!("risk-{r}")).unwrap_or_default();
+    let body = match &item {
+        InboxItem::Chat(approval) => chat_body(approval).into_any(),
+        InboxItem::Outside(request) => outside_body(request, pending, actions).into_any(),
+    };
+    let decide = move |verdict: Verdict| {
+        let key = key.clone();
+        move |_| actions.decide.run((key.clone(), verdict))
+    };
+    let select_label = format!("Select: {title}");
+    let labelled_by = heading_id.clone();
+    view! {
+        <li>
+            <article
+                class=format!("inbox-item {risk_class}")
+                tabindex="0"
+                data-key=dom_key
+                aria-labelledby=labelled_by
+            >
+                <header class="inbox-item-head">
+                    {pending.then(|| view! {
+                        <input
+                            type="checkbox"
+                            class="select"
+                            aria-label=select_label
+                            prop:checked=move || selected.get()
+                            on:change=move |ev| on_select.run(event_target_checked(&ev))
+                        />
+                    })}
+                    <h2 id=heading_id>{title}</h2>
+                    {risk.map(|r| view! {
+                        <span class=format!("risk risk-{r}")>"Risk: " <strong>{r}</strong></span>
+                    })}
+                </header>
+                {body}
+                <footer class="inbox-item-foot">
+                    {if pending {
+                        view! {
+                            <button type="button" class="approve" disabled=move || actions.busy.get() on:click=decide(Verdict::Approve)>
+                                "Approve"
+                            </button>
+                            <button type="button" class="deny" disabled=move || actions.busy.get() on:click=decide(Verdict::Deny)>
+                                "Deny"
+                            </button>
+                        }
+                        .into_any()
+                    } else {
+                        view! { <p class="decided">{item.outcome()}</p> }.into_any()
+                    }}
+                    <a class="open" href=item.href()>
+                        {match &item {
+                            InboxItem::Chat(_) => "Open the thread",
+                            InboxItem::Outside(_) => "Open full screen",
+                        }}
+                    </a>
+                </footer>
+            </article>
+        </li>
+    }
+}
+
+fn chat_body(approval: &Approval) -> impl IntoView {
+    let what = match &approval.preview {
+        Some(Preview::Command { command }) => Some(("Command", command.clone())),
+        Some(Preview::Diff { path, .. }) => Some(("Changes to", path.clone())),
+        None => None,
+    };
+    view! {
+        <p class="inbox-source">"From a chat · tool " <code>{approval.tool.clone()}</code></p>
+        {what.map(|(label, text)| view! { <p class="inbox-what">{label} " " <code>{text}</code></p> })}
+    }
+}
+
+fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions) -> impl IntoView {
+    let source = format!("{} · client {}", kind_label(request.kind), request.client_name);
+    let details = match &request.request {
+        ClientFrame::SecurityEvaluation(e) => view! {
+            <p class="explanation">{e.explanation.clone()}</p>
+            <details class="inbox-code">
+                <summary>"Code" {e.language.clone().map(|l| format!(" ({l})"))}</summary>
+                <pre><code>{e.code.clone()}</code></pre>
+            </details>
+        }
+        .into_any(),
+        ClientFrame::CodeResponse(r) => view! {
+            <p class="explanation">
+                {match r.exit_code {
+                    Some(code) => format!("May this output be passed on? The code exited with {code}."),
+                    None => "May this output be passed on? The exit code is unknown.".to_string(),
+                }}
+            </p>
+            <details class="inbox-code">
+                <summary>"Output"</summary>
+                <pre class="stdout">{r.stdout.clone()}</pre>
+                {(!r.stderr.is_empty()).then(|| view! { <pre class="stderr">{r.stderr.clone()}</pre> })}
+            </details>
+        }
+        .into_any(),
+    };
+    let countdown = pending.then(|| {
+        view! {
+            <Countdown
+                request_id=request.id.clone()
+                expires_at=request.expires_at.clone()
+                clock=actions.clock
+                on_extended=actions.updated
+            />
+        }
+    });
+    view! {
+        <p class="inbox-source">{source}</p>
+        {details}
+        {countdown}
+    }
+}

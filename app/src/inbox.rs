@@ -1,0 +1,524 @@
+//! What the inbox shows: every approval, from Warden's own chats (gated tool calls) and from outside
+//! clients (their requests), as one list; the filters on it; and the rule for batch decisions (one
+//! run or one client at a time). Plain data and functions, the same on the server and in the browser.
+
+use serde::{Deserialize, Serialize};
+use warden_outside::protocol::{ClientFrame, DeciderKind, RequestKind, Verdict as OutsideVerdict};
+use warden_outside::{OutsideRequest, RequestStatus};
+
+use crate::components::approval_card::decision_text;
+use crate::model::{Approval, ApprovalStatus};
+
+/// Most items a batch decision takes at once.
+pub const MAX_BATCH: usize = 200;
+
+/// One approval in the inbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "source", content = "item", rename_all = "snake_case")]
+pub enum InboxItem {
+    /// A gated tool call of one of Warden's runs.
+    Chat(Box<Approval>),
+    /// A request of an outside executor or agent.
+    Outside(Box<OutsideRequest>),
+}
+
+/// Which item: stable across refreshes, and written into the page as `data-key`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "source", content = "id", rename_all = "snake_case")]
+pub enum ItemKey {
+    Chat(String),
+    Outside(String),
+}
+
+impl ItemKey {
+    /// `chat:<id>` or `outside:<id>`.
+    pub fn to_attr(&self) -> String {
+        match self {
+            ItemKey::Chat(id) => format!("chat:{id}"),
+            ItemKey::Outside(id) => format!("outside:{id}"),
+        }
+    }
+
+    pub fn from_attr(attr: &str) -> Option<Self> {
+        match attr.split_once(':')? {
+            ("chat", id) if !id.is_empty() => Some(ItemKey::Chat(id.to_string())),
+            ("outside", id) if !id.is_empty() => Some(ItemKey::Outside(id.to_string())),
+            _ => None,
+        }
+    }
+}
+
+/// Where an item is in its life, as the status filter sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemState {
+    Pending,
+    /// Approved, denied, cancelled, superseded: someone or something decided.
+    Decided,
+    /// Nobody decided in time.
+    Expired,
+}
+
+/// What a batch decision may span: the pending approvals of one run, or of one outside client.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum BatchGroup {
+    Run(String),
+    Client(String),
+}
+
+impl InboxItem {
+    pub fn key(&self) -> ItemKey {
+        match self {
+            InboxItem::Chat(a) => ItemKey::Chat(a.id.clone()),
+            InboxItem::Outside(r) => ItemKey::Outside(r.id.clone()),
+        }
+    }
+
+    pub fn created_at(&self) -> &str {
+        match self {
+            InboxItem::Chat(a) => &a.created_at,
+            InboxItem::Outside(r) => &r.created_at,
+        }
+    }
+
+    /// `low`, `medium` or `high`; a code response has none.
+    pub fn risk(&self) -> Option<&'static str> {
+        match self {
+            InboxItem::Chat(a) => Some(a.risk.label()),
+            InboxItem::Outside(r) => r.risk.map(|risk| match risk {
+                warden_outside::protocol::RiskLevel::Low => "low",
+                warden_outside::protocol::RiskLevel::Medium => "medium",
+                warden_outside::protocol::RiskLevel::High => "high",
+            }),
+        }
+    }
+
+    pub fn state(&self) -> ItemState {
+        match self {
+            InboxItem::Chat(a) => match a.status {
+                ApprovalStatus::Pending => ItemState::Pending,
+                ApprovalStatus::TimedOut => ItemState::Expired,
+                _ => ItemState::Decided,
+            },
+            InboxItem::Outside(r) => match r.status {
+                RequestStatus::Pending => ItemState::Pending,
+                RequestStatus::Expired => ItemState::Expired,
+                RequestStatus::Approved | RequestStatus::Rejected => ItemState::Decided,
+            },
+        }
+    }
+
+    /// Changes whenever the item must be drawn again: decided, expired, given more time.
+    pub fn revision(&self) -> String {
+        match self {
+            InboxItem::Chat(a) => format!("{:?}|{}", a.status, a.decided_at.as_deref().unwrap_or_default()),
+            InboxItem::Outside(r) => {
+                format!("{:?}|{}|{}", r.status, r.decided_at.as_deref().unwrap_or_default(), r.expires_at)
+            }
+        }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.state() == ItemState::Pending
+    }
+
+    pub fn group(&self) -> BatchGroup {
+        match self {
+            InboxItem::Chat(a) => BatchGroup::Run(a.run_id.clone()),
+            InboxItem::Outside(r) => BatchGroup::Client(r.client_id.clone()),
+        }
+    }
+
+    /// Where Enter (or "Open") takes the person: the chat of the run, or the request full screen.
+    pub fn href(&self) -> String {
+        match self {
+            InboxItem::Chat(a) => format!("/chat/{}", a.thread_id),
+            InboxItem::Outside(r) => format!("/approvals/{}", r.id),
+        }
+    }
+
+    /// The item's heading. Chat summaries come from the model's call: text only.
+    pub fn title(&self) -> String {
+        match self {
+            InboxItem::Chat(a) => a.summary.clone(),
+            InboxItem::Outside(r) => format!("{} from {}", kind_label(r.kind), r.client_name),
+        }
+    }
+
+    /// How it was decided, in words (or that it waits).
+    pub fn outcome(&self) -> String {
+        match self {
+            InboxItem::Chat(a) => decision_text(a),
+            InboxItem::Outside(r) => outside_decision_text(r),
+        }
+    }
+}
+
+/// "Security evaluation" or "Code response".
+pub fn kind_label(kind: RequestKind) -> &'static str {
+    match kind {
+        RequestKind::SecurityEvaluation => "Security evaluation",
+        RequestKind::CodeResponse => "Code response",
+    }
+}
+
+/// How an outside request was decided, in words.
+pub fn outside_decision_text(request: &OutsideRequest) -> String {
+    let Some(decision) = &request.decision else { return "Waiting for a decision".into() };
+    let verdict = match decision.decision {
+        OutsideVerdict::Approved => "Approved",
+        OutsideVerdict::Rejected => "Rejected",
+    };
+    let mut text = match decision.decided_by.kind {
+        DeciderKind::Person => format!("{verdict} by you"),
+        DeciderKind::Policy => format!("{verdict} automatically by policy ({})", decision.decided_by.detail),
+        DeciderKind::Timeout => return format!("Expired: {}", decision.decided_by.detail),
+    };
+    if decision.edited_code.is_some() {
+        text.push_str(" with edited code");
+    }
+    if let Some(reason) = decision.reason.as_deref().filter(|r| !r.is_empty()) {
+        text.push_str(&format!(": {reason}"));
+    }
+    text
+}
+
+/// The code a person is asked about: a security evaluation's own; a code response has none of its
+/// own (its code is in the evaluation it follows).
+pub fn request_code(request: &OutsideRequest) -> Option<&str> {
+    match &request.request {
+        ClientFrame::SecurityEvaluation(e) => Some(&e.code),
+        ClientFrame::CodeResponse(_) => None,
+    }
+}
+
+/// Which items the inbox lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxFilter {
+    pub source: SourceFilter,
+    /// `low`, `medium` or `high`; `None` for any (and for code responses, which have no risk).
+    pub risk: Option<String>,
+    pub status: StatusFilter,
+}
+
+impl Default for InboxFilter {
+    fn default() -> Self {
+        Self { source: SourceFilter::All, risk: None, status: StatusFilter::Pending }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum SourceFilter {
+    All,
+    Chat,
+    /// One outside client, by id.
+    Client(String),
+}
+
+impl SourceFilter {
+    /// The `<select>` value: `all`, `chat` or `client:<id>`.
+    pub fn to_value(&self) -> String {
+        match self {
+            SourceFilter::All => "all".into(),
+            SourceFilter::Chat => "chat".into(),
+            SourceFilter::Client(id) => format!("client:{id}"),
+        }
+    }
+
+    pub fn from_value(value: &str) -> Self {
+        match value {
+            "chat" => SourceFilter::Chat,
+            other => match other.strip_prefix("client:") {
+                Some(id) if !id.is_empty() => SourceFilter::Client(id.to_string()),
+                _ => SourceFilter::All,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusFilter {
+    Pending,
+    Decided,
+    Expired,
+    All,
+}
+
+impl StatusFilter {
+    pub fn to_value(self) -> &'static str {
+        match self {
+            StatusFilter::Pending => "pending",
+            StatusFilter::Decided => "decided",
+            StatusFilter::Expired => "expired",
+            StatusFilter::All => "all",
+        }
+    }
+
+    pub fn from_value(value: &str) -> Self {
+        match value {
+            "decided" => StatusFilter::Decided,
+            "expired" => StatusFilter::Expired,
+            "all" => StatusFilter::All,
+            _ => StatusFilter::Pending,
+        }
+    }
+}
+
+impl InboxFilter {
+    pub fn wants_chat(&self) -> bool {
+        matches!(self.source, SourceFilter::All | SourceFilter::Chat)
+    }
+
+    /// The outside client to list: `Some(None)` for all of them, `None` for none.
+    pub fn wants_outside(&self) -> Option<Option<&str>> {
+        match &self.source {
+            SourceFilter::All => Some(None),
+            SourceFilter::Chat => None,
+            SourceFilter::Client(id) => Some(Some(id)),
+        }
+    }
+
+    pub fn matches(&self, item: &InboxItem) -> bool {
+        let source = match (&self.source, item) {
+            (SourceFilter::All, _) => true,
+            (SourceFilter::Chat, InboxItem::Chat(_)) => true,
+            (SourceFilter::Client(id), InboxItem::Outside(r)) => r.client_id == *id,
+            _ => false,
+        };
+        let risk = self.risk.as_deref().is_none_or(|want| item.risk() == Some(want));
+        let status = match self.status {
+            StatusFilter::All => true,
+            StatusFilter::Pending => item.state() == ItemState::Pending,
+            StatusFilter::Decided => item.state() == ItemState::Decided,
+            StatusFilter::Expired => item.state() == ItemState::Expired,
+        };
+        source && risk && status
+    }
+}
+
+/// Puts the items in inbox order, newest first (the stored times are RFC 3339 in UTC with
+/// milliseconds on both sides, so they sort as text); ties by key, so the order is stable.
+pub fn sort_newest_first(items: &mut [InboxItem]) {
+    items.sort_by(|a, b| b.created_at().cmp(a.created_at()).then_with(|| a.key().to_attr().cmp(&b.key().to_attr())));
+}
+
+/// An outside client as the source filter offers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientRef {
+    pub id: String,
+    pub name: String,
+}
+
+/// One answer of the inbox's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InboxList {
+    pub items: Vec<InboxItem>,
+    pub clients: Vec<ClientRef>,
+}
+
+/// What a batch decision did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchOutcome {
+    pub decided: u32,
+    /// Decided by someone or something else first.
+    pub already_decided: u32,
+}
+
+/// The one run or client the items belong to, or why they cannot be decided together.
+pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
+    let Some(first) = items.first() else { return Err("Select the approvals to decide first.".into()) };
+    if items.len() > MAX_BATCH {
+        return Err(format!("A batch decision takes at most {MAX_BATCH} approvals; {} are selected.", items.len()));
+    }
+    let decided = items.iter().filter(|i| !i.is_pending()).count();
+    if decided > 0 {
+        return Err(format!(
+            "Only pending approvals can be decided: {decided} of the selected {} already are.",
+            items.len()
+        ));
+    }
+    let group = first.group();
+    if items.iter().all(|i| i.group() == group) {
+        return Ok(group);
+    }
+    let mut runs: Vec<String> = Vec::new();
+    let mut clients: Vec<String> = Vec::new();
+    for item in items {
+        let (list, id) = match item.group() {
+            BatchGroup::Run(id) => (&mut runs, id),
+            BatchGroup::Client(id) => (&mut clients, id),
+        };
+        if !list.contains(&id) {
+            list.push(id);
+        }
+    }
+    Err(format!(
+        "A batch decision applies to one run or one client at a time; the selection spans {} and {}. \
+         Decide them separately.",
+        count(runs.len(), "run"),
+        count(clients.len(), "client")
+    ))
+}
+
+/// Selects `key`, or unselects it if it was selected.
+pub fn toggle_selected(selected: &mut Vec<ItemKey>, key: ItemKey) {
+    if let Some(at) = selected.iter().position(|k| *k == key) {
+        selected.remove(at);
+    } else {
+        selected.push(key);
+    }
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use warden_outside::protocol::{CodeResponse, RiskLevel, SecurityEvaluation};
+    use warden_types::tool::{Risk, ToolOrigin};
+
+    fn chat(id: &str, run: &str, status: ApprovalStatus, created: &str) -> InboxItem {
+        InboxItem::Chat(Box::new(Approval {
+            id: id.into(),
+            run_id: run.into(),
+            thread_id: "t1".into(),
+            tool_call_id: format!("call-{id}"),
+            tool: "write_file".into(),
+            origin: ToolOrigin::BuiltIn,
+            arguments: json!({}),
+            summary: format!("Write {id}"),
+            risk: Risk::Medium,
+            preview: None,
+            status,
+            created_at: created.into(),
+            decided_at: None,
+            expires_at: None,
+            decision: None,
+        }))
+    }
+
+    fn outside(id: &str, client: &str, frame: ClientFrame, status: RequestStatus, created: &str) -> InboxItem {
+        InboxItem::Outside(Box::new(OutsideRequest {
+            id: id.into(),
+            client_id: client.into(),
+            client_name: format!("{client} name"),
+            client_request_id: format!("c-{id}"),
+            kind: frame.kind(),
+            risk: frame.risk(),
+            request: frame,
+            follows: None,
+            status,
+            decision: None,
+            created_at: created.into(),
+            expires_at: "2030-01-01T00:00:00.000Z".into(),
+            decided_at: None,
+            delivered_at: None,
+        }))
+    }
+
+    fn evaluation(risk: RiskLevel) -> ClientFrame {
+        ClientFrame::SecurityEvaluation(SecurityEvaluation {
+            id: "e".into(),
+            code: "ls".into(),
+            language: None,
+            explanation: "lists".into(),
+            risk_level: risk,
+            metadata: None,
+        })
+    }
+
+    fn response() -> ClientFrame {
+        ClientFrame::CodeResponse(CodeResponse {
+            id: "r".into(),
+            follows: None,
+            stdout: "out".into(),
+            stderr: String::new(),
+            exit_code: Some(0),
+            metadata: None,
+        })
+    }
+
+    #[test]
+    fn items_of_one_run_or_one_client_batch_and_mixed_ones_are_refused_with_the_reason() {
+        let a = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
+        let b = chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:02.000Z");
+        let c = chat("c", "run2", ApprovalStatus::Pending, "2026-01-01T00:00:03.000Z");
+        let x = outside("x", "cl1", evaluation(RiskLevel::Low), RequestStatus::Pending, "2026-01-01T00:00:04.000Z");
+        let y = outside("y", "cl1", response(), RequestStatus::Pending, "2026-01-01T00:00:05.000Z");
+        assert_eq!(batch_group(&[&a, &b]), Ok(BatchGroup::Run("run1".into())));
+        assert_eq!(batch_group(&[&x, &y]), Ok(BatchGroup::Client("cl1".into())));
+        let mixed = batch_group(&[&a, &c, &x]).unwrap_err();
+        assert!(mixed.contains("one run or one client") && mixed.contains("2 runs and 1 client"), "{mixed}");
+        assert!(batch_group(&[&a, &c]).unwrap_err().contains("2 runs and 0 clients"));
+        assert!(batch_group(&[]).is_err());
+        let done = chat("d", "run1", ApprovalStatus::Approved, "2026-01-01T00:00:06.000Z");
+        assert!(batch_group(&[&a, &done]).unwrap_err().contains("already"));
+    }
+
+    #[test]
+    fn filters_select_by_source_risk_and_state() {
+        let pending_chat = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
+        let timed_out = chat("b", "run1", ApprovalStatus::TimedOut, "2026-01-01T00:00:02.000Z");
+        let high = outside("x", "cl1", evaluation(RiskLevel::High), RequestStatus::Pending, "2026-01-01T00:00:03.000Z");
+        let expired = outside("y", "cl2", response(), RequestStatus::Expired, "2026-01-01T00:00:04.000Z");
+        let approved = outside("z", "cl2", evaluation(RiskLevel::Low), RequestStatus::Approved, "2026-01-01T00:00:05.000Z");
+        let all = [&pending_chat, &timed_out, &high, &expired, &approved];
+        let keys = |filter: &InboxFilter| -> Vec<ItemKey> {
+            all.iter().filter(|i| filter.matches(i)).map(|i| i.key()).collect()
+        };
+        assert_eq!(keys(&InboxFilter::default()), [pending_chat.key(), high.key()]);
+        let expired_any = InboxFilter { status: StatusFilter::Expired, ..InboxFilter::default() };
+        assert_eq!(keys(&expired_any), [timed_out.key(), expired.key()]);
+        let client2 = InboxFilter { source: SourceFilter::Client("cl2".into()), risk: None, status: StatusFilter::All };
+        assert_eq!(keys(&client2), [expired.key(), approved.key()]);
+        let high_only = InboxFilter { risk: Some("high".into()), status: StatusFilter::All, ..InboxFilter::default() };
+        assert_eq!(keys(&high_only), [high.key()]);
+        let decided_chat = InboxFilter { source: SourceFilter::Chat, risk: None, status: StatusFilter::Decided };
+        assert!(keys(&decided_chat).is_empty());
+    }
+
+    #[test]
+    fn the_list_is_newest_first_across_sources() {
+        let mut items = vec![
+            chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z"),
+            outside("x", "cl1", response(), RequestStatus::Pending, "2026-01-01T00:00:03.000Z"),
+            chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:02.000Z"),
+        ];
+        sort_newest_first(&mut items);
+        let order: Vec<String> = items.iter().map(|i| i.key().to_attr()).collect();
+        assert_eq!(order, ["outside:x", "chat:b", "chat:a"]);
+    }
+
+    #[test]
+    fn toggling_selects_then_unselects() {
+        let mut selected = vec![ItemKey::Chat("a".into())];
+        toggle_selected(&mut selected, ItemKey::Outside("b".into()));
+        toggle_selected(&mut selected, ItemKey::Chat("a".into()));
+        assert_eq!(selected, [ItemKey::Outside("b".into())]);
+    }
+
+    #[test]
+    fn keys_and_filter_values_round_trip_through_the_page() {
+        for key in [ItemKey::Chat("a-1".into()), ItemKey::Outside("o:2".into())] {
+            assert_eq!(ItemKey::from_attr(&key.to_attr()), Some(key));
+        }
+        assert_eq!(ItemKey::from_attr("chat:"), None);
+        assert_eq!(ItemKey::from_attr("other:x"), None);
+        for source in [SourceFilter::All, SourceFilter::Chat, SourceFilter::Client("c1".into())] {
+            assert_eq!(SourceFilter::from_value(&source.to_value()), source);
+        }
+        for status in [StatusFilter::Pending, StatusFilter::Decided, StatusFilter::Expired, StatusFilter::All] {
+            assert_eq!(StatusFilter::from_value(status.to_value()), status);
+        }
+    }
+}

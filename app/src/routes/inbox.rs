@@ -1,0 +1,456 @@
+//! `/inbox`: every approval waiting for a person, from Warden's chats and from outside clients,
+//! newest first; filters by source, risk and status; keyboard shortcuts (listed on the page); batch
+//! decisions within one run or one client. The first list is rendered on the server; the live feed
+//! (`InboxLive`) makes the browser list again whenever something arrives or is decided, and the
+//! items are a keyed list, so what a person has opened or focused stays where it is.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use leptos_meta::Title;
+
+use crate::components::countdown::Clock;
+use crate::components::error_notice::{error_list, ErrorNotice};
+use crate::components::inbox_entry::{InboxActions, InboxEntry};
+use crate::error::AppError;
+use crate::inbox::{batch_group, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter};
+use crate::inbox_keys::SHORTCUTS;
+use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
+use crate::model::{DecisionInput, Verdict};
+use crate::server_fns::decide_approval;
+use crate::server_fns::inbox::{decide_batch, decide_outside, list_inbox};
+
+#[component]
+pub fn InboxPage() -> impl IntoView {
+    let live = expect_context::<InboxLive>();
+    let clock = Clock::start();
+    let source = RwSignal::new("all".to_string());
+    let risk = RwSignal::new("any".to_string());
+    let status = RwSignal::new("pending".to_string());
+    let filter = Memo::new(move |_| InboxFilter {
+        source: SourceFilter::from_value(&source.get()),
+        risk: risk.with(|r| matches!(r.as_str(), "low" | "medium" | "high").then(|| r.clone())),
+        status: StatusFilter::from_value(&status.get()),
+    });
+    // Rendered on the server, fetched again when the filter changes.
+    let first = Resource::new(move || filter.get(), list_inbox);
+    // Listed again since, for the filter it was listed with; only the newest answer lands.
+    let fresh = RwSignal::new(None::<(InboxFilter, InboxList)>);
+    let asked = StoredValue::new(0u64);
+    let shown = Memo::new(move |_| {
+        let now = filter.get();
+        fresh
+            .with(|f| f.as_ref().filter(|(for_filter, _)| *for_filter == now).map(|(_, list)| list.clone()))
+            .or_else(|| first.get().and_then(Result::ok))
+    });
+    let error = RwSignal::new(None::<AppError>);
+    let notice = RwSignal::new(None::<String>);
+    let selected = RwSignal::new(Vec::<ItemKey>::new());
+    let busy = RwSignal::new(false);
+    // Where the focus goes once the list shows a decision (the item decided is gone from "pending").
+    let focus_after = StoredValue::new(None::<usize>);
+    #[cfg(not(feature = "hydrate"))]
+    let _ = focus_after; // moved only by the keyboard, in the browser
+
+    let refresh = move || {
+        let Some(this) = asked.try_update_value(|n| {
+            *n += 1;
+            *n
+        }) else {
+            return; // the page is gone
+        };
+        let for_filter = filter.get_untracked();
+        spawn_local(async move {
+            let answer = list_inbox(for_filter.clone()).await;
+            if asked.try_get_value() != Some(this) {
+                return;
+            }
+            match answer {
+                Ok(list) => {
+                    fresh.try_set(Some((for_filter, list)));
+                }
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
+            }
+        });
+    };
+    Effect::new(move |_| {
+        filter.track();
+        fresh.set(None);
+    });
+    // Something arrived or was decided somewhere: list again.
+    Effect::new(move |seen: Option<u32>| {
+        let changed = live.changed.get();
+        if seen.is_some_and(|s| s != changed) {
+            refresh();
+        }
+        changed
+    });
+    // After a decision from the keyboard (or a button), the focus goes to the item now in its place.
+    Effect::new(move |_| {
+        shown.track();
+        #[cfg(feature = "hydrate")]
+        if let Some(index) = focus_after.try_update_value(Option::take).flatten() {
+            request_animation_frame(move || crate::inbox_keys::focus_item(index));
+        }
+    });
+
+    let find = move |key: &ItemKey| -> Option<InboxItem> {
+        shown.with_untracked(|list| list.as_ref()?.items.iter().find(|i| i.key() == *key).cloned())
+    };
+    let decide = Callback::new(move |(key, verdict): (ItemKey, Verdict)| {
+        let Some(item) = find(&key) else { return };
+        if !item.is_pending() {
+            notice.set(Some(format!("Already decided: {}", item.title())));
+            return;
+        }
+        #[cfg(feature = "hydrate")]
+        if let Some((_, index)) = crate::inbox_keys::focused() {
+            focus_after.set_value(Some(index));
+        }
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            let result = match &key {
+                ItemKey::Chat(id) => {
+                    let input = match verdict {
+                        Verdict::Approve => DecisionInput::approve(),
+                        Verdict::Deny => DecisionInput::deny(None),
+                    };
+                    decide_approval(id.clone(), input).await.map(|_| ())
+                }
+                ItemKey::Outside(id) => decide_outside(id.clone(), outside_input(verdict, None)).await.map(|_| ()),
+            };
+            let done = match verdict {
+                Verdict::Approve => "Approved",
+                Verdict::Deny => "Denied",
+            };
+            match result {
+                Ok(()) => {
+                    notice.try_set(Some(format!("{done}: {}", item.title())));
+                }
+                Err(AppError::Conflict(_)) => {
+                    notice.try_set(Some(format!("Already decided elsewhere: {}", item.title())));
+                }
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
+            }
+            selected.try_update(|s| s.retain(|k| *k != key));
+            busy.try_set(false);
+            refresh();
+        });
+    });
+    let updated = Callback::new(move |_| refresh());
+    provide_context(InboxActions { decide, updated, busy, clock });
+
+    // The keyboard: shortcuts anywhere on the page except while typing in a field.
+    #[cfg(feature = "hydrate")]
+    {
+        let navigate = leptos_router::hooks::use_navigate();
+        Effect::new(move |_| {
+            use crate::inbox_keys::{focus_item, focused, is_typing, item_count, item_has_focus, shortcut, step, Shortcut};
+            let navigate = navigate.clone();
+            let handle = window_event_listener(leptos::ev::keydown, move |ev| {
+                if ev.default_prevented() || is_typing(&ev) {
+                    return;
+                }
+                let Some(action) = shortcut(&ev.key(), ev.ctrl_key() || ev.alt_key() || ev.meta_key()) else { return };
+                let current = focused();
+                match action {
+                    Shortcut::Next | Shortcut::Previous => {
+                        let forward = action == Shortcut::Next;
+                        if let Some(index) = step(current.map(|(_, i)| i), forward, item_count()) {
+                            focus_item(index);
+                        }
+                    }
+                    Shortcut::Approve | Shortcut::Deny => {
+                        if ev.repeat() || busy.get_untracked() {
+                            return;
+                        }
+                        let Some((key, _)) = current else { return };
+                        let verdict = if action == Shortcut::Approve { Verdict::Approve } else { Verdict::Deny };
+                        decide.run((key, verdict));
+                    }
+                    Shortcut::ToggleSelect => {
+                        let Some((key, _)) = current else { return };
+                        if find(&key).is_some_and(|i| i.is_pending()) {
+                            selected.update(|s| crate::inbox::toggle_selected(s, key));
+                        }
+                    }
+                    Shortcut::Open => {
+                        // Enter on a button or link inside an item does what that button or link does.
+                        if !item_has_focus() {
+                            return;
+                        }
+                        let Some(item) = current.and_then(|(key, _)| find(&key)) else { return };
+                        navigate(&item.href(), Default::default());
+                    }
+                }
+                ev.prevent_default();
+            });
+            on_cleanup(move || handle.remove());
+        });
+    }
+
+    view! {
+        <Title text="Inbox · Warden"/>
+        <section class="page inbox" aria-labelledby="inbox-title">
+            <h1 id="inbox-title">"Inbox"</h1>
+            <p class="inbox-intro">
+                "Everything waiting for your approval: tool calls of your chats and requests of outside executors \
+                 and agents, newest first."
+            </p>
+            <Filters source risk status shown/>
+            <NotifyButton/>
+            <div class="inbox-status" role="status">{move || notice.get()}</div>
+            {move || error.get().map(|error| view! { <ErrorNotice error/> })}
+            <BatchBar shown selected busy notice error refresh=Callback::new(move |_| refresh())/>
+            <Transition fallback=|| view! { <p class="loading">"Loading the inbox…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move {
+                        first.await.map(|_| {
+                            let items = move || shown.get().map(|list| list.items).unwrap_or_default();
+                            view! {
+                                <p class="inbox-count">
+                                    {move || match shown.with(|l| l.as_ref().map(|l| l.items.len()).unwrap_or(0)) {
+                                        0 => "Nothing here.".to_string(),
+                                        1 => "1 approval".to_string(),
+                                        n => format!("{n} approvals"),
+                                    }}
+                                </p>
+                                <ul class="inbox-list" aria-label="Approvals">
+                                    <For each=items key=|item| (item.key(), item.revision()) let:item>
+                                        {
+                                            let key = item.key();
+                                            let is_selected = {
+                                                let key = key.clone();
+                                                Signal::derive(move || selected.with(|s| s.contains(&key)))
+                                            };
+                                            let on_select = Callback::new(move |on: bool| {
+                                                let key = key.clone();
+                                                selected.update(|s| {
+                                                    s.retain(|k| *k != key);
+                                                    if on {
+                                                        s.push(key);
+                                                    }
+                                                });
+                                            });
+                                            view! { <InboxEntry item selected=is_selected on_select/> }
+                                        }
+                                    </For>
+                                </ul>
+                            }
+                        })
+                    })}
+                </ErrorBoundary>
+            </Transition>
+            <Shortcuts/>
+        </section>
+    }
+}
+
+/// A person's verdict on an outside request, as the hub takes it.
+pub fn outside_input(verdict: Verdict, reason: Option<String>) -> warden_outside::DecisionInput {
+    use warden_outside::protocol::Verdict as OutsideVerdict;
+    warden_outside::DecisionInput {
+        decision: match verdict {
+            Verdict::Approve => OutsideVerdict::Approved,
+            Verdict::Deny => OutsideVerdict::Rejected,
+        },
+        reason,
+        edited_code: None,
+    }
+}
+
+#[component]
+fn Filters(
+    source: RwSignal<String>,
+    risk: RwSignal<String>,
+    status: RwSignal<String>,
+    shown: Memo<Option<InboxList>>,
+) -> impl IntoView {
+    // Filled in the browser from the lists (the server renders the fixed options only, so both agree).
+    let clients = RwSignal::new(Vec::new());
+    Effect::new(move |_| {
+        if let Some(list) = shown.get() {
+            if clients.with_untracked(|c| *c != list.clients) {
+                clients.set(list.clients);
+            }
+        }
+    });
+    let options = |signal: RwSignal<String>, choices: &'static [(&'static str, &'static str)]| {
+        choices
+            .iter()
+            .map(move |(value, label)| {
+                view! { <option value=*value selected=move || signal.get() == *value>{*label}</option> }
+            })
+            .collect_view()
+    };
+    view! {
+        <form class="inbox-filters" aria-label="Filters" on:submit=|ev| ev.prevent_default()>
+            <label>
+                "Source"
+                <select on:change=move |ev| source.set(event_target_value(&ev))>
+                    {options(source, &[("all", "All sources"), ("chat", "Chats")])}
+                    <For each=move || clients.get() key=|c| c.id.clone() let:client>
+                        {
+                            let value = SourceFilter::Client(client.id.clone()).to_value();
+                            let current = value.clone();
+                            view! {
+                                <option value=value selected=move || source.get() == current>
+                                    "Client: " {client.name}
+                                </option>
+                            }
+                        }
+                    </For>
+                </select>
+            </label>
+            <label>
+                "Risk"
+                <select on:change=move |ev| risk.set(event_target_value(&ev))>
+                    {options(risk, &[("any", "Any risk"), ("low", "Low"), ("medium", "Medium"), ("high", "High")])}
+                </select>
+            </label>
+            <label>
+                "Status"
+                <select on:change=move |ev| status.set(event_target_value(&ev))>
+                    {options(
+                        status,
+                        &[("pending", "Pending"), ("decided", "Decided"), ("expired", "Expired"), ("all", "All")],
+                    )}
+                </select>
+            </label>
+        </form>
+    }
+}
+
+/// Approve or deny the selected items together, when they belong to one run or one client.
+#[component]
+fn BatchBar(
+    shown: Memo<Option<InboxList>>,
+    selected: RwSignal<Vec<ItemKey>>,
+    busy: RwSignal<bool>,
+    notice: RwSignal<Option<String>>,
+    error: RwSignal<Option<AppError>>,
+    refresh: Callback<()>,
+) -> impl IntoView {
+    let chosen = Memo::new(move |_| {
+        let keys = selected.get();
+        shown.with(|list| {
+            list.as_ref()
+                .map(|l| l.items.iter().filter(|i| keys.contains(&i.key())).cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+    });
+    let check = Memo::new(move |_| chosen.with(|items| batch_group(&items.iter().collect::<Vec<_>>()).map(|_| ())));
+    let reason = RwSignal::new(String::new());
+    let send = move |verdict: Verdict| {
+        let keys: Vec<ItemKey> = chosen.with_untracked(|items| items.iter().map(InboxItem::key).collect());
+        let why = reason.get_untracked().trim().to_string();
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            let count = keys.len();
+            match decide_batch(keys, verdict, (!why.is_empty()).then_some(why)).await {
+                Ok(outcome) => {
+                    let done = match verdict {
+                        Verdict::Approve => "Approved",
+                        Verdict::Deny => "Denied",
+                    };
+                    let mut text = format!("{done} {} of {count} selected", outcome.decided);
+                    if outcome.already_decided > 0 {
+                        text.push_str(&format!("; {} were already decided", outcome.already_decided));
+                    }
+                    notice.try_set(Some(text));
+                    selected.try_set(Vec::new());
+                    reason.try_set(String::new());
+                }
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
+            }
+            busy.try_set(false);
+            refresh.run(());
+        });
+    };
+    view! {
+        <Show when=move || chosen.with(|c| !c.is_empty())>
+            <section class="batch-bar" aria-label="Batch decision">
+                <p>{move || format!("{} selected", chosen.with(Vec::len))}</p>
+                {move || check.get().err().map(|why| view! { <p class="batch-refused" role="status">{why}</p> })}
+                <div class="decide-buttons">
+                    <button
+                        type="button"
+                        class="approve"
+                        disabled=move || busy.get() || check.with(Result::is_err)
+                        on:click=move |_| send(Verdict::Approve)
+                    >
+                        "Approve selected"
+                    </button>
+                    <label>
+                        "Reason for denying (optional)"
+                        <input type="text" bind:value=reason/>
+                    </label>
+                    <button
+                        type="button"
+                        class="deny"
+                        disabled=move || busy.get() || check.with(Result::is_err)
+                        on:click=move |_| send(Verdict::Deny)
+                    >
+                        "Deny selected"
+                    </button>
+                    <button type="button" on:click=move |_| selected.set(Vec::new())>"Clear selection"</button>
+                </div>
+            </section>
+        </Show>
+    }
+}
+
+/// Asks once, when pressed, whether Warden may notify of new approvals while its tab is hidden.
+#[component]
+fn NotifyButton() -> impl IntoView {
+    let permission = RwSignal::new(None::<NotifyPermission>);
+    // Effects run only in the browser: the server does not know, so it renders nothing here.
+    Effect::new(move |_| permission.set(notify_permission()));
+    let ask = move |_| {
+        spawn_local(async move {
+            if let Some(answer) = ask_notify_permission().await {
+                permission.try_set(Some(answer));
+            }
+        });
+    };
+    move || match permission.get() {
+        Some(NotifyPermission::Ask) => view! {
+            <p class="notify">
+                <button type="button" on:click=ask>"Notify me of new approvals"</button>
+                " Shown while this tab is in the background."
+            </p>
+        }
+        .into_any(),
+        Some(NotifyPermission::Granted) => view! {
+            <p class="notify">"Notifications are on: a new approval is announced while this tab is in the background."</p>
+        }
+        .into_any(),
+        Some(NotifyPermission::Denied) => view! {
+            <p class="notify">"Notifications are blocked for this site in the browser's settings."</p>
+        }
+        .into_any(),
+        Some(NotifyPermission::Unsupported) | None => ().into_any(),
+    }
+}
+
+#[component]
+fn Shortcuts() -> impl IntoView {
+    view! {
+        <section class="shortcuts" aria-labelledby="shortcuts-title">
+            <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
+            <dl>
+                {SHORTCUTS
+                    .iter()
+                    .map(|(key, _, what)| view! { <dt><kbd>{*key}</kbd></dt> <dd>{*what}</dd> })
+                    .collect_view()}
+            </dl>
+        </section>
+    }
+}

@@ -1,0 +1,165 @@
+//! Server functions of the inbox and the full-screen view of an outside request: thin calls into
+//! the engine (chat approvals) and the `OutsideHub` (outside requests), both taken from context.
+//! A person's decision on a chat approval goes through `decide_approval`, as on the chat page.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+use warden_outside::{DecisionInput as OutsideDecisionInput, OutsideRequest};
+
+use crate::error::AppError;
+use crate::inbox::{BatchOutcome, InboxFilter, InboxList, ItemKey};
+use crate::model::Verdict;
+
+/// The outside request full screen: the request, the security evaluation a code response follows
+/// (its code is the code the output came from), and that code highlighted on the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutsideView {
+    pub request: OutsideRequest,
+    pub follows: Option<OutsideRequest>,
+    /// The code as sanitised HTML spans; `None` when it is shown as plain text.
+    pub code_html: Option<String>,
+    /// The grammar the code was highlighted with.
+    pub syntax: Option<String>,
+}
+
+/// The outside-approvals hub handed to the Leptos routes as context by the server binary.
+#[cfg(feature = "ssr")]
+fn hub() -> Result<warden_outside::OutsideHub, AppError> {
+    use_context::<warden_outside::OutsideHub>()
+        .ok_or_else(|| AppError::internal("the outside-approvals hub was not provided as Leptos context"))
+}
+
+/// Every approval the filter selects, newest first, and the outside clients to filter by.
+#[server(input = Json)]
+pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
+    use crate::inbox::{sort_newest_first, ClientRef, InboxItem, StatusFilter};
+    use crate::model::ApprovalStatus;
+    use warden_outside::{RequestQuery, RequestStatus};
+
+    let hub = hub()?;
+    let mut items = Vec::new();
+    if filter.wants_chat() {
+        let status = match filter.status {
+            StatusFilter::Pending => Some(ApprovalStatus::Pending),
+            StatusFilter::Expired => Some(ApprovalStatus::TimedOut),
+            StatusFilter::Decided | StatusFilter::All => None,
+        };
+        items.extend(super::engine()?.list_approvals(status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
+    }
+    if let Some(client_id) = filter.wants_outside() {
+        let status = match filter.status {
+            StatusFilter::Pending => Some(RequestStatus::Pending),
+            StatusFilter::Expired => Some(RequestStatus::Expired),
+            StatusFilter::Decided | StatusFilter::All => None,
+        };
+        let query = RequestQuery { status, client_id: client_id.map(str::to_string), limit: Some(500) };
+        items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+    }
+    items.retain(|item| filter.matches(item));
+    sort_newest_first(&mut items);
+    let clients = hub.clients().await?.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
+    Ok(InboxList { items, clients })
+}
+
+/// A person's decision on an outside request; the client hears it at once (or when it is back).
+/// A `Conflict` means it was decided first (by another tab, the policy or its timeout).
+#[server(input = Json)]
+pub async fn decide_outside(id: String, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
+    Ok(hub()?.decide(&id, decision).await?)
+}
+
+/// Gives a pending outside request `secs` more seconds before it times out.
+#[server(input = Json)]
+pub async fn extend_outside(id: String, secs: u64) -> Result<OutsideRequest, AppError> {
+    Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs)).await?)
+}
+
+/// One outside request for the full-screen view, its code highlighted.
+#[server(input = Json)]
+pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
+    use warden_outside::protocol::ClientFrame;
+
+    let hub = hub()?;
+    let request = hub.request(&id).await?;
+    let follows = match &request.follows {
+        Some(follows) => Some(hub.request(follows).await?),
+        None => None,
+    };
+    let evaluation = [Some(&request), follows.as_ref()].into_iter().flatten().find_map(|r| match &r.request {
+        ClientFrame::SecurityEvaluation(e) => Some((e.code.clone(), e.language.clone())),
+        ClientFrame::CodeResponse(_) => None,
+    });
+    let highlighted = match evaluation {
+        Some((code, language)) => {
+            tokio::task::spawn_blocking(move || crate::highlight::highlight(&code, language.as_deref()))
+                .await
+                .map_err(AppError::internal)?
+        }
+        None => None,
+    };
+    let (code_html, syntax) = highlighted.map(|h| (Some(h.html), Some(h.syntax))).unwrap_or_default();
+    Ok(OutsideView { request, follows, code_html, syntax })
+}
+
+/// Approves or denies the selected pending approvals together: all of one run, or all of one
+/// outside client (anything else is refused, saying why, before any is decided). Those decided
+/// first by someone or something else are counted, not errors.
+#[server(input = Json)]
+pub async fn decide_batch(keys: Vec<ItemKey>, verdict: Verdict, reason: Option<String>) -> Result<BatchOutcome, AppError> {
+    use crate::inbox::{batch_group, InboxItem, MAX_BATCH};
+    use crate::model::DecisionInput;
+    use warden_outside::protocol::Verdict as OutsideVerdict;
+
+    if keys.len() > MAX_BATCH {
+        return Err(AppError::Invalid(format!("A batch decision takes at most {MAX_BATCH} approvals.")).answer());
+    }
+    let engine = super::engine()?;
+    let hub = hub()?;
+    let mut items = Vec::with_capacity(keys.len());
+    for key in &keys {
+        items.push(match key {
+            ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(id).await?)),
+            ItemKey::Outside(id) => InboxItem::Outside(Box::new(hub.request(id).await?)),
+        });
+    }
+    let refs: Vec<&InboxItem> = items.iter().collect();
+    batch_group(&refs).map_err(|why| AppError::Invalid(why).answer())?;
+    let reason = reason.map(|r| r.trim().to_string()).filter(|r| !r.is_empty());
+    let mut outcome = BatchOutcome::default();
+    for key in keys {
+        let decided = match key {
+            ItemKey::Chat(id) => {
+                let input = match verdict {
+                    Verdict::Approve => DecisionInput::approve(),
+                    Verdict::Deny => DecisionInput::deny(reason.clone()),
+                };
+                engine.decide(&id, input).await.map(|_| ()).map_err(AppError::from)
+            }
+            ItemKey::Outside(id) => {
+                let input = OutsideDecisionInput {
+                    decision: match verdict {
+                        Verdict::Approve => OutsideVerdict::Approved,
+                        Verdict::Deny => OutsideVerdict::Rejected,
+                    },
+                    reason: match verdict {
+                        Verdict::Approve => None,
+                        Verdict::Deny => reason.clone(),
+                    },
+                    edited_code: None,
+                };
+                hub.decide(&id, input).await.map(|_| ()).map_err(AppError::from)
+            }
+        };
+        match decided {
+            Ok(()) => outcome.decided += 1,
+            Err(AppError::Conflict(_)) => outcome.already_decided += 1,
+            Err(other) => return Err(other),
+        }
+    }
+    // A conflict set the answer's status; the batch as a whole went through.
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::OK);
+    }
+    Ok(outcome)
+}

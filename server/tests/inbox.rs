@@ -1,0 +1,271 @@
+//! The inbox over real HTTP on the whole app (pages, server functions and API behind the access
+//! gate), a real SQLite file and the scripted fixture model: the live feed counts what waits from
+//! chats and outside clients and tells of each arrival; the list merges both, newest first, and
+//! filters; a batch decision spans one client (mixing is refused before anything is decided); the
+//! full-screen view highlights the code, and an edited approval reaches the client.
+
+use crate::common;
+
+use std::time::Duration;
+
+use eventsource_stream::{Event, Eventsource};
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use leptos::prelude::LeptosOptions;
+use leptos::server_fn::ServerFn;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use warden_app::server_fns::{self as fns, inbox};
+use warden_engine::config::{Config, ModelConfig};
+use warden_engine::Engine;
+use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_types::approval::{ApprovalStatus, DecisionInput};
+
+use crate::common::outside::{evaluation, register};
+use crate::common::{anonymous, client, Served};
+
+struct App {
+    _dir: TempDir,
+    _model: FixtureModel,
+    engine: Engine,
+    served: Served,
+}
+
+impl App {
+    async fn start() -> App {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write = Turn::calls(vec![ScriptedCall::new("write_file", json!({"path": "inbox.txt", "content": "x"}))]);
+        let script =
+            Script { scenarios: vec![Scenario::new("save", vec![write, Turn::text("saved")])], default_title: None };
+        let model = FixtureModel::start(script).await.expect("fixture model");
+        let mut config = Config::with_data_dir(dir.path());
+        config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
+        let served = common::serve_app(config, LeptosOptions::builder().output_name("warden").build()).await;
+        App { _dir: dir, _model: model, engine: served.engine().clone(), served }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{}", self.served.base, path)
+    }
+
+    /// Calls a server function with a JSON body; the status and the JSON answer.
+    async fn call(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let res = client()
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("sent");
+        let status = res.status();
+        let text = res.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// An outside request sent over HTTP with the client's token; Warden's id of it.
+    async fn ask(&self, token: &str, frame: Value) -> String {
+        let res = anonymous()
+            .post(self.url("/api/outside/requests"))
+            .bearer_auth(token)
+            .json(&frame)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status(), StatusCode::ACCEPTED, "stored and waiting");
+        let ack: Value = res.json().await.expect("ack");
+        ack["request_id"].as_str().expect("request id").to_string()
+    }
+
+    /// Starts a chat whose model asks to write a file; the pending approval's id.
+    async fn chat_approval(&self) -> String {
+        let res = client()
+            .post(self.url(fns::StartChat::PATH))
+            .form(&[("prompt", "save the file")])
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status(), StatusCode::OK);
+        let engine = self.engine.clone();
+        let waited = tokio::time::timeout(Duration::from_secs(30), async move {
+            loop {
+                let pending = engine.list_approvals(Some(ApprovalStatus::Pending)).await.expect("approvals");
+                if let Some(approval) = pending.first() {
+                    return approval.id.clone();
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        waited.expect("the approval card in time")
+    }
+
+    async fn decision(&self, token: &str, request_id: &str) -> Value {
+        let res = anonymous()
+            .get(self.url(&format!("/api/outside/requests/{request_id}/decision?wait=30")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status(), StatusCode::OK, "decided");
+        res.json().await.expect("decision")
+    }
+
+    async fn feed(&self) -> BoxStream<'static, Result<Event, eventsource_stream::EventStreamError<reqwest::Error>>> {
+        let res = client().get(self.url("/api/inbox/events")).send().await.expect("sent");
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.headers()["content-type"], "text/event-stream");
+        res.bytes_stream().eventsource().boxed()
+    }
+}
+
+/// The next event of the feed (its name and data).
+async fn next(
+    feed: &mut BoxStream<'static, Result<Event, eventsource_stream::EventStreamError<reqwest::Error>>>,
+) -> (String, Value) {
+    let event = tokio::time::timeout(Duration::from_secs(30), feed.next())
+        .await
+        .expect("an event in time")
+        .expect("the feed is open")
+        .expect("a readable event");
+    (event.event, serde_json::from_str(&event.data).expect("JSON data"))
+}
+
+fn default_filter() -> Value {
+    json!({"source": {"kind": "all"}, "risk": null, "status": "pending"})
+}
+
+#[tokio::test]
+async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arrival() {
+    let app = App::start().await;
+    let res = anonymous().get(app.url("/api/inbox/events")).send().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "the feed is behind the access gate");
+
+    let mut feed = app.feed().await;
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0})));
+
+    let (_, token) = register(&app.served.base, "runner", Value::Null).await;
+    let request_id = app.ask(&token, evaluation("r1", "ls -la", "medium")).await;
+    let (name, arrived) = next(&mut feed).await;
+    assert_eq!(name, "arrived");
+    assert_eq!(arrived, json!({"source": "outside", "id": request_id, "summary": "Security evaluation from runner"}));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 1})));
+
+    let approval_id = app.chat_approval().await;
+    let (name, arrived) = next(&mut feed).await;
+    assert_eq!((name.as_str(), &arrived["source"], &arrived["id"]), ("arrived", &json!("chat"), &json!(approval_id)));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 1})));
+
+    let (status, _) = common::outside::decide(&app.served.base, &request_id, json!({"decision": "approved"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 0})));
+    app.engine.decide(&approval_id, DecisionInput::deny(None)).await.expect("decided");
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0})));
+}
+
+#[tokio::test]
+async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_risk_and_status() {
+    let app = App::start().await;
+    let (one, one_token) = register(&app.served.base, "one", Value::Null).await;
+    let (_, two_token) = register(&app.served.base, "two", Value::Null).await;
+    let approval = app.chat_approval().await;
+    let low = app.ask(&one_token, evaluation("a", "ls", "low")).await;
+    let high = app.ask(&two_token, evaluation("b", "rm -rf /tmp/x", "high")).await;
+
+    let list = |filter: Value| app.call(inbox::ListInbox::PATH, json!({ "filter": filter }));
+    let ids = |answer: &Value| -> Vec<String> {
+        answer["items"].as_array().expect("items").iter().map(|i| i["item"]["id"].as_str().unwrap().to_string()).collect()
+    };
+    let (status, all) = list(default_filter()).await;
+    assert_eq!(status, StatusCode::OK, "{all}");
+    assert_eq!(ids(&all), [high.clone(), low.clone(), approval.clone()], "newest first across sources");
+    assert_eq!(all["items"][2]["source"], "chat");
+    let names: Vec<&str> = all["clients"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    let (_, of_one) = list(json!({"source": {"kind": "client", "id": one}, "risk": null, "status": "pending"})).await;
+    assert_eq!(ids(&of_one), [low.clone()]);
+    let (_, chats) = list(json!({"source": {"kind": "chat"}, "risk": null, "status": "pending"})).await;
+    assert_eq!(ids(&chats), [approval.clone()]);
+    let (_, risky) = list(json!({"source": {"kind": "all"}, "risk": "high", "status": "pending"})).await;
+    assert_eq!(ids(&risky), [high.clone()]);
+
+    common::outside::decide(&app.served.base, &low, json!({"decision": "rejected"})).await;
+    let (_, pending) = list(default_filter()).await;
+    assert_eq!(ids(&pending), [high.clone(), approval.clone()], "a decided request leaves the pending view");
+    let (_, decided) = list(json!({"source": {"kind": "all"}, "risk": null, "status": "decided"})).await;
+    assert_eq!(ids(&decided), [low]);
+}
+
+#[tokio::test]
+async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_decided() {
+    let app = App::start().await;
+    let (_, one_token) = register(&app.served.base, "one", Value::Null).await;
+    let (_, two_token) = register(&app.served.base, "two", Value::Null).await;
+    let first = app.ask(&one_token, evaluation("a", "ls", "low")).await;
+    let second = app.ask(&one_token, evaluation("b", "pwd", "low")).await;
+    let other = app.ask(&two_token, evaluation("c", "id", "low")).await;
+    let approval = app.chat_approval().await;
+
+    let mixed = json!({
+        "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": other}, {"source": "chat", "id": approval}],
+        "verdict": "approve",
+        "reason": null,
+    });
+    let (status, refused) = app.call(inbox::DecideBatch::PATH, mixed).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    let why = refused["Invalid"].as_str().expect("an Invalid error");
+    assert!(why.contains("one run or one client") && why.contains("1 run and 2 clients"), "{why}");
+    for id in [&first, &other] {
+        assert_eq!(app.served.state.outside.request(id).await.unwrap().status, warden_outside::RequestStatus::Pending);
+    }
+    assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
+
+    let batch = json!({
+        "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": second}],
+        "verdict": "deny",
+        "reason": "not now",
+    });
+    let (status, outcome) = app.call(inbox::DecideBatch::PATH, batch.clone()).await;
+    assert_eq!((status, outcome), (StatusCode::OK, json!({"decided": 2, "already_decided": 0})));
+    for id in [&first, &second] {
+        let decision = app.decision(&one_token, id).await;
+        assert_eq!((&decision["decision"], &decision["reason"]), (&json!("rejected"), &json!("not now")));
+    }
+    // The same batch again: refused as a whole, saying they are decided already.
+    let (status, refused) = app.call(inbox::DecideBatch::PATH, batch).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert!(refused["Invalid"].as_str().unwrap().contains("already"), "{refused}");
+}
+
+#[tokio::test]
+async fn the_full_view_highlights_the_code_and_an_edited_approval_reaches_the_client() {
+    let app = App::start().await;
+    let (_, token) = register(&app.served.base, "runner", Value::Null).await;
+    let frame = json!({"type": "security_evaluation", "id": "py", "language": "python", "risk_level": "medium",
+        "code": "import os\nprint('<script>alert(1)</script>')\n", "explanation": "prints <b>a tag</b>"});
+    let id = app.ask(&token, frame).await;
+
+    let (status, shown) = app.call(inbox::GetOutsideRequest::PATH, json!({ "id": id })).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["syntax"], "Python");
+    let html = shown["code_html"].as_str().expect("highlighted");
+    assert!(html.contains(r#"<span class="hl-keyword hl-control hl-import hl-python">import</span>"#), "{html}");
+    assert!(!html.contains("<script") && html.contains("&lt;script&gt;"), "the code stays text: {html}");
+    let (status, missing) = app.call(inbox::GetOutsideRequest::PATH, json!({"id": "nope"})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{missing}");
+
+    let edited = json!({"id": id, "decision": {"decision": "approved", "edited_code": "print('safe')\n"}});
+    let (status, decided) = app.call(inbox::DecideOutside::PATH, edited.clone()).await;
+    assert_eq!((status, &decided["status"]), (StatusCode::OK, &json!("approved")), "{decided}");
+    let decision = app.decision(&token, &id).await;
+    assert_eq!(decision["edited_code"], "print('safe')\n");
+    assert_eq!(decision["decided_by"]["kind"], "person");
+    let (status, again) = app.call(inbox::DecideOutside::PATH, edited).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+
+    let (status, extended) = app.call(inbox::ExtendOutside::PATH, json!({"id": id, "secs": 60})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "a decided request has no deadline to extend: {extended}");
+    let (_, list) = common::send_json(&client(), Method::GET, app.url("/api/outside/requests"), None).await;
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+}
