@@ -109,3 +109,17 @@ impl From<warden_mcp::Error> for AppError {
         AppError::of_kind(error.kind(), &error)
     }
 }
+
+#[cfg(feature = "ssr")]
+impl From<warden_outside::Error> for AppError {
+    fn from(error: warden_outside::Error) -> Self {
+        AppError::of_kind(error.kind(), &error)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<crate::audit::AuditError> for AppError {
+    fn from(error: crate::audit::AuditError) -> Self {
+        AppError::of_kind(error.kind(), &error)
+    }
+}

@@ -1,6 +1,8 @@
 //! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
 //! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
 
+#[cfg(feature = "ssr")]
+pub mod audit;
 pub mod components;
 pub mod csp;
 pub mod error;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 
 use crate::approval::{Approval, ApprovalStatus, DecisionInput};
+use warden_types::approval::{DecidedByKind, ThreadRule};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
@@ -295,6 +296,23 @@ impl Engine {
 
     pub async fn list_approvals(&self, status: Option<ApprovalStatus>) -> Result<Vec<Approval>> {
         self.rt.handles.store.approvals(status, 500).await
+    }
+
+    /// Decided approvals for the audit log, newest decision first, at most `limit` (up to 500):
+    /// those decided before `before` (`decided_at`, `id`), with `status` and decided by `by` if given.
+    pub async fn decided_approvals(
+        &self,
+        status: Option<ApprovalStatus>,
+        by: Option<DecidedByKind>,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<Approval>> {
+        self.rt.handles.store.decided_approvals(status, by, before, limit.clamp(1, 500)).await
+    }
+
+    /// The thread rule `rule_id`, unless it was revoked since.
+    pub async fn rule(&self, rule_id: &str) -> Result<Option<ThreadRule>> {
+        self.rt.handles.store.rule(rule_id).await
     }
 
     pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {

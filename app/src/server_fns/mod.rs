@@ -2,7 +2,9 @@
 //! records of warden-types the UI shows as they are. Grouped by area; the browser calls them over HTTP, SSR directly.
 
 pub mod approvals;
+pub mod audit;
 pub mod mcp;
+pub mod outside;
 pub mod runs;
 pub mod threads;
 
