@@ -107,8 +107,7 @@ impl AuditLog {
         // One more than asked from each source says whether anything is left after this page.
         let chat = match chat_filter(filter) {
             Some((status, by)) => {
-                let approvals =
-                    self.engine.decided_approvals(status, by, before.map(Cursor::pair), limit + 1).await?;
+                let approvals = self.engine.decided_approvals(status, by, before.map(Cursor::pair), limit + 1).await?;
                 let rules = self.rules_of(&approvals).await?;
                 approvals.iter().filter_map(|a| chat_entry(a, &rules)).collect()
             }

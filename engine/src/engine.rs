@@ -6,7 +6,6 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 
 use crate::approval::{Approval, ApprovalStatus, DecisionInput};
-use warden_types::approval::{DecidedByKind, ThreadRule};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
@@ -23,6 +22,7 @@ use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
 use crate::tools::Workspace;
+use warden_types::approval::{DecidedByKind, ThreadRule};
 
 pub use warden_sandbox::SandboxStatus;
 

@@ -2,6 +2,7 @@
 //! map errors to statuses. Access control is not here: `crate::protect` wraps these routes.
 
 mod approvals;
+mod audit;
 mod error;
 mod json_body;
 pub mod json_errors;
@@ -44,6 +45,10 @@ where
         .route("/api/tool_calls/{id}", get(runs::tool_call))
         .route("/api/approvals", get(approvals::list))
         .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
+        // The audit log of every decision (chats and outside clients): a page, or the whole as a download.
+        .route("/api/audit", get(audit::page))
+        .route("/api/audit.jsonl", get(audit::jsonl))
+        .route("/api/audit.csv", get(audit::csv))
         .route("/api/mcp/servers", get(mcp::list).post(mcp::upsert))
         .route("/api/mcp/servers/{name}", get(mcp::get).delete(mcp::remove))
         .route("/api/mcp/servers/{name}/enabled", put(mcp::set_enabled))
