@@ -94,6 +94,7 @@ pub fn App() -> impl IntoView {
                         // Rendered whole before it is sent, so an unknown thread is answered with 404.
                         <Route path=path!("/chat/:id") view=ChatPage ssr=SsrMode::Async/>
                         <Route path=path!("/settings") view=crate::routes::settings::SettingsPage/>
+                        <Route path=path!("/audit") view=crate::routes::audit::AuditLogPage/>
                     </Routes>
                 </main>
             </div>

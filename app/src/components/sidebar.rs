@@ -27,6 +27,7 @@ pub fn Sidebar() -> impl IntoView {
                 </section>
             </Show>
             <a class="settings-link" href="/settings">"Settings"</a>
+            <a class="audit-link" href="/audit">"Audit log"</a>
         </nav>
     }
 }

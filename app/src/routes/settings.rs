@@ -1,5 +1,6 @@
 //! `/settings`: the MCP servers the agent may use — each with its state and tools — plus the form to
-//! add or edit one, and import/export. The list is rendered on the server, refetched after every
+//! add or edit one, and import/export; then the outside clients and their policy
+//! (`components::outside_clients`). The list is rendered on the server, refetched after every
 //! change, and polled while a server is still connecting or retrying.
 
 use std::time::Duration;
@@ -12,6 +13,7 @@ use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
+use crate::components::outside_clients::OutsideClients;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
 
@@ -61,6 +63,7 @@ pub fn SettingsPage() -> impl IntoView {
                 </Transition>
                 <McpImportExport/>
             </section>
+            <OutsideClients/>
         </div>
     }
 }
