@@ -116,3 +116,10 @@ impl From<warden_outside::Error> for AppError {
         AppError::of_kind(error.kind(), &error)
     }
 }
+
+#[cfg(feature = "ssr")]
+impl From<crate::audit::AuditError> for AppError {
+    fn from(error: crate::audit::AuditError) -> Self {
+        AppError::of_kind(error.kind(), &error)
+    }
+}

@@ -1,6 +1,8 @@
 //! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
 //! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
 
+#[cfg(feature = "ssr")]
+pub mod audit;
 pub mod components;
 pub mod csp;
 pub mod error;
@@ -103,6 +105,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/inbox") view=crate::routes::inbox::InboxPage/>
                         // Rendered whole before it is sent, so an unknown request is answered with 404.
                         <Route path=path!("/approvals/:id") view=crate::routes::approval::OutsideApprovalPage ssr=SsrMode::Async/>
+                        <Route path=path!("/audit") view=crate::routes::audit::AuditLogPage/>
                     </Routes>
                 </main>
             </div>

@@ -22,6 +22,7 @@ use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
 use crate::tools::Workspace;
+use warden_types::approval::{DecidedByKind, ThreadRule};
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -331,6 +332,23 @@ impl Engine {
     /// lags; it should list again then.
     pub fn watch_approvals(&self) -> tokio::sync::broadcast::Receiver<Approval> {
         self.rt.handles.events.watch_approvals()
+    }
+
+    /// Decided approvals for the audit log, newest decision first, at most `limit` (up to 500):
+    /// those decided before `before` (`decided_at`, `id`), with `status` and decided by `by` if given.
+    pub async fn decided_approvals(
+        &self,
+        status: Option<ApprovalStatus>,
+        by: Option<DecidedByKind>,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<Approval>> {
+        self.rt.handles.store.decided_approvals(status, by, before, limit.clamp(1, 500)).await
+    }
+
+    /// The thread rule `rule_id`, unless it was revoked since.
+    pub async fn rule(&self, rule_id: &str) -> Result<Option<ThreadRule>> {
+        self.rt.handles.store.rule(rule_id).await
     }
 
     pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {

@@ -290,6 +290,19 @@ impl OutsideHub {
         self.inner.store.list(query).await
     }
 
+    /// Decided requests for the audit log, newest decision first, at most `limit` (up to 500):
+    /// those decided before `before` (`decided_at`, `id`), with `status` and decided by
+    /// `decided_by` when given.
+    pub async fn decisions(
+        &self,
+        status: Option<RequestStatus>,
+        decided_by: Option<DeciderKind>,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<OutsideRequest>> {
+        self.inner.store.decided(status, decided_by, before, limit).await
+    }
+
     /// The decisions the client has not been sent yet, oldest first (also those made before a
     /// restart). Sending one is followed by [`OutsideHub::mark_delivered`].
     pub async fn missed(&self, client_id: &str) -> Result<Vec<DecisionFrame>> {

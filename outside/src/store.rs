@@ -12,7 +12,7 @@ use warden_engine::Database;
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
-use crate::protocol::{ClientFrame, RiskLevel};
+use crate::protocol::{ClientFrame, DeciderKind, RiskLevel};
 use crate::record::{Client, Decision, OutsideRequest, RequestQuery, RequestStatus};
 
 /// Where warden-outside's migrations are recorded, apart from the engine's and warden-mcp's.
@@ -266,6 +266,32 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// Decided requests for the audit log, newest decision first: those decided before `before`
+    /// (`decided_at`, `id`), with `status` and decided by `decided_by` when given.
+    pub async fn decided(
+        &self,
+        status: Option<RequestStatus>,
+        decided_by: Option<DeciderKind>,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<OutsideRequest>> {
+        let rows = sqlx::query(concat!(
+            select_request!(),
+            " WHERE r.decided_at IS NOT NULL AND (?1 IS NULL OR r.status = ?1) \
+             AND (?2 IS NULL OR r.decided_by = ?2) \
+             AND (?3 IS NULL OR r.decided_at < ?3 OR (r.decided_at = ?3 AND r.id < ?4)) \
+             ORDER BY r.decided_at DESC, r.id DESC LIMIT ?5"
+        ))
+        .bind(status.map(|s| s.to_string()))
+        .bind(decided_by.map(|d| d.to_string()))
+        .bind(before.map(|(at, _)| at))
+        .bind(before.map(|(_, id)| id))
+        .bind(limit.clamp(1, MAX_LIMIT))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(request_from_row).collect()
     }
 
     /// Requests as the inbox lists them, newest first.

@@ -8,6 +8,7 @@ mod common;
 mod access;
 mod api;
 mod app_state;
+mod audit;
 mod crash;
 mod edge;
 mod error_status;

@@ -31,9 +31,10 @@ impl ApprovalStatus {
     }
 }
 
-/// How a decision was made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How a decision was made. [`DecidedByKind`] names the kinds as the `by` tag does (for filtering).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, strum::EnumDiscriminants)]
 #[serde(tag = "by", rename_all = "snake_case")]
+#[strum_discriminants(name(DecidedByKind), derive(strum::IntoStaticStr), strum(serialize_all = "snake_case"))]
 pub enum DecidedBy {
     User {
         /// The arguments as the person edited them, if they did.

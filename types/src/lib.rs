@@ -7,6 +7,7 @@
 //! are stored as text derive `sqlx::Type` under the `sqlx` feature (native only).
 
 pub mod approval;
+pub mod audit;
 pub mod event;
 pub mod inbox;
 pub mod mcp;

@@ -1,6 +1,7 @@
 //! Reusable pieces of the pages.
 
 pub mod approval_card;
+pub mod audit_row;
 pub mod composer;
 pub mod countdown;
 pub mod error_notice;
@@ -15,7 +16,10 @@ pub mod mcp_tool_table;
 pub mod message_view;
 pub mod model_picker;
 pub mod offline_server;
+pub mod outside_client_row;
+pub mod outside_clients;
 pub mod outside_decision;
+pub mod outside_policy;
 pub mod outside_request_view;
 pub mod provider_actions;
 pub mod provider_card;
@@ -30,4 +34,6 @@ pub mod thread_item;
 pub mod thread_list;
 pub mod thread_switches;
 pub mod thread_view;
+pub mod timestamp;
+pub mod token_reveal;
 pub mod tool_call_view;

@@ -29,6 +29,7 @@ pub fn Sidebar() -> impl IntoView {
             </Show>
             <InboxLink/>
             <a class="settings-link" href="/settings">"Settings"</a>
+            <a class="audit-link" href="/audit">"Audit log"</a>
         </nav>
     }
 }

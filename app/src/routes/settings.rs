@@ -1,5 +1,6 @@
-//! `/settings`: the model providers (see `providers_section`), then the MCP servers the agent may use —
-//! each with its state and tools — plus the form to add or edit one, and import/export. The list is rendered on the server, refetched after every
+//! `/settings`: the model providers (see `providers_section`), the MCP servers the agent may use — each
+//! with its state and tools — plus the form to add or edit one, and import/export; then the outside clients
+//! and their policy (`components::outside_clients`). The list is rendered on the server, refetched after every
 //! change, and polled while a server is still connecting or retrying.
 
 use std::time::Duration;
@@ -13,6 +14,7 @@ use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
 use crate::components::providers_section::ProvidersSection;
+use crate::components::outside_clients::OutsideClients;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
 
@@ -63,6 +65,7 @@ pub fn SettingsPage() -> impl IntoView {
                 </Transition>
                 <McpImportExport/>
             </section>
+            <OutsideClients/>
         </div>
     }
 }

@@ -2,8 +2,10 @@
 //! records of warden-types the UI shows as they are. Grouped by area; the browser calls them over HTTP, SSR directly.
 
 pub mod approvals;
+pub mod audit;
 pub mod inbox;
 pub mod mcp;
+pub mod outside;
 pub mod providers;
 pub mod runs;
 pub mod threads;

@@ -7,7 +7,7 @@ use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, now, Store};
 use crate::error::{Error, Result};
-use warden_types::approval::{Approval, ApprovalStatus, Decision};
+use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
 use warden_types::tool::Preview;
 
 pub struct NewApproval<'a> {
@@ -125,6 +125,32 @@ impl Store {
                     .await?
             }
         };
+        rows.iter().map(approval_from_row).collect()
+    }
+
+    /// Decided approvals for the audit log, newest decision first: those decided before `before`
+    /// (`decided_at`, `id`), with `status` and decided by `by` when given.
+    pub async fn decided_approvals(
+        &self,
+        status: Option<ApprovalStatus>,
+        by: Option<DecidedByKind>,
+        before: Option<(&str, &str)>,
+        limit: u32,
+    ) -> Result<Vec<Approval>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE a.status != 'pending' AND a.decided_at IS NOT NULL \
+             AND (?1 IS NULL OR a.status = ?1) \
+             AND (?2 IS NULL OR json_extract(a.decision, '$.by') = ?2) \
+             AND (?3 IS NULL OR a.decided_at < ?3 OR (a.decided_at = ?3 AND a.id < ?4)) \
+             ORDER BY a.decided_at DESC, a.id DESC LIMIT ?5"
+        )))
+        .bind(status)
+        .bind(by.map(<&'static str>::from))
+        .bind(before.map(|(at, _)| at))
+        .bind(before.map(|(_, id)| id))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(approval_from_row).collect()
     }
 

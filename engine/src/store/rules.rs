@@ -52,6 +52,15 @@ impl Store {
         rows.iter().map(rule_from_row).collect()
     }
 
+    /// The rule `id`, if it still exists (a revoked rule is deleted).
+    pub async fn rule(&self, id: &str) -> Result<Option<ThreadRule>> {
+        let row = sqlx::query("SELECT id, thread_id, tool, matcher, created_at FROM thread_rules WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(rule_from_row).transpose()
+    }
+
     pub async fn delete_rule(&self, id: &str) -> Result<()> {
         let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.pool).await?;
         if r.rows_affected() == 0 {

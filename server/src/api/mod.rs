@@ -2,6 +2,7 @@
 //! map errors to statuses. Access control is not here: `crate::protect` wraps these routes.
 
 mod approvals;
+mod audit;
 mod error;
 mod inbox;
 mod json_body;
@@ -52,6 +53,10 @@ where
         .route("/api/providers/{id}", axum::routing::delete(providers::remove))
         .route("/api/providers/{id}/test", post(providers::test_entry))
         .route("/api/threads/{id}/model", put(providers::set_thread_model))
+        // The audit log of every decision (chats and outside clients): a page, or the whole as a download.
+        .route("/api/audit", get(audit::page))
+        .route("/api/audit.jsonl", get(audit::jsonl))
+        .route("/api/audit.csv", get(audit::csv))
         .route("/api/mcp/servers", get(mcp::list).post(mcp::upsert))
         .route("/api/mcp/servers/{name}", get(mcp::get).delete(mcp::remove))
         .route("/api/mcp/servers/{name}/enabled", put(mcp::set_enabled))

@@ -1,0 +1,51 @@
+//! Server functions for Settings' "Outside clients": thin calls into the `OutsideHub` (taken from
+//! context) that registers and revokes clients and keeps the auto-approve policy. A new client's
+//! token comes back once, in `create_outside_client`'s answer, and is never readable again.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+
+use crate::error::AppError;
+use warden_outside::{Client, ClientPolicy, NewClient, Policy};
+
+/// The hub handed to the Leptos routes as context by the server binary.
+#[cfg(feature = "ssr")]
+pub(crate) fn hub() -> Result<warden_outside::OutsideHub, AppError> {
+    use_context::<warden_outside::OutsideHub>()
+        .ok_or_else(|| AppError::internal("the outside-approvals hub was not provided as Leptos context"))
+}
+
+/// Every client, revoked ones too, oldest first.
+#[server]
+pub async fn list_outside_clients() -> Result<Vec<Client>, AppError> {
+    Ok(hub()?.clients().await?)
+}
+
+/// Registers a client with no policy of its own; the answer holds its token, shown this once.
+#[server]
+pub async fn create_outside_client(name: String) -> Result<NewClient, AppError> {
+    Ok(hub()?.create_client(&name, ClientPolicy::default()).await?)
+}
+
+/// Revokes the client's token for good and closes its connections.
+#[server]
+pub async fn revoke_outside_client(id: String) -> Result<Client, AppError> {
+    Ok(hub()?.revoke_client(&id).await?)
+}
+
+#[server(input = Json)]
+pub async fn set_outside_client_policy(id: String, policy: ClientPolicy) -> Result<Client, AppError> {
+    Ok(hub()?.set_client_policy(&id, policy).await?)
+}
+
+#[server]
+pub async fn outside_policy() -> Result<Policy, AppError> {
+    Ok(hub()?.policy())
+}
+
+#[server(input = Json)]
+pub async fn set_outside_policy(policy: Policy) -> Result<Policy, AppError> {
+    let hub = hub()?;
+    hub.set_policy(policy).await?;
+    Ok(hub.policy())
+}
