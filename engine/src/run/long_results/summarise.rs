@@ -41,10 +41,10 @@ pub async fn summarise_new(
     provider: &dyn Provider,
     cancel: &CancellationToken,
 ) -> Result<()> {
-    if rt.config.summarize_results_above == 0 {
+    let above = rt.config.summarize_results_above;
+    if above == 0 {
         return Ok(());
     }
-    let above = rt.config.summarize_results_above;
     for call in rt.store.calls_to_summarise(&run.thread_id, above).await? {
         let Some(output) = &call.output else { continue };
         let text = full_text(output);
