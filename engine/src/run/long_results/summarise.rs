@@ -41,15 +41,12 @@ pub async fn summarise_new(
     provider: &dyn Provider,
     cancel: &CancellationToken,
 ) -> Result<()> {
-    if rt.config.summarize_results_above == 0 {
+    let above = rt.config.summarize_results_above;
+    if above == 0 {
         return Ok(());
     }
-    let done = rt.store.result_summaries_of_thread(&run.thread_id).await?;
-    for call in rt.store.tool_calls_of_thread(&run.thread_id).await? {
+    for call in rt.store.calls_to_summarise(&run.thread_id, above).await? {
         let Some(output) = &call.output else { continue };
-        if done.contains_key(&call.id) {
-            continue;
-        }
         let text = full_text(output);
         if !wants_summary(&call, text.len(), &rt.config) {
             continue;
