@@ -10,6 +10,7 @@
 //! Without the `server` feature only the protocol, the records and the policy are built (serde
 //! only), for the browser UI.
 
+pub mod permission_prompt;
 pub mod policy;
 pub mod protocol;
 pub mod record;
@@ -32,6 +33,7 @@ pub use hub::{Answer, ClientSignal, OutsideHub};
 #[cfg(feature = "server")]
 pub use store::MIGRATIONS_TABLE;
 
+pub use permission_prompt::{PermissionAnswer, PermissionPrompt};
 pub use policy::{ClientPolicy, CodeResponseAuto, Policy, SecurityAuto, Timeouts};
 pub use protocol::{ClientFrame, DecisionFrame, ServerFrame};
 pub use record::{Client, Decision, DecisionInput, InboxEvent, NewClient, OutsideRequest, RequestQuery, RequestStatus};
