@@ -10,6 +10,7 @@ use warden_mcp::{McpHub, McpStore};
 use warden_outside::OutsideHub;
 
 use crate::access::Access;
+use crate::api::outside_mcp::OutsideMcp;
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -17,6 +18,8 @@ pub struct AppState {
     pub engine: Engine,
     pub mcp: McpHub,
     pub outside: OutsideHub,
+    /// The MCP endpoint for coding agents, on the outside hub.
+    pub outside_mcp: OutsideMcp,
     pub access: Access,
 }
 
@@ -40,7 +43,8 @@ impl AppState {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
         let outside = OutsideHub::open(&engine.database()).await?;
-        Ok(Self { leptos_options, engine, mcp, outside, access })
+        let outside_mcp = OutsideMcp::new(outside.clone());
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, access })
     }
 }
 

@@ -7,18 +7,21 @@ mod json_body;
 pub mod json_errors;
 mod mcp;
 pub mod outside;
+pub mod outside_mcp;
 mod outside_ws;
 mod runs;
 mod sse;
 mod threads;
 
 use axum::extract::FromRef;
-use axum::routing::{get, post, put};
+use axum::routing::{any, get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
 use warden_outside::OutsideHub;
+
+use self::outside_mcp::OutsideMcp;
 
 pub use error::ApiError;
 
@@ -30,6 +33,7 @@ where
     Engine: FromRef<S>,
     McpHub: FromRef<S>,
     OutsideHub: FromRef<S>,
+    OutsideMcp: FromRef<S>,
 {
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
@@ -55,6 +59,7 @@ where
         // Outside approvals: client routes (client token) are `outside::is_client_route`; the rest
         // are the person's.
         .route(outside::SOCKET_PATH, get(outside_ws::connect))
+        .route(outside_mcp::PATH, any(outside_mcp::serve))
         .route("/api/outside/requests", get(outside::list).post(outside::create_request))
         .route("/api/outside/requests/{id}", get(outside::get))
         .route("/api/outside/requests/{id}/decision", get(outside::wait_decision).post(outside::decide))
