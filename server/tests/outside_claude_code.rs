@@ -178,9 +178,12 @@ async fn a_denied_bash_call_is_not_run_and_the_model_hears_the_persons_reason() 
     assert!(claude.try_wait().expect("status").is_none(), "Claude Code waits for the decision");
 
     let reason = "no files today";
-    let (status, _) =
-        decide(&world.served.base, request["id"].as_str().expect("id"), json!({"decision": "rejected", "reason": reason}))
-            .await;
+    let (status, _) = decide(
+        &world.served.base,
+        request["id"].as_str().expect("id"),
+        json!({"decision": "rejected", "reason": reason}),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK);
     let result = finished(claude).await;
 
@@ -194,7 +197,8 @@ async fn a_denied_bash_call_is_not_run_and_the_model_hears_the_persons_reason() 
 #[tokio::test]
 async fn an_approved_bash_call_runs_the_command_as_the_person_edited_it() {
     let Some(binary) = claude_code() else { return };
-    let world = World::start(|_| bash_scenario("make the greeting", "echo hi > greeting.txt && cat greeting.txt")).await;
+    let world =
+        World::start(|_| bash_scenario("make the greeting", "echo hi > greeting.txt && cat greeting.txt")).await;
     let mut claude = world.claude(&binary, "please make the greeting");
 
     let request = world.pending(&mut claude).await;

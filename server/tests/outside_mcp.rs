@@ -154,12 +154,8 @@ async fn only_a_client_token_opens_the_endpoint() {
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let res = post(&[("authorization", &bearer), ("host", "evil.example")]).await.expect("sent");
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let res = anonymous()
-        .post(format!("{}?token={token}", endpoint(&served)))
-        .json(&initialize)
-        .send()
-        .await
-        .expect("sent");
+    let res =
+        anonymous().post(format!("{}?token={token}", endpoint(&served))).json(&initialize).send().await.expect("sent");
     assert_eq!(res.status(), StatusCode::BAD_REQUEST, "a token in the address is refused");
     let res = post(&[("authorization", &bearer)]).await.expect("sent");
     assert_eq!(res.status(), StatusCode::OK);
@@ -186,7 +182,8 @@ async fn a_call_waits_for_the_person_and_an_approval_with_an_edit_answers_allow_
     assert!(!call.is_finished());
 
     let id = request["id"].as_str().expect("id");
-    let (status, decided) = decide(&served.base, id, json!({"decision": "approved", "edited_code": "rm -rf ./build"})).await;
+    let (status, decided) =
+        decide(&served.base, id, json!({"decision": "approved", "edited_code": "rm -rf ./build"})).await;
     assert_eq!(status, StatusCode::OK, "{decided}");
     let result = tokio::time::timeout(PATIENCE, call).await.expect("answered in time").expect("the call ran");
     assert_eq!(

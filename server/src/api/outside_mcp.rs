@@ -56,7 +56,11 @@ impl OutsideMcp {
 
 /// `GET`, `POST` and `DELETE /mcp/approvals`: the client's token first (401 without a valid one),
 /// then rmcp's Streamable HTTP, with the client in the request for the tool to find.
-pub async fn serve(OutsideClient(client): OutsideClient, State(mcp): State<OutsideMcp>, mut request: Request) -> Response {
+pub async fn serve(
+    OutsideClient(client): OutsideClient,
+    State(mcp): State<OutsideMcp>,
+    mut request: Request,
+) -> Response {
     request.extensions_mut().insert(client);
     match mcp.service.oneshot(request).await {
         Ok(response) => response.map(axum::body::Body::new).into_response(),
@@ -91,10 +95,8 @@ impl ApprovalServer {
 
 #[tool_router]
 impl ApprovalServer {
-    #[tool(
-        description = "Asks the person in Warden whether a tool call may run, and waits for the decision. \
-                       Answers {\"behavior\":\"allow\",\"updatedInput\":{...}} or {\"behavior\":\"deny\",\"message\":\"...\"}."
-    )]
+    #[tool(description = "Asks the person in Warden whether a tool call may run, and waits for the decision. \
+                       Answers {\"behavior\":\"allow\",\"updatedInput\":{...}} or {\"behavior\":\"deny\",\"message\":\"...\"}.")]
     async fn approval_prompt(
         &self,
         Parameters(args): Parameters<ApprovalPromptArgs>,
@@ -109,7 +111,9 @@ impl ApprovalServer {
         let prompt = PermissionPrompt { tool_name: args.tool_name, input: args.input, tool_use_id: args.tool_use_id };
         let answer = match self.ask(&client, &prompt, &context).await? {
             Ok(decision) => prompt.answer(&decision),
-            Err(refused) => PermissionAnswer::Deny { message: format!("Warden refused the request: {}", refused.message) },
+            Err(refused) => {
+                PermissionAnswer::Deny { message: format!("Warden refused the request: {}", refused.message) }
+            }
         };
         // Exactly one text block and no structured content: Claude Code rejects anything else.
         Ok(CallToolResult::success(vec![ContentBlock::text(answer.to_json())]))
