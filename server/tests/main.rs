@@ -14,6 +14,7 @@ mod error_status;
 mod mcp_api;
 mod outside_access;
 mod outside_claude_code;
+mod outside_dial;
 mod outside_mcp;
 mod outside_restart;
 mod outside_ws;

@@ -7,6 +7,7 @@ mod json_body;
 pub mod json_errors;
 mod mcp;
 pub mod outside;
+mod outside_executors;
 pub mod outside_mcp;
 mod outside_ws;
 mod runs;
@@ -19,7 +20,7 @@ use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
-use warden_outside::OutsideHub;
+use warden_outside::{Dialer, OutsideHub};
 
 use self::outside_mcp::OutsideMcp;
 
@@ -34,6 +35,7 @@ where
     McpHub: FromRef<S>,
     OutsideHub: FromRef<S>,
     OutsideMcp: FromRef<S>,
+    Dialer: FromRef<S>,
 {
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
@@ -68,4 +70,7 @@ where
         .route("/api/outside/clients", get(outside::clients).post(outside::create_client))
         .route("/api/outside/clients/{id}", axum::routing::delete(outside::revoke_client))
         .route("/api/outside/clients/{id}/policy", put(outside::set_client_policy))
+        .route("/api/outside/executors", get(outside_executors::list).post(outside_executors::add))
+        .route("/api/outside/executors/{id}", get(outside_executors::get).delete(outside_executors::remove))
+        .route("/api/outside/executors/{id}/enabled", put(outside_executors::set_enabled))
 }
