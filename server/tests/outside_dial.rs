@@ -18,6 +18,7 @@ use tokio_tungstenite::WebSocketStream;
 use warden_engine::config::Config;
 
 use crate::common::outside::{decide, evaluation};
+use crate::common::process::ServerProcess;
 use crate::common::{self, send_json, Served};
 
 /// Upper bound for anything a test waits for; a failure guard, not a timing assertion.
@@ -260,4 +261,28 @@ async fn an_executor_address_that_is_no_websocket_address_is_refused() {
         let (status, answer) = send_json(&common::client(), Method::POST, url.clone(), Some(body.clone())).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body} -> {answer}");
     }
+}
+
+#[tokio::test]
+async fn a_restarted_warden_dials_the_stored_executor_again_with_its_token() {
+    let data = tempfile::tempdir().expect("data dir");
+    let mut fixture = Executor::start(SECRET).await;
+    let first = ServerProcess::start(data.path(), &[]).await;
+    let url = format!("{}/api/outside/executors", first.base);
+    let body = json!({"name": "runner", "url": fixture.url, "bearer_token": SECRET});
+    let (status, created) = send_json(&common::client(), Method::POST, url, Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (_, mut socket) = fixture.next().await;
+    send(&mut socket, &evaluation("run-1", "make", "high")).await;
+    let request_id = next_frame(&mut socket).await.expect("an ack")["request_id"].as_str().expect("id").to_string();
+    first.kill();
+    assert!(next_frame(&mut socket).await.is_err(), "the killed server's socket is gone");
+
+    let second = ServerProcess::start(data.path(), &[]).await;
+    let (authorization, mut socket) = fixture.next().await;
+    assert_eq!(authorization.as_deref(), Some(format!("Bearer {SECRET}").as_str()));
+    let (status, _) = decide(&second.base, &request_id, json!({"decision": "approved"})).await;
+    assert_eq!(status, StatusCode::OK);
+    let decision = next_frame(&mut socket).await.expect("the decision");
+    assert_eq!((decision["id"].as_str(), decision["decision"].as_str()), (Some("run-1"), Some("approved")));
 }
