@@ -208,7 +208,10 @@ impl Dialer {
             Ok(client) => client,
             Err(error) => {
                 tracing::error!(executor = %row.id, %error, "cannot read the executor's client");
-                update(DialState { last_error: Some("Warden could not read the executor's client".into()), ..DialState::of(DialStatus::Stopped) });
+                update(DialState {
+                    last_error: Some("Warden could not read the executor's client".into()),
+                    ..DialState::of(DialStatus::Stopped)
+                });
                 return;
             }
         };
@@ -216,7 +219,11 @@ impl Dialer {
         let mut failed_attempts = 0u32;
         let mut last_error = None;
         loop {
-            update(DialState { failed_attempts, last_error: last_error.clone(), ..DialState::of(DialStatus::Connecting) });
+            update(DialState {
+                failed_attempts,
+                last_error: last_error.clone(),
+                ..DialState::of(DialStatus::Connecting)
+            });
             let opened = tokio::select! {
                 opened = tokio::time::timeout(CONNECT_TIMEOUT, open(&row)) => opened,
                 () = stop.cancelled() => return,
@@ -234,7 +241,10 @@ impl Dialer {
                             delays = self.inner.backoff.delays();
                         }
                         End::Revoked => {
-                            update(DialState { last_error: Some("the client was revoked".into()), ..DialState::of(DialStatus::Stopped) });
+                            update(DialState {
+                                last_error: Some("the client was revoked".into()),
+                                ..DialState::of(DialStatus::Stopped)
+                            });
                             return;
                         }
                         End::Stopped => return,
@@ -275,7 +285,8 @@ async fn open(row: &ExecutorRow) -> Result<Socket, String> {
         value.set_sensitive(true);
         request.headers_mut().insert("authorization", value);
     }
-    let config = WebSocketConfig::default().max_message_size(Some(MAX_MESSAGE_BYTES)).max_frame_size(Some(MAX_MESSAGE_BYTES));
+    let config =
+        WebSocketConfig::default().max_message_size(Some(MAX_MESSAGE_BYTES)).max_frame_size(Some(MAX_MESSAGE_BYTES));
     match tokio_tungstenite::connect_async_with_config(request, Some(config), false).await {
         Ok((socket, _)) => Ok(socket),
         Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {

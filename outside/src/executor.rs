@@ -102,7 +102,9 @@ pub fn check_url(url: &str) -> Result<(), String> {
     let rest = url.strip_prefix("ws://").or_else(|| url.strip_prefix("wss://"));
     let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
     if url.len() > MAX_URL_BYTES || host.is_empty() || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(format!("an executor's `url` is a ws:// or wss:// address with a host, at most {MAX_URL_BYTES} bytes"));
+        return Err(format!(
+            "an executor's `url` is a ws:// or wss:// address with a host, at most {MAX_URL_BYTES} bytes"
+        ));
     }
     Ok(())
 }

@@ -70,12 +70,14 @@ impl ExecutorStore {
 
     /// Every executor, oldest first.
     pub async fn list(&self) -> Result<Vec<ExecutorRow>> {
-        let rows = sqlx::query(concat!(select_executor!(), " ORDER BY e.created_at, e.id")).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(concat!(select_executor!(), " ORDER BY e.created_at, e.id")).fetch_all(&self.pool).await?;
         rows.iter().map(from_row).collect()
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<ExecutorRow>> {
-        let row = sqlx::query(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?;
+        let row =
+            sqlx::query(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(from_row).transpose()
     }
 

@@ -136,7 +136,8 @@ async fn warden_dials_the_executor_takes_its_requests_and_sends_the_decisions_ba
     assert_eq!(authorization.as_deref(), Some(format!("Bearer {SECRET}").as_str()));
     let executor = state_until(&served, id, connected).await;
     assert!(executor["state"]["connected_at"].is_string(), "{executor}");
-    let (_, list) = send_json(&common::client(), Method::GET, format!("{}/api/outside/executors", served.base), None).await;
+    let (_, list) =
+        send_json(&common::client(), Method::GET, format!("{}/api/outside/executors", served.base), None).await;
     assert!(!list.to_string().contains(SECRET), "{list}");
 
     send(&mut socket, &evaluation("run-1", "make build", "medium")).await;
@@ -147,14 +148,20 @@ async fn warden_dials_the_executor_takes_its_requests_and_sends_the_decisions_ba
     let (_, request) =
         send_json(&common::client(), Method::GET, format!("{}/api/outside/requests/{request_id}", served.base), None)
             .await;
-    assert_eq!((request["client_id"].as_str(), request["client_name"].as_str()), (created["client_id"].as_str(), Some("runner")));
+    assert_eq!(
+        (request["client_id"].as_str(), request["client_name"].as_str()),
+        (created["client_id"].as_str(), Some("runner"))
+    );
 
     let (status, _) = decide(&served.base, request_id, json!({"decision": "rejected", "reason": "not today"})).await;
     assert_eq!(status, StatusCode::OK);
     let decision = next_frame(&mut socket).await.expect("the decision");
     assert_eq!(decision["type"], "decision");
     assert_eq!((decision["id"].as_str(), decision["decision"].as_str()), (Some("run-1"), Some("rejected")));
-    assert_eq!((decision["reason"].as_str(), decision["decided_by"]["kind"].as_str()), (Some("not today"), Some("person")));
+    assert_eq!(
+        (decision["reason"].as_str(), decision["decided_by"]["kind"].as_str()),
+        (Some("not today"), Some("person"))
+    );
 
     // A bad frame gets an error frame; the socket stays open.
     socket.send(Message::text("{not json")).await.expect("sent");
