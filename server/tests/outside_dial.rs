@@ -44,6 +44,8 @@ impl Executor {
                 let sender = sender.clone();
                 tokio::spawn(async move {
                     let mut authorization = None;
+                    // tungstenite's callback type: its error is a whole HTTP response.
+                    #[allow(clippy::result_large_err)]
                     let check = |request: &Request, response: Response| -> Result<Response, ErrorResponse> {
                         let given = request.headers().get("authorization").and_then(|v| v.to_str().ok());
                         authorization = given.map(str::to_string);
