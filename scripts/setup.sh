@@ -2,7 +2,7 @@
 # Installs everything Warden needs that is missing, and nothing that is already there:
 # the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback),
 # cmake and libclang for llama.cpp, and the npm packages (binaryen's wasm-opt, Playwright). `scripts/setup.sh test` also installs what only the
-# tests need: cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive, the built-in model's file in target/models. The site is built by
+# tests need: cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive, the built-in model's file in target/models, the pinned Claude Code CLI. The site is built by
 # the workspace's own `cargo xtask` (wasm-bindgen as a library), so neither cargo-leptos nor wasm-bindgen-cli
 # is installed.
 set -euo pipefail
@@ -67,5 +67,15 @@ if [ "${1:-}" = test ]; then
   mcp/tests/install-published-servers.sh
   # 7. The built-in model, which the tests load for real (engine/tests/local_model.rs, local_model.spec.ts).
   scripts/fetch-model.sh "${CARGO_TARGET_DIR:-target}/models"
+  # 8. The real Claude Code CLI, pinned in tools/claude-code, which server/tests/outside_claude_code.rs
+  # runs offline against the fixture model with Warden as its permission prompt tool. Its postinstall
+  # puts the native binary in place of a stub, so the check runs it.
+  if ! tools/claude-code/node_modules/.bin/claude --version >/dev/null 2>&1 \
+    || [ tools/claude-code/package-lock.json -nt tools/claude-code/node_modules/.package-lock.json ]; then
+    log "npm ci in tools/claude-code/"
+    (cd tools/claude-code && npm ci --no-audit --no-fund)
+    tools/claude-code/node_modules/.bin/claude --version >/dev/null \
+      || { log "Claude Code did not install (were npm install scripts disabled?)"; exit 1; }
+  fi
 fi
 log "ready"

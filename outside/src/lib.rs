@@ -10,6 +10,8 @@
 //! Without the `server` feature only the protocol, the records and the policy are built (serde
 //! only), for the browser UI.
 
+pub mod executor;
+pub mod permission_prompt;
 pub mod policy;
 pub mod protocol;
 pub mod record;
@@ -17,7 +19,13 @@ pub mod record;
 #[cfg(feature = "server")]
 mod connection;
 #[cfg(feature = "server")]
+mod dial;
+#[cfg(feature = "server")]
+mod dial_socket;
+#[cfg(feature = "server")]
 pub mod error;
+#[cfg(feature = "server")]
+mod executor_store;
 #[cfg(feature = "server")]
 mod hub;
 #[cfg(feature = "server")]
@@ -26,12 +34,16 @@ mod store;
 #[cfg(feature = "server")]
 pub use connection::{Connection, Wake};
 #[cfg(feature = "server")]
+pub use dial::{Backoff, Dialer};
+#[cfg(feature = "server")]
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
 pub use hub::{Answer, ClientSignal, OutsideHub};
 #[cfg(feature = "server")]
 pub use store::MIGRATIONS_TABLE;
 
+pub use executor::{DialState, DialStatus, Executor, NewExecutor};
+pub use permission_prompt::{PermissionAnswer, PermissionPrompt};
 pub use policy::{ClientPolicy, CodeResponseAuto, Policy, SecurityAuto, Timeouts};
 pub use protocol::{ClientFrame, DecisionFrame, ServerFrame};
 pub use record::{Client, Decision, DecisionInput, InboxEvent, NewClient, OutsideRequest, RequestQuery, RequestStatus};

@@ -7,9 +7,10 @@ use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpStore};
-use warden_outside::OutsideHub;
+use warden_outside::{Backoff, Dialer, OutsideHub};
 
 use crate::access::Access;
+use crate::api::outside_mcp::OutsideMcp;
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -17,6 +18,10 @@ pub struct AppState {
     pub engine: Engine,
     pub mcp: McpHub,
     pub outside: OutsideHub,
+    /// The MCP endpoint for coding agents, on the outside hub.
+    pub outside_mcp: OutsideMcp,
+    /// The executors Warden dials.
+    pub dialer: Dialer,
     pub access: Access,
 }
 
@@ -35,12 +40,15 @@ impl AppState {
     /// Opens the engine on `config` (database, model, built-in tools, runs to resume), then warden-mcp
     /// on the same database with its own migrations; merges the `mcpServers` file the config names,
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
-    /// the outside approvals on the same database (their own migrations; overdue requests expire).
+    /// the outside approvals on the same database (their own migrations; overdue requests expire), and
+    /// starts dialling the enabled executors.
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
         let outside = OutsideHub::open(&engine.database()).await?;
-        Ok(Self { leptos_options, engine, mcp, outside, access })
+        let outside_mcp = OutsideMcp::new(outside.clone());
+        let dialer = Dialer::start(&engine.database(), outside.clone(), Backoff::default()).await?;
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, access })
     }
 }
 

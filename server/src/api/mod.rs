@@ -9,6 +9,8 @@ mod json_body;
 pub mod json_errors;
 mod mcp;
 pub mod outside;
+mod outside_executors;
+pub mod outside_mcp;
 mod outside_ws;
 mod providers;
 mod runs;
@@ -16,12 +18,14 @@ mod sse;
 mod threads;
 
 use axum::extract::FromRef;
-use axum::routing::{get, post, put};
+use axum::routing::{any, get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
-use warden_outside::OutsideHub;
+use warden_outside::{Dialer, OutsideHub};
+
+use self::outside_mcp::OutsideMcp;
 
 pub use error::ApiError;
 
@@ -33,6 +37,8 @@ where
     Engine: FromRef<S>,
     McpHub: FromRef<S>,
     OutsideHub: FromRef<S>,
+    OutsideMcp: FromRef<S>,
+    Dialer: FromRef<S>,
 {
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
@@ -68,6 +74,7 @@ where
         // Outside approvals: client routes (client token) are `outside::is_client_route`; the rest
         // are the person's.
         .route(outside::SOCKET_PATH, get(outside_ws::connect))
+        .route(outside_mcp::PATH, any(outside_mcp::serve))
         .route("/api/outside/requests", get(outside::list).post(outside::create_request))
         .route("/api/outside/requests/{id}", get(outside::get))
         .route("/api/outside/requests/{id}/decision", get(outside::wait_decision).post(outside::decide))
@@ -76,4 +83,7 @@ where
         .route("/api/outside/clients", get(outside::clients).post(outside::create_client))
         .route("/api/outside/clients/{id}", axum::routing::delete(outside::revoke_client))
         .route("/api/outside/clients/{id}/policy", put(outside::set_client_policy))
+        .route("/api/outside/executors", get(outside_executors::list).post(outside_executors::add))
+        .route("/api/outside/executors/{id}", get(outside_executors::get).delete(outside_executors::remove))
+        .route("/api/outside/executors/{id}/enabled", put(outside_executors::set_enabled))
 }

@@ -30,6 +30,9 @@ const MAX_WAIT_SECS: u64 = 120;
 /// Whether the request is for a route an outside client calls with its own token. The gate still
 /// checks its `Host`, and its `Origin` whatever the method (the WebSocket upgrade is a `GET`).
 pub fn is_client_route(method: &Method, path: &str) -> bool {
+    if path == super::outside_mcp::PATH {
+        return matches!(*method, Method::GET | Method::POST | Method::DELETE);
+    }
     match *method {
         Method::GET => {
             path == SOCKET_PATH

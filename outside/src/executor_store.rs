@@ -1,0 +1,112 @@
+//! The executors Warden dials, in SQLite (`outside_executors`, created by warden-outside's
+//! migrations, which `OutsideHub::open` runs). The bearer token is read only to dial.
+
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqlitePool};
+use warden_engine::Database;
+
+use crate::error::Result;
+
+/// One stored executor, with its client's name and whether that client was revoked.
+#[derive(Clone)]
+pub struct ExecutorRow {
+    pub id: String,
+    pub client_id: String,
+    pub name: String,
+    pub url: String,
+    pub bearer_token: Option<String>,
+    pub enabled: bool,
+    pub created_at: String,
+    pub revoked: bool,
+}
+
+impl std::fmt::Debug for ExecutorRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecutorRow")
+            .field("id", &self.id)
+            .field("client_id", &self.client_id)
+            .field("url", &self.url)
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
+            .field("enabled", &self.enabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The columns `from_row` reads (SQL text must be static: `concat!` it).
+macro_rules! select_executor {
+    () => {
+        "SELECT e.id, e.client_id, c.name, e.url, e.bearer_token, e.enabled, e.created_at, \
+         c.revoked_at IS NOT NULL AS revoked \
+         FROM outside_executors e JOIN outside_clients c ON c.id = e.client_id"
+    };
+}
+
+#[derive(Debug, Clone)]
+pub struct ExecutorStore {
+    pool: SqlitePool,
+}
+
+impl ExecutorStore {
+    /// The executors' table in `database`, whose migrations the hub has run.
+    pub fn new(database: &Database) -> Self {
+        Self { pool: database.pool().clone() }
+    }
+
+    pub async fn insert(&self, row: &ExecutorRow) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO outside_executors (id, client_id, url, bearer_token, enabled, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&row.id)
+        .bind(&row.client_id)
+        .bind(&row.url)
+        .bind(row.bearer_token.as_deref())
+        .bind(row.enabled)
+        .bind(&row.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Every executor, oldest first.
+    pub async fn list(&self) -> Result<Vec<ExecutorRow>> {
+        let rows =
+            sqlx::query(concat!(select_executor!(), " ORDER BY e.created_at, e.id")).fetch_all(&self.pool).await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    pub async fn get(&self, id: &str) -> Result<Option<ExecutorRow>> {
+        let row =
+            sqlx::query(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(from_row).transpose()
+    }
+
+    /// Returns whether the executor exists.
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<bool> {
+        let done = sqlx::query("UPDATE outside_executors SET enabled = ? WHERE id = ?")
+            .bind(enabled)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Returns whether the executor existed.
+    pub async fn delete(&self, id: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM outside_executors WHERE id = ?").bind(id).execute(&self.pool).await?;
+        Ok(done.rows_affected() > 0)
+    }
+}
+
+fn from_row(r: &SqliteRow) -> Result<ExecutorRow> {
+    Ok(ExecutorRow {
+        id: r.try_get("id")?,
+        client_id: r.try_get("client_id")?,
+        name: r.try_get("name")?,
+        url: r.try_get("url")?,
+        bearer_token: r.try_get("bearer_token")?,
+        enabled: r.try_get("enabled")?,
+        created_at: r.try_get("created_at")?,
+        revoked: r.try_get("revoked")?,
+    })
+}
