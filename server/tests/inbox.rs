@@ -174,7 +174,12 @@ async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_ri
 
     let list = |filter: Value| app.call(inbox::ListInbox::PATH, json!({ "filter": filter }));
     let ids = |answer: &Value| -> Vec<String> {
-        answer["items"].as_array().expect("items").iter().map(|i| i["item"]["id"].as_str().unwrap().to_string()).collect()
+        answer["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["item"]["id"].as_str().unwrap().to_string())
+            .collect()
     };
     let (status, all) = list(default_filter()).await;
     assert_eq!(status, StatusCode::OK, "{all}");

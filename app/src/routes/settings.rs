@@ -13,8 +13,8 @@ use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
-use crate::components::providers_section::ProvidersSection;
 use crate::components::outside_clients::OutsideClients;
+use crate::components::providers_section::ProvidersSection;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
 
