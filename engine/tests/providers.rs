@@ -91,6 +91,8 @@ async fn a_stored_key_is_kept_for_its_server_and_never_sent_to_another() {
     let probe = h.engine.test_provider_entry(&added.id).await.unwrap();
     assert!(probe.ok, "{}", probe.message);
     assert_eq!(probe.models, ["fixture-model"]);
+    let listed = h.engine.providers().entries.into_iter().find(|e| e.id == added.id).unwrap();
+    assert_eq!(listed.models, ["fixture-model"], "the entry keeps the models its test listed");
 
     // Pointed elsewhere with the masked key: refused, and nothing reached the other address.
     let elsewhere = FixtureModel::start(Script::default()).await.unwrap();

@@ -69,8 +69,9 @@ pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
 
     view! {
         <section class="provider" class:read-only=read_only aria-labelledby=labelled_by>
-            <h3 id=heading_id>
-                {entry.name.clone()}
+            <h3>
+                <span id=heading_id>{entry.name.clone()}</span>
+                " "
                 {is_default.then(|| view! { <span class="badge">"default"</span> })}
             </h3>
             <dl class="provider-facts">

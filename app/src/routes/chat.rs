@@ -284,10 +284,15 @@ pub fn ChatPage() -> impl IntoView {
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
                         // Without the list the picker is left out; the thread still uses its model.
-                        providers.await.ok().map(|list| view! { <ModelPicker list current=chosen_model on_change=on_model/> })
+                        let list = providers.await.ok();
+                        // The thread as stored, so the server renders its choice and switches.
+                        let _ = detail.await;
+                        view! {
+                            {list.map(|list| view! { <ModelPicker list current=chosen_model on_change=on_model/> })}
+                            <ThreadSwitches options default_max_steps on_change=on_options/>
+                        }
                     })}
                 </Transition>
-                <ThreadSwitches options default_max_steps on_change=on_options/>
             </Composer>
         </section>
     }

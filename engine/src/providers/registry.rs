@@ -211,19 +211,28 @@ impl Providers {
         Ok(probe)
     }
 
-    /// Tests a configured entry as it is (environment, stored or built in).
+    /// Tests a configured entry as it is (environment, stored or built in); a stored one keeps the
+    /// models it listed.
     pub async fn probe_entry(&self, id: &str) -> Result<ProviderProbe> {
         let entry =
             self.list().entries.into_iter().find(|e| e.id == id).ok_or_else(|| Error::not_found("provider", id))?;
         let client = self.resolve(Some(&ModelChoice { provider_id: id.into(), model: entry.default_model }))?;
-        Ok(probe_client(client.as_ref()).await)
+        let probe = probe_client(client.as_ref()).await;
+        let stored = self.stored().into_iter().find(|s| s.id == id);
+        if let (Some(mut stored), true) = (stored, probe.ok && !probe.models.is_empty()) {
+            self.store.set_provider_models(id, &probe.models).await?;
+            stored.models = probe.models.clone();
+            self.replace_stored(id, Some(stored));
+        }
+        Ok(probe)
     }
 }
 
 async fn probe_client(client: &dyn Provider) -> ProviderProbe {
     match client.list_models().await {
         Ok(models) if !models.is_empty() => {
-            ProviderProbe { ok: true, message: format!("Connected: {} models offered.", models.len()), models }
+            let offered = if models.len() == 1 { "1 model".to_string() } else { format!("{} models", models.len()) };
+            ProviderProbe { ok: true, message: format!("Connected: {offered} offered."), models }
         }
         Ok(_) => {
             let ask = vec![crate::message::Message::text(warden_types::message::Role::User, "Reply with the word OK.")];
