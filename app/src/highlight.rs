@@ -65,11 +65,7 @@ fn to_spans(code: &str, syntax: &SyntaxReference) -> Option<String> {
 /// the code, so this changes nothing in practice; it makes "only spans" a property of this
 /// function instead of a trust in the generator.
 fn sanitise(html: &str) -> String {
-    ammonia::Builder::empty()
-        .add_tags(["span"])
-        .add_tag_attributes("span", ["class"])
-        .clean(html)
-        .to_string()
+    ammonia::Builder::empty().add_tags(["span"]).add_tag_attributes("span", ["class"]).clean(html).to_string()
 }
 
 #[cfg(test)]
@@ -80,7 +76,11 @@ mod tests {
     fn python_is_highlighted_into_classed_spans() {
         let shown = highlight("import os\nprint('hi')  # say hi\n", Some("python")).unwrap();
         assert_eq!(shown.syntax, "Python");
-        assert!(shown.html.contains(r#"<span class="hl-keyword hl-control hl-import hl-python">import</span>"#), "{}", shown.html);
+        assert!(
+            shown.html.contains(r#"<span class="hl-keyword hl-control hl-import hl-python">import</span>"#),
+            "{}",
+            shown.html
+        );
         assert!(shown.html.contains("hl-comment"), "{}", shown.html);
     }
 

@@ -471,7 +471,8 @@ mod tests {
         let timed_out = chat("b", "run1", ApprovalStatus::TimedOut, "2026-01-01T00:00:02.000Z");
         let high = outside("x", "cl1", evaluation(RiskLevel::High), RequestStatus::Pending, "2026-01-01T00:00:03.000Z");
         let expired = outside("y", "cl2", response(), RequestStatus::Expired, "2026-01-01T00:00:04.000Z");
-        let approved = outside("z", "cl2", evaluation(RiskLevel::Low), RequestStatus::Approved, "2026-01-01T00:00:05.000Z");
+        let approved =
+            outside("z", "cl2", evaluation(RiskLevel::Low), RequestStatus::Approved, "2026-01-01T00:00:05.000Z");
         let all = [&pending_chat, &timed_out, &high, &expired, &approved];
         let keys = |filter: &InboxFilter| -> Vec<ItemKey> {
             all.iter().filter(|i| filter.matches(i)).map(|i| i.key()).collect()

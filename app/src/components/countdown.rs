@@ -59,7 +59,12 @@ fn minutes_seconds(secs: u64) -> String {
 /// The countdown of a pending request, and Extend. `on_extended` gets the request with its new
 /// deadline.
 #[component]
-pub fn Countdown(request_id: String, expires_at: String, clock: Clock, on_extended: Callback<OutsideRequest>) -> impl IntoView {
+pub fn Countdown(
+    request_id: String,
+    expires_at: String,
+    clock: Clock,
+    on_extended: Callback<OutsideRequest>,
+) -> impl IntoView {
     let deadline = epoch_ms(&expires_at);
     // `2026-01-01T12:34:56.789Z` -> `12:34:56 UTC`, until the browser's clock takes over.
     let at = expires_at.get(11..19).map(|t| format!("{t} UTC")).unwrap_or_else(|| expires_at.clone());

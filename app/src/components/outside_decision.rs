@@ -62,7 +62,11 @@ pub fn OutsideDecision(
     };
     let deny = move |_| {
         let why = reason.get_untracked().trim().to_string();
-        send(DecisionInput { decision: OutsideVerdict::Rejected, reason: (!why.is_empty()).then_some(why), edited_code: None })
+        send(DecisionInput {
+            decision: OutsideVerdict::Rejected,
+            reason: (!why.is_empty()).then_some(why),
+            edited_code: None,
+        })
     };
     let stop_editing = move |_| {
         editing.set(false);

@@ -149,7 +149,9 @@ pub fn InboxPage() -> impl IntoView {
     {
         let navigate = leptos_router::hooks::use_navigate();
         Effect::new(move |_| {
-            use crate::inbox_keys::{focus_item, focused, is_typing, item_count, item_has_focus, shortcut, step, Shortcut};
+            use crate::inbox_keys::{
+                focus_item, focused, is_typing, item_count, item_has_focus, shortcut, step, Shortcut,
+            };
             let navigate = navigate.clone();
             let handle = window_event_listener(leptos::ev::keydown, move |ev| {
                 if ev.default_prevented() || is_typing(&ev) {
@@ -424,7 +426,8 @@ fn NotifyButton() -> impl IntoView {
             }
         });
     };
-    move || match permission.get() {
+    move || {
+        match permission.get() {
         Some(NotifyPermission::Ask) => view! {
             <p class="notify">
                 <button type="button" on:click=ask>"Notify me of new approvals"</button>
@@ -441,6 +444,7 @@ fn NotifyButton() -> impl IntoView {
         }
         .into_any(),
         Some(NotifyPermission::Unsupported) | None => ().into_any(),
+    }
     }
 }
 

@@ -106,7 +106,11 @@ pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
 /// outside client (anything else is refused, saying why, before any is decided). Those decided
 /// first by someone or something else are counted, not errors.
 #[server(input = Json)]
-pub async fn decide_batch(keys: Vec<ItemKey>, verdict: Verdict, reason: Option<String>) -> Result<BatchOutcome, AppError> {
+pub async fn decide_batch(
+    keys: Vec<ItemKey>,
+    verdict: Verdict,
+    reason: Option<String>,
+) -> Result<BatchOutcome, AppError> {
     use crate::inbox::{batch_group, InboxItem, MAX_BATCH};
     use crate::model::DecisionInput;
     use warden_outside::protocol::Verdict as OutsideVerdict;
