@@ -110,11 +110,12 @@ test("an outside request shows with a badge and a title count, and its approval 
   await page.getByRole("tab", { name: "Output" }).click();
   await expect(page.getByRole("tabpanel", { name: "Output" })).toContainText("No output");
 
-  await page.getByRole("button", { name: "Edit" }).click();
-  await page.getByRole("textbox", { name: "Code to run instead" }).fill("print('dry run')\n");
-  await page.getByRole("button", { name: "Approve with edits" }).click();
+  const decide = page.getByRole("region", { name: "Decision" });
+  await decide.getByRole("button", { name: "Edit", exact: true }).click();
+  await decide.getByRole("textbox", { name: "Code to run instead" }).fill("print('dry run')\n");
+  await decide.getByRole("button", { name: "Approve with edits" }).click();
   await expect(page.getByText("Approved by you with edited code")).toBeVisible();
-  await expect(page.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
+  await expect(decide).toHaveCount(0);
 
   const decision = await decisionOf(request, token, id);
   expect(decision).toMatchObject({

@@ -189,11 +189,11 @@ async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_ri
     assert_eq!(names.len(), 2, "{names:?}");
 
     let (_, of_one) = list(json!({"source": {"kind": "client", "id": one}, "risk": null, "status": "pending"})).await;
-    assert_eq!(ids(&of_one), [low.clone()]);
+    assert_eq!(ids(&of_one), [low.as_str()]);
     let (_, chats) = list(json!({"source": {"kind": "chat"}, "risk": null, "status": "pending"})).await;
-    assert_eq!(ids(&chats), [approval.clone()]);
+    assert_eq!(ids(&chats), [approval.as_str()]);
     let (_, risky) = list(json!({"source": {"kind": "all"}, "risk": "high", "status": "pending"})).await;
-    assert_eq!(ids(&risky), [high.clone()]);
+    assert_eq!(ids(&risky), [high.as_str()]);
 
     common::outside::decide(&app.served.base, &low, json!({"decision": "rejected"})).await;
     let (_, pending) = list(default_filter()).await;

@@ -339,6 +339,10 @@ fn BatchBar(
 ) -> impl IntoView {
     let chosen = Memo::new(move |_| {
         let keys = selected.get();
+        // Nothing is selected when the page renders: the list is then read inside its <Transition>.
+        if keys.is_empty() {
+            return Vec::new();
+        }
         shown.with(|list| {
             list.as_ref()
                 .map(|l| l.items.iter().filter(|i| keys.contains(&i.key())).cloned().collect::<Vec<_>>())
