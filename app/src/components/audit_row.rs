@@ -35,6 +35,7 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
                 <Diff lines=diff/>
             </div>
         }
+        .into_any()
     });
     let decided_by = if entry.decided_by.is_automatic() {
         format!("Automatic: {}", decider_label(entry.decided_by).to_lowercase())
@@ -67,6 +68,8 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
             </td>
         </tr>
     }
+    // Type-erased: as one nested type, the log's table is too deep for the compiler.
+    .into_any()
 }
 
 /// A diff as lines of spans: `+` added, `-` removed, a heading for each changed argument.

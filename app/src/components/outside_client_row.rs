@@ -36,7 +36,8 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
     };
     let form_client = StoredValue::new(client.clone());
 
-    view! {
+    // Each piece is type-erased (`into_any`): nested as one type, the row is too deep for the compiler.
+    let main_row = view! {
         <tr class=if active { "outside-client" } else { "outside-client revoked" }>
             <th scope="row">{client.name.clone()}</th>
             <td><Timestamp at=client.created_at.clone()/></td>
@@ -56,7 +57,10 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
                 </Show>
             </td>
         </tr>
-        <Show when=confirming>
+    }
+    .into_any();
+    let confirm_row = move || {
+        view! {
             <tr class="outside-confirm-row">
                 <td colspan="5">
                     <div class="mcp-confirm" role="group" aria-label="Confirm revocation">
@@ -71,11 +75,22 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
                     </div>
                 </td>
             </tr>
-        </Show>
-        <Show when=editing>
+        }
+        .into_any()
+    };
+    let policy_row = move || {
+        view! {
             <tr class="outside-policy-row">
                 <td colspan="5"><ClientPolicyForm client=form_client.get_value()/></td>
             </tr>
-        </Show>
+        }
+        .into_any()
+    };
+
+    view! {
+        {main_row}
+        <Show when=confirming>{confirm_row()}</Show>
+        <Show when=editing>{policy_row()}</Show>
     }
+    .into_any()
 }

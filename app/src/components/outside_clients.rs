@@ -104,6 +104,8 @@ pub fn OutsideClients() -> impl IntoView {
             </Transition>
         </section>
     }
+    // Type-erased: nested into the settings page as one type, it is too deep for the compiler.
+    .into_any()
 }
 
 #[component]

@@ -114,6 +114,7 @@ pub fn GlobalPolicyForm(policy: Policy) -> impl IntoView {
             </div>
         </form>
     }
+    .into_any()
 }
 
 /// A client's own policy: each part overrides the global one, or follows it.
@@ -168,6 +169,7 @@ pub fn ClientPolicyForm(client: Client) -> impl IntoView {
             </div>
         </form>
     }
+    .into_any()
 }
 
 /// A client's override in a few words, for its row.

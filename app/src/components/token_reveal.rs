@@ -43,6 +43,7 @@ pub fn TokenReveal(created: NewClient, #[prop(into)] on_done: Callback<()>) -> i
             </div>
         </div>
     }
+    .into_any()
 }
 
 /// Puts `text` on the clipboard (browser only; the button does nothing before hydration).

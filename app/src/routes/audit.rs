@@ -59,6 +59,7 @@ pub fn AuditLogPage() -> impl IntoView {
             </Show>
         </div>
     }
+    .into_any()
 }
 
 /// Source, outcome and who decided: a GET form to `/audit`, routed in the browser once hydrated.
