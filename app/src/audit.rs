@@ -104,7 +104,8 @@ impl AuditLog {
         limit: u32,
     ) -> Result<(Vec<AuditEntry>, Option<Cursor>), AuditError> {
         let limit = limit.clamp(1, MAX_LIMIT);
-        // One more than asked from each source says whether anything is left after this page.
+        // One more than asked from each source says whether anything is left after this page (the
+        // sources take up to 1,000, so a page of MAX_LIMIT still gets its one more).
         let chat = match chat_filter(filter) {
             Some((status, by)) => {
                 let approvals = self.engine.decided_approvals(status, by, before.map(Cursor::pair), limit + 1).await?;

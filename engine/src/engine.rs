@@ -334,7 +334,7 @@ impl Engine {
         self.rt.handles.events.watch_approvals()
     }
 
-    /// Decided approvals for the audit log, newest decision first, at most `limit` (up to 500):
+    /// Decided approvals for the audit log, newest decision first, at most `limit` (up to 1,000):
     /// those decided before `before` (`decided_at`, `id`), with `status` and decided by `by` if given.
     pub async fn decided_approvals(
         &self,
@@ -343,7 +343,7 @@ impl Engine {
         before: Option<(&str, &str)>,
         limit: u32,
     ) -> Result<Vec<Approval>> {
-        self.rt.handles.store.decided_approvals(status, by, before, limit.clamp(1, 500)).await
+        self.rt.handles.store.decided_approvals(status, by, before, limit.clamp(1, 1000)).await
     }
 
     /// The thread rule `rule_id`, unless it was revoked since.

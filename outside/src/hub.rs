@@ -290,7 +290,7 @@ impl OutsideHub {
         self.inner.store.list(query).await
     }
 
-    /// Decided requests for the audit log, newest decision first, at most `limit` (up to 500):
+    /// Decided requests for the audit log, newest decision first, at most `limit` (up to 1,000):
     /// those decided before `before` (`decided_at`, `id`), with `status` and decided by
     /// `decided_by` when given.
     pub async fn decisions(

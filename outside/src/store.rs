@@ -21,6 +21,8 @@ pub const MIGRATIONS_TABLE: &str = "_warden_outside_migrations";
 /// Default and largest page of the inbox list.
 const DEFAULT_LIMIT: u32 = 100;
 const MAX_LIMIT: u32 = 500;
+/// Largest read of decided requests for the audit log (a page of 500 and the one after it, at least).
+const MAX_DECIDED_LIMIT: u32 = 1000;
 
 /// warden-outside's handle on its tables.
 #[derive(Debug, Clone)]
@@ -288,7 +290,7 @@ impl Store {
         .bind(decided_by.map(|d| d.to_string()))
         .bind(before.map(|(at, _)| at))
         .bind(before.map(|(_, id)| id))
-        .bind(limit.clamp(1, MAX_LIMIT))
+        .bind(limit.clamp(1, MAX_DECIDED_LIMIT))
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(request_from_row).collect()

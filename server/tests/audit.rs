@@ -304,3 +304,43 @@ async fn only_the_person_may_read_the_log() {
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path} with a client token");
     }
 }
+
+#[tokio::test]
+async fn a_download_longer_than_one_read_holds_every_entry_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let served = common::serve_api(Config::with_data_dir(dir.path())).await;
+    let (_, token) = register(&served.base, "busy runner", Value::Null).await;
+    set_policy(&served.base, json!({"security_evaluation": "high"})).await;
+    // More than one read of the export (500 entries), all decided by the policy on arrival.
+    const COUNT: usize = 1_203;
+    let http = anonymous();
+    for chunk in (0..COUNT).collect::<Vec<_>>().chunks(50) {
+        let sends = chunk.iter().map(|i| {
+            http.post(format!("{}/api/outside/requests", served.base))
+                .bearer_auth(&token)
+                .json(&evaluation(&format!("r{i}"), "true", "low"))
+                .send()
+        });
+        for res in futures::future::join_all(sends).await {
+            assert_eq!(res.expect("request sent").status(), StatusCode::OK);
+        }
+    }
+    let body =
+        common::client().get(format!("{}/api/audit.jsonl", served.base)).send().await.unwrap().text().await.unwrap();
+    let mut ids: Vec<String> = body
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON")["arguments"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), COUNT);
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), COUNT, "no entry twice");
+    let csv_body =
+        common::client().get(format!("{}/api/audit.csv", served.base)).send().await.unwrap().text().await.unwrap();
+    assert_eq!(csv::Reader::from_reader(csv_body.as_bytes()).records().count(), COUNT);
+    // A page of the largest size says there is more.
+    let (_, page) =
+        send_json(&common::client(), Method::GET, format!("{}/api/audit?limit=500", served.base), None).await;
+    assert_eq!(page["rows"].as_array().map(Vec::len), Some(500));
+    assert!(page["next"].is_string(), "more after 500");
+}

@@ -42,6 +42,8 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
     } else {
         decider_label(entry.decided_by).to_string()
     };
+    // "a person" and nothing more would only repeat the badge.
+    let how = (entry.how != "a person").then(|| view! { <p>{entry.how.clone()}</p> });
     let reason = entry.reason.clone().map(|reason| view! { <p class="audit-reason">"Reason: " {reason}</p> });
     let outcome_class = format!("outcome outcome-{}", entry.outcome.as_str());
     let decider_class = if entry.decided_by == AuditDecider::Person { "decider person" } else { "decider automatic" };
@@ -63,7 +65,7 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
             <td><span class=outcome_class>{outcome_label(entry.outcome)}</span></td>
             <td class="audit-how">
                 <span class=decider_class>{decided_by}</span>
-                <p>{entry.how.clone()}</p>
+                {how}
                 {reason}
             </td>
         </tr>
