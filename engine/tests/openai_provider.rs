@@ -11,11 +11,10 @@ use warden_engine::llm::{
     ToolCallAccumulator, TurnRequest,
 };
 use warden_engine::tools::{ToolContent, ToolSpec};
-use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, ScriptedError, Turn};
+use warden_testkit::{FixtureModel, Script, ScriptedCall, ScriptedError, Turn};
 use warden_types::message::{Block, Message, Role};
 
-/// A guard so a broken test fails instead of hanging; far longer than any test needs.
-const GUARD: Duration = Duration::from_secs(20);
+use crate::common::provider_turns::{ask, run, script, text_deltas, GUARD};
 
 fn provider(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> OpenAiCompatible {
     OpenAiCompatible::new(OpenAiConfig {
@@ -28,29 +27,6 @@ fn provider(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Open
         max_event_bytes: warden_engine::llm::openai::DEFAULT_MAX_EVENT_BYTES,
     })
     .unwrap()
-}
-
-fn script(when: &str, turns: Vec<Turn>) -> Script {
-    Script { scenarios: vec![Scenario::new(when, turns)], default_title: None }
-}
-
-fn ask(text: &str) -> TurnRequest {
-    TurnRequest { messages: vec![Message::text(Role::User, text)], tools: vec![] }
-}
-
-async fn run(p: &OpenAiCompatible, req: TurnRequest) -> Vec<Result<StreamEvent, ProviderError>> {
-    let stream = p.stream_turn(req, CancellationToken::new()).await.unwrap();
-    tokio::time::timeout(GUARD, stream.collect::<Vec<_>>()).await.unwrap()
-}
-
-fn text_deltas(events: &[Result<StreamEvent, ProviderError>]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Ok(StreamEvent::TextDelta(t)) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -4,24 +4,20 @@
 //! a call runs and a malformed one is answered with a note the model reads.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::{json, Value};
-use tokio_util::sync::CancellationToken;
 use warden_engine::config::Config;
 use warden_engine::llm::{
-    with_text_tool_calls, FinishReason, OpenAiCompatible, OpenAiConfig, Provider, ProviderError, StreamEvent,
-    TextToolCalls, TurnRequest,
+    with_text_tool_calls, FinishReason, OpenAiCompatible, OpenAiConfig, ProviderError, StreamEvent, TextToolCalls,
+    TurnRequest,
 };
 use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_engine::Engine;
 use warden_testkit::{FixtureModel, Scenario, Script, Turn};
 use warden_types::message::{Block, Message, Role};
 
+use crate::common::provider_turns::run;
 use crate::common::{run_to_end, text_of};
-
-const GUARD: Duration = Duration::from_secs(20);
 
 fn openai(model: &FixtureModel) -> OpenAiCompatible {
     OpenAiCompatible::new(OpenAiConfig::new(model.base_url(), "test-model", None)).unwrap()
@@ -33,11 +29,6 @@ fn read_file_spec() -> ToolSpec {
         description: "Reads a file".into(),
         parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
     }
-}
-
-async fn run(p: &dyn Provider, req: TurnRequest) -> Vec<Result<StreamEvent, ProviderError>> {
-    let stream = p.stream_turn(req, CancellationToken::new()).await.unwrap();
-    tokio::time::timeout(GUARD, stream.collect::<Vec<_>>()).await.unwrap()
 }
 
 fn text_of_events(events: &[Result<StreamEvent, ProviderError>]) -> String {
