@@ -185,7 +185,13 @@ async fn the_reply_depends_on_the_tool_results_the_provider_really_sent() {
             )],
         },
     ];
-    let events = run(&provider(&model, None, Duration::from_secs(10)), TurnRequest { messages, tools: vec![] }).await;
+    // The tool is still offered, so its call and result go as tool blocks.
+    let tools = vec![ToolSpec {
+        name: "screenshot".into(),
+        description: "Takes a screenshot.".into(),
+        parameters: json!({"type": "object", "properties": {}}),
+    }];
+    let events = run(&provider(&model, None, Duration::from_secs(10)), TurnRequest { messages, tools }).await;
     assert_eq!(text_deltas(&events).concat(), "Noted. [tool said: [is_error] captured\n[image block: image/jpeg]]");
 }
 
@@ -380,4 +386,25 @@ fn a_provider_without_address_or_model_is_not_configured() {
     assert_eq!(Anthropic::new(config).unwrap_err(), ProviderError::NotConfigured);
     let p = Anthropic::new(AnthropicConfig::new("claude-x", None)).unwrap();
     assert_eq!((p.name(), p.model()), ("anthropic", "claude-x"));
+}
+
+/// A thread whose tools were switched off still has its earlier calls: the API refuses tool blocks in a
+/// request without tools, so they go as text, and the turn is answered.
+#[tokio::test]
+async fn earlier_calls_go_as_text_when_no_tools_are_offered() {
+    let model = FixtureModel::start(script("", vec![Turn::text("Fine without tools.")])).await.unwrap();
+    let messages = vec![
+        Message::text(Role::User, "read a.txt"),
+        Message { role: Role::Assistant, content: vec![call("toolu_1", "read_file", json!({"path": "a.txt"}))] },
+        Message {
+            role: Role::Tool,
+            content: vec![result("toolu_1", vec![ToolContent::Text { text: "alpha".into() }], false)],
+        },
+        Message::text(Role::User, "thanks, no more tools"),
+    ];
+    let events = run(&provider(&model, None, Duration::from_secs(10)), TurnRequest { messages, tools: vec![] }).await;
+    assert_eq!(text_deltas(&events).concat(), "Fine without tools.", "{events:?}");
+    let sent = model.requests()[0].to_string();
+    assert!(!sent.contains("tool_use") && !sent.contains("tool_result"), "{sent}");
+    assert!(sent.contains("read_file") && sent.contains("alpha"), "the calls and results went as text: {sent}");
 }

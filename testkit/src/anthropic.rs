@@ -109,6 +109,12 @@ fn validate(request: &Value) -> Result<(), String> {
     let Some(messages) = request.get("messages").and_then(Value::as_array) else {
         return Err("messages: Field required".into());
     };
+    let has_tools = request.get("tools").and_then(Value::as_array).is_some_and(|t| !t.is_empty());
+    let tool_blocks =
+        messages.iter().filter_map(blocks).flatten().any(|b| matches!(kind(&b), "tool_use" | "tool_result"));
+    if tool_blocks && !has_tools {
+        return Err("Requests which include `tool_use` or `tool_result` blocks must define tools.".into());
+    }
     let mut previous = "";
     let mut open_calls: Vec<String> = Vec::new();
     for (i, message) in messages.iter().enumerate() {

@@ -114,6 +114,17 @@ impl Anthropic {
         tools: &'a [crate::tools::ToolSpec],
         stream: bool,
     ) -> MessagesRequest<'a> {
+        // The API refuses `tool_use`/`tool_result` blocks in a request that defines no tools (a thread with
+        // its tools switched off, a title): earlier calls and results then go as text.
+        let has_tool_blocks =
+            messages.iter().flat_map(|m| &m.content).any(|b| !matches!(b, crate::message::Block::Text { .. }));
+        let as_text;
+        let messages = if tools.is_empty() && has_tool_blocks {
+            as_text = super::text_tool_calls::as_text_conversation(messages, &[]);
+            &as_text[..]
+        } else {
+            messages
+        };
         MessagesRequest {
             model: &self.config.model,
             max_tokens: self.config.max_tokens,

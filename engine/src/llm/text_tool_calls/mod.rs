@@ -82,7 +82,7 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
 
 /// The conversation with calls written as the model is asked to write them, results as user
 /// messages, and (with tools) their description in the system message.
-fn as_text_conversation(messages: &[Message], tools: &[ToolSpec]) -> Vec<Message> {
+pub(super) fn as_text_conversation(messages: &[Message], tools: &[ToolSpec]) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     // Tool names by call id, for naming results; a later call with the same id wins, as its result follows it.
     let mut names: HashMap<&str, &str> = HashMap::new();
