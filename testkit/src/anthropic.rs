@@ -464,14 +464,21 @@ mod tests {
         let call =
             json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]});
         let result = json!({"type": "tool_result", "tool_use_id": "t1", "content": "ok"});
-        assert!(validate(&request(json!([user(json!("hi")), call, user(json!([result]))]))).is_ok());
+        let tooled = |messages: Value| {
+            let mut r = request(messages);
+            r["tools"] = json!([{"name": "f", "input_schema": {"type": "object"}}]);
+            r
+        };
+        assert!(validate(&tooled(json!([user(json!("hi")), call, user(json!([result]))]))).is_ok());
+        let err = validate(&request(json!([user(json!("hi")), call, user(json!([result]))]))).unwrap_err();
+        assert!(err.contains("must define tools"), "{err}");
 
         let err = validate(&request(json!([user(json!("a")), user(json!("b"))]))).unwrap_err();
         assert!(err.contains("roles must alternate"), "{err}");
         let late = json!([{"type": "text", "text": "and"}, result]);
-        let err = validate(&request(json!([user(json!("hi")), call, user(late)]))).unwrap_err();
+        let err = validate(&tooled(json!([user(json!("hi")), call, user(late)]))).unwrap_err();
         assert!(err.contains("without `tool_result` blocks immediately after: t1"), "{err}");
-        let err = validate(&request(json!([user(json!([result]))]))).unwrap_err();
+        let err = validate(&tooled(json!([user(json!([result]))]))).unwrap_err();
         assert!(err.contains("unexpected `tool_use_id`"), "{err}");
         let err = validate(&request(json!([user(json!(" "))]))).unwrap_err();
         assert!(err.contains("non-whitespace"), "{err}");
