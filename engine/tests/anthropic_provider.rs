@@ -23,7 +23,11 @@ fn config(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Anthro
         connect_timeout: Duration::from_secs(5),
         idle_timeout: idle,
         request_timeout: Duration::from_secs(10),
-        ..AnthropicConfig::new("claude-test", api_key.map(str::to_string))
+        ..AnthropicConfig::new(
+            warden_engine::llm::anthropic::DEFAULT_BASE_URL,
+            "claude-test",
+            api_key.map(str::to_string),
+        )
     }
 }
 
@@ -373,18 +377,26 @@ async fn an_unreachable_server_is_a_connect_error() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let config = AnthropicConfig { base_url: format!("http://127.0.0.1:{port}"), ..AnthropicConfig::new("m", None) };
+    let config = AnthropicConfig {
+        base_url: format!("http://127.0.0.1:{port}"),
+        ..AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "m", None)
+    };
     let err = Anthropic::new(config).unwrap().complete(vec![Message::text(Role::User, "hi")]).await.unwrap_err();
     assert!(matches!(err, ProviderError::Connect(_)), "{err:?}");
 }
 
 #[test]
 fn a_provider_without_address_or_model_is_not_configured() {
-    let err = Anthropic::new(AnthropicConfig::new(" ", None)).unwrap_err();
+    let err =
+        Anthropic::new(AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, " ", None)).unwrap_err();
     assert_eq!(err, ProviderError::NotConfigured);
-    let config = AnthropicConfig { base_url: String::new(), ..AnthropicConfig::new("claude-x", None) };
+    let config = AnthropicConfig {
+        base_url: String::new(),
+        ..AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "claude-x", None)
+    };
     assert_eq!(Anthropic::new(config).unwrap_err(), ProviderError::NotConfigured);
-    let p = Anthropic::new(AnthropicConfig::new("claude-x", None)).unwrap();
+    let p = Anthropic::new(AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "claude-x", None))
+        .unwrap();
     assert_eq!((p.name(), p.model()), ("anthropic", "claude-x"));
 }
 

@@ -23,7 +23,7 @@ fn config(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Gemini
         idle_timeout: idle,
         connect_timeout: Duration::from_secs(5),
         request_timeout: Duration::from_secs(10),
-        ..GeminiConfig::new("test-model", api_key.map(str::to_string))
+        ..GeminiConfig::new(warden_engine::llm::gemini::DEFAULT_BASE_URL, "test-model", api_key.map(str::to_string))
     }
 }
 
@@ -395,7 +395,10 @@ async fn an_unreachable_server_is_a_connect_error() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let config = GeminiConfig { base_url: format!("http://127.0.0.1:{port}"), ..GeminiConfig::new("m", None) };
+    let config = GeminiConfig {
+        base_url: format!("http://127.0.0.1:{port}"),
+        ..GeminiConfig::new(warden_engine::llm::gemini::DEFAULT_BASE_URL, "m", None)
+    };
     let err = Gemini::new(config).unwrap().complete(vec![Message::text(Role::User, "hi")]).await.unwrap_err();
     assert!(matches!(err, ProviderError::Connect(_)), "{err:?}");
 }

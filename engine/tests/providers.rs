@@ -237,3 +237,13 @@ async fn each_api_is_asked_for_the_threads_model_and_offered_the_threads_tools()
     }
     assert!(h.model.requests().is_empty(), "the default provider was never asked");
 }
+
+#[tokio::test]
+async fn an_environment_provider_that_cannot_be_a_client_stops_the_start_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = warden_engine::config::Config::with_data_dir(dir.path());
+    config.model =
+        Some(warden_engine::config::ModelConfig { base_url: "ftp://nowhere".into(), api_key: None, model: "m".into() });
+    let err = warden_engine::Engine::open(config).await.err().expect("the start is refused");
+    assert!(err.to_string().contains("not a valid http(s) URL"), "{err}");
+}

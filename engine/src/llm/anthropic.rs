@@ -12,7 +12,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::anthropic_wire::{self, EventDecoder, MessagesRequest};
 use super::http::Endpoint;
-use super::openai::DEFAULT_MAX_EVENT_BYTES;
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
@@ -24,56 +23,9 @@ pub const API_VERSION: &str = "2023-06-01";
 /// The answer's length limit when none is configured (the API requires one).
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
-#[derive(Clone)]
-pub struct AnthropicConfig {
-    /// The API's address without the version segment, e.g. `https://api.anthropic.com`; a trailing
-    /// `/v1` is tolerated. Requests go to `{base_url}/v1/messages`.
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub model: String,
-    /// The most tokens one answer may have (`max_tokens`, required by the API).
-    pub max_tokens: u32,
-    pub connect_timeout: Duration,
-    /// The longest silence allowed while waiting for the answer to start or between events.
-    pub idle_timeout: Duration,
-    /// The whole of a non-streamed request.
-    pub request_timeout: Duration,
-    /// Longest single server-sent event (a line without end is one); a longer one fails the turn.
-    pub max_event_bytes: usize,
-}
-
-impl AnthropicConfig {
-    /// A config for the public API with the usual limits (4,096 answer tokens; connect 10 s, idle 120 s,
-    /// request 60 s).
-    pub fn new(model: impl Into<String>, api_key: Option<String>) -> Self {
-        Self {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            api_key,
-            model: model.into(),
-            max_tokens: DEFAULT_MAX_TOKENS,
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(120),
-            request_timeout: Duration::from_secs(60),
-            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
-        }
-    }
-}
-
-// The key must never end up in logs.
-impl fmt::Debug for AnthropicConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("model", &self.model)
-            .field("max_tokens", &self.max_tokens)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("max_event_bytes", &self.max_event_bytes)
-            .finish()
-    }
-}
+/// Anthropic's address is without the version segment, e.g. `https://api.anthropic.com`; a trailing `/v1`
+/// is tolerated. Requests go to `{base_url}/v1/messages`.
+pub type AnthropicConfig = super::api_config::ApiConfig;
 
 #[derive(Debug, Clone)]
 pub struct Anthropic {
@@ -81,6 +33,8 @@ pub struct Anthropic {
     endpoint: Endpoint,
     /// `x-api-key`, marked sensitive so the HTTP stack never prints it.
     key_header: Option<HeaderValue>,
+    /// The most tokens one answer may have (`max_tokens`, required by the API).
+    max_tokens: u32,
 }
 
 impl Anthropic {
@@ -101,7 +55,13 @@ impl Anthropic {
             }
             None => None,
         };
-        Ok(Self { config, endpoint, key_header })
+        Ok(Self { config, endpoint, key_header, max_tokens: DEFAULT_MAX_TOKENS })
+    }
+
+    /// The most tokens one answer may have (default `DEFAULT_MAX_TOKENS`).
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
     }
 
     pub fn config(&self) -> &AnthropicConfig {
@@ -127,7 +87,7 @@ impl Anthropic {
         };
         MessagesRequest {
             model: &self.config.model,
-            max_tokens: self.config.max_tokens,
+            max_tokens: self.max_tokens,
             system: anthropic_wire::system_text(messages),
             messages: anthropic_wire::wire_messages(messages),
             tools: anthropic_wire::wire_tools(tools),
@@ -212,7 +172,7 @@ mod tests {
 
     #[test]
     fn debug_output_hides_the_key() {
-        let config = AnthropicConfig::new("claude-x", Some("sk-ant-secret".into()));
+        let config = AnthropicConfig::new(DEFAULT_BASE_URL, "claude-x", Some("sk-ant-secret".into()));
         let provider = Anthropic::new(config.clone()).unwrap();
         for shown in [format!("{config:?}"), format!("{provider:?}")] {
             assert!(!shown.contains("sk-ant-secret"), "{shown}");
@@ -220,11 +180,12 @@ mod tests {
     }
 
     #[test]
-    fn the_public_api_is_the_default_and_a_key_that_cannot_be_a_header_is_refused() {
-        let config = AnthropicConfig::new("claude-x", None);
-        assert_eq!(config.base_url, DEFAULT_BASE_URL);
-        assert_eq!(config.max_tokens, DEFAULT_MAX_TOKENS);
-        let err = Anthropic::new(AnthropicConfig::new("claude-x", Some("bad\nkey".into()))).unwrap_err();
+    fn answers_have_the_default_limit_and_a_key_that_cannot_be_a_header_is_refused() {
+        let provider = Anthropic::new(AnthropicConfig::new(DEFAULT_BASE_URL, "claude-x", None)).unwrap();
+        assert_eq!(provider.max_tokens, DEFAULT_MAX_TOKENS);
+        assert_eq!(provider.with_max_tokens(100).max_tokens, 100);
+        let err =
+            Anthropic::new(AnthropicConfig::new(DEFAULT_BASE_URL, "claude-x", Some("bad\nkey".into()))).unwrap_err();
         assert!(!err.to_string().contains("bad"), "{err}");
     }
 }

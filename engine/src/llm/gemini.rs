@@ -13,7 +13,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::gemini_wire::{self, ChunkReader, GenerateRequest};
 use super::http::Endpoint;
-use super::openai::DEFAULT_MAX_EVENT_BYTES;
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
@@ -21,52 +20,10 @@ use crate::message::Message;
 /// Google's public endpoint for the Gemini API.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 
-#[derive(Clone)]
-pub struct GeminiConfig {
-    /// Scheme and host, e.g. `https://generativelanguage.googleapis.com` (empty means that one); a path
-    /// ending in a version (`/v1beta`, `/v1`) is used as it is, otherwise `/v1beta` is added.
-    pub base_url: String,
-    pub api_key: Option<String>,
-    /// e.g. `gemini-2.5-flash` (a leading `models/` is accepted).
-    pub model: String,
-    pub connect_timeout: Duration,
-    /// The longest silence allowed while waiting for the answer to start or between chunks.
-    pub idle_timeout: Duration,
-    /// The whole of a non-streamed request.
-    pub request_timeout: Duration,
-    /// Longest single server-sent event; a longer one fails the turn.
-    pub max_event_bytes: usize,
-}
-
-impl GeminiConfig {
-    /// Google's endpoint with the usual timeouts (connect 10 s, idle 120 s, request 60 s).
-    pub fn new(model: impl Into<String>, api_key: Option<String>) -> Self {
-        Self {
-            base_url: DEFAULT_BASE_URL.to_string(),
-            api_key,
-            model: model.into(),
-            connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(120),
-            request_timeout: Duration::from_secs(60),
-            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
-        }
-    }
-}
-
-// The key must never end up in logs.
-impl fmt::Debug for GeminiConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiConfig")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("model", &self.model)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("request_timeout", &self.request_timeout)
-            .field("max_event_bytes", &self.max_event_bytes)
-            .finish()
-    }
-}
+/// Gemini's address is scheme and host, e.g. `https://generativelanguage.googleapis.com` (empty means that
+/// one); a path ending in a version (`/v1beta`, `/v1`) is used as it is, otherwise `/v1beta` is added. The
+/// model may carry a leading `models/`.
+pub type GeminiConfig = super::api_config::ApiConfig;
 
 #[derive(Debug, Clone)]
 pub struct Gemini {
@@ -228,7 +185,9 @@ mod tests {
 
     #[test]
     fn the_key_stays_out_of_debug_output_and_the_url() {
-        let gemini = Gemini::new(GeminiConfig::new("models/gemini-2.5-flash", Some("sekrit-key".into()))).unwrap();
+        let gemini =
+            Gemini::new(GeminiConfig::new(DEFAULT_BASE_URL, "models/gemini-2.5-flash", Some("sekrit-key".into())))
+                .unwrap();
         let shown = format!("{gemini:?}");
         assert!(!shown.contains("sekrit-key"), "{shown}");
         assert_eq!(gemini.model(), "models/gemini-2.5-flash");
@@ -239,8 +198,11 @@ mod tests {
 
     #[test]
     fn without_a_model_it_is_not_configured_and_a_bad_address_is_refused() {
-        assert_eq!(Gemini::new(GeminiConfig::new(" ", None)).unwrap_err(), ProviderError::NotConfigured);
-        let config = GeminiConfig { base_url: "ftp://x".into(), ..GeminiConfig::new("m", None) };
+        assert_eq!(
+            Gemini::new(GeminiConfig::new(DEFAULT_BASE_URL, " ", None)).unwrap_err(),
+            ProviderError::NotConfigured
+        );
+        let config = GeminiConfig { base_url: "ftp://x".into(), ..GeminiConfig::new(DEFAULT_BASE_URL, "m", None) };
         assert!(matches!(Gemini::new(config), Err(ProviderError::Connect(_))));
     }
 }

@@ -10,6 +10,7 @@ use crate::tools::ToolSpec;
 
 pub mod anthropic;
 mod anthropic_wire;
+mod api_config;
 mod errors;
 pub mod gemini;
 mod gemini_schema;
@@ -25,6 +26,7 @@ mod text_tool_calls;
 mod tool_call_accumulator;
 
 pub use anthropic::{Anthropic, AnthropicConfig};
+pub use api_config::{ApiConfig, DEFAULT_MAX_EVENT_BYTES};
 pub use errors::ProviderError;
 pub use gemini::{Gemini, GeminiConfig};
 pub use openai::{OpenAiCompatible, OpenAiConfig};

@@ -8,8 +8,8 @@ use warden_types::provider::ProviderKind;
 
 use crate::config::Config;
 use crate::llm::{
-    with_retries, with_text_tool_calls, Anthropic, AnthropicConfig, Gemini, GeminiConfig, OpenAiCompatible,
-    OpenAiConfig, Provider, ProviderError, RetryPolicy,
+    with_retries, with_text_tool_calls, Anthropic, ApiConfig, Gemini, OpenAiCompatible, Provider, ProviderError,
+    RetryPolicy,
 };
 
 /// Timeouts and bounds every remote provider gets.
@@ -44,35 +44,17 @@ pub fn build(
     text_tool_calls: bool,
     settings: BuildSettings,
 ) -> Result<Arc<dyn Provider>, ProviderError> {
+    let config = ApiConfig {
+        connect_timeout: settings.connect_timeout,
+        idle_timeout: settings.idle_timeout,
+        request_timeout: settings.request_timeout,
+        max_event_bytes: settings.max_event_bytes,
+        ..ApiConfig::new(base_url, model, api_key)
+    };
     let provider: Arc<dyn Provider> = match kind {
-        ProviderKind::OpenaiCompatible => Arc::new(OpenAiCompatible::new(OpenAiConfig {
-            base_url: base_url.to_string(),
-            api_key,
-            model: model.to_string(),
-            connect_timeout: settings.connect_timeout,
-            idle_timeout: settings.idle_timeout,
-            request_timeout: settings.request_timeout,
-            max_event_bytes: settings.max_event_bytes,
-        })?),
-        ProviderKind::Anthropic => Arc::new(Anthropic::new(AnthropicConfig {
-            base_url: base_url.to_string(),
-            api_key,
-            model: model.to_string(),
-            max_tokens: crate::llm::anthropic::DEFAULT_MAX_TOKENS,
-            connect_timeout: settings.connect_timeout,
-            idle_timeout: settings.idle_timeout,
-            request_timeout: settings.request_timeout,
-            max_event_bytes: settings.max_event_bytes,
-        })?),
-        ProviderKind::Gemini => Arc::new(Gemini::new(GeminiConfig {
-            base_url: base_url.to_string(),
-            api_key,
-            model: model.to_string(),
-            connect_timeout: settings.connect_timeout,
-            idle_timeout: settings.idle_timeout,
-            request_timeout: settings.request_timeout,
-            max_event_bytes: settings.max_event_bytes,
-        })?),
+        ProviderKind::OpenaiCompatible => Arc::new(OpenAiCompatible::new(config)?),
+        ProviderKind::Anthropic => Arc::new(Anthropic::new(config)?),
+        ProviderKind::Gemini => Arc::new(Gemini::new(config)?),
         ProviderKind::Local => return Err(ProviderError::NotConfigured),
     };
     // Overload, rate limits and dropped connections before a turn starts are tried again.

@@ -42,10 +42,18 @@ impl Providers {
         fixed: Option<Arc<dyn Provider>>,
     ) -> Result<Self> {
         let stored = store.providers().await?;
+        let settings = BuildSettings::from_config(config);
+        let env = from_config(config);
+        // An environment entry that cannot be a client (an address that is not http(s)) stops the start
+        // with its reason, as a bad variable should, instead of failing every run later.
+        for e in &env {
+            let c = &e.config;
+            build(e.kind, &c.base_url, c.api_key.clone(), &c.model, false, settings)?;
+        }
         Ok(Self {
             store,
-            settings: BuildSettings::from_config(config),
-            env: from_config(config),
+            settings,
+            env,
             preferred: config.preferred_provider,
             local,
             fixed,
@@ -100,7 +108,8 @@ impl Providers {
         if let Some(e) = env {
             return choice(e.id, &e.config.model);
         }
-        if let Some(s) = self.stored().first() {
+        let stored = self.stored.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(s) = stored.first() {
             return choice(&s.id, &s.default_model);
         }
         local()
