@@ -2,9 +2,6 @@
 //! `x-api-key`, the API version in `anthropic-version`. Every wait is bounded: connect, silence between
 //! events, and whole non-streamed requests; a cancelled token ends a turn.
 
-use std::fmt;
-use std::time::Duration;
-
 use async_trait::async_trait;
 use eventsource_stream::Event;
 use reqwest::header::HeaderValue;

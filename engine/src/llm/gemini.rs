@@ -4,9 +4,6 @@
 //! whole non-streamed requests; a cancelled token ends a turn. Gemini sends no end marker: the turn
 //! ends with the chunk that carries a finish reason, and a stream that closes before one is an error.
 
-use std::fmt;
-use std::time::Duration;
-
 use async_trait::async_trait;
 use eventsource_stream::Event;
 use tokio_util::sync::CancellationToken;

@@ -2,9 +2,6 @@
 //! the many servers that copy its API (vLLM, llama.cpp, Ollama, LM Studio...). Every wait is bounded:
 //! connect, silence between chunks, and whole non-streamed requests; a cancelled token ends a turn.
 
-use std::fmt;
-use std::time::Duration;
-
 use async_trait::async_trait;
 use eventsource_stream::Event;
 use tokio_util::sync::CancellationToken;
