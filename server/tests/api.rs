@@ -486,3 +486,31 @@ async fn providers_are_listed_added_tested_chosen_and_removed_and_keys_never_com
     let (s, _) = api.json(reqwest::Method::DELETE, "/api/providers/env-openai", None).await;
     assert_eq!(s, StatusCode::NOT_FOUND, "environment entries are read-only");
 }
+
+#[tokio::test]
+async fn strangers_cannot_read_change_or_test_providers() {
+    let api = Api::start(Script::default()).await;
+    let stranger = common::anonymous();
+    let entry = json!({"name": "X", "kind": "openai_compatible", "base_url": "http://127.0.0.1:9/v1",
+        "default_model": "m"});
+    for (method, path, body) in [
+        (reqwest::Method::GET, "/api/providers", None),
+        (reqwest::Method::POST, "/api/providers", Some(entry.clone())),
+        (reqwest::Method::POST, "/api/providers/test", Some(entry.clone())),
+        (reqwest::Method::POST, "/api/providers/env-openai/test", None),
+        (reqwest::Method::PUT, "/api/threads/t/model", Some(json!({"model": null}))),
+    ] {
+        let (s, _) = common::send_json(&stranger, method.clone(), api.url(path), body.clone()).await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED, "{method} {path} without the token");
+        // With the token but from another site's page: state changes are refused.
+        if method != reqwest::Method::GET {
+            let mut req = api.http.request(method.clone(), api.url(path)).header("Origin", "https://evil.example");
+            if let Some(b) = &body {
+                req = req.json(b);
+            }
+            let s = req.send().await.unwrap().status();
+            assert_eq!(s, StatusCode::FORBIDDEN, "{method} {path} from another origin");
+        }
+    }
+    assert!(api.engine.providers().entries.iter().all(|e| e.read_only), "nothing was added");
+}
