@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
 
+use crate::components::call_preview::{arguments_text, call_preview};
 use crate::error::AppError;
-use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Risk, Scope};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Risk, Scope};
 use crate::routes::chat::SandboxView;
 use crate::server_fns::decide_approval;
 
@@ -17,7 +18,7 @@ use crate::server_fns::decide_approval;
 /// comes back as the run's `approval_resolved` event, which replaces the card with its outcome.
 #[component]
 pub fn ApprovalCard(approval: Approval) -> impl IntoView {
-    let pretty = serde_json::to_string_pretty(&approval.arguments).unwrap_or_default();
+    let pretty = arguments_text(&approval.arguments);
     let reason = RwSignal::new(String::new());
     let prefix = RwSignal::new(String::new());
     let is_shell = approval.tool == "shell";
@@ -93,26 +94,12 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let risk = approval.risk;
     let heading_id = format!("approval-{}", approval.id);
     let labelled_by = heading_id.clone();
-    let preview = match approval.preview.clone() {
-        Some(Preview::Diff { path, diff }) => view! {
-            <p>"Changes to " <code>{path}</code></p>
-            <pre class="diff">{diff}</pre>
-        }
-        .into_any(),
-        Some(Preview::Command { command }) => view! {
-            <p>"Command:"</p>
-            <pre class="command">{command}</pre>
-        }
-        .into_any(),
-        None => view! { <pre class="arguments">{pretty}</pre> }.into_any(),
-    };
-
     view! {
         <section class=format!("approval-card risk-{}", risk.label()) aria-labelledby=labelled_by>
             <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
-            {preview}
+            {call_preview(&approval)}
             {is_shell.then(|| view! {
                 <SandboxLine sandbox/>
                 <label class="network-label">

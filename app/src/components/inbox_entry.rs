@@ -1,16 +1,19 @@
-//! One item of the inbox: a chat approval (what the tool call will do, a link to its thread) or an
-//! outside request (kind, client, risk, explanation, its countdown with Extend, the code folded
-//! away), with Approve and Deny while it waits and how it was decided after. The item itself takes
-//! focus, so the page's keyboard shortcuts act on the focused one. Everything a model or client
-//! wrote is shown as text.
+//! One item of the inbox: a chat approval (what the tool call will do: its diff, command or
+//! arguments, as its card in the chat shows them; a link to its thread) or an outside request (kind,
+//! client, risk, explanation, its countdown with Extend, the code), with Approve and Deny while it
+//! waits and how it was decided after. The item itself takes focus, so the page's keyboard shortcuts
+//! act on the focused one. What the call or the code does is folded away until the item (or anything
+//! in it) takes focus: the keyboard's `a` acts only on a focused item, so it is open by then.
+//! Everything a model or client wrote is shown as text.
 
 use leptos::prelude::*;
 use warden_outside::protocol::ClientFrame;
 use warden_outside::OutsideRequest;
 
+use crate::components::call_preview::{call_preview, preview_label};
 use crate::components::countdown::{Clock, Countdown};
 use crate::inbox::{kind_label, InboxItem, ItemKey};
-use crate::model::{Approval, Preview, Verdict};
+use crate::model::{Approval, Verdict};
 
 /// What an item can ask its page to do.
 #[derive(Clone, Copy)]
@@ -33,9 +36,11 @@ pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<b
     let pending = item.is_pending();
     let risk = item.risk();
     let risk_class = risk.map(|r| format!("risk-{r}")).unwrap_or_default();
+    // Opened for good once the focus is in the item (by the keyboard, a click or Tab).
+    let opened = RwSignal::new(false);
     let body = match &item {
-        InboxItem::Chat(approval) => chat_body(approval).into_any(),
-        InboxItem::Outside(request) => outside_body(request, pending, actions).into_any(),
+        InboxItem::Chat(approval) => chat_body(approval, opened).into_any(),
+        InboxItem::Outside(request) => outside_body(request, pending, actions, opened).into_any(),
     };
     let decide = move |verdict: Verdict| {
         let key = key.clone();
@@ -50,6 +55,7 @@ pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<b
                 tabindex="0"
                 data-key=dom_key
                 aria-labelledby=labelled_by
+                on:focusin=move |_| opened.set(true)
             >
                 <header class="inbox-item-head">
                     {pending.then(|| view! {
@@ -93,24 +99,27 @@ pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<b
     }
 }
 
-fn chat_body(approval: &Approval) -> impl IntoView {
-    let what = match &approval.preview {
-        Some(Preview::Command { command }) => Some(("Command", command.clone())),
-        Some(Preview::Diff { path, .. }) => Some(("Changes to", path.clone())),
-        None => None,
-    };
+fn chat_body(approval: &Approval, opened: RwSignal<bool>) -> impl IntoView {
     view! {
         <p class="inbox-source">"From a chat · tool " <code>{approval.tool.clone()}</code></p>
-        {what.map(|(label, text)| view! { <p class="inbox-what">{label} " " <code>{text}</code></p> })}
+        <details class="inbox-preview" prop:open=move || opened.get()>
+            <summary>{preview_label(approval)}</summary>
+            {call_preview(approval)}
+        </details>
     }
 }
 
-fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions) -> impl IntoView {
+fn outside_body(
+    request: &OutsideRequest,
+    pending: bool,
+    actions: InboxActions,
+    opened: RwSignal<bool>,
+) -> impl IntoView {
     let source = format!("{} · client {}", kind_label(request.kind), request.client_name);
     let details = match &request.request {
         ClientFrame::SecurityEvaluation(e) => view! {
             <p class="explanation">{e.explanation.clone()}</p>
-            <details class="inbox-code">
+            <details class="inbox-code" prop:open=move || opened.get()>
                 <summary>"Code" {e.language.clone().map(|l| format!(" ({l})"))}</summary>
                 <pre><code>{e.code.clone()}</code></pre>
             </details>
@@ -123,7 +132,7 @@ fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions) 
                     None => "May this output be passed on? The exit code is unknown.".to_string(),
                 }}
             </p>
-            <details class="inbox-code">
+            <details class="inbox-code" prop:open=move || opened.get()>
                 <summary>"Output"</summary>
                 <pre class="stdout">{r.stdout.clone()}</pre>
                 {(!r.stderr.is_empty()).then(|| view! { <pre class="stderr">{r.stderr.clone()}</pre> })}

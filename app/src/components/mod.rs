@@ -2,6 +2,7 @@
 
 pub mod approval_card;
 pub mod audit_row;
+pub mod call_preview;
 pub mod composer;
 pub mod countdown;
 pub mod error_notice;
