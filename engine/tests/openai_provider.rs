@@ -230,3 +230,16 @@ fn a_provider_without_address_or_model_is_not_configured() {
     let err = OpenAiCompatible::new(OpenAiConfig::new("http://localhost/v1", " ", None)).unwrap_err();
     assert_eq!(err, ProviderError::NotConfigured);
 }
+
+/// A server that echoes the key in an error inside the stream: the turn's error does not show it.
+#[tokio::test]
+async fn a_key_a_server_echoes_in_a_streamed_error_is_redacted() {
+    let key = "sk-echoed-secret-4242";
+    let error = ScriptedError { status: 400, message: format!("the key {key} is not allowed here") };
+    let turn = Turn { stream_error: Some(error), ..Turn::text("so far") };
+    let model = FixtureModel::start(script("echo", vec![turn])).await.unwrap();
+    let events = run(&provider(&model, Some(key), Duration::from_secs(10)), ask("echo please")).await;
+    let failure = events.iter().find_map(|e| e.as_ref().err()).expect("the turn fails");
+    let shown = failure.to_string();
+    assert!(shown.contains("[redacted]") && !shown.contains(key), "{shown}");
+}

@@ -40,7 +40,7 @@ impl ProviderKind {
     pub const ADDABLE: [ProviderKind; 3] = [Self::OpenaiCompatible, Self::Anthropic, Self::Gemini];
 
     /// The API's public address, offered when adding one (an OpenAI-compatible server has none).
-    pub fn default_base_url(self) -> &'static str {
+    pub const fn default_base_url(self) -> &'static str {
         match self {
             Self::OpenaiCompatible => "https://api.openai.com/v1",
             Self::Anthropic => "https://api.anthropic.com",

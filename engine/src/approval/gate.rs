@@ -38,11 +38,17 @@ pub fn gate_call(
     sandbox_available: bool,
 ) -> CallDecision {
     let Some(tool) = registry.get(name) else {
-        let known: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
-        let feedback = if known.is_empty() {
-            format!("There is no tool named `{name}`: no tools are offered in this conversation.")
+        // With tool search on there may be hundreds of tools: the model is pointed at the search instead.
+        let search = crate::tools::search_tools::NAME;
+        let feedback = if registry.get(search).is_some() {
+            format!("There is no tool named `{name}`. Find the tool you need with `{search}`.")
         } else {
-            format!("There is no tool named `{name}`. Available tools: {}.", known.join(", "))
+            let known: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
+            if known.is_empty() {
+                format!("There is no tool named `{name}`: no tools are offered in this conversation.")
+            } else {
+                format!("There is no tool named `{name}`. Available tools: {}.", known.join(", "))
+            }
         };
         return CallDecision::Skip { feedback };
     };

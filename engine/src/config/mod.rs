@@ -11,7 +11,7 @@ use std::time::Duration;
 pub use models::{EnvModels, DEFAULT_ANTHROPIC_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL};
 
 /// What `Debug` shows instead of a secret.
-const MASK: &str = "••••";
+use warden_types::secret::MASK;
 
 #[derive(Clone)]
 pub struct ModelConfig {

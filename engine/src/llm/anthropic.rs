@@ -14,7 +14,7 @@ use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
 
 /// Where the API is.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_BASE_URL: &str = warden_types::provider::ProviderKind::Anthropic.default_base_url();
 /// The API version this provider speaks (sent as `anthropic-version`).
 pub const API_VERSION: &str = "2023-06-01";
 /// The answer's length limit when none is configured (the API requires one).
@@ -30,8 +30,6 @@ pub struct Anthropic {
     endpoint: Endpoint,
     /// `x-api-key`, marked sensitive so the HTTP stack never prints it.
     key_header: Option<HeaderValue>,
-    /// The most tokens one answer may have (`max_tokens`, required by the API).
-    max_tokens: u32,
 }
 
 impl Anthropic {
@@ -52,13 +50,7 @@ impl Anthropic {
             }
             None => None,
         };
-        Ok(Self { config, endpoint, key_header, max_tokens: DEFAULT_MAX_TOKENS })
-    }
-
-    /// The most tokens one answer may have (default `DEFAULT_MAX_TOKENS`).
-    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
-        self.max_tokens = max_tokens;
-        self
+        Ok(Self { config, endpoint, key_header })
     }
 
     pub fn config(&self) -> &AnthropicConfig {
@@ -84,7 +76,7 @@ impl Anthropic {
         };
         MessagesRequest {
             model: &self.config.model,
-            max_tokens: self.max_tokens,
+            max_tokens: DEFAULT_MAX_TOKENS,
             system: anthropic_wire::system_text(messages),
             messages: anthropic_wire::wire_messages(messages),
             tools: anthropic_wire::wire_tools(tools),
@@ -123,13 +115,13 @@ impl Provider for Anthropic {
         let body = self.body(&req.messages, &req.tools, true);
         let idle = self.config.idle_timeout;
         let response = self.endpoint.start_stream(self.post(&body), idle, &cancel).await?;
-        Ok(sse_turn::stream(response, Decoder::default(), idle, self.config.max_event_bytes, cancel))
+        Ok(sse_turn::stream(response, Decoder::default(), &self.endpoint, idle, self.config.max_event_bytes, cancel))
     }
 
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
         let body = self.body(&messages, &[], false);
         let text = self.endpoint.request_text(self.post(&body), self.config.request_timeout).await?;
-        anthropic_wire::completion_text(&text)
+        anthropic_wire::completion_text(&text).map_err(|e| self.endpoint.redact_error(e))
     }
 
     /// `GET {base}/v1/models` (first page, up to 1,000), which has the OpenAI list's shape.
@@ -177,12 +169,10 @@ mod tests {
     }
 
     #[test]
-    fn answers_have_the_default_limit_and_a_key_that_cannot_be_a_header_is_refused() {
-        let provider = Anthropic::new(AnthropicConfig::new(DEFAULT_BASE_URL, "claude-x", None)).unwrap();
-        assert_eq!(provider.max_tokens, DEFAULT_MAX_TOKENS);
-        assert_eq!(provider.with_max_tokens(100).max_tokens, 100);
+    fn a_key_that_cannot_be_a_header_is_refused_without_showing_it() {
         let err =
             Anthropic::new(AnthropicConfig::new(DEFAULT_BASE_URL, "claude-x", Some("bad\nkey".into()))).unwrap_err();
+        assert!(matches!(&err, ProviderError::Connect(m) if m.contains("header")), "{err:?}");
         assert!(!err.to_string().contains("bad"), "{err}");
     }
 }

@@ -15,7 +15,7 @@ use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
 
 /// Google's public endpoint for the Gemini API.
-pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+pub const DEFAULT_BASE_URL: &str = warden_types::provider::ProviderKind::Gemini.default_base_url();
 
 /// Gemini's address is scheme and host, e.g. `https://generativelanguage.googleapis.com` (empty means that
 /// one); a path ending in a version (`/v1beta`, `/v1`) is used as it is, otherwise `/v1beta` is added. The
@@ -103,8 +103,8 @@ impl Provider for Gemini {
         let idle = self.config.idle_timeout;
         let request = self.post(self.endpoint.url.clone(), &body);
         let response = self.endpoint.start_stream(request, idle, &cancel).await?;
-        let decoder = ChunkDecoder { reader: ChunkReader::default(), endpoint: self.endpoint.clone() };
-        Ok(sse_turn::stream(response, decoder, idle, self.config.max_event_bytes, cancel))
+        let decoder = ChunkDecoder { reader: ChunkReader::default() };
+        Ok(sse_turn::stream(response, decoder, &self.endpoint, idle, self.config.max_event_bytes, cancel))
     }
 
     /// `GET {base}/v1beta/models`: the models that can generate content, without the `models/` prefix.
@@ -125,15 +125,13 @@ impl Provider for Gemini {
         let body = GenerateRequest { contents, system_instruction, tools: Vec::new() };
         let request = self.post(self.generate_url.clone(), &body);
         let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
-        gemini_wire::completion_text(&text).map_err(|e| redacted(&self.endpoint, e))
+        gemini_wire::completion_text(&text).map_err(|e| self.endpoint.redact_error(e))
     }
 }
 
 /// Reads `GenerateContentResponse` chunks. The chunk with a finish reason ends the turn.
 struct ChunkDecoder {
     reader: ChunkReader,
-    /// For redacting the key from error messages the server puts in the stream.
-    endpoint: Endpoint,
 }
 
 impl TurnDecoder for ChunkDecoder {
@@ -142,17 +140,9 @@ impl TurnDecoder for ChunkDecoder {
         if data.is_empty() {
             return Ok(Decoded::default());
         }
-        let chunk = self.reader.read(data).map_err(|e| redacted(&self.endpoint, e))?;
+        let chunk = self.reader.read(data)?;
         let end = chunk.finish.is_some();
         Ok(Decoded { events: chunk.events, finish: chunk.finish, end })
-    }
-}
-
-fn redacted(endpoint: &Endpoint, error: ProviderError) -> ProviderError {
-    match error {
-        ProviderError::Http { status, message } => ProviderError::Http { status, message: endpoint.redact(message) },
-        ProviderError::Stream(message) => ProviderError::Stream(endpoint.redact(message)),
-        other => other,
     }
 }
 

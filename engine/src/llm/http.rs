@@ -121,10 +121,28 @@ impl Endpoint {
 
     /// Servers sometimes echo what they were sent; a key must not reach the screen.
     pub fn redact(&self, text: String) -> String {
-        match self.secret() {
-            Some(key) if text.contains(key) => text.replace(key, "[redacted]"),
-            _ => text,
-        }
+        redact(self.secret(), text)
+    }
+
+    /// An error with the key taken out of the server's words (streamed errors, unreadable answers).
+    pub fn redact_error(&self, error: ProviderError) -> ProviderError {
+        redact_error(self.secret(), error)
+    }
+}
+
+fn redact(secret: Option<&str>, text: String) -> String {
+    match secret {
+        Some(key) if text.contains(key) => text.replace(key, "[redacted]"),
+        _ => text,
+    }
+}
+
+/// `error` with `secret` taken out of the message a server gave it.
+pub(super) fn redact_error(secret: Option<&str>, error: ProviderError) -> ProviderError {
+    match error {
+        ProviderError::Http { status, message } => ProviderError::Http { status, message: redact(secret, message) },
+        ProviderError::Stream(message) => ProviderError::Stream(redact(secret, message)),
+        other => other,
     }
 }
 

@@ -66,7 +66,14 @@ impl Provider for OpenAiCompatible {
         };
         let idle = self.config.idle_timeout;
         let response = self.endpoint.start_stream(self.post(&body), idle, &cancel).await?;
-        Ok(sse_turn::stream(response, ChunkDecoder::default(), idle, self.config.max_event_bytes, cancel))
+        Ok(sse_turn::stream(
+            response,
+            ChunkDecoder::default(),
+            &self.endpoint,
+            idle,
+            self.config.max_event_bytes,
+            cancel,
+        ))
     }
 
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
@@ -77,7 +84,7 @@ impl Provider for OpenAiCompatible {
             tools: Vec::new(),
         };
         let text = self.endpoint.request_text(self.post(&body), self.config.request_timeout).await?;
-        openai_wire::completion_text(&text)
+        openai_wire::completion_text(&text).map_err(|e| self.endpoint.redact_error(e))
     }
 
     /// `GET {base_url}/models`.

@@ -12,7 +12,7 @@ use futures::stream::{BoxStream, StreamExt};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use super::http::innermost;
+use super::http::{innermost, redact_error, Endpoint};
 use super::sse_limit::{EventSizeGuard, EventTooLong};
 use super::{FinishReason, ProviderError, StreamEvent, TurnStream};
 
@@ -38,10 +38,12 @@ pub(super) trait TurnDecoder: Send + 'static {
     }
 }
 
-/// Turns a streaming response into the turn's events.
+/// Turns a streaming response into the turn's events. Any error the stream ends with has the endpoint's
+/// key taken out of it, whatever the server put in its words.
 pub(super) fn stream(
     response: reqwest::Response,
     decoder: impl TurnDecoder,
+    endpoint: &Endpoint,
     idle: Duration,
     max_event_bytes: usize,
     cancel: CancellationToken,
@@ -54,6 +56,7 @@ pub(super) fn stream(
     let state = TurnState {
         events: Some(body.eventsource().boxed()),
         decoder,
+        secret: endpoint.secret().map(str::to_string),
         pending: VecDeque::new(),
         finished: false,
         idle,
@@ -79,6 +82,8 @@ struct TurnState<D> {
     /// `None` once the response is done with (and dropped, which closes the request).
     events: Option<SseEvents>,
     decoder: D,
+    /// The key, to take out of any error.
+    secret: Option<String>,
     pending: VecDeque<StreamEvent>,
     /// Whether `Finished` has been queued; what comes after it is only drained.
     finished: bool,
@@ -188,6 +193,7 @@ impl<D: TurnDecoder> TurnState<D> {
     fn fail(mut self, error: ProviderError) -> Option<(Result<StreamEvent, ProviderError>, Self)> {
         self.events = None;
         self.pending.clear();
+        let error = redact_error(self.secret.as_deref(), error);
         Some((Err(error), self))
     }
 }

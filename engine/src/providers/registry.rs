@@ -126,10 +126,22 @@ impl Providers {
         if model.is_empty() || model.chars().count() > MAX_MODEL_NAME || model.chars().any(char::is_control) {
             return Err(Error::Invalid(format!("a model name has 1 to {MAX_MODEL_NAME} characters")));
         }
-        if !self.list().entries.iter().any(|e| e.id == choice.provider_id) {
+        if !self.has_entry(&choice.provider_id) {
             return Err(Error::not_found("provider", &choice.provider_id));
         }
         Ok(())
+    }
+
+    /// Whether `id` names a configured provider (without building the list).
+    fn has_entry(&self, id: &str) -> bool {
+        match id {
+            FIXED_ID => self.fixed.is_some(),
+            LOCAL_ID => self.local.is_some(),
+            _ => {
+                self.env.iter().any(|e| e.id == id)
+                    || self.stored.read().unwrap_or_else(PoisonError::into_inner).iter().any(|s| s.id == id)
+            }
+        }
     }
 
     /// The client for a choice (`None`: the default).

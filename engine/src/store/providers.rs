@@ -50,7 +50,7 @@ fn provider_from_row(r: &SqliteRow) -> Result<StoredProvider> {
 
 const COLUMNS: &str = "id, name, kind, base_url, api_key, default_model, models, text_tool_calls";
 
-fn choice(provider_id: Option<String>, model: Option<String>) -> Option<ModelChoice> {
+pub(super) fn choice(provider_id: Option<String>, model: Option<String>) -> Option<ModelChoice> {
     Some(ModelChoice { provider_id: provider_id?, model: model? })
 }
 
@@ -61,15 +61,6 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(provider_from_row).collect()
-    }
-
-    pub async fn provider(&self, id: &str) -> Result<StoredProvider> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM providers WHERE id = ?")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::not_found("provider", id))?;
-        provider_from_row(&row)
     }
 
     /// Adds (empty `id`) or replaces a provider; returns its id. A name another provider has is refused.
@@ -149,15 +140,5 @@ impl Store {
             return Err(Error::not_found("thread", thread_id));
         }
         Ok(())
-    }
-
-    /// The model a run was started with (`None` for runs from before models were recorded).
-    pub async fn run_model(&self, run_id: &str) -> Result<Option<ModelChoice>> {
-        let row = sqlx::query("SELECT provider_id, model FROM runs WHERE id = ?")
-            .bind(run_id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::not_found("run", run_id))?;
-        Ok(choice(row.try_get("provider_id")?, row.try_get("model")?))
     }
 }

@@ -16,10 +16,7 @@ fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
         max_steps: r.try_get::<i64, _>("max_steps")? as u32,
         error: r.try_get("error")?,
         created_at: r.try_get("created_at")?,
-        model: match (r.try_get("provider_id")?, r.try_get("model")?) {
-            (Some(provider_id), Some(model)) => Some(warden_types::provider::ModelChoice { provider_id, model }),
-            _ => None,
-        },
+        model: super::providers::choice(r.try_get("provider_id")?, r.try_get("model")?),
     })
 }
 

@@ -120,11 +120,12 @@ impl Store {
     }
 
     /// The thread's calls with a stored output of more than `bytes` bytes (of JSON, so every call whose
-    /// text is that long, and a few whose text is shorter) and no summary yet (see `run::long_results`).
+    /// text is that long, and a few whose text is shorter) and no summary row yet, `read_result`'s own
+    /// slices left out (see `run::long_results`).
     pub async fn calls_to_summarise(&self, thread_id: &str, bytes: usize) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? AND output IS NOT NULL \
-               AND length(CAST(output AS BLOB)) > ? \
+               AND name != 'read_result' AND length(CAST(output AS BLOB)) > ? \
                AND id NOT IN (SELECT tool_call_id FROM result_summaries WHERE thread_id = ?) \
              ORDER BY created_at, position"
         )))

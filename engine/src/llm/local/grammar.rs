@@ -4,6 +4,9 @@
 //! form `TextToolCalls` asks for), so ordinary answers are free text and a call the model starts can only
 //! be a valid one.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::Mutex;
+
 use serde_json::{json, Value};
 
 use crate::tools::ToolSpec;
@@ -37,6 +40,32 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
         Err(e) => {
             tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
             None
+        }
+    }
+}
+
+/// The grammar of the last tool set asked for: the same tools every turn of a thread, so llama.cpp's
+/// converter runs once per change of tools, not once per turn.
+#[derive(Default)]
+pub struct GrammarCache {
+    last: Mutex<Option<(u64, Option<String>)>>,
+}
+
+impl GrammarCache {
+    pub fn for_tools(&self, tools: &[ToolSpec]) -> Option<String> {
+        let mut hasher = DefaultHasher::new();
+        for t in tools {
+            (&t.name, t.parameters.to_string()).hash(&mut hasher);
+        }
+        let key = hasher.finish();
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        match &*last {
+            Some((k, grammar)) if *k == key => grammar.clone(),
+            _ => {
+                let grammar = for_tools(tools);
+                *last = Some((key, grammar.clone()));
+                grammar
+            }
         }
     }
 }

@@ -38,6 +38,7 @@ const TITLE_TOKENS: u32 = 24;
 pub struct LocalModel {
     name: String,
     jobs: mpsc::Sender<worker::Job>,
+    grammars: grammar::GrammarCache,
 }
 
 impl LocalModel {
@@ -62,7 +63,7 @@ impl LocalModel {
             .file_name()
             .map(|n| n.to_string_lossy().trim_end_matches(".gguf").to_string())
             .unwrap_or_else(|| "local".into());
-        Ok(LocalModel { name, jobs })
+        Ok(LocalModel { name, jobs, grammars: grammar::GrammarCache::default() })
     }
 
     fn submit(
@@ -98,7 +99,7 @@ impl Provider for LocalModel {
 
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
         // Tools come only through `TextToolCalls` (described in the prompt), for the call grammar.
-        self.submit(&req.messages, CONTEXT_TOKENS, cancel, grammar::for_tools(&req.tools))
+        self.submit(&req.messages, CONTEXT_TOKENS, cancel, self.grammars.for_tools(&req.tools))
     }
 
     fn constrains_text_calls(&self) -> bool {

@@ -45,13 +45,28 @@ pub async fn summarise_new(
     if above == 0 {
         return Ok(());
     }
+    // The run's step as it is now, read once and only when there is something to summarise.
+    let mut step = None;
     for call in rt.store.calls_to_summarise(&run.thread_id, above).await? {
         let Some(output) = &call.output else { continue };
         let text = full_text(output);
-        if !wants_summary(&call, text.len(), &rt.config) {
+        // Stored either way, so no result is loaded again on the next turn to be turned down again.
+        let not_made = if !wants_summary(&call, text.len(), &rt.config) {
+            Some("no summary needed: the text is short (its images made the stored output long)")
+        } else if provider.name() == "local" {
+            Some("the built-in model's context is too small to summarise a long result")
+        } else {
+            None
+        };
+        if let Some(why) = not_made {
+            let stored = StoredSummary { summary: None, kept: Vec::new() };
+            rt.store.insert_result_summary(&call.id, &run.thread_id, &stored, Some(why)).await?;
             continue;
         }
-        let step = rt.store.run(&run.id).await?.step;
+        let step = match step {
+            Some(n) => n,
+            None => *step.insert(rt.store.run(&run.id).await?.step),
+        };
         let action = format!("Summarising the long result of `{}`", call.name);
         rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action });
         let made = tokio::select! {

@@ -23,9 +23,10 @@ pub fn content_for_model(
             summarised(call, &text, summary, kept)
         }
         _ => {
-            let (total, shown_chars) = (text.chars().count(), text[..text.floor_char_boundary(limit)].chars().count());
+            let shown_chars = text[..text.floor_char_boundary(limit)].chars().count();
             let (mut shown, truncated) = cut(text, limit);
             if truncated && call.name != read_result::NAME {
+                let total = full_text(output).chars().count();
                 shown.push_str(&format!(
                     "\n[The full result ({total} chars) is kept: read on with read_result {{\"handle\": \"{}\", \
                      \"offset\": {shown_chars}}}.]",
