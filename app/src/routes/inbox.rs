@@ -13,7 +13,7 @@ use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::inbox_entry::{InboxActions, InboxEntry};
 use crate::error::AppError;
 use crate::inbox::{batch_group, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter};
-use crate::inbox_keys::SHORTCUTS;
+use crate::inbox_keys::{FocusPlan, SHORTCUTS};
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
 use crate::model::{DecisionInput, Verdict};
 use crate::server_fns::decide_approval;
@@ -46,10 +46,14 @@ pub fn InboxPage() -> impl IntoView {
     let notice = RwSignal::new(None::<String>);
     let selected = RwSignal::new(Vec::<ItemKey>::new());
     let busy = RwSignal::new(false);
-    // Where the focus goes once the list shows a decision (the item decided is gone from "pending").
-    let focus_after = StoredValue::new(None::<usize>);
+    // Where the focus goes once the list shows a decision (the item decided is gone from "pending"),
+    // by key: see `inbox_keys`. `seen` are the items listed when the person last moved the focus;
+    // `moving` is set while the page moves it itself (that is no look of the person's).
+    let focus_plan = StoredValue::new(None::<FocusPlan>);
+    let seen = StoredValue::new(Vec::<ItemKey>::new());
+    let moving = StoredValue::new(false);
     #[cfg(not(feature = "hydrate"))]
-    let _ = focus_after; // moved only by the keyboard, in the browser
+    let _ = (focus_plan, seen, moving); // the focus moves only in the browser
 
     let refresh = move || {
         let Some(this) = asked.try_update_value(|n| {
@@ -86,12 +90,31 @@ pub fn InboxPage() -> impl IntoView {
         }
         changed
     });
-    // After a decision from the keyboard (or a button), the focus goes to the item now in its place.
+    // After a decision from the keyboard (or a button), the focus goes to the item after the decided
+    // one (or before it), if the person had seen it listed; never to a newcomer.
     Effect::new(move |_| {
         shown.track();
         #[cfg(feature = "hydrate")]
-        if let Some(index) = focus_after.try_update_value(Option::take).flatten() {
-            request_animation_frame(move || crate::inbox_keys::focus_item(index));
+        {
+            use crate::inbox_keys::{focus_is_free, focus_key, FocusStep};
+            let Some(plan) = focus_plan.try_get_value().flatten() else { return };
+            let listed: Vec<(ItemKey, bool)> = shown.with_untracked(|list| {
+                list.as_ref().map(|l| l.items.iter().map(|i| (i.key(), i.is_pending())).collect()).unwrap_or_default()
+            });
+            match plan.next(&listed) {
+                FocusStep::Wait => {}
+                FocusStep::Leave => focus_plan.set_value(None),
+                FocusStep::Focus(key) => {
+                    focus_plan.set_value(None);
+                    request_animation_frame(move || {
+                        if focus_is_free(&plan.decided) {
+                            moving.set_value(true);
+                            focus_key(&key);
+                            moving.set_value(false);
+                        }
+                    });
+                }
+            }
         }
     });
 
@@ -104,10 +127,13 @@ pub fn InboxPage() -> impl IntoView {
             notice.set(Some(format!("Already decided: {}", item.title())));
             return;
         }
+        // Only when the focus is in the item decided (a key or one of its buttons).
         #[cfg(feature = "hydrate")]
-        if let Some((_, index)) = crate::inbox_keys::focused() {
-            focus_after.set_value(Some(index));
-        }
+        focus_plan.set_value(
+            crate::inbox_keys::focused()
+                .filter(|(focused, _)| *focused == key)
+                .map(|_| FocusPlan::new(key.clone(), &crate::inbox_keys::listed_keys(), &seen.get_value())),
+        );
         busy.set(true);
         error.set(None);
         spawn_local(async move {
@@ -133,6 +159,8 @@ pub fn InboxPage() -> impl IntoView {
                     notice.try_set(Some(format!("Already decided elsewhere: {}", item.title())));
                 }
                 Err(e) => {
+                    // Still pending: the focus stays on it.
+                    focus_plan.try_set_value(None);
                     error.try_set(Some(e));
                 }
             }
@@ -221,7 +249,14 @@ pub fn InboxPage() -> impl IntoView {
                                         n => format!("{n} approvals"),
                                     }}
                                 </p>
-                                <ul class="inbox-list" aria-label="Approvals">
+                                <ul class="inbox-list" aria-label="Approvals" on:focusin=move |_| {
+                                    // The person moved the focus (a key, a click, Tab): what is listed now
+                                    // has been in front of them.
+                                    #[cfg(feature = "hydrate")]
+                                    if !moving.get_value() {
+                                        seen.set_value(crate::inbox_keys::listed_keys());
+                                    }
+                                }>
                                     <For each=items key=|item| (item.key(), item.revision()) let:item>
                                         {
                                             let key = item.key();
