@@ -97,11 +97,17 @@ impl DialState {
     }
 }
 
-/// Checks an executor's address: `ws://` or `wss://` with a host, at most [`MAX_URL_BYTES`].
+/// Checks an executor's address: `ws://` or `wss://` with a host, at most [`MAX_URL_BYTES`], and no
+/// user-info (`user:secret@`): the address is shown back by the API, so a secret goes in `bearer_token`.
 pub fn check_url(url: &str) -> Result<(), String> {
     let rest = url.strip_prefix("ws://").or_else(|| url.strip_prefix("wss://"));
-    let host = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
-    if url.len() > MAX_URL_BYTES || host.is_empty() || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+    let authority = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or_default()).unwrap_or_default();
+    if authority.contains('@') {
+        return Err("an executor's `url` has no user name or password (`user:secret@`): \
+                    put a secret in `bearer_token`, which is never shown back"
+            .to_owned());
+    }
+    if url.len() > MAX_URL_BYTES || authority.is_empty() || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(format!(
             "an executor's `url` is a ws:// or wss:// address with a host, at most {MAX_URL_BYTES} bytes"
         ));
@@ -130,6 +136,17 @@ mod tests {
             assert!(check_url(bad).is_err(), "{bad}");
         }
         assert!(check_url(&format!("ws://h/{}", "x".repeat(MAX_URL_BYTES))).is_err());
+    }
+
+    #[test]
+    fn an_executor_address_carries_no_user_info() {
+        for bad in ["ws://user:s3cret@host", "wss://s3cret@runner.example/approvals", "ws://@h", "ws://a:b@[::1]:9/x"] {
+            let err = check_url(bad).unwrap_err();
+            assert!(err.contains("bearer_token"), "{bad}: {err}");
+            assert!(!err.contains("s3cret"), "the refusal does not echo the secret");
+        }
+        // An `@` after the host (in the path or query) is not user-info.
+        assert!(check_url("ws://h/approvals?by=a@b").is_ok());
     }
 
     #[test]

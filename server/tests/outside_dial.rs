@@ -273,6 +273,22 @@ async fn an_executor_address_that_is_no_websocket_address_is_refused() {
 }
 
 #[tokio::test]
+async fn an_executor_address_with_user_info_is_refused_and_never_listed() {
+    let (_dir, served) = start().await;
+    let url = format!("{}/api/outside/executors", served.base);
+    for address in ["ws://user:s3cret-pw@127.0.0.1:4002/approver", "wss://s3cret-pw@runner.example"] {
+        let body = json!({"name": "x", "url": address});
+        let (status, answer) = send_json(&common::client(), Method::POST, url.clone(), Some(body)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{address} -> {answer}");
+        assert!(answer.to_string().contains("bearer_token"), "the refusal says where a secret goes: {answer}");
+        assert!(!answer.to_string().contains("s3cret-pw"), "the refusal does not echo the secret: {answer}");
+    }
+    let (status, listed) = send_json(&common::client(), Method::GET, url, None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(listed, json!([]), "nothing was stored");
+}
+
+#[tokio::test]
 async fn a_restarted_warden_dials_the_stored_executor_again_with_its_token() {
     let data = tempfile::tempdir().expect("data dir");
     let mut fixture = Executor::start(SECRET).await;
