@@ -6,6 +6,7 @@ use tokio::sync::watch;
 
 use crate::hub::{ClientSignal, OutsideHub};
 use crate::protocol::{parse_client_frame, ServerFrame};
+use crate::store::UNDELIVERED_PAGE;
 
 /// Why a connection should look at its client's decisions again, or end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,34 @@ pub struct Connection {
     signal: watch::Receiver<ClientSignal>,
 }
 
+/// The decisions a connection has not sent, read a page at a time; see [`Connection::missed_pages`].
+/// Each page continues after the last decision of the one before (sent or not), so it ends even when
+/// marking one delivered fails. Read them all again after the next [`Wake::Decided`].
+pub struct MissedPages<'a> {
+    connection: &'a Connection,
+    after: Option<String>,
+    done: bool,
+}
+
+impl MissedPages<'_> {
+    /// The next page to send (an error frame if they cannot be read), or `None` after the last.
+    pub async fn next_page(&mut self) -> Option<Vec<ServerFrame>> {
+        if self.done {
+            return None;
+        }
+        let page = self.connection.missed_after(self.after.as_deref()).await;
+        let last = page.iter().rev().find_map(|frame| match frame {
+            ServerFrame::Decision(decision) => Some(decision.request_id.clone()),
+            _ => None,
+        });
+        match last {
+            Some(last) if page.len() >= UNDELIVERED_PAGE as usize => self.after = Some(last),
+            _ => self.done = true,
+        }
+        (!page.is_empty()).then_some(page)
+    }
+}
+
 impl Connection {
     pub(crate) fn new(hub: OutsideHub, client_id: String, signal: watch::Receiver<ClientSignal>) -> Self {
         Self { hub, client_id, signal }
@@ -33,10 +62,20 @@ impl Connection {
         &self.client_id
     }
 
-    /// The decisions not sent to the client yet, as frames. Follow each one sent with
+    /// The decisions not sent to the client yet, as frames: the first page of at most 500 (see
+    /// [`Connection::missed_pages`] for all of them). Follow each one sent with
     /// [`Connection::delivered`].
     pub async fn missed(&self) -> Vec<ServerFrame> {
-        match self.hub.missed(&self.client_id).await {
+        self.missed_after(None).await
+    }
+
+    /// All the decisions not sent to the client yet, page by page (at most 500 each), oldest first.
+    pub fn missed_pages(&self) -> MissedPages<'_> {
+        MissedPages { connection: self, after: None, done: false }
+    }
+
+    async fn missed_after(&self, after: Option<&str>) -> Vec<ServerFrame> {
+        match self.hub.missed_after(&self.client_id, after).await {
             Ok(frames) => frames.into_iter().map(ServerFrame::Decision).collect(),
             Err(error) => vec![error.into_frame_error(None).into_frame()],
         }

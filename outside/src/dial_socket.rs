@@ -35,8 +35,7 @@ pub enum End {
 
 /// Serves the socket until it ends.
 pub async fn serve(mut socket: Socket, connection: &mut Connection, stop: &CancellationToken) -> End {
-    let missed = connection.missed().await;
-    if let Err(end) = send_all(&mut socket, connection, missed).await {
+    if let Err(end) = send_missed(&mut socket, connection).await {
         return end;
     }
     let mut ping = tokio::time::interval(PING_EVERY);
@@ -68,8 +67,7 @@ pub async fn serve(mut socket: Socket, connection: &mut Connection, stop: &Cance
             }
             wake = connection.wake() => match wake {
                 Wake::Decided => {
-                    let decided = connection.missed().await;
-                    if let Err(end) = send_all(&mut socket, connection, decided).await {
+                    if let Err(end) = send_missed(&mut socket, connection).await {
                         return end;
                     }
                 }
@@ -93,6 +91,15 @@ pub async fn serve(mut socket: Socket, connection: &mut Connection, stop: &Cance
             }
         }
     }
+}
+
+/// Sends the decisions not sent yet, a page at a time.
+async fn send_missed(socket: &mut Socket, connection: &Connection) -> Result<(), End> {
+    let mut missed = connection.missed_pages();
+    while let Some(page) = missed.next_page().await {
+        send_all(socket, connection, page).await?;
+    }
+    Ok(())
 }
 
 /// Sends the frames in order, each decision marked delivered once written.

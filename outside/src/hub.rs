@@ -304,10 +304,16 @@ impl OutsideHub {
     }
 
     /// The decisions the client has not been sent yet, oldest first (also those made before a
-    /// restart). Sending one is followed by [`OutsideHub::mark_delivered`].
+    /// restart), the first page of at most 500. Sending one is followed by
+    /// [`OutsideHub::mark_delivered`].
     pub async fn missed(&self, client_id: &str) -> Result<Vec<DecisionFrame>> {
-        let requests = self.inner.store.undelivered(client_id).await?;
-        Ok(requests.iter().filter_map(OutsideRequest::decision_frame).collect())
+        self.missed_after(client_id, None).await
+    }
+
+    /// The next page of [`OutsideHub::missed`]: those after the request `after` (Warden's id of the
+    /// last decision of the page before), delivered or not since.
+    pub async fn missed_after(&self, client_id: &str, after: Option<&str>) -> Result<Vec<DecisionFrame>> {
+        self.inner.store.undelivered(client_id, after).await
     }
 
     pub async fn mark_delivered(&self, request_id: &str) -> Result<()> {

@@ -32,7 +32,7 @@ mod hub;
 mod store;
 
 #[cfg(feature = "server")]
-pub use connection::{Connection, Wake};
+pub use connection::{Connection, MissedPages, Wake};
 #[cfg(feature = "server")]
 pub use dial::{Backoff, Dialer};
 #[cfg(feature = "server")]

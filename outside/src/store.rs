@@ -12,7 +12,7 @@ use warden_engine::Database;
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
-use crate::protocol::{ClientFrame, DeciderKind, RiskLevel};
+use crate::protocol::{ClientFrame, DeciderKind, DecisionFrame, RiskLevel};
 use crate::record::{Client, Decision, OutsideRequest, RequestQuery, RequestStatus};
 
 /// Where warden-outside's migrations are recorded, apart from the engine's and warden-mcp's.
@@ -21,6 +21,8 @@ pub const MIGRATIONS_TABLE: &str = "_warden_outside_migrations";
 /// Default and largest page of the inbox list.
 const DEFAULT_LIMIT: u32 = 100;
 const MAX_LIMIT: u32 = 500;
+/// Most undelivered decisions read at once (a connection sends them page by page).
+pub const UNDELIVERED_PAGE: u32 = 500;
 /// Largest read of decided requests for the audit log (a page of 500 and the one after it, at least).
 const MAX_DECIDED_LIMIT: u32 = 1000;
 
@@ -248,17 +250,36 @@ impl Store {
             .await?)
     }
 
-    /// The client's decided requests whose decision has not gone out yet, oldest decision first.
-    pub async fn undelivered(&self, client_id: &str) -> Result<Vec<OutsideRequest>> {
-        let rows = sqlx::query(concat!(
-            select_request!(),
-            " WHERE r.client_id = ? AND r.decided_at IS NOT NULL AND r.delivered_at IS NULL \
-             ORDER BY r.decided_at, r.id"
-        ))
+    /// The decision frames of the client's decided requests that have not gone out yet, oldest
+    /// decision first, at most [`UNDELIVERED_PAGE`]: those after the request `after` (Warden's id, the
+    /// last one of the page before) when given. Reads only what a decision frame needs, not the
+    /// stored request.
+    pub async fn undelivered(&self, client_id: &str, after: Option<&str>) -> Result<Vec<DecisionFrame>> {
+        let rows: Vec<(String, String, String)> = sqlx::query_as(
+            "SELECT r.id, r.client_request_id, r.decision FROM outside_requests r \
+             WHERE r.client_id = ?1 AND r.decided_at IS NOT NULL AND r.delivered_at IS NULL \
+             AND r.decision IS NOT NULL \
+             AND (?2 IS NULL OR (r.decided_at, r.id) > (SELECT a.decided_at, a.id FROM outside_requests a WHERE a.id = ?2)) \
+             ORDER BY r.decided_at, r.id LIMIT ?3",
+        )
         .bind(client_id)
+        .bind(after)
+        .bind(UNDELIVERED_PAGE)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(request_from_row).collect()
+        rows.into_iter()
+            .map(|(request_id, id, decision)| {
+                let d: Decision = from_json(&decision)?;
+                Ok(DecisionFrame {
+                    id,
+                    request_id,
+                    decision: d.decision,
+                    reason: d.reason,
+                    edited_code: d.edited_code,
+                    decided_by: d.decided_by,
+                })
+            })
+            .collect()
     }
 
     pub async fn mark_delivered(&self, id: &str) -> Result<()> {

@@ -166,6 +166,39 @@ async fn a_decision_made_while_the_client_was_away_is_missed_until_delivered_als
 }
 
 #[tokio::test]
+async fn missed_decisions_are_read_in_pages_of_500_and_paging_ends_even_when_none_is_marked_delivered() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = open(&dir).await;
+    hub.set_policy(Policy { security_evaluation: SecurityAuto::Low, ..Policy::default() }).await.unwrap();
+    let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap();
+    // Approved on arrival and never delivered (nothing carried them to the client).
+    let total = 1001;
+    for n in 0..total {
+        let answer = hub.submit(&client.client.id, evaluation(&format!("r{n}"), "ls", "low")).await.unwrap();
+        assert!(matches!(answer, Answer::Decided(_)), "{answer:?}");
+    }
+    let other = hub.create_client("other", ClientPolicy::default()).await.unwrap();
+    assert_eq!(hub.missed(&client.client.id).await.unwrap().len(), 500, "one read is at most a page");
+
+    let connection = hub.connect(&hub.authenticate(&client.token).await.unwrap());
+    let mut pages = connection.missed_pages();
+    let mut sizes = Vec::new();
+    let mut ids = Vec::new();
+    while let Some(page) = pages.next_page().await {
+        sizes.push(page.len());
+        for frame in page {
+            let warden_outside::ServerFrame::Decision(decision) = frame else { panic!("{frame:?}") };
+            ids.push(decision.id);
+        }
+    }
+    assert_eq!(sizes, [500, 500, 1], "all of them, a page at a time, each once");
+    let expected: std::collections::BTreeSet<String> = (0..total).map(|n| format!("r{n}")).collect();
+    assert_eq!(ids.iter().cloned().collect::<std::collections::BTreeSet<_>>(), expected);
+    assert_eq!(ids.len(), total);
+    assert!(hub.missed(&other.client.id).await.unwrap().is_empty(), "another client's are not its");
+}
+
+#[tokio::test]
 async fn a_connection_wakes_for_its_clients_decisions_and_closes_when_revoked() {
     let dir = tempfile::tempdir().unwrap();
     let hub = open(&dir).await;

@@ -34,8 +34,7 @@ pub async fn connect(
 async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client) {
     let mut connection = hub.connect(&client);
     tracing::debug!(client_id = %client.id, "outside client connected");
-    let missed = connection.missed().await;
-    if !send_all(&mut socket, &connection, missed).await {
+    if !send_missed(&mut socket, &connection).await {
         return;
     }
     let mut ping = tokio::time::interval(PING_EVERY);
@@ -59,8 +58,7 @@ async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client) {
             }
             wake = connection.wake() => match wake {
                 Wake::Decided => {
-                    let decided = connection.missed().await;
-                    if !send_all(&mut socket, &connection, decided).await {
+                    if !send_missed(&mut socket, &connection).await {
                         break;
                     }
                 }
@@ -81,6 +79,17 @@ async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client) {
         }
     }
     tracing::debug!(client_id = %client.id, "outside client disconnected");
+}
+
+/// Sends the decisions not sent yet, a page at a time; false when the socket is gone.
+async fn send_missed(socket: &mut WebSocket, connection: &Connection) -> bool {
+    let mut missed = connection.missed_pages();
+    while let Some(page) = missed.next_page().await {
+        if !send_all(socket, connection, page).await {
+            return false;
+        }
+    }
+    true
 }
 
 /// Sends the frames in order, each decision marked delivered once written; false when the socket is gone.
