@@ -1,16 +1,27 @@
 //! What the inbox shows: every approval, from Warden's own chats (gated tool calls) and from outside
 //! clients (their requests), as one list; the filters on it; and the rule for batch decisions (one
 //! run or one client at a time). Plain data and functions, the same on the server and in the browser.
+//!
+//! The list is fetched again on every change, so its items are trimmed: each long text (code,
+//! output, a diff, an argument) is cut to [`SHOWN_BYTES`]; the thread or the full-screen view shows
+//! all of it.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use warden_outside::protocol::{ClientFrame, DeciderKind, RequestKind, Verdict as OutsideVerdict};
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::components::approval_card::decision_text;
-use crate::model::{Approval, ApprovalStatus};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview};
 
 /// Most items a batch decision takes at once.
 pub const MAX_BATCH: usize = 200;
+
+/// Most items one list carries, newest first.
+pub const MAX_LISTED: usize = 500;
+
+/// Most bytes of one long text an item in the list carries.
+pub const SHOWN_BYTES: usize = 4 * 1024;
 
 /// One approval in the inbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,6 +204,136 @@ pub fn request_code(request: &OutsideRequest) -> Option<&str> {
     }
 }
 
+/// The item as the list carries it: every long text cut to [`SHOWN_BYTES`]; and whether any was.
+pub fn trimmed(mut item: InboxItem) -> (InboxItem, bool) {
+    let mut cut = false;
+    let text = |t: &mut String| cut_text(t, SHOWN_BYTES);
+    match &mut item {
+        InboxItem::Chat(a) => {
+            cut |= text(&mut a.summary);
+            match &mut a.preview {
+                Some(Preview::Diff { path, diff }) => {
+                    cut |= text(path);
+                    cut |= text(diff);
+                }
+                Some(Preview::Command { command }) => cut |= text(command),
+                None => {}
+            }
+            if let Some(DecidedBy::User { edited_arguments, reason, .. }) = a.decision.as_mut().map(|d| &mut d.by) {
+                if let Some(reason) = reason {
+                    cut |= text(reason);
+                }
+                if let Some(edited) = edited_arguments {
+                    cut |= cut_json(edited);
+                }
+            }
+            cut |= cut_json(&mut a.arguments);
+        }
+        InboxItem::Outside(r) => {
+            let metadata = match &mut r.request {
+                ClientFrame::SecurityEvaluation(e) => {
+                    cut |= text(&mut e.code);
+                    cut |= text(&mut e.explanation);
+                    &mut e.metadata
+                }
+                ClientFrame::CodeResponse(c) => {
+                    cut |= text(&mut c.stdout);
+                    cut |= text(&mut c.stderr);
+                    &mut c.metadata
+                }
+            };
+            if let Some(map) = metadata.take() {
+                let mut value = Value::Object(map);
+                cut |= cut_json(&mut value);
+                *metadata = match value {
+                    Value::Object(map) => Some(map),
+                    _ => None,
+                };
+            }
+            if let Some(decision) = &mut r.decision {
+                if let Some(reason) = &mut decision.reason {
+                    cut |= text(reason);
+                }
+                if let Some(edited) = &mut decision.edited_code {
+                    cut |= text(edited);
+                }
+            }
+        }
+    }
+    (item, cut)
+}
+
+/// Cuts `text` to at most `max` bytes (at a character boundary), marked with `…`; whether it did.
+fn cut_text(text: &mut String, max: usize) -> bool {
+    if text.len() <= max {
+        return false;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    true
+}
+
+/// Cuts a JSON value to about [`SHOWN_BYTES`] of text; whether it did.
+fn cut_json(value: &mut Value) -> bool {
+    let mut budget = SHOWN_BYTES;
+    cut_value(value, &mut budget)
+}
+
+/// Cuts a JSON value to about `budget` bytes of text: strings are cut, and the elements and fields
+/// past the budget are left out (an object's smallest fields are kept first). Whether anything was.
+fn cut_value(value: &mut Value, budget: &mut usize) -> bool {
+    match value {
+        Value::String(s) => {
+            let cut = cut_text(s, *budget);
+            *budget = budget.saturating_sub(s.len());
+            cut
+        }
+        Value::Array(items) => {
+            let mut cut = false;
+            let mut kept = 0;
+            for item in items.iter_mut() {
+                if *budget == 0 {
+                    break;
+                }
+                cut |= cut_value(item, budget);
+                kept += 1;
+            }
+            cut |= kept < items.len();
+            items.truncate(kept);
+            cut
+        }
+        Value::Object(fields) => {
+            // The small fields first (a path, a flag), so a long one cannot crowd them out.
+            let mut order: Vec<(usize, String)> = fields
+                .iter()
+                .map(|(key, field)| (serde_json::to_string(field).map_or(0, |t| t.len()), key.clone()))
+                .collect();
+            order.sort();
+            let mut cut = false;
+            for (_, key) in order {
+                if *budget == 0 {
+                    fields.remove(&key);
+                    cut = true;
+                    continue;
+                }
+                *budget = budget.saturating_sub(key.len());
+                if let Some(field) = fields.get_mut(&key) {
+                    cut |= cut_value(field, budget);
+                }
+            }
+            cut
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {
+            *budget = budget.saturating_sub(8);
+            false
+        }
+    }
+}
+
 /// Which items the inbox lists.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InboxFilter {
@@ -267,6 +408,33 @@ impl StatusFilter {
     }
 }
 
+impl StatusFilter {
+    /// The statuses of chat approvals to ask the store for, one query each (`None`: any).
+    pub fn chat_statuses(self) -> &'static [Option<ApprovalStatus>] {
+        match self {
+            StatusFilter::Pending => &[Some(ApprovalStatus::Pending)],
+            StatusFilter::Decided => &[
+                Some(ApprovalStatus::Approved),
+                Some(ApprovalStatus::Denied),
+                Some(ApprovalStatus::Cancelled),
+                Some(ApprovalStatus::Superseded),
+            ],
+            StatusFilter::Expired => &[Some(ApprovalStatus::TimedOut)],
+            StatusFilter::All => &[None],
+        }
+    }
+
+    /// The statuses of outside requests to ask the hub for, one query each (`None`: any).
+    pub fn outside_statuses(self) -> &'static [Option<RequestStatus>] {
+        match self {
+            StatusFilter::Pending => &[Some(RequestStatus::Pending)],
+            StatusFilter::Decided => &[Some(RequestStatus::Approved), Some(RequestStatus::Rejected)],
+            StatusFilter::Expired => &[Some(RequestStatus::Expired)],
+            StatusFilter::All => &[None],
+        }
+    }
+}
+
 impl InboxFilter {
     pub fn wants_chat(&self) -> bool {
         matches!(self.source, SourceFilter::All | SourceFilter::Chat)
@@ -315,8 +483,12 @@ pub struct ClientRef {
 /// One answer of the inbox's list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InboxList {
+    /// Trimmed (see [`trimmed`]).
     pub items: Vec<InboxItem>,
     pub clients: Vec<ClientRef>,
+    /// The items with a text cut short.
+    #[serde(default)]
+    pub cut: Vec<ItemKey>,
 }
 
 /// What a batch decision did.
@@ -506,6 +678,62 @@ mod tests {
         toggle_selected(&mut selected, ItemKey::Outside("b".into()));
         toggle_selected(&mut selected, ItemKey::Chat("a".into()));
         assert_eq!(selected, [ItemKey::Outside("b".into())]);
+    }
+
+    #[test]
+    fn each_status_filter_asks_the_stores_for_exactly_the_statuses_it_shows() {
+        use ApprovalStatus as A;
+        let chat_all = [A::Pending, A::Approved, A::Denied, A::TimedOut, A::Cancelled, A::Superseded];
+        let outside_all =
+            [RequestStatus::Pending, RequestStatus::Approved, RequestStatus::Rejected, RequestStatus::Expired];
+        for status in [StatusFilter::Pending, StatusFilter::Decided, StatusFilter::Expired, StatusFilter::All] {
+            let filter = InboxFilter { status, ..InboxFilter::default() };
+            for s in chat_all {
+                let asked = status.chat_statuses().iter().any(|q| q.is_none_or(|q| q == s));
+                let item = chat("a", "run1", s, "2026-01-01T00:00:01.000Z");
+                assert_eq!(asked, filter.matches(&item), "{status:?} {s:?}");
+            }
+            for s in outside_all {
+                let asked = status.outside_statuses().iter().any(|q| q.is_none_or(|q| q == s));
+                let item = outside("x", "cl1", evaluation(RiskLevel::Low), s, "2026-01-01T00:00:01.000Z");
+                assert_eq!(asked, filter.matches(&item), "{status:?} {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_texts_are_cut_for_the_list_and_short_ones_are_left_alone() {
+        let big = "é".repeat(SHOWN_BYTES);
+        let frame = ClientFrame::SecurityEvaluation(SecurityEvaluation {
+            id: "e".into(),
+            code: big.clone(),
+            language: None,
+            explanation: "short".into(),
+            risk_level: RiskLevel::Low,
+            metadata: None,
+        });
+        let (item, cut) = trimmed(outside("x", "cl1", frame, RequestStatus::Pending, "2026-01-01T00:00:01.000Z"));
+        assert!(cut);
+        let InboxItem::Outside(r) = &item else { unreachable!() };
+        let ClientFrame::SecurityEvaluation(e) = &r.request else { unreachable!() };
+        assert!(e.code.len() <= SHOWN_BYTES + 3 && e.code.ends_with('…'), "{}", e.code.len());
+        assert_eq!(e.explanation, "short");
+
+        let InboxItem::Chat(mut a) = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z") else {
+            unreachable!()
+        };
+        a.arguments = json!({"path": "n.txt", "content": big, "lines": vec![1; 10_000]});
+        a.preview = Some(Preview::Diff { path: "n.txt".into(), diff: "+x\n".repeat(SHOWN_BYTES) });
+        let (item, cut) = trimmed(InboxItem::Chat(a));
+        assert!(cut);
+        let InboxItem::Chat(a) = &item else { unreachable!() };
+        assert_eq!(a.arguments["path"], "n.txt");
+        assert!(serde_json::to_string(&a.arguments).unwrap().len() < 2 * SHOWN_BYTES);
+        let Some(Preview::Diff { diff, .. }) = &a.preview else { unreachable!() };
+        assert!(diff.len() <= SHOWN_BYTES + 3);
+
+        let small = chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
+        assert_eq!(trimmed(small.clone()), (small, false));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use warden_outside::OutsideRequest;
 
 use crate::components::call_preview::{call_preview, preview_label};
 use crate::components::countdown::{Clock, Countdown};
-use crate::inbox::{kind_label, InboxItem, ItemKey};
+use crate::inbox::{kind_label, InboxItem, ItemKey, SHOWN_BYTES};
 use crate::model::{Approval, Verdict};
 
 /// What an item can ask its page to do.
@@ -27,7 +27,14 @@ pub struct InboxActions {
 }
 
 #[component]
-pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<bool>) -> impl IntoView {
+pub fn InboxEntry(
+    item: InboxItem,
+    /// A long text of the item was cut for the list.
+    #[prop(optional)]
+    cut: bool,
+    selected: Signal<bool>,
+    on_select: Callback<bool>,
+) -> impl IntoView {
     let actions = expect_context::<InboxActions>();
     let key = item.key();
     let dom_key = key.to_attr();
@@ -73,6 +80,15 @@ pub fn InboxEntry(item: InboxItem, selected: Signal<bool>, on_select: Callback<b
                     })}
                 </header>
                 {body}
+                {cut.then(|| view! {
+                    <p class="cut-note">
+                        {format!("Long texts are cut to their first {} KiB here; ", SHOWN_BYTES / 1024)}
+                        {match &item {
+                            InboxItem::Chat(_) => "the thread shows all of it.",
+                            InboxItem::Outside(_) => "the full-screen view shows all of it.",
+                        }}
+                    </p>
+                })}
                 <footer class="inbox-item-foot">
                     {if pending {
                         view! {

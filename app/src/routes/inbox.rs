@@ -260,6 +260,7 @@ pub fn InboxPage() -> impl IntoView {
                                     <For each=items key=|item| (item.key(), item.revision()) let:item>
                                         {
                                             let key = item.key();
+                                            let cut = shown.with_untracked(|l| l.as_ref().is_some_and(|l| l.cut.contains(&key)));
                                             let is_selected = {
                                                 let key = key.clone();
                                                 Signal::derive(move || selected.with(|s| s.contains(&key)))
@@ -273,7 +274,7 @@ pub fn InboxPage() -> impl IntoView {
                                                     }
                                                 });
                                             });
-                                            view! { <InboxEntry item selected=is_selected on_select/> }
+                                            view! { <InboxEntry item cut selected=is_selected on_select/> }
                                         }
                                     </For>
                                 </ul>

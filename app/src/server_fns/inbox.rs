@@ -30,36 +30,48 @@ fn hub() -> Result<warden_outside::OutsideHub, AppError> {
         .ok_or_else(|| AppError::internal("the outside-approvals hub was not provided as Leptos context"))
 }
 
-/// Every approval the filter selects, newest first, and the outside clients to filter by.
+/// The newest [`MAX_LISTED`](crate::inbox::MAX_LISTED) approvals the filter selects, trimmed (the
+/// page lists again on every change; the thread or the full-screen view shows the full texts), and
+/// the outside clients to filter by. Each store is asked for the statuses the filter shows.
 #[server(input = Json)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
-    use crate::inbox::{sort_newest_first, ClientRef, InboxItem, StatusFilter};
-    use crate::model::ApprovalStatus;
-    use warden_outside::{RequestQuery, RequestStatus};
+    use crate::inbox::{sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
+    use warden_outside::RequestQuery;
 
     let hub = hub()?;
     let mut items = Vec::new();
     if filter.wants_chat() {
-        let status = match filter.status {
-            StatusFilter::Pending => Some(ApprovalStatus::Pending),
-            StatusFilter::Expired => Some(ApprovalStatus::TimedOut),
-            StatusFilter::Decided | StatusFilter::All => None,
-        };
-        items.extend(super::engine()?.list_approvals(status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
+        let engine = super::engine()?;
+        for status in filter.status.chat_statuses() {
+            items.extend(engine.list_approvals(*status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
+        }
     }
     if let Some(client_id) = filter.wants_outside() {
-        let status = match filter.status {
-            StatusFilter::Pending => Some(RequestStatus::Pending),
-            StatusFilter::Expired => Some(RequestStatus::Expired),
-            StatusFilter::Decided | StatusFilter::All => None,
-        };
-        let query = RequestQuery { status, client_id: client_id.map(str::to_string), limit: Some(500) };
-        items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+        for status in filter.status.outside_statuses() {
+            let query = RequestQuery {
+                status: *status,
+                client_id: client_id.map(str::to_string),
+                limit: Some(MAX_LISTED as u32),
+            };
+            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+        }
     }
     items.retain(|item| filter.matches(item));
     sort_newest_first(&mut items);
+    items.truncate(MAX_LISTED);
+    let mut cut = Vec::new();
+    let items = items
+        .into_iter()
+        .map(|item| {
+            let (item, was_cut) = trimmed(item);
+            if was_cut {
+                cut.push(item.key());
+            }
+            item
+        })
+        .collect();
     let clients = hub.clients().await?.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
-    Ok(InboxList { items, clients })
+    Ok(InboxList { items, clients, cut })
 }
 
 /// A person's decision on an outside request; the client hears it at once (or when it is back).
