@@ -12,7 +12,7 @@ use warden_outside::protocol::{ClientFrame, DeciderKind, RequestKind, Verdict as
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::components::approval_card::decision_text;
-use crate::model::{Approval, ApprovalStatus, DecidedBy, Preview};
+use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Verdict};
 
 /// Most items a batch decision takes at once.
 pub const MAX_BATCH: usize = 200;
@@ -195,12 +195,20 @@ pub fn outside_decision_text(request: &OutsideRequest) -> String {
     text
 }
 
-/// The code a person is asked about: a security evaluation's own; a code response has none of its
-/// own (its code is in the evaluation it follows).
-pub fn request_code(request: &OutsideRequest) -> Option<&str> {
-    match &request.request {
-        ClientFrame::SecurityEvaluation(e) => Some(&e.code),
-        ClientFrame::CodeResponse(_) => None,
+/// A person's verdict on an outside request, as the hub takes it; a reason only with a denial.
+pub fn outside_input(verdict: Verdict, reason: Option<String>) -> warden_outside::DecisionInput {
+    let (decision, reason) = match verdict {
+        Verdict::Approve => (OutsideVerdict::Approved, None),
+        Verdict::Deny => (OutsideVerdict::Rejected, reason),
+    };
+    warden_outside::DecisionInput { decision, reason, edited_code: None }
+}
+
+/// A person's verdict on a chat approval, as the engine takes it; a reason only with a denial.
+pub fn chat_input(verdict: Verdict, reason: Option<String>) -> DecisionInput {
+    match verdict {
+        Verdict::Approve => DecisionInput::approve(),
+        Verdict::Deny => DecisionInput::deny(reason),
     }
 }
 
@@ -734,6 +742,14 @@ mod tests {
 
         let small = chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
         assert_eq!(trimmed(small.clone()), (small, false));
+    }
+
+    #[test]
+    fn an_outside_verdict_carries_a_reason_only_when_denying() {
+        let approve = outside_input(Verdict::Approve, Some("why".into()));
+        assert_eq!((approve.decision, approve.reason), (OutsideVerdict::Approved, None));
+        let deny = outside_input(Verdict::Deny, Some("why".into()));
+        assert_eq!((deny.decision, deny.reason.as_deref()), (OutsideVerdict::Rejected, Some("why")));
     }
 
     #[test]

@@ -4,10 +4,11 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use warden_outside::protocol::Verdict as OutsideVerdict;
 use warden_outside::{DecisionInput, OutsideRequest};
 
 use crate::error::AppError;
+use crate::inbox::outside_input;
+use crate::model::Verdict;
 use crate::server_fns::inbox::{decide_outside, get_outside_request};
 
 #[component]
@@ -48,25 +49,17 @@ pub fn OutsideDecision(
     };
     let approve = {
         let send = send.clone();
-        move |_| send(DecisionInput { decision: OutsideVerdict::Approved, reason: None, edited_code: None })
+        move |_| send(outside_input(Verdict::Approve, None))
     };
     let approve_edited = {
         let send = send.clone();
         move |_| {
-            send(DecisionInput {
-                decision: OutsideVerdict::Approved,
-                reason: None,
-                edited_code: Some(edited.get_untracked()),
-            })
+            send(DecisionInput { edited_code: Some(edited.get_untracked()), ..outside_input(Verdict::Approve, None) })
         }
     };
     let deny = move |_| {
         let why = reason.get_untracked().trim().to_string();
-        send(DecisionInput {
-            decision: OutsideVerdict::Rejected,
-            reason: (!why.is_empty()).then_some(why),
-            edited_code: None,
-        })
+        send(outside_input(Verdict::Deny, (!why.is_empty()).then_some(why)))
     };
     let stop_editing = move |_| {
         editing.set(false);

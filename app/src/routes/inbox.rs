@@ -12,10 +12,12 @@ use crate::components::countdown::Clock;
 use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::inbox_entry::{InboxActions, InboxEntry};
 use crate::error::AppError;
-use crate::inbox::{batch_group, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter};
+use crate::inbox::{
+    batch_group, chat_input, outside_input, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter,
+};
 use crate::inbox_keys::{FocusPlan, SHORTCUTS};
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
-use crate::model::{DecisionInput, Verdict};
+use crate::model::Verdict;
 use crate::server_fns::decide_approval;
 use crate::server_fns::inbox::{decide_batch, decide_outside, list_inbox};
 
@@ -138,13 +140,7 @@ pub fn InboxPage() -> impl IntoView {
         error.set(None);
         spawn_local(async move {
             let result = match &key {
-                ItemKey::Chat(id) => {
-                    let input = match verdict {
-                        Verdict::Approve => DecisionInput::approve(),
-                        Verdict::Deny => DecisionInput::deny(None),
-                    };
-                    decide_approval(id.clone(), input).await.map(|_| ())
-                }
+                ItemKey::Chat(id) => decide_approval(id.clone(), chat_input(verdict, None)).await.map(|_| ()),
                 ItemKey::Outside(id) => decide_outside(id.clone(), outside_input(verdict, None)).await.map(|_| ()),
             };
             let done = match verdict {
@@ -285,19 +281,6 @@ pub fn InboxPage() -> impl IntoView {
             </Transition>
             <Shortcuts/>
         </section>
-    }
-}
-
-/// A person's verdict on an outside request, as the hub takes it.
-pub fn outside_input(verdict: Verdict, reason: Option<String>) -> warden_outside::DecisionInput {
-    use warden_outside::protocol::Verdict as OutsideVerdict;
-    warden_outside::DecisionInput {
-        decision: match verdict {
-            Verdict::Approve => OutsideVerdict::Approved,
-            Verdict::Deny => OutsideVerdict::Rejected,
-        },
-        reason,
-        edited_code: None,
     }
 }
 

@@ -23,12 +23,8 @@ pub struct OutsideView {
     pub syntax: Option<String>,
 }
 
-/// The outside-approvals hub handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
-fn hub() -> Result<warden_outside::OutsideHub, AppError> {
-    use_context::<warden_outside::OutsideHub>()
-        .ok_or_else(|| AppError::internal("the outside-approvals hub was not provided as Leptos context"))
-}
+use super::outside::hub;
 
 /// The newest [`MAX_LISTED`](crate::inbox::MAX_LISTED) approvals the filter selects, trimmed (the
 /// page lists again on every change; the thread or the full-screen view shows the full texts), and
@@ -123,9 +119,7 @@ pub async fn decide_batch(
     verdict: Verdict,
     reason: Option<String>,
 ) -> Result<BatchOutcome, AppError> {
-    use crate::inbox::{batch_group, InboxItem, MAX_BATCH};
-    use crate::model::DecisionInput;
-    use warden_outside::protocol::Verdict as OutsideVerdict;
+    use crate::inbox::{batch_group, chat_input, outside_input, InboxItem, MAX_BATCH};
 
     if keys.len() > MAX_BATCH {
         return Err(AppError::Invalid(format!("A batch decision takes at most {MAX_BATCH} approvals.")).answer());
@@ -146,25 +140,10 @@ pub async fn decide_batch(
     for key in keys {
         let decided = match key {
             ItemKey::Chat(id) => {
-                let input = match verdict {
-                    Verdict::Approve => DecisionInput::approve(),
-                    Verdict::Deny => DecisionInput::deny(reason.clone()),
-                };
-                engine.decide(&id, input).await.map(|_| ()).map_err(AppError::from)
+                engine.decide(&id, chat_input(verdict, reason.clone())).await.map(|_| ()).map_err(AppError::from)
             }
             ItemKey::Outside(id) => {
-                let input = OutsideDecisionInput {
-                    decision: match verdict {
-                        Verdict::Approve => OutsideVerdict::Approved,
-                        Verdict::Deny => OutsideVerdict::Rejected,
-                    },
-                    reason: match verdict {
-                        Verdict::Approve => None,
-                        Verdict::Deny => reason.clone(),
-                    },
-                    edited_code: None,
-                };
-                hub.decide(&id, input).await.map(|_| ()).map_err(AppError::from)
+                hub.decide(&id, outside_input(verdict, reason.clone())).await.map(|_| ()).map_err(AppError::from)
             }
         };
         match decided {
