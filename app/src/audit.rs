@@ -23,6 +23,8 @@ pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 500;
 /// Lines of context around each changed part of a diff.
 const DIFF_CONTEXT: usize = 3;
+/// Texts longer than this (on either side) are not diffed: a page has up to 500 rows.
+pub const MAX_DIFF_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -335,12 +337,13 @@ fn outside_entry(r: &OutsideRequest) -> Option<AuditEntry> {
 }
 
 /// What the person changed, line by line: the code (outside), or each argument they changed
-/// (chat; a string argument such as a file's content is diffed as text).
+/// (chat; a string argument such as a file's content is diffed as text). A text above
+/// [`MAX_DIFF_BYTES`] on either side is not compared; a line says so.
 pub fn edit_diff(entry: &AuditEntry) -> Vec<DiffLine> {
     let Some(edited) = &entry.edited else { return Vec::new() };
     if entry.source == AuditSource::Outside {
         let code = entry.arguments.get("code").and_then(Value::as_str).unwrap_or_default();
-        return text_diff(code, edited.as_str().unwrap_or_default());
+        return capped_diff(code, edited.as_str().unwrap_or_default());
     }
     match (&entry.arguments, edited) {
         (Value::Object(before), Value::Object(after)) => {
@@ -366,7 +369,24 @@ fn value_diff(old: Option<&Value>, new: Option<&Value>) -> Vec<DiffLine> {
         Some(Value::String(s)) => s.clone(),
         Some(other) => serde_json::to_string_pretty(other).unwrap_or_default(),
     };
-    text_diff(&text(old), &text(new))
+    capped_diff(&text(old), &text(new))
+}
+
+/// [`text_diff`], unless a side is above [`MAX_DIFF_BYTES`]: then one line saying so.
+fn capped_diff(old: &str, new: &str) -> Vec<DiffLine> {
+    if old.len() <= MAX_DIFF_BYTES && new.len() <= MAX_DIFF_BYTES {
+        return text_diff(old, new);
+    }
+    let kib = |text: &str| text.len().div_ceil(1024);
+    vec![DiffLine {
+        change: DiffChange::Same,
+        text: format!(
+            "Changed; too long to compare here ({} KiB before, {} KiB after; the log compares up to {} KiB a side).",
+            kib(old),
+            kib(new),
+            MAX_DIFF_BYTES / 1024
+        ),
+    }]
 }
 
 /// A line diff with a few lines of context around each change; `…` where unchanged lines are left out.
@@ -494,6 +514,31 @@ mod tests {
         assert_eq!(diff[1], DiffLine { change: DiffChange::Added, text: "rm -rf /tmp/x/cache".into() });
         e.edited = None;
         assert!(edit_diff(&e).is_empty(), "no edit, no diff");
+    }
+
+    #[test]
+    fn an_edit_of_a_text_above_the_cap_is_not_compared_and_the_row_says_so() {
+        let mut e = entry(AuditSource::Chat, "t", "1");
+        let big = "x\n".repeat(MAX_DIFF_BYTES);
+        e.arguments = json!({"path": "a.txt", "content": big});
+        e.edited = Some(json!({"path": "b.txt", "content": "short\n"}));
+        let diff = edit_diff(&e);
+        let lines: Vec<(DiffChange, &str)> = diff.iter().map(|l| (l.change, l.text.as_str())).collect();
+        assert_eq!(lines[0], (DiffChange::Field, "content"));
+        assert_eq!(lines[1].0, DiffChange::Same);
+        assert!(lines[1].1.contains("too long to compare") && lines[1].1.contains("128 KiB before"), "{}", lines[1].1);
+        // The small field next to it is still diffed.
+        assert_eq!(
+            &lines[2..],
+            [(DiffChange::Field, "path"), (DiffChange::Removed, "a.txt"), (DiffChange::Added, "b.txt")]
+        );
+
+        let mut e = entry(AuditSource::Outside, "t", "2");
+        e.arguments = json!({"type": "security_evaluation", "code": "print(1)\n"});
+        e.edited = Some(json!("y".repeat(MAX_DIFF_BYTES + 1)));
+        let diff = edit_diff(&e);
+        assert_eq!(diff.len(), 1);
+        assert!(diff[0].text.contains("too long to compare"));
     }
 
     #[test]

@@ -257,19 +257,18 @@ impl ClientFrame {
     }
 }
 
-/// Reads one frame from a client: size cap, JSON, shape, field limits. The error says the frame's
-/// `id` whenever the frame was JSON with a usable string `id`, so the client can tell which
-/// request failed.
+/// Reads one frame from a client: size cap (before anything is parsed), JSON, shape, field limits.
+/// The error says the frame's `id` whenever the frame was JSON with a usable string `id`, so the
+/// client can tell which request failed.
 pub fn parse_client_frame(bytes: &[u8]) -> Result<ClientFrame, FrameError> {
+    if bytes.len() > MAX_FRAME_BYTES {
+        return Err(too_large(id_only(bytes), bytes.len()));
+    }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(value) => value,
-        Err(_) if bytes.len() > MAX_FRAME_BYTES => return Err(too_large(None, bytes.len())),
         Err(e) => return Err(FrameError::new(None, ErrorCode::Malformed, format!("not JSON: {e}"))),
     };
     let id = value.get("id").and_then(Value::as_str).filter(|id| check_id("id", id).is_ok()).map(str::to_string);
-    if bytes.len() > MAX_FRAME_BYTES {
-        return Err(too_large(id, bytes.len()));
-    }
     if !value.is_object() {
         return Err(FrameError::new(id, ErrorCode::Malformed, "a frame is a JSON object"));
     }
@@ -277,6 +276,18 @@ pub fn parse_client_frame(bytes: &[u8]) -> Result<ClientFrame, FrameError> {
         serde_json::from_value(value).map_err(|e| FrameError::new(id.clone(), ErrorCode::Malformed, e.to_string()))?;
     frame.validate()?;
     Ok(frame)
+}
+
+/// The usable `id` of an oversized frame, read without building the rest of it (every other value
+/// is skipped, not stored).
+fn id_only(bytes: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow, default)]
+        id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let id = serde_json::from_slice::<IdOnly<'_>>(bytes).ok()?.id?;
+    check_id("id", &id).is_ok().then(|| id.into_owned())
 }
 
 fn too_large(id: Option<String>, len: usize) -> FrameError {
@@ -370,6 +381,30 @@ mod tests {
         let mut garbage = vec![b'['; MAX_FRAME_BYTES + 1];
         garbage[0] = b'x';
         assert_eq!(parse_client_frame(&garbage).unwrap_err().code, ErrorCode::TooLarge);
+    }
+
+    #[test]
+    fn an_oversized_frame_is_refused_by_its_size_whatever_it_holds() {
+        // Valid JSON of another shape, an unusable id, an id that is no string: all `too_large`.
+        let padding = "x".repeat(MAX_FRAME_BYTES);
+        for (body, id) in [
+            (json!([padding]), None),
+            (json!({"id": "a\nb", "pad": padding}), None),
+            (json!({"id": 7, "pad": padding}), None),
+            (json!({"pad": {"deep": [padding]}, "id": "late"}), Some("late")),
+        ] {
+            let err = parse_client_frame(body.to_string().as_bytes()).unwrap_err();
+            assert_eq!((err.code, err.id.as_deref()), (ErrorCode::TooLarge, id), "{}", err.message);
+        }
+        // At the cap it is read (and refused for its field), one byte more and it is not.
+        let frame = |len: usize| {
+            let shell = r#"{"type":"code_response","id":"r","stdout":""}"#;
+            format!(r#"{{"type":"code_response","id":"r","stdout":"{}"}}"#, "x".repeat(len - shell.len()))
+        };
+        assert_eq!(frame(MAX_FRAME_BYTES).len(), MAX_FRAME_BYTES);
+        assert_eq!(parse_client_frame(frame(MAX_FRAME_BYTES).as_bytes()).unwrap_err().code, ErrorCode::Invalid);
+        let over = parse_client_frame(frame(MAX_FRAME_BYTES + 1).as_bytes()).unwrap_err();
+        assert_eq!((over.code, over.id.as_deref()), (ErrorCode::TooLarge, Some("r")));
     }
 
     #[test]

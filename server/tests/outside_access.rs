@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_engine::config::Config;
 
-use crate::common::outside::{ask, connect, connect_with, evaluation, refused_status, register, Socket};
+use crate::common::outside::{ask, closed_with, connect, connect_with, evaluation, refused_status, register};
 use crate::common::{anonymous, Served, TOKEN};
 
 async fn start() -> (TempDir, Served) {
@@ -69,21 +69,6 @@ async fn revoking_a_client_closes_its_socket_and_refuses_its_token_everywhere() 
     let (_, clients) =
         common::send_json(&common::client(), Method::GET, format!("{}/api/outside/clients", served.base), None).await;
     assert!(clients[0]["revoked_at"].is_string(), "{clients}");
-}
-
-/// Reads until the socket closes; the close code, if one was sent.
-async fn closed_with(socket: &mut Socket) -> Option<u16> {
-    use futures::StreamExt;
-    use tokio_tungstenite::tungstenite::Message;
-    loop {
-        let next =
-            tokio::time::timeout(std::time::Duration::from_secs(30), socket.next()).await.expect("closed in time");
-        match next {
-            Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
-            Some(Ok(_)) => continue,
-            Some(Err(_)) | None => return None,
-        }
-    }
 }
 
 #[tokio::test]

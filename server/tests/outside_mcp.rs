@@ -162,6 +162,46 @@ async fn only_a_client_token_opens_the_endpoint() {
 }
 
 #[tokio::test]
+async fn a_session_answers_only_the_client_that_opened_it() {
+    let (_dir, served) = start().await;
+    let (_, owner) = register(&served.base, "claude-a", Value::Null).await;
+    let (_, other) = register(&served.base, "claude-b", Value::Null).await;
+    let send = |token: &str, session: Option<&str>, body: Value| {
+        let mut request = anonymous()
+            .post(endpoint(&served))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let res = send(&owner, None, initialize).await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    let session = res.headers()["mcp-session-id"].to_str().expect("a session id").to_string();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+
+    // Another client's valid token with this session id: as if there were no such session.
+    let res = send(&other, Some(&session), initialized.clone()).await.expect("sent");
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let res = send(&other, Some(&session), list.clone()).await.expect("sent");
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    let res = anonymous().delete(endpoint(&served)).bearer_auth(&other).header("mcp-session-id", &session);
+    assert_eq!(res.send().await.expect("sent").status(), StatusCode::NOT_FOUND);
+
+    // The owner's session was not touched by any of it.
+    let res = send(&owner, Some(&session), initialized).await.expect("sent");
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    let res = send(&owner, Some(&session), list).await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.text().await.expect("a body").contains("approval_prompt"));
+}
+
+#[tokio::test]
 async fn a_call_waits_for_the_person_and_an_approval_with_an_edit_answers_allow_with_the_edited_input() {
     let (_dir, served) = start().await;
     let (client_id, token) = register(&served.base, "claude", Value::Null).await;

@@ -13,8 +13,8 @@ use tempfile::TempDir;
 use warden_engine::config::Config;
 
 use crate::common::outside::{
-    ask, code_response, connect, decide, disconnect, evaluation, next_frame, register, send, send_text, set_policy,
-    Socket,
+    ask, closed_with, code_response, connect, decide, disconnect, evaluation, next_frame, register, send, send_text,
+    set_policy, Socket,
 };
 use crate::common::{anonymous, client, send_json, Served};
 
@@ -263,10 +263,52 @@ async fn malformed_and_oversized_frames_get_error_frames_and_the_socket_keeps_wo
     let res = post("{not json".into()).await.unwrap();
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "malformed");
-    let big = evaluation("m4", &"x".repeat(300 * 1024), "low").to_string();
+    // The code shows twice (in the explanation too): 280 KiB, over the frame cap, under the body cap.
+    let big = evaluation("m4", &"x".repeat(140 * 1024), "low").to_string();
     let res = post(big).await.unwrap();
     assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "too_large");
+}
+
+#[tokio::test]
+async fn a_message_over_one_mib_closes_the_socket_with_1009_and_stores_nothing() {
+    let (_dir, served) = start().await;
+    let base = &served.base;
+    let (_, token) = register(base, "runner", Value::Null).await;
+    let mut socket = connect(base, &token).await;
+    send_text(&mut socket, evaluation("huge", &"x".repeat(1024 * 1024), "low").to_string()).await;
+    assert_eq!(closed_with(&mut socket).await, Some(1009));
+    assert!(list(base, "").await.is_empty());
+    // The client can connect again and be answered.
+    let mut socket = connect(base, &token).await;
+    assert_eq!(ask(&mut socket, &evaluation("small", "ls", "low")).await["type"], "ack");
+}
+
+#[tokio::test]
+async fn a_posted_body_far_over_the_frame_cap_is_not_read_and_stores_nothing() {
+    let (_dir, served) = start().await;
+    let base = &served.base;
+    let (_, token) = register(base, "runner", Value::Null).await;
+    // Just over the frame cap: read, and refused as a frame (with its id); well over: not read at all.
+    // (The code shows twice, in the explanation too.)
+    let just_over = evaluation("j1", &"x".repeat(130 * 1024), "low").to_string();
+    let far_over = evaluation("f1", &"x".repeat(400 * 1024), "low").to_string();
+    let url = format!("{base}/api/outside/requests");
+    let res = anonymous().post(&url).bearer_auth(&token).body(just_over).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body = res.json::<Value>().await.unwrap();
+    assert_eq!(body["error"]["code"], "too_large", "{body}");
+    let res = anonymous().post(&url).bearer_auth(&token).body(far_over.clone()).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "payload_too_large");
+    // Without a Content-Length (chunked) too.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        far_over.as_bytes().chunks(64 * 1024).map(|chunk| Ok(chunk.to_vec())).collect();
+    let chunks = futures::stream::iter(chunks);
+    let res = anonymous().post(&url).bearer_auth(&token).body(reqwest::Body::wrap_stream(chunks)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(res.json::<Value>().await.unwrap()["error"]["code"], "payload_too_large");
+    assert!(list(base, "").await.is_empty());
 }
 
 #[tokio::test]

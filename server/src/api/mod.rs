@@ -17,7 +17,7 @@ mod runs;
 mod sse;
 mod threads;
 
-use axum::extract::FromRef;
+use axum::extract::{DefaultBodyLimit, FromRef};
 use axum::routing::{any, get, post, put};
 use axum::{Json, Router};
 use serde_json::json;
@@ -75,7 +75,12 @@ where
         // are the person's.
         .route(outside::SOCKET_PATH, get(outside_ws::connect))
         .route(outside_mcp::PATH, any(outside_mcp::serve))
-        .route("/api/outside/requests", get(outside::list).post(outside::create_request))
+        .route(
+            "/api/outside/requests",
+            get(outside::list)
+                .post(outside::create_request)
+                .layer(DefaultBodyLimit::max(outside::MAX_REQUEST_BODY_BYTES)),
+        )
         .route("/api/outside/requests/{id}", get(outside::get))
         .route("/api/outside/requests/{id}/decision", get(outside::wait_decision).post(outside::decide))
         .route("/api/outside/requests/{id}/extend", post(outside::extend))

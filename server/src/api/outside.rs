@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
-use warden_outside::protocol::{parse_client_frame, ErrorCode};
+use warden_outside::protocol::{parse_client_frame, ErrorCode, MAX_FRAME_BYTES};
 use warden_outside::{Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Policy, RequestQuery, RequestStatus};
 
 use super::error::{ApiError, ApiResult};
@@ -23,6 +23,10 @@ use super::json_body::JsonBody;
 
 /// The WebSocket's path.
 pub const SOCKET_PATH: &str = "/ws/approvals";
+/// The largest body `POST /api/outside/requests` reads: a little over the frame cap, so a frame just
+/// over it is still answered `too_large` with its id; a bigger body is not read at all (413
+/// `payload_too_large`).
+pub const MAX_REQUEST_BODY_BYTES: usize = MAX_FRAME_BYTES + 64 * 1024;
 /// Default and longest wait of a long-poll, in seconds.
 const DEFAULT_WAIT_SECS: u64 = 30;
 const MAX_WAIT_SECS: u64 = 120;

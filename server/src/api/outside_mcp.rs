@@ -6,11 +6,15 @@
 //! "updatedInput":{…}}` or `{"behavior":"deny","message":"…"}` (Claude Code refuses a result that
 //! also has structured content). The gate has checked `Host` and `Origin`
 //! (`outside::is_client_route`); the client's token is checked here on every HTTP request, so a
-//! revoked token stops working at once.
+//! revoked token stops working at once. A session belongs to the client that opened it: another
+//! client's token with its session id is answered 404, as an unknown session would be.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
@@ -28,6 +32,7 @@ use tower::ServiceExt;
 use warden_outside::protocol::{DecisionFrame, FrameError};
 use warden_outside::{Answer, Client, ClientFrame, OutsideHub, PermissionAnswer, PermissionPrompt};
 
+use super::error::ApiError;
 use super::outside::OutsideClient;
 
 /// Where the endpoint is mounted.
@@ -35,10 +40,15 @@ pub const PATH: &str = "/mcp/approvals";
 /// How often a waiting call reports progress (and checks that its client is still valid).
 const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
+/// The header that carries an MCP session's id (Streamable HTTP).
+const SESSION_HEADER: &str = "mcp-session-id";
+
 /// The endpoint's MCP service; its sessions live as long as Warden (or until idle, or shutdown).
 #[derive(Clone)]
 pub struct OutsideMcp {
     service: StreamableHttpService<ApprovalServer, LocalSessionManager>,
+    /// Which client opened each session (session id → client id).
+    owners: Arc<Mutex<HashMap<String, String>>>,
 }
 
 impl OutsideMcp {
@@ -50,22 +60,58 @@ impl OutsideMcp {
             .with_cancellation_token(hub.shutdown_token().child_token());
         let service =
             StreamableHttpService::new(move || Ok(ApprovalServer::new(hub.clone())), Default::default(), config);
-        Self { service }
+        Self { service, owners: Arc::default() }
+    }
+
+    fn owner(&self, session: &str) -> Option<String> {
+        self.owners.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(session).cloned()
+    }
+
+    fn set_owner(&self, session: String, client_id: Option<String>) {
+        let mut owners = self.owners.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match client_id {
+            Some(client_id) => owners.insert(session, client_id),
+            None => owners.remove(&session),
+        };
     }
 }
 
 /// `GET`, `POST` and `DELETE /mcp/approvals`: the client's token first (401 without a valid one),
-/// then rmcp's Streamable HTTP, with the client in the request for the tool to find.
+/// then its session (404 if another client opened it), then rmcp's Streamable HTTP, with the client
+/// in the request for the tool to find.
 pub async fn serve(
     OutsideClient(client): OutsideClient,
     State(mcp): State<OutsideMcp>,
     mut request: Request,
 ) -> Response {
-    request.extensions_mut().insert(client);
-    match mcp.service.oneshot(request).await {
-        Ok(response) => response.map(axum::body::Body::new).into_response(),
-        Err(never) => match never {},
+    let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
+    if let Some(session) = &session {
+        if mcp.owner(session).is_some_and(|owner| owner != client.id) {
+            return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such MCP session").into_response();
+        }
     }
+    let ending = *request.method() == Method::DELETE;
+    let client_id = client.id.clone();
+    request.extensions_mut().insert(client);
+    let response = match mcp.service.clone().oneshot(request).await {
+        Ok(response) => response.map(axum::body::Body::new),
+        Err(never) => match never {},
+    };
+    match session {
+        // A session just opened (an `initialize` answered with its id): it is this client's.
+        None => {
+            if let Some(opened) = response.headers().get(SESSION_HEADER).and_then(session_id) {
+                mcp.set_owner(opened, Some(client_id));
+            }
+        }
+        Some(session) if ending || response.status() == StatusCode::NOT_FOUND => mcp.set_owner(session, None),
+        Some(_) => {}
+    }
+    response.into_response()
+}
+
+fn session_id(value: &HeaderValue) -> Option<String> {
+    value.to_str().ok().map(str::to_string)
 }
 
 /// The tool's input, as Claude Code sends it to its permission prompt tool.

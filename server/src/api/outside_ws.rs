@@ -2,7 +2,7 @@
 //! the client's token is checked before the upgrade. The missed decisions go out first, then every
 //! text (or binary) message is one frame answered by one frame, and decisions are pushed as they are
 //! made. A bad frame gets an error frame and the socket stays open; the socket closes when the
-//! client goes, its token is revoked (1008) or Warden shuts down (1001).
+//! client goes, its token is revoked (1008), a message is over 1 MiB (1009) or Warden shuts down (1001).
 
 use std::time::Duration;
 
@@ -49,6 +49,9 @@ async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client) {
                     Some(Ok(Message::Close(_))) | None => break,
                     Some(Err(error)) => {
                         tracing::debug!(client_id = %client.id, %error, "outside client socket failed");
+                        if is_over_size_cap(&error) {
+                            close(&mut socket, 1009, "a message over 1 MiB cannot be read").await;
+                        }
                         break;
                     }
                 };
@@ -101,6 +104,18 @@ async fn send_all(socket: &mut WebSocket, connection: &Connection, frames: Vec<S
         connection.delivered(&frame).await;
     }
     true
+}
+
+/// Whether a read failed because the message was over [`MAX_MESSAGE_BYTES`].
+fn is_over_size_cap(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = source {
+        if let Some(tungstenite::Error::Capacity(_)) = error.downcast_ref::<tungstenite::Error>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
 }
 
 async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {

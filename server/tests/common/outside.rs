@@ -120,3 +120,18 @@ pub async fn disconnect(mut socket: Socket) {
     let drained = tokio::time::timeout(FRAME_WAIT, async { while let Some(Ok(_)) = socket.next().await {} }).await;
     assert!(drained.is_ok(), "the socket closed");
 }
+
+/// Reads until the socket closes; the close code, if one was sent.
+pub async fn closed_with(socket: &mut Socket) -> Option<u16> {
+    use futures::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    loop {
+        let next =
+            tokio::time::timeout(std::time::Duration::from_secs(30), socket.next()).await.expect("closed in time");
+        match next {
+            Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+            Some(Ok(_)) => continue,
+            Some(Err(_)) | None => return None,
+        }
+    }
+}
