@@ -86,9 +86,10 @@ test("an outside request shows with a badge and a title count, and its approval 
   await expect(waiting).toContainText(name);
   await expect(waiting.locator(".risk")).toContainText(/high/i);
   await expect(waiting.getByText(/^Times out in [12]:\d\d$/)).toBeVisible();
-  // The code is there, folded away.
-  await expect(waiting.locator("details.inbox-code")).not.toHaveAttribute("open", "");
-  await expect(waiting.locator("details.inbox-code pre")).toBeHidden();
+  // The code is shown open while it waits (as text: the tag in it is no element).
+  await expect(waiting.locator("details.inbox-code")).toHaveAttribute("open", "");
+  await expect(waiting.locator("details.inbox-code pre")).toContainText("shutil.rmtree('build')  # <script>");
+  await expect(waiting.locator("details.inbox-code script")).toHaveCount(0);
   await expect(inboxLink(page)).toContainText(`${before + 1} waiting`);
   await expect(page).toHaveTitle(new RegExp(`^\\(${before + 1}\\) `));
 
@@ -183,6 +184,9 @@ test("a chat approval shows in the inbox, is approved there, and its run goes on
   const waiting = item(page, /inbox-note\.txt/);
   await expect(waiting).toBeVisible();
   await expect(waiting).toContainText("From a chat");
+  // What it would write is in view before anything is decided.
+  await expect(waiting.locator("details.inbox-preview")).toHaveAttribute("open", "");
+  await expect(waiting.locator("details.inbox-preview")).toContainText("+from the inbox");
   await expect(waiting.getByRole("link", { name: "Open the thread" })).toHaveAttribute("href", new URL(chatUrl).pathname);
   await waiting.getByRole("button", { name: "Approve" }).click();
   await expect(waiting).toHaveCount(0);

@@ -2,8 +2,9 @@
 //! arguments, as its card in the chat shows them; a link to its thread) or an outside request (kind,
 //! client, risk, explanation, its countdown with Extend, the code), with Approve and Deny while it
 //! waits and how it was decided after. The item itself takes focus, so the page's keyboard shortcuts
-//! act on the focused one. What the call or the code does is folded away until the item (or anything
-//! in it) takes focus: the keyboard's `a` acts only on a focused item, so it is open by then.
+//! act on the focused one. What the call or the code does is shown open while the item waits (nobody
+//! approves what they could not see; opening it on focus instead moved the buttons under a click)
+//! and folded away once it is decided.
 //! Everything a model or client wrote is shown as text.
 
 use leptos::prelude::*;
@@ -43,8 +44,9 @@ pub fn InboxEntry(
     let pending = item.is_pending();
     let risk = item.risk();
     let risk_class = risk.map(|r| format!("risk-{r}")).unwrap_or_default();
-    // Opened for good once the focus is in the item (by the keyboard, a click or Tab).
-    let opened = RwSignal::new(false);
+    // What a waiting item would do is shown open, so nobody decides without seeing it (the list
+    // carries it trimmed to 4 KiB); a decided one folds it away.
+    let opened = pending;
     let body = match &item {
         InboxItem::Chat(approval) => chat_body(approval, opened).into_any(),
         InboxItem::Outside(request) => outside_body(request, pending, actions, opened).into_any(),
@@ -62,7 +64,6 @@ pub fn InboxEntry(
                 tabindex="0"
                 data-key=dom_key
                 aria-labelledby=labelled_by
-                on:focusin=move |_| opened.set(true)
             >
                 <header class="inbox-item-head">
                     {pending.then(|| view! {
@@ -115,27 +116,22 @@ pub fn InboxEntry(
     }
 }
 
-fn chat_body(approval: &Approval, opened: RwSignal<bool>) -> impl IntoView {
+fn chat_body(approval: &Approval, opened: bool) -> impl IntoView {
     view! {
         <p class="inbox-source">"From a chat · tool " <code>{approval.tool.clone()}</code></p>
-        <details class="inbox-preview" prop:open=move || opened.get()>
+        <details class="inbox-preview" open=opened>
             <summary>{preview_label(approval)}</summary>
             {call_preview(approval)}
         </details>
     }
 }
 
-fn outside_body(
-    request: &OutsideRequest,
-    pending: bool,
-    actions: InboxActions,
-    opened: RwSignal<bool>,
-) -> impl IntoView {
+fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions, opened: bool) -> impl IntoView {
     let source = format!("{} · client {}", kind_label(request.kind), request.client_name);
     let details = match &request.request {
         ClientFrame::SecurityEvaluation(e) => view! {
             <p class="explanation">{e.explanation.clone()}</p>
-            <details class="inbox-code" prop:open=move || opened.get()>
+            <details class="inbox-code" open=opened>
                 <summary>"Code" {e.language.clone().map(|l| format!(" ({l})"))}</summary>
                 <pre><code>{e.code.clone()}</code></pre>
             </details>
@@ -148,7 +144,7 @@ fn outside_body(
                     None => "May this output be passed on? The exit code is unknown.".to_string(),
                 }}
             </p>
-            <details class="inbox-code" prop:open=move || opened.get()>
+            <details class="inbox-code" open=opened>
                 <summary>"Output"</summary>
                 <pre class="stdout">{r.stdout.clone()}</pre>
                 {(!r.stderr.is_empty()).then(|| view! { <pre class="stderr">{r.stderr.clone()}</pre> })}
