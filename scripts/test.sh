@@ -12,16 +12,21 @@ target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 # The built-in model setup.sh fetched, for engine/tests/local_model.rs.
 export WARDEN_TEST_LOCAL_MODEL="$target_dir/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
-# Style and lints first: they fail in seconds where the tests take minutes.
+# Style first: it fails in seconds where the tests take minutes.
 # (rustup installs rustfmt and clippy with the toolchain; Debian's fallback toolchain may lack them.)
 if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "test.sh: no rustfmt here, formatting not checked" >&2; fi
-if cargo clippy --version >/dev/null 2>&1; then
-  cargo clippy --workspace --all-targets -- -D warnings
-  cargo clippy -p warden-app -p warden-frontend --features warden-app/hydrate --target wasm32-unknown-unknown -- -D warnings
+cargo machete
+
+# Lints as the code is built, not in a build of their own: clippy's driver compiles the workspace's crates
+# (native: every target `cargo test` builds, the xtask, the server; wasm: the site's crates, which
+# `cargo xtask site` builds in this environment) with clippy's lints as errors, as `cargo clippy -- -D warnings`
+# would. A separate `cargo clippy` compiled every dependency twice more (a check build native and one for
+# wasm). Dependencies are built by plain rustc either way.
+if clippy-driver --version >/dev/null 2>&1; then
+  export RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 else
   echo "test.sh: no clippy here, lints not checked" >&2
 fi
-cargo machete
 
 # The build tool is left out of the workspace's test build and tested on its own, as `cargo xtask` builds it:
 # in the workspace build its dependencies would get other features (serde's, log's) and compile a second time.
