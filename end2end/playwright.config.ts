@@ -7,10 +7,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { TOKEN } from "./fixtures/access";
+import { KEYED_MODEL_KEY, KEYED_MODEL_PORT, MODEL_PORT } from "./fixtures/models";
 
 const repo = path.resolve(__dirname, "..");
 const appPort = Number(process.env.WARDEN_E2E_PORT ?? 3010);
-const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
+const modelPort = MODEL_PORT;
+const keyedModelPort = KEYED_MODEL_PORT;
 // Binaries and the site live in cargo's target dir (CARGO_TARGET_DIR when set; a relative one is taken
 // from the checkout, as cargo takes it there), the site in its `site` folder (`cargo xtask site`).
 const cargoTarget = path.resolve(repo, process.env.CARGO_TARGET_DIR ?? "target");
@@ -89,6 +91,15 @@ export default defineConfig({
       command: `${fixtureModel()} --script end2end/fixtures/script.json --port ${modelPort}`,
       cwd: repo,
       url: `http://127.0.0.1:${modelPort}/v1/models`,
+      timeout: 600_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+    },
+    {
+      command: `${fixtureModel()} --script end2end/fixtures/script.json --port ${keyedModelPort} --api-key ${KEYED_MODEL_KEY}`,
+      cwd: repo,
+      // Any answer will do (a 401 without the key): it is up.
+      url: `http://127.0.0.1:${keyedModelPort}/v1/models`,
       timeout: 600_000,
       reuseExistingServer: false,
       stdout: "pipe",

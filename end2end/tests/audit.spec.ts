@@ -102,10 +102,32 @@ test("a client registered in Settings is approved by the policy, and the audit l
   expect(trouble.errors).toEqual([]);
 });
 
+/** A client registered over the API whose low-risk request the policy approves at once (this spec's
+ * afterAll puts the policy back). */
+async function automaticDecision(baseURL: string | undefined): Promise<void> {
+  const api = await personApi(baseURL);
+  const registered = await api.post("/api/outside/clients", { data: { name: `audit export runner ${Date.now()}` } });
+  expect(registered.status()).toBe(201);
+  const { token } = await registered.json();
+  const policy = await (await api.get("/api/outside/policy")).json();
+  expect((await api.put("/api/outside/policy", { data: { ...policy, security_evaluation: "low" } })).ok()).toBe(true);
+  await api.dispose();
+  const client = await playwrightRequest.newContext({ baseURL, storageState: { cookies: [], origins: [] } });
+  const res = await client.post("/api/outside/requests", {
+    headers: { Authorization: `Bearer ${token}` },
+    data: { type: "security_evaluation", id: `export-${Date.now()}`, code: CODE, explanation: "lists the files", risk_level: "low" },
+  });
+  expect(res.status()).toBe(200);
+  await client.dispose();
+}
+
 test("a person's chat approval is in the log as theirs, and both exports hold it with the policy's", async ({
   page,
+  baseURL,
 }) => {
   const trouble = watchForTrouble(page);
+  // Its own automatic decision, so this test stands without the one before.
+  await automaticDecision(baseURL);
   fs.rmSync(workspacePath("audited.txt"), { force: true });
   await startChat(page, "Please keep an audit trail");
   await approvalCard(page).getByRole("button", { name: "Approve", exact: true }).click();

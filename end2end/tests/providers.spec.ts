@@ -3,10 +3,11 @@
 // fixture's `echo_model` turn says which model was asked), and the choice survives a reload. The
 // thread's switches: with tools off the model is offered none (`echo_tool_count`).
 import { expect, test, type Page } from "@playwright/test";
+import { KEYED_MODEL_KEY, KEYED_MODEL_PORT } from "../fixtures/models";
 import { answer, openHydrated, startChat, watchForTrouble } from "./helpers";
 
-const modelPort = Number(process.env.WARDEN_E2E_MODEL_PORT ?? 3999);
-const fixtureAddress = `http://127.0.0.1:${modelPort}/v1`;
+// The fixture model that answers only with its key: a key lost or garbled on the way fails here.
+const fixtureAddress = `http://127.0.0.1:${KEYED_MODEL_PORT}/v1`;
 const ENV_ENTRY = "OpenAI-compatible (environment)";
 
 /** A provider's card in Settings. */
@@ -35,7 +36,7 @@ async function addProvider(page: Page, name: string, key: string, model: string)
 
 test("a provider added in Settings is tested, picked for a thread, answers it, and stays picked", async ({ page }) => {
   const trouble = watchForTrouble(page);
-  const key = "sk-e2e-provider-secret-4242";
+  const key = KEYED_MODEL_KEY;
   await openHydrated(page, "/settings");
   await expect(page.getByRole("heading", { name: "Model providers" })).toBeVisible();
 
@@ -66,6 +67,14 @@ test("a provider added in Settings is tested, picked for a thread, answers it, a
   await address.fill(fixtureAddress);
   await keyField.fill(key);
   await form.getByRole("textbox", { name: "Default model" }).fill("e2e-distinct-model");
+
+  // A wrong key is refused by the provider, and the test says so.
+  await keyField.fill(`${key}-wrong`);
+  await form.getByRole("button", { name: "Test connection" }).click();
+  await expect(form.getByRole("alert", { name: "Connection test result" })).toContainText(
+    "The model server answered 401 Unauthorized: Incorrect API key provided.",
+  );
+  await keyField.fill(key);
 
   // Tested as entered, before it is saved: the fixture lists its model.
   await form.getByRole("button", { name: "Test connection" }).click();
@@ -121,7 +130,7 @@ test("a provider added in Settings is tested, picked for a thread, answers it, a
 });
 
 test("a thread started from the welcome page with a provider picked is answered by it", async ({ page }) => {
-  await addProvider(page, "Welcome provider", "sk-e2e-welcome-key-1111", "welcome-model");
+  await addProvider(page, "Welcome provider", KEYED_MODEL_KEY, "welcome-model");
   await openHydrated(page, "/");
   await modelPicker(page).selectOption({ label: "Welcome provider · welcome-model" });
   const box = page.getByRole("textbox", { name: "Your prompt" });
@@ -163,15 +172,15 @@ test("with tools switched off the model is offered none, and the switches surviv
 });
 
 test("a provider is edited, keeps its key only for its own address, and is removed after confirmation", async ({ page }) => {
-  await addProvider(page, "Disposable", "sk-e2e-disposable-9999", "throwaway-model");
+  await addProvider(page, "Disposable", KEYED_MODEL_KEY, "throwaway-model");
   const card = providerCard(page, "Disposable");
   await card.getByRole("button", { name: "Edit" }).click();
   const form = page.getByRole("form", { name: "Edit Disposable" });
   // Only the masked key is ever put in the field.
-  await expect(form.getByLabel("API key")).toHaveValue("••••9999");
+  await expect(form.getByLabel("API key")).toHaveValue("••••4242");
 
   // Pointed elsewhere with the stored key: refused with what to do.
-  await form.getByRole("textbox", { name: "Address" }).fill(`http://localhost:${modelPort}/v1`);
+  await form.getByRole("textbox", { name: "Address" }).fill(`http://localhost:${KEYED_MODEL_PORT}/v1`);
   await form.getByRole("button", { name: "Save" }).click();
   await expect(form.getByRole("alert")).toContainText("enter the key again");
 
@@ -181,7 +190,12 @@ test("a provider is edited, keeps its key only for its own address, and is remov
   await form.getByRole("button", { name: "Save" }).click();
   await expect(form).toHaveCount(0);
   await expect(providerCard(page, "Disposable")).toContainText("renamed-model");
-  await expect(providerCard(page, "Disposable")).toContainText("••••9999");
+  await expect(providerCard(page, "Disposable")).toContainText("••••4242");
+  // The key kept is the real one: the fixture, which answers only with it, is reached.
+  await providerCard(page, "Disposable").getByRole("button", { name: "Test connection" }).click();
+  await expect(providerCard(page, "Disposable").getByRole("region", { name: "Connection test of Disposable" })).toContainText(
+    "Connection works.",
+  );
 
   await providerCard(page, "Disposable").getByRole("button", { name: "Remove" }).click();
   const confirm = page.getByRole("group", { name: "Confirm removal" });

@@ -327,6 +327,11 @@ impl Engine {
         self.rt.handles.store.approvals(status, 500).await
     }
 
+    /// How many approvals have `status`: a count, with no rows read.
+    pub async fn count_approvals(&self, status: ApprovalStatus) -> Result<u64> {
+        self.rt.handles.store.count_approvals(status).await
+    }
+
     /// Every approval of any run as it is requested (pending) and as it is settled (by a person,
     /// a rule, a timeout or a stop), from now on: the inbox's live feed. Lossy for a listener that
     /// lags; it should list again then.

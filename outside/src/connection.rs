@@ -58,10 +58,6 @@ impl Connection {
         Self { hub, client_id, signal }
     }
 
-    pub fn client_id(&self) -> &str {
-        &self.client_id
-    }
-
     /// The decisions not sent to the client yet, as frames: the first page of at most 500 (see
     /// [`Connection::missed_pages`] for all of them). Follow each one sent with
     /// [`Connection::delivered`].

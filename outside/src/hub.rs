@@ -286,6 +286,11 @@ impl OutsideHub {
     }
 
     /// Requests for the inbox, newest first.
+    /// How many requests have `status`: a count, with no rows read.
+    pub async fn count(&self, status: RequestStatus) -> Result<u64> {
+        self.inner.store.count(status).await
+    }
+
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
         self.inner.store.list(query).await
     }
@@ -427,15 +432,11 @@ impl OutsideHub {
 fn new_token() -> Result<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| Error::Internal(format!("no randomness for a token: {e}")))?;
-    Ok(format!("wo_{}", hex(&bytes)))
+    Ok(format!("wo_{}", hex::encode(bytes)))
 }
 
 /// The stored form of a token. Tokens are 256 random bits, so a plain SHA-256 is enough: there is
 /// nothing to guess from it.
 fn token_hash(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(token.as_bytes()))
 }

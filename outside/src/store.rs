@@ -318,6 +318,15 @@ impl Store {
     }
 
     /// Requests as the inbox lists them, newest first.
+    /// How many requests have `status` (all of them, not a page).
+    pub async fn count(&self, status: RequestStatus) -> Result<u64> {
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outside_requests WHERE status = ?")
+            .bind(status.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let rows = sqlx::query(concat!(

@@ -287,3 +287,19 @@ async fn extending_a_request_moves_its_deadline_later() {
     assert!(after > before, "{after} > {before}");
     assert_eq!(hub.request(&id).await.unwrap().risk, Some(RiskLevel::High));
 }
+
+#[tokio::test]
+async fn the_pending_count_counts_every_waiting_request_not_a_page_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = open(&dir).await;
+    let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap();
+    let mut first = None;
+    for n in 0..503 {
+        let id = ack_id(hub.submit(&client.client.id, evaluation(&format!("c{n}"), "ls", "high")).await.unwrap());
+        first.get_or_insert(id);
+    }
+    assert_eq!(hub.count(RequestStatus::Pending).await.unwrap(), 503, "more than a listed page");
+    hub.decide(&first.unwrap(), approve()).await.unwrap();
+    assert_eq!(hub.count(RequestStatus::Pending).await.unwrap(), 502);
+    assert_eq!(hub.count(RequestStatus::Approved).await.unwrap(), 1);
+}

@@ -398,11 +398,16 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
         ),
         (
             fns::StartChat::PATH,
-            form(&[("prompt", "hi"), ("provider_id", "nope"), ("model", "m")]),
+            form(&[("prompt", "hi"), ("choice[provider_id]", "nope"), ("choice[model]", "m")]),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
-        (fns::StartChat::PATH, form(&[("prompt", "hi"), ("model", "m")]), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (
+            fns::StartChat::PATH,
+            form(&[("prompt", "hi"), ("choice[model]", "m")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+        ),
     ];
     for (path, body, status, expected) in cases {
         let (s, answer) = app.call(path, body).await;

@@ -29,9 +29,9 @@ pub fn WelcomePage() -> impl IntoView {
         busy.set(true);
         error.set(None);
         let navigate = navigate.clone();
-        let (provider_id, model) = choice.get_untracked().map(|c| (c.provider_id, c.model)).unzip();
+        let choice = choice.get_untracked();
         spawn_local(async move {
-            match start_chat(prompt, provider_id, model).await {
+            match start_chat(prompt, choice).await {
                 Ok(chat) => {
                     threads_changed.notify();
                     navigate(&format!("/chat/{}", chat.thread_id), Default::default());

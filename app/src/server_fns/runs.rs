@@ -6,21 +6,15 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::model::{NewChat, RunStarted};
 
-/// Creates a thread and sends its first message, to the model chosen on the welcome page (both
-/// `provider_id` and `model`; neither: the default).
+/// Creates a thread and sends its first message, to the model chosen on the welcome page (`None`:
+/// the default).
 #[server]
 pub async fn start_chat(
     prompt: String,
-    provider_id: Option<String>,
-    model: Option<String>,
+    choice: Option<warden_types::provider::ModelChoice>,
 ) -> Result<NewChat, AppError> {
     // Checked before the thread is made, so a refused prompt or choice leaves no empty thread behind.
     let prompt = warden_engine::input::message(&prompt)?;
-    let choice = match (provider_id, model) {
-        (Some(provider_id), Some(model)) => Some(warden_types::provider::ModelChoice { provider_id, model }),
-        (None, None) => None,
-        _ => return Err(AppError::Invalid("choose both a provider and a model, or neither".into()).answer()),
-    };
     let engine = super::engine()?;
     if let Some(choice) = &choice {
         engine.check_model_choice(choice)?;

@@ -4,11 +4,10 @@
 
 use async_trait::async_trait;
 use eventsource_stream::Event;
-use reqwest::header::HeaderValue;
 use tokio_util::sync::CancellationToken;
 
 use super::anthropic_wire::{self, EventDecoder, MessagesRequest};
-use super::http::Endpoint;
+use super::http::{Endpoint, KeyHeader};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
@@ -28,8 +27,6 @@ pub type AnthropicConfig = super::api_config::ApiConfig;
 pub struct Anthropic {
     config: AnthropicConfig,
     endpoint: Endpoint,
-    /// `x-api-key`, marked sensitive so the HTTP stack never prints it.
-    key_header: Option<HeaderValue>,
 }
 
 impl Anthropic {
@@ -38,19 +35,15 @@ impl Anthropic {
             return Err(ProviderError::NotConfigured);
         }
         let url = messages_url(&config.base_url);
-        let endpoint =
-            Endpoint::new(&url, config.connect_timeout, config.api_key.clone(), anthropic_wire::error_message)?;
-        let key_header = match endpoint.secret() {
-            Some(key) => {
-                let mut value = HeaderValue::from_str(key).map_err(|_| {
-                    ProviderError::Connect("the API key has characters an HTTP header cannot carry".to_string())
-                })?;
-                value.set_sensitive(true);
-                Some(value)
-            }
-            None => None,
-        };
-        Ok(Self { config, endpoint, key_header })
+        let key = config.api_key.clone();
+        let endpoint = Endpoint::new(
+            &url,
+            config.connect_timeout,
+            key,
+            KeyHeader::Named("x-api-key"),
+            anthropic_wire::error_message,
+        )?;
+        Ok(Self { config, endpoint })
     }
 
     pub fn config(&self) -> &AnthropicConfig {
@@ -85,12 +78,7 @@ impl Anthropic {
     }
 
     fn post(&self, body: &MessagesRequest<'_>) -> reqwest::RequestBuilder {
-        let request =
-            self.endpoint.client.post(self.endpoint.url.clone()).header("anthropic-version", API_VERSION).json(body);
-        match &self.key_header {
-            Some(key) => request.header("x-api-key", key.clone()),
-            None => request,
-        }
+        self.endpoint.post(self.endpoint.url.clone()).header("anthropic-version", API_VERSION).json(body)
     }
 }
 
@@ -126,11 +114,10 @@ impl Provider for Anthropic {
 
     /// `GET {base}/v1/models` (first page, up to 1,000), which has the OpenAI list's shape.
     async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
-        let url = self.endpoint.url.as_str().replacen("/v1/messages", "/v1/models?limit=1000", 1);
-        let mut request = self.endpoint.client.get(url).header("anthropic-version", API_VERSION);
-        if let Some(key) = &self.key_header {
-            request = request.header("x-api-key", key.clone());
-        }
+        let mut url = self.endpoint.url.clone();
+        url.set_path(&url.path().replacen("/v1/messages", "/v1/models", 1));
+        url.set_query(Some("limit=1000"));
+        let request = self.endpoint.get(url).header("anthropic-version", API_VERSION);
         let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
         super::openai_wire::model_ids(&text)
     }

@@ -9,7 +9,7 @@ use eventsource_stream::Event;
 use tokio_util::sync::CancellationToken;
 
 use super::gemini_wire::{self, ChunkReader, GenerateRequest};
-use super::http::Endpoint;
+use super::http::{Endpoint, KeyHeader};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
 use crate::message::Message;
@@ -43,6 +43,7 @@ impl Gemini {
             &format!("{stream_url}?alt=sse"),
             config.connect_timeout,
             config.api_key.clone(),
+            KeyHeader::Named("x-goog-api-key"),
             gemini_wire::error_message,
         )?
         .with_error_status(gemini_wire::error_status);
@@ -54,11 +55,7 @@ impl Gemini {
     }
 
     fn post(&self, url: reqwest::Url, body: &GenerateRequest<'_>) -> reqwest::RequestBuilder {
-        let request = self.endpoint.client.post(url).json(body);
-        match self.endpoint.secret() {
-            Some(key) => request.header("x-goog-api-key", key),
-            None => request,
-        }
+        self.endpoint.post(url).json(body)
     }
 }
 
@@ -69,10 +66,7 @@ fn method_url(base_url: &str, model: &str, method: &str) -> Result<reqwest::Url,
         "" => DEFAULT_BASE_URL,
         given => given,
     };
-    let mut url = reqwest::Url::parse(base).map_err(|_| invalid())?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid());
-    }
+    let mut url = super::http::http_url(base).ok_or_else(invalid)?;
     let versioned = url
         .path_segments()
         .and_then(|mut s| s.next_back())
@@ -112,10 +106,7 @@ impl Provider for Gemini {
         let mut url = self.generate_url.clone();
         url.path_segments_mut().map_err(|_| ProviderError::NotConfigured)?.pop();
         url.set_query(Some("pageSize=1000"));
-        let mut request = self.endpoint.client.get(url);
-        if let Some(key) = self.endpoint.secret() {
-            request = request.header("x-goog-api-key", key);
-        }
+        let request = self.endpoint.get(url);
         let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
         gemini_wire::model_names(&text)
     }

@@ -4,7 +4,18 @@
 
 use std::time::Duration;
 
+use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
+
 use super::ProviderError;
+
+/// How an API takes its key.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum KeyHeader {
+    /// `Authorization: Bearer <key>` (OpenAI-compatible).
+    Bearer,
+    /// The key alone in a header of its own (`x-api-key`, `x-goog-api-key`).
+    Named(&'static str),
+}
 
 /// An error body is read this far (its message is near the start).
 pub(super) const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -15,8 +26,10 @@ pub(super) const MAX_COMPLETION_BODY: usize = 1024 * 1024;
 #[derive(Clone)]
 pub(super) struct Endpoint {
     pub url: reqwest::Url,
-    pub client: reqwest::Client,
+    client: reqwest::Client,
     secret: Option<String>,
+    /// The header that carries the key, made once and marked sensitive.
+    key_header: Option<(HeaderName, HeaderValue)>,
     /// Finds the human message in an error body (each API nests it differently).
     error_message: fn(&str) -> Option<String>,
     /// The status an error stands for, from the HTTP status and the body: some APIs say more in the
@@ -35,25 +48,42 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    /// `url` must be http(s). `secret` (the API key) is redacted from any error text.
+    /// `url` must be http(s). `secret` (the API key) goes in every request as `key_header` says and
+    /// is redacted from any error text.
     pub fn new(
         url: &str,
         connect_timeout: Duration,
         secret: Option<String>,
+        key_header: KeyHeader,
         error_message: fn(&str) -> Option<String>,
     ) -> Result<Self, ProviderError> {
         let invalid = || ProviderError::Connect("the model server address is not a valid http(s) URL".to_string());
-        let url = reqwest::Url::parse(url).map_err(|_| invalid())?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(invalid());
-        }
+        let url = http_url(url).ok_or_else(invalid)?;
         crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
             .build()
             .map_err(|e| ProviderError::Connect(format!("cannot set up the HTTP client ({})", innermost(&e))))?;
         let secret = secret.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-        Ok(Self { url, client, secret, error_message, error_status: |status, _| status })
+        let key_header = secret.as_deref().map(|key| header_for(key_header, key)).transpose()?;
+        Ok(Self { url, client, secret, key_header, error_message, error_status: |status, _| status })
+    }
+
+    /// A POST to `url` carrying the key.
+    pub fn post(&self, url: reqwest::Url) -> reqwest::RequestBuilder {
+        self.with_key(self.client.post(url))
+    }
+
+    /// A GET of `url` carrying the key.
+    pub fn get(&self, url: reqwest::Url) -> reqwest::RequestBuilder {
+        self.with_key(self.client.get(url))
+    }
+
+    fn with_key(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.key_header {
+            Some((name, value)) => request.header(name.clone(), value.clone()),
+            None => request,
+        }
     }
 
     /// Reads the status an error stands for from its body (see `error_status`).
@@ -156,6 +186,23 @@ pub(super) async fn read_capped(mut response: reqwest::Response, max: usize) -> 
         body.extend_from_slice(&chunk);
     }
     Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// `text` as a URL if it is one with the http or https scheme.
+pub(crate) fn http_url(text: &str) -> Option<reqwest::Url> {
+    reqwest::Url::parse(text).ok().filter(|url| matches!(url.scheme(), "http" | "https"))
+}
+
+/// The key's header, sensitive (left out of debug output and never compressed by HTTP/2).
+fn header_for(kind: KeyHeader, key: &str) -> Result<(HeaderName, HeaderValue), ProviderError> {
+    let (name, text) = match kind {
+        KeyHeader::Bearer => (AUTHORIZATION, format!("Bearer {key}")),
+        KeyHeader::Named(name) => (HeaderName::from_static(name), key.to_string()),
+    };
+    let mut value = HeaderValue::from_str(&text)
+        .map_err(|_| ProviderError::Connect("the API key has characters an HTTP header cannot carry".to_string()))?;
+    value.set_sensitive(true);
+    Ok((name, value))
 }
 
 /// The most specific cause in an error chain, e.g. "Connection refused (os error 111)".

@@ -29,6 +29,7 @@ pub use anthropic::{Anthropic, AnthropicConfig};
 pub use api_config::{ApiConfig, DEFAULT_MAX_EVENT_BYTES};
 pub use errors::ProviderError;
 pub use gemini::{Gemini, GeminiConfig};
+pub(crate) use http::http_url;
 pub use openai::{OpenAiCompatible, OpenAiConfig};
 pub use retrying::{with_retries, RetryPolicy, Retrying};
 pub use text_tool_calls::{with_text_tool_calls, TextToolCalls};

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use eventsource_stream::Event;
 use tokio_util::sync::CancellationToken;
 
-use super::http::Endpoint;
+use super::http::{Endpoint, KeyHeader};
 use super::openai_wire::{self, ChatRequest};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
@@ -30,7 +30,8 @@ impl OpenAiCompatible {
             return Err(ProviderError::NotConfigured);
         }
         let url = format!("{}/chat/completions", config.base_url.trim().trim_end_matches('/'));
-        let endpoint = Endpoint::new(&url, config.connect_timeout, config.api_key.clone(), openai_wire::error_message)?;
+        let key = config.api_key.clone();
+        let endpoint = Endpoint::new(&url, config.connect_timeout, key, KeyHeader::Bearer, openai_wire::error_message)?;
         Ok(Self { config, endpoint })
     }
 
@@ -39,11 +40,7 @@ impl OpenAiCompatible {
     }
 
     fn post(&self, body: &ChatRequest<'_>) -> reqwest::RequestBuilder {
-        let request = self.endpoint.client.post(self.endpoint.url.clone()).json(body);
-        match self.endpoint.secret() {
-            Some(key) => request.bearer_auth(key),
-            None => request,
-        }
+        self.endpoint.post(self.endpoint.url.clone()).json(body)
     }
 }
 
@@ -89,11 +86,9 @@ impl Provider for OpenAiCompatible {
 
     /// `GET {base_url}/models`.
     async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
-        let url = format!("{}/models", self.config.base_url.trim().trim_end_matches('/'));
-        let mut request = self.endpoint.client.get(url);
-        if let Some(key) = self.endpoint.secret() {
-            request = request.bearer_auth(key);
-        }
+        let mut url = self.endpoint.url.clone();
+        url.set_path(&url.path().replacen("/chat/completions", "/models", 1));
+        let request = self.endpoint.get(url);
         let text = self.endpoint.request_text(request, self.config.request_timeout).await?;
         openai_wire::model_ids(&text)
     }

@@ -128,6 +128,15 @@ impl Store {
         rows.iter().map(approval_from_row).collect()
     }
 
+    /// How many approvals have `status` (all of them, not a page).
+    pub async fn count_approvals(&self, status: ApprovalStatus) -> Result<u64> {
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM approvals WHERE status = ?")
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
     /// Decided approvals for the audit log, newest decision first: those decided before `before`
     /// (`decided_at`, `id`), with `status` and decided by `by` when given.
     pub async fn decided_approvals(

@@ -9,6 +9,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::sign_in_page::{self, Reason};
 use super::Access;
 use crate::api::ApiError;
@@ -88,21 +89,6 @@ fn origin_allowed(access: &Access, headers: &HeaderMap) -> bool {
     }
 }
 
-/// `Some(Ok(token))` for `Authorization: Bearer <token>`, `Some(Err)` for another or malformed
-/// `Authorization`, `None` without one.
-fn bearer(headers: &HeaderMap) -> Option<Result<&str, ()>> {
-    let value = headers.get(header::AUTHORIZATION)?;
-    let Ok(text) = value.to_str() else { return Some(Err(())) };
-    Some(match text.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => Ok(token.trim()),
-        _ => Err(()),
-    })
-}
-
-fn query_token(query: Option<&str>) -> Option<String> {
-    form_urlencoded::parse(query?.as_bytes()).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned())
-}
-
 /// Right token: set the session cookie and send the browser to the same page without the token
 /// (303, so the token leaves the address bar and history). Wrong: the sign-in page, nothing set.
 fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
@@ -137,10 +123,4 @@ fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
 fn cross_origin() -> Response {
     ApiError::new(StatusCode::FORBIDDEN, "cross_origin", "cross-origin requests may not change anything")
         .into_response()
-}
-
-fn unauthorized_api(message: &str) -> Response {
-    let mut response = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
-    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    response
 }

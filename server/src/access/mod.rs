@@ -4,6 +4,7 @@
 //! check an allowed origin on every method and then a client token of their own
 //! (`crate::api::outside`). `middleware::guard` applies it all.
 
+pub mod credentials;
 pub mod host;
 pub mod middleware;
 pub mod session;

@@ -13,7 +13,7 @@ use futures::{Stream, StreamExt};
 use tokio::sync::broadcast::{self, error::RecvError};
 use warden_app::inbox::kind_label;
 use warden_engine::Engine;
-use warden_outside::{InboxEvent, OutsideHub, RequestQuery, RequestStatus};
+use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
 use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::inbox::{ApprovalSource, Arrived, PendingCount};
 
@@ -93,11 +93,10 @@ impl Feed {
 
     /// Counts what waits now and queues the count if it changed.
     async fn count(&mut self) {
-        let chat = self.engine.list_approvals(Some(ApprovalStatus::Pending)).await;
-        let query = RequestQuery { status: Some(RequestStatus::Pending), client_id: None, limit: Some(500) };
-        let outside = self.hub.list(&query).await;
+        let chat = self.engine.count_approvals(ApprovalStatus::Pending).await;
+        let outside = self.hub.count(RequestStatus::Pending).await;
         let count = match (chat, outside) {
-            (Ok(chat), Ok(outside)) => PendingCount { chat: len(chat.len()), outside: len(outside.len()) },
+            (Ok(chat), Ok(outside)) => PendingCount { chat: saturate(chat), outside: saturate(outside) },
             (Err(error), _) => {
                 tracing::error!(%error, "could not count the pending approvals");
                 return;
@@ -121,6 +120,6 @@ impl Feed {
     }
 }
 
-fn len(n: usize) -> u32 {
+fn saturate(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }

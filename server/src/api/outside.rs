@@ -10,7 +10,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
@@ -20,6 +20,7 @@ use warden_outside::{Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Po
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
+use crate::access::credentials::{bearer, query_token, unauthorized};
 
 /// The WebSocket's path.
 pub const SOCKET_PATH: &str = "/ws/approvals";
@@ -62,23 +63,14 @@ where
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let query_token =
-            parts.uri.query().is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("token")));
-        if query_token {
+        if query_token(parts.uri.query()).is_some() {
             return Err(ApiError::bad_request(
                 "token_in_query",
                 "send the client token as `Authorization: Bearer <token>`, never in the address",
             )
             .into_response());
         }
-        let token = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim());
-        let Some(token) = token else {
+        let Some(Ok(token)) = bearer(&parts.headers) else {
             return Err(unauthorized("send the client token as `Authorization: Bearer <token>`"));
         };
         match OutsideHub::from_ref(state).authenticate(token).await {
@@ -89,12 +81,6 @@ where
             Err(other) => Err(ApiError::from(other).into_response()),
         }
     }
-}
-
-fn unauthorized(message: &str) -> Response {
-    let mut response = ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
-    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-    response
 }
 
 /// An answer to a client: 200 with the decision frame, or 202 with the ack (still pending).
