@@ -16,6 +16,7 @@ pub mod model;
 pub mod routes;
 pub mod run_stream;
 pub mod server_fns;
+pub mod theme;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -29,9 +30,10 @@ use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     set_page_policy();
+    let theme = theme::current().as_str();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang="en" data-theme=theme>
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>

@@ -54,6 +54,8 @@ pub struct LiveRun {
     pub progress: RwSignal<HashMap<String, CallProgress>>,
     /// The provider and model the run was started with.
     pub model: RwSignal<Option<ModelChoice>>,
+    /// The run's approvals waiting for a decision, by id: while any waits, the run is not "calling" anything.
+    pub waiting: RwSignal<std::collections::HashSet<String>>,
 }
 
 impl LiveRun {
@@ -64,6 +66,7 @@ impl LiveRun {
             step: RwSignal::new(None),
             progress: RwSignal::new(HashMap::new()),
             model: RwSignal::new(None),
+            waiting: RwSignal::new(Default::default()),
         }
     }
 
@@ -71,6 +74,7 @@ impl LiveRun {
         self.run_id.set(Some(run_id));
         self.step.set(None);
         self.model.set(None);
+        self.waiting.set(Default::default());
     }
 
     pub fn reset(&self) {
@@ -79,6 +83,7 @@ impl LiveRun {
         self.step.set(None);
         self.progress.set(HashMap::new());
         self.model.set(None);
+        self.waiting.set(Default::default());
     }
 
     pub fn apply(&self, event: &RunEvent) -> Follow {
@@ -87,7 +92,18 @@ impl LiveRun {
                 self.model.set(model.clone());
                 Follow::Nothing
             }
-            RunEvent::ApprovalRequest { .. } | RunEvent::ApprovalResolved { .. } => Follow::Nothing,
+            RunEvent::ApprovalRequest { approval } => {
+                self.waiting.update(|w| {
+                    w.insert(approval.id.clone());
+                });
+                Follow::Nothing
+            }
+            RunEvent::ApprovalResolved { approval_id, .. } => {
+                self.waiting.update(|w| {
+                    w.remove(approval_id);
+                });
+                Follow::Nothing
+            }
             RunEvent::Step { n, max, action } => {
                 self.step.set(Some((*n, *max, action.clone())));
                 Follow::Nothing
@@ -140,6 +156,7 @@ impl LiveRun {
                 self.run_id.set(None);
                 self.step.set(None);
                 self.progress.set(HashMap::new());
+                self.waiting.set(Default::default());
                 Follow::Finish
             }
         }

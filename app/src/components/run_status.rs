@@ -1,4 +1,5 @@
-//! While a run works: which step it is on, what it is doing, which model it was started with, and
+//! While a run works: which step it is on, what it is doing (or that it waits for the person's
+//! decision), which model it was started with, and
 //! the Stop button.
 
 use leptos::prelude::*;
@@ -14,8 +15,14 @@ pub fn RunStatusBar(
     on_stop: Callback<()>,
 ) -> impl IntoView {
     let progress = move || {
+        let waiting = live.waiting.with(|w| w.len());
         live.step.get().map(|(n, max, action)| {
-            let action = if action.is_empty() { String::new() } else { format!(": {action}") };
+            let action = match waiting {
+                0 if action.is_empty() => String::new(),
+                0 => format!(": {action}"),
+                1 => ": waiting for your decision".to_string(),
+                n => format!(": waiting for your decision on {n} calls"),
+            };
             format!("Step {n} of {max}{action}")
         })
     };

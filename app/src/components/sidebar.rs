@@ -1,10 +1,12 @@
 //! The thread sidebar: New chat, the active threads newest first, and an Archived section that
-//! loads when opened, and the links to the inbox (with its count) and the settings.
+//! loads when opened, the links to the inbox (with its count), the settings and the audit log, and
+//! the theme toggle.
 
 use leptos::prelude::*;
 
 use crate::components::inbox_link::InboxLink;
 use crate::components::thread_list::ThreadList;
+use crate::theme::ThemeToggle;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
@@ -30,6 +32,7 @@ pub fn Sidebar() -> impl IntoView {
             <InboxLink/>
             <a class="settings-link" href="/settings">"Settings"</a>
             <a class="audit-link" href="/audit">"Audit log"</a>
+            <ThemeToggle/>
         </nav>
     }
 }

@@ -69,7 +69,10 @@ impl Entry {
             detail.messages.iter().filter(|m| matches!(m.role, Role::User | Role::Assistant)).collect();
         let mut rows = Vec::with_capacity(shown.len() + detail.tool_calls.len());
         for message in &shown {
-            rows.push(Entry::Message((*message).clone()));
+            // A turn of only tool calls has no words: its calls stand without an empty bubble.
+            if message.role == Role::User || !message.content.trim().is_empty() {
+                rows.push(Entry::Message((*message).clone()));
+            }
             rows.extend(detail.tool_calls.iter().filter(|c| c.message_id == message.id).map(call));
         }
         rows.extend(detail.tool_calls.iter().filter(|c| !shown.iter().any(|m| m.id == c.message_id)).map(call));

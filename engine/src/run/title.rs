@@ -10,8 +10,15 @@ use crate::run::handles::RunHandles;
 const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
 Answer with the title only: no quotes, no punctuation at the end.";
 
+/// A title shows as plain text: Markdown's emphasis and code marks (`**`, `*`, `__`, `` ` ``, `~~`)
+/// are taken out rather than shown.
+fn without_markup(text: &str) -> String {
+    text.replace("**", "").replace("__", "").replace("~~", "").replace(['*', '`'], "")
+}
+
 /// The first words of a prompt, as a stand-in title.
 pub fn from_prompt(prompt: &str) -> String {
+    let prompt = without_markup(prompt);
     let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
     let mut title = words.join(" ");
     if title.chars().count() > 60 {
@@ -28,9 +35,8 @@ pub fn from_prompt(prompt: &str) -> String {
 
 /// Cleans what the model answered into a one-line title; `None` if nothing usable is left.
 pub fn clean(answer: &str) -> Option<String> {
-    let line = answer.lines().map(str::trim).find(|l| !l.is_empty())?;
-    let line =
-        line.trim_start_matches("Title:").trim().trim_matches(|c| matches!(c, '"' | '\'' | '*' | '#' | '`')).trim();
+    let line = without_markup(answer.lines().map(str::trim).find(|l| !l.is_empty())?);
+    let line = line.trim_start_matches("Title:").trim().trim_matches(|c| matches!(c, '"' | '\'' | '#')).trim();
     let line = line.trim_end_matches(['.', '!', ':']).trim();
     if line.is_empty() {
         return None;
@@ -90,5 +96,13 @@ mod tests {
         assert_eq!(clean("\"Greeting the World.\"\nmore"), Some("Greeting the World".into()));
         assert_eq!(clean("Title: Rust tips"), Some("Rust tips".into()));
         assert_eq!(clean("  \n "), None);
+    }
+
+    #[test]
+    fn markdown_marks_are_taken_out_of_titles() {
+        assert_eq!(clean("## Hello **there** and `code`"), Some("Hello there and code".into()));
+        assert_eq!(clean("**Title:** __Bold__ ~~old~~ plan"), Some("Bold old plan".into()));
+        assert_eq!(from_prompt("Say hello **there**"), "Say hello there");
+        assert_eq!(clean("***"), None);
     }
 }

@@ -1,0 +1,105 @@
+// Issue 14 in the browser: the theme (the system's by default, light or dark by the sidebar's toggle,
+// remembered and already in what the server renders), axe-core finding no serious or critical
+// violation on every page in both themes (with an approval card waiting on the chat page), a turn of
+// only tool calls without an empty bubble, the status line saying the run waits for a decision, a
+// bordered Markdown table, and a phone-sized page that is not wider than the phone.
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
+
+/** The serious and critical violations axe finds on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+function themeToggle(page: Page) {
+  return page.getByRole("button", { name: /^Theme: / });
+}
+
+/** Sets the theme with the toggle (system → light → dark → system). */
+async function chooseTheme(page: Page, theme: "system" | "light" | "dark"): Promise<void> {
+  for (let i = 0; i < 3 && (await themeToggle(page).textContent()) !== `Theme: ${theme}`; i++) {
+    await themeToggle(page).click();
+  }
+  await expect(themeToggle(page)).toHaveText(`Theme: ${theme}`);
+  await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+}
+
+test("the theme toggle goes light and dark, is remembered, and the server renders it", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "light" });
+  await openHydrated(page, "/settings");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "system");
+  const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  const lightBackground = await background();
+
+  await chooseTheme(page, "dark");
+  const darkBackground = await background();
+  expect(darkBackground).not.toBe(lightBackground);
+
+  // Remembered: the next page comes from the server already dark.
+  const html = await (await page.request.get("/settings")).text();
+  expect(html).toMatch(/<html[^>]*data-theme="dark"/);
+  await openHydrated(page, "/");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expect(themeToggle(page)).toHaveText("Theme: dark");
+  expect(await background()).toBe(darkBackground);
+
+  // Back to the system's: it follows the system again (dark here).
+  await chooseTheme(page, "system");
+  await page.emulateMedia({ colorScheme: "dark" });
+  expect(await background()).toBe(darkBackground);
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(await background()).toBe(lightBackground);
+});
+
+test("no page has a serious or critical accessibility violation, in either theme", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Please take an accessibility look");
+  const card = approvalCard(page);
+  await expect(card).toBeVisible();
+  const chatUrl = page.url();
+  // A turn of only tool calls: no empty bubble of the model's above the call.
+  await expect(page.locator(".message.assistant")).toHaveCount(0);
+  await expect(page.getByRole("status").filter({ hasText: /^Step/ })).toContainText("waiting for your decision");
+
+  const pages = ["/", chatUrl, "/settings", "/inbox", "/audit"];
+  const found: string[] = [];
+  for (const theme of ["light", "dark"] as const) {
+    await openHydrated(page, "/");
+    await chooseTheme(page, theme);
+    for (const url of pages) {
+      await openHydrated(page, url);
+      for (const violation of await seriousViolations(page)) {
+        found.push(`${theme} ${url}: ${violation}`);
+      }
+    }
+  }
+  expect(found).toEqual([]);
+
+  // Leave nothing waiting for the specs after this one; the model's table is bordered.
+  await openHydrated(page, chatUrl);
+  await approvalCard(page).getByRole("button", { name: "Deny", exact: true }).click();
+  const table = answer(page, "Theme").locator("table");
+  await expect(table).toBeVisible();
+  const cellBorder = await table.locator("td").first().evaluate((td) => getComputedStyle(td).borderTopStyle);
+  expect(cellBorder).toBe("solid");
+  await chooseTheme(page, "system");
+  expect(trouble.errors).toEqual([]);
+});
+
+test("at phone width the chat page, with an approval card being edited, is no wider than the phone", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await startChat(page, "Please take an accessibility look on a phone");
+  const card = approvalCard(page);
+  await expect(card).toBeVisible();
+  await card.getByRole("button", { name: "Edit", exact: true }).click();
+  await expect(card.getByRole("textbox").first()).toBeVisible();
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  expect(width).toBeLessThanOrEqual(390);
+  await card.getByRole("button", { name: "Cancel editing" }).click();
+  await card.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(answer(page, "Theme")).toBeVisible();
+});
