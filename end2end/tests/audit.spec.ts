@@ -106,7 +106,7 @@ test("a client registered in Settings is approved by the policy, and the audit l
  * afterAll puts the policy back). */
 async function automaticDecision(baseURL: string | undefined): Promise<void> {
   const api = await personApi(baseURL);
-  const registered = await api.post("/api/outside/clients", { data: { name: `audit export runner ${Date.now()}` } });
+  const registered = await api.post("/api/outside/clients", { data: { name: `audit policy runner ${Date.now()}` } });
   expect(registered.status()).toBe(201);
   const { token } = await registered.json();
   const policy = await (await api.get("/api/outside/policy")).json();

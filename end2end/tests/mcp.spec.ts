@@ -125,7 +125,7 @@ test("a failing server shows its error, and removing a server asks first", async
   await expect(broken.getByText("State:")).toContainText("Failed");
 
   // Export shows the configuration in the mcpServers format.
-  await page.getByRole("button", { name: "Export" }).click();
+  await page.getByRole("button", { name: "Export", exact: true }).click();
   const exported = page.getByRole("textbox", { name: /Exported configuration/ });
   await expect(exported).toHaveValue(/"mcpServers"/);
   await expect(exported).toHaveValue(/warden-no-such-server/);
