@@ -24,7 +24,7 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 use leptos_router::SsrMode;
 
-use crate::components::sidebar::Sidebar;
+use crate::components::app_layout::AppLayout;
 use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
 
 /// The HTML document around the app, rendered on the server.
@@ -96,9 +96,7 @@ pub fn App() -> impl IntoView {
         // "(3) Warden" while approvals wait.
         <Title formatter=move |text: String| inbox.title(text)/>
         <Router>
-            <div class="layout">
-                <Sidebar/>
-                <main id="main" class="main">
+            <AppLayout>
                     <Routes fallback=NotFound>
                         <Route path=path!("/") view=WelcomePage/>
                         // Rendered whole before it is sent, so an unknown thread is answered with 404.
@@ -109,8 +107,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/approvals/:id") view=crate::routes::approval::OutsideApprovalPage ssr=SsrMode::Async/>
                         <Route path=path!("/audit") view=crate::routes::audit::AuditLogPage/>
                     </Routes>
-                </main>
-            </div>
+            </AppLayout>
         </Router>
     }
 }

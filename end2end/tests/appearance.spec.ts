@@ -103,3 +103,42 @@ test("at phone width the chat page, with an approval card being edited, is no wi
   await card.getByRole("button", { name: "Deny", exact: true }).click();
   await expect(answer(page, "Theme")).toBeVisible();
 });
+
+test("at 360 px the threads are a drawer: Menu opens it, a link or Escape closes it", async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await openHydrated(page, "/");
+  const drawer = page.getByRole("navigation", { name: "Threads" });
+  const menu = page.getByRole("button", { name: "Menu" });
+  await expect(drawer).toBeHidden();
+  await expect(menu).toHaveAttribute("aria-expanded", "false");
+
+  await menu.click();
+  await expect(drawer).toBeVisible();
+  await expect(menu).toHaveAttribute("aria-expanded", "true");
+  await drawer.getByRole("link", { name: "Settings" }).click();
+  await page.waitForURL("**/settings");
+  await expect(drawer).toBeHidden();
+
+  await menu.click();
+  await expect(drawer).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > 361 && getComputedStyle(e).visibility !== "hidden")
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 8),
+  );
+  expect(wide).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+});
+
+test("while a run works, Stop stands in Send's place", async ({ page }) => {
+  await startChat(page, "Please take an accessibility look while it runs");
+  await expect(approvalCard(page)).toBeVisible();
+  const composer = page.locator("form.composer");
+  await expect(composer.getByRole("button", { name: "Send" })).toHaveCount(0);
+  await composer.getByRole("button", { name: "Stop" }).click();
+  await expect(composer.getByRole("button", { name: "Send" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+});

@@ -1,5 +1,6 @@
-//! The message box: Enter sends, Shift+Enter starts a new line. Used by the welcome page and the chat,
-//! which put their controls (the model picker, the thread's switches) next to the Send button.
+//! The message box: Enter sends, Shift+Enter starts a new line; it grows with its text (CSS). Used by
+//! the welcome page and the chat, which put their controls (the model picker, the thread's switches)
+//! next to the Send button. While the chat's run works, Stop takes Send's place.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -13,6 +14,9 @@ pub fn Composer(
     busy: Signal<bool>,
     #[prop(into)] label: String,
     #[prop(optional, into)] placeholder: String,
+    /// Stops the run in progress: given, a Stop button stands in Send's place while `busy`.
+    #[prop(optional)]
+    on_stop: Option<Callback<()>>,
     /// Controls shown next to the Send button.
     #[prop(optional)]
     children: Option<Children>,
@@ -53,7 +57,13 @@ pub fn Composer(
             ></textarea>
             <div class="composer-bar">
                 {children.map(|c| c())}
-                <button type="submit" class="send" disabled=move || busy.get()>"Send"</button>
+                {move || match on_stop.filter(|_| busy.get()) {
+                    Some(stop) => view! {
+                        <button type="button" class="stop" on:click=move |_| stop.run(())>"Stop"</button>
+                    }
+                    .into_any(),
+                    None => view! { <button type="submit" class="send" disabled=move || busy.get()>"Send"</button> }.into_any(),
+                }}
             </div>
         </form>
     }

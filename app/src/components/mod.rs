@@ -1,5 +1,6 @@
 //! Reusable pieces of the pages.
 
+pub mod app_layout;
 pub mod approval_card;
 pub mod audit_row;
 pub mod call_preview;

@@ -1,6 +1,6 @@
 //! While a run works: which step it is on, what it is doing (or that it waits for the person's
-//! decision), which model it was started with, and
-//! the Stop button.
+//! decision), which model it was started with (Stop is
+//! in the composer, in Send's place).
 
 use leptos::prelude::*;
 
@@ -12,7 +12,6 @@ pub fn RunStatusBar(
     /// The run's model as "<provider> · <model>", once known.
     #[prop(into)]
     model: Signal<Option<String>>,
-    on_stop: Callback<()>,
 ) -> impl IntoView {
     let progress = move || {
         let waiting = live.waiting.with(|w| w.len());
@@ -31,7 +30,6 @@ pub fn RunStatusBar(
             <div class="run-status">
                 <p role="status">{move || progress().unwrap_or_else(|| "Working…".to_string())}</p>
                 {move || model.get().map(|m| view! { <span class="run-model">"Model: " {m}</span> })}
-                <button type="button" class="stop" on:click=move |_| on_stop.run(())>"Stop"</button>
             </div>
         </Show>
     }

@@ -12,7 +12,7 @@ use crate::theme::ThemeToggle;
 pub fn Sidebar() -> impl IntoView {
     let show_archived = RwSignal::new(false);
     view! {
-        <nav class="sidebar" aria-label="Threads">
+        <nav class="sidebar" id="sidebar" aria-label="Threads">
             <a class="new-chat" href="/">"New chat"</a>
             <h2 class="visually-hidden">"Threads"</h2>
             <ThreadList archived=false/>

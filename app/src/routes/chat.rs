@@ -278,9 +278,9 @@ pub fn ChatPage() -> impl IntoView {
                 </ErrorBoundary>
             </Transition>
             <StreamingText live/>
-            <RunStatusBar live model=run_model on_stop/>
+            <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
-            <Composer on_send busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
+            <Composer on_send on_stop busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
                         // Without the list the picker is left out; the thread still uses its model.
