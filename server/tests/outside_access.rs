@@ -138,15 +138,35 @@ async fn client_routes_refuse_the_person_and_person_routes_refuse_a_client() {
             Some(json!({"security_evaluation": "high"})),
         ),
         (Method::PUT, format!("{base}/api/outside/policy"), Some(json!({"security_evaluation": "high"}))),
+        (Method::GET, format!("{base}/api/outside/policy"), None),
+        (Method::GET, format!("{base}/api/outside/executors"), None),
+        (Method::POST, format!("{base}/api/outside/executors"), Some(json!({"name": "x", "url": "ws://127.0.0.1:9/"}))),
+        (Method::GET, format!("{base}/api/outside/executors/nope"), None),
+        (Method::DELETE, format!("{base}/api/outside/executors/nope"), None),
+        (Method::PUT, format!("{base}/api/outside/executors/nope/enabled"), Some(json!({"enabled": false}))),
+        (Method::GET, format!("{base}/api/inbox/events"), None),
+        (Method::GET, format!("{base}/api/audit"), None),
+        (Method::GET, format!("{base}/api/audit.jsonl"), None),
+        (Method::GET, format!("{base}/api/audit.csv"), None),
         (Method::GET, format!("{base}/api/threads"), None),
     ];
+    // Neither a stranger (no token) nor a client's token opens any of them.
     for (method, url, body) in person_routes {
-        let mut req = http.request(method.clone(), &url).header("authorization", bearer(&token));
-        if let Some(body) = body {
-            req = req.json(&body);
+        for auth in [None, Some(bearer(&token))] {
+            let mut req = http.request(method.clone(), &url);
+            if let Some(auth) = &auth {
+                req = req.header("authorization", auth);
+            }
+            if let Some(body) = &body {
+                req = req.json(body);
+            }
+            let status = error_code(req.send().await.unwrap()).await.0;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {url} with {auth:?}");
         }
-        assert_eq!(error_code(req.send().await.unwrap()).await.0, StatusCode::UNAUTHORIZED, "{method} {url}");
     }
+    let (_, executors) =
+        common::send_json(&common::client(), Method::GET, format!("{base}/api/outside/executors"), None).await;
+    assert_eq!(executors, json!([]), "no executor was added");
     let (_, request) =
         common::send_json(&common::client(), Method::GET, format!("{base}/api/outside/requests/{request_id}"), None)
             .await;

@@ -193,6 +193,19 @@ async fn a_session_answers_only_the_client_that_opened_it() {
     let res = anonymous().delete(endpoint(&served)).bearer_auth(&other).header("mcp-session-id", &session);
     assert_eq!(res.send().await.expect("sent").status(), StatusCode::NOT_FOUND);
 
+    // A stranger with the session id and no token: 401 whatever the method.
+    for method in [Method::GET, Method::POST, Method::DELETE] {
+        let res = anonymous()
+            .request(method.clone(), endpoint(&served))
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .json(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{method}");
+    }
+
     // The owner's session was not touched by any of it.
     let res = send(&owner, Some(&session), initialized).await.expect("sent");
     assert_eq!(res.status(), StatusCode::ACCEPTED);

@@ -32,22 +32,22 @@ pub fn McpServerCard(server: McpServerStatus) -> impl IntoView {
 
     let toggle_enabled = move |_| {
         let n = name.get_value();
-        ui.run(n.clone(), "Could not switch", set_mcp_enabled(n, !enabled));
+        ui.run(n.clone(), n.clone(), "Could not switch", set_mcp_enabled(n, !enabled));
     };
     let toggle_trust = move |_| {
         let n = name.get_value();
-        ui.run(n.clone(), "Could not change the trust setting of", set_mcp_trust_read_only(n, !trust));
+        ui.run(n.clone(), n.clone(), "Could not change the trust setting of", set_mcp_trust_read_only(n, !trust));
     };
     let reconnect = move |_| {
         let n = name.get_value();
-        ui.run(n.clone(), "Could not reconnect", async move { reconnect_mcp_server(n).await.map(|_| ()) });
+        ui.run(n.clone(), n.clone(), "Could not reconnect", async move { reconnect_mcp_server(n).await.map(|_| ()) });
     };
     let edit = move |_| ui.form.set(Some(Some(config.get_value())));
     let confirming = move || ui.confirm_remove.read().as_deref() == Some(name.read_value().as_str());
     let remove = move |_| {
         ui.confirm_remove.set(None);
         let n = name.get_value();
-        ui.run(n.clone(), "Could not remove", remove_mcp_server(n));
+        ui.run(n.clone(), n.clone(), "Could not remove", remove_mcp_server(n));
     };
 
     view! {

@@ -80,7 +80,12 @@ fn PolicySelect(server: String, tool: String, current: ToolPolicy) -> impl IntoV
             return;
         };
         let (name, tool) = (server.clone(), tool.clone());
-        ui.run(server.clone(), "Could not change a tool policy on", set_mcp_tool_policy(name, tool, policy));
+        ui.run(
+            server.clone(),
+            server.clone(),
+            "Could not change a tool policy on",
+            set_mcp_tool_policy(name, tool, policy),
+        );
     };
     view! {
         <select aria-label=label disabled=move || ui.is_busy(&busy_server) on:change=on_change>

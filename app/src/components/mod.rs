@@ -31,6 +31,7 @@ pub mod provider_probe;
 pub mod providers_section;
 pub mod rules_panel;
 pub mod run_status;
+pub mod section_ui;
 pub mod sidebar;
 pub mod thread_item;
 pub mod thread_list;

@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::provider_actions::{ProbeOutcome, ProvidersUi};
+use super::provider_actions::{ProbeOutcome, ProviderProbes, ProvidersUi};
 use super::provider_probe::ProviderProbeView;
 use crate::server_fns::providers::{remove_provider, test_provider_entry};
 use warden_types::provider::ProviderEntry;
@@ -14,6 +14,7 @@ use warden_types::provider::ProviderEntry;
 #[component]
 pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
     let ui = expect_context::<ProvidersUi>();
+    let probes = expect_context::<ProviderProbes>();
     let id = StoredValue::new(entry.id.clone());
     let name = StoredValue::new(entry.name.clone());
     let heading_id = format!("provider-{}", entry.id);
@@ -41,7 +42,7 @@ pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
                 Err(e) => ProbeOutcome::Refused(e.to_string()),
             };
             let listed = matches!(&outcome, ProbeOutcome::Tested(p) if p.ok && !p.models.is_empty());
-            ui.probes.try_update(|all| all.insert(entry_id.clone(), outcome));
+            probes.0.try_update(|all| all.insert(entry_id.clone(), outcome));
             ui.busy.try_update(|b| b.retain(|s| *s != entry_id));
             // A stored entry keeps the models a test listed: show the new count.
             if listed {
@@ -49,7 +50,7 @@ pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
             }
         });
     };
-    let probe = move || ui.probes.with(|all| all.get(&*id.read_value()).cloned());
+    let probe = move || probes.0.with(|all| all.get(&*id.read_value()).cloned());
     let confirming = move || ui.confirm_remove.read().as_deref() == Some(id.read_value().as_str());
     let remove = move |_| {
         ui.confirm_remove.set(None);

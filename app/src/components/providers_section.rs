@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::error_notice::error_list;
-use super::provider_actions::ProvidersUi;
+use super::provider_actions::{ProviderProbes, ProvidersUi};
 use super::provider_card::ProviderCard;
 use super::provider_form::ProviderForm;
 use crate::server_fns::providers::list_providers;
@@ -15,6 +15,7 @@ use warden_types::provider::ProviderList;
 pub fn ProvidersSection() -> impl IntoView {
     let ui = ProvidersUi::new();
     provide_context(ui);
+    provide_context(ProviderProbes(RwSignal::new(Default::default())));
     let providers = Resource::new(move || ui.changed.get(), |_| list_providers());
     view! {
         <section aria-labelledby="providers-title">
