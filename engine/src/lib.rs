@@ -40,3 +40,8 @@ pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, ErrorKind, Result};
 pub use events::RunEventRecord;
 pub use store::new_id;
+
+/// Times as every store keeps them: RFC 3339 UTC with milliseconds, which sorts as text.
+pub mod timestamp {
+    pub use crate::store::{at, now, parse_time};
+}

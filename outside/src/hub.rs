@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 use tokio_util::sync::CancellationToken;
+use warden_engine::timestamp::parse_time;
 use warden_engine::{new_id, Database};
 
 use crate::connection::Connection;
@@ -267,11 +268,11 @@ impl OutsideHub {
             return Err(Error::AlreadyDecided(request_id.to_string()));
         }
         let by = by.as_secs().clamp(1, MAX_TIMEOUT_SECS);
-        let deadline = humantime::parse_rfc3339(&request.expires_at)
-            .map_err(|e| Error::Corrupt(format!("deadline of `{request_id}`: {e}")))?
+        let deadline = parse_time(&request.expires_at)
+            .ok_or_else(|| Error::Corrupt(format!("deadline of `{request_id}`: `{}`", request.expires_at)))?
             .max(SystemTime::now());
         let expires_at = store::at(deadline + Duration::from_secs(by));
-        let created = humantime::parse_rfc3339(&request.created_at).unwrap_or(deadline);
+        let created = parse_time(&request.created_at).unwrap_or(deadline);
         let timeout_secs =
             (deadline + Duration::from_secs(by)).duration_since(created).map(|d| d.as_secs()).unwrap_or(by);
         if !self.inner.store.extend(request_id, &expires_at, timeout_secs).await? {
@@ -395,7 +396,7 @@ impl OutsideHub {
                 tracing::error!(%error, "could not expire outside requests");
             }
             let next = match self.inner.store.next_expiry().await {
-                Ok(next) => next.and_then(|at| humantime::parse_rfc3339(&at).ok()),
+                Ok(next) => next.and_then(|at| parse_time(&at)),
                 Err(error) => {
                     tracing::error!(%error, "could not read the next outside deadline");
                     Some(SystemTime::now() + Duration::from_secs(5))

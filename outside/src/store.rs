@@ -3,7 +3,7 @@
 //! the engine shares. A request is one row per (client, client's id); deciding is one conditional
 //! UPDATE (`WHERE status = 'pending'`), so of any number of deciders exactly one wins.
 
-use std::time::SystemTime;
+pub use warden_engine::timestamp::{at, now};
 
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::SqliteRow;
@@ -378,15 +378,6 @@ fn migrator() -> Migrator {
     let mut migrator = sqlx::migrate!("./migrations");
     migrator.dangerous_set_table_name(MIGRATIONS_TABLE);
     migrator
-}
-
-/// The time now as stored: RFC 3339 UTC with milliseconds, which sorts as text.
-pub fn now() -> String {
-    at(SystemTime::now())
-}
-
-pub fn at(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
 }
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::call_arguments::tool_input;
 use super::sse_turn::Decoded;
 use super::{FinishReason, ProviderError, StreamEvent};
 use crate::message::{Block, Message, Role};
@@ -70,9 +71,6 @@ pub(super) struct WireTool<'a> {
 
 /// The image types the API takes; others are described in words.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-
-/// Under this key, arguments that were not a JSON object go back to the model (`input` must be one).
-pub(super) const RAW_ARGUMENTS_KEY: &str = "_raw_arguments";
 
 pub(super) fn wire_tools(tools: &[ToolSpec]) -> Vec<WireTool<'_>> {
     tools
@@ -182,22 +180,6 @@ fn content_block(role: WireRole, block: &Block) -> Option<ContentBlock> {
             is_error: *is_error,
         }),
         _ => None,
-    }
-}
-
-/// A call's stored arguments as the object `input` must be. Arguments the model sent as invalid JSON
-/// (kept as a string) or as a non-object go back under `RAW_ARGUMENTS_KEY`, so the model sees what it
-/// sent next to the result saying it was wrong; no arguments at all are `{}`.
-pub(super) fn tool_input(arguments: &Value) -> Value {
-    match arguments {
-        Value::Object(_) => arguments.clone(),
-        Value::Null => json!({}),
-        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ if raw.trim().is_empty() => json!({}),
-            _ => json!({ RAW_ARGUMENTS_KEY: raw }),
-        },
-        other => json!({ RAW_ARGUMENTS_KEY: other.to_string() }),
     }
 }
 
@@ -556,16 +538,6 @@ mod tests {
                 {"type": "text", "text": "[resource file:///b]"}
             ])
         );
-    }
-
-    #[test]
-    fn arguments_that_are_not_an_object_go_back_wrapped_and_never_fail_the_request() {
-        assert_eq!(tool_input(&json!({"a": 1})), json!({"a": 1}));
-        assert_eq!(tool_input(&Value::Null), json!({}));
-        assert_eq!(tool_input(&json!("")), json!({}));
-        assert_eq!(tool_input(&json!("{\"a\": 2}")), json!({"a": 2}));
-        assert_eq!(tool_input(&json!("{\"command\": \"ls")), json!({RAW_ARGUMENTS_KEY: "{\"command\": \"ls"}));
-        assert_eq!(tool_input(&json!([1, 2])), json!({RAW_ARGUMENTS_KEY: "[1,2]"}));
     }
 
     #[test]

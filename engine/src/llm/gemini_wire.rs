@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::call_arguments::tool_input;
 use super::gemini_schema;
 use super::openai_wire::tool_text;
 use super::{FinishReason, ProviderError, StreamEvent};
@@ -153,7 +154,7 @@ pub(super) fn wire_contents(messages: &[Message]) -> (Option<Content>, Vec<Conte
                         data: PartData::FunctionCall(FunctionCall {
                             id: wire_id.map(str::to_string),
                             name: name.clone(),
-                            args: args_object(arguments),
+                            args: tool_input(arguments),
                         }),
                         thought_signature: signature.map(str::to_string),
                     });
@@ -200,20 +201,6 @@ fn collect_images(name: &str, content: &[ToolContent], images: &mut Vec<Part>) {
     if found.peek().is_some() {
         images.push(Part::text(format!("Images returned by the {name} call:")));
         images.extend(found);
-    }
-}
-
-/// Arguments as the `Struct` Gemini wants. Raw text the model sent as invalid JSON goes back as a
-/// string under `raw_arguments`, so nothing is lost.
-fn args_object(arguments: &Value) -> Value {
-    match arguments {
-        Value::Object(_) => arguments.clone(),
-        Value::Null => Value::Object(Map::new()),
-        Value::String(raw) => match serde_json::from_str::<Value>(raw) {
-            Ok(parsed @ Value::Object(_)) => parsed,
-            _ => Value::Object(Map::from_iter([("raw_arguments".to_string(), arguments.clone())])),
-        },
-        other => Value::Object(Map::from_iter([("value".to_string(), other.clone())])),
     }
 }
 
@@ -575,15 +562,6 @@ mod tests {
                 {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}
             ])
         );
-    }
-
-    #[test]
-    fn arguments_always_go_out_as_an_object() {
-        assert_eq!(args_object(&json!({"a": 1})), json!({"a": 1}));
-        assert_eq!(args_object(&json!("{\"a\": 1}")), json!({"a": 1}));
-        assert_eq!(args_object(&json!("{oops")), json!({"raw_arguments": "{oops"}));
-        assert_eq!(args_object(&Value::Null), json!({}));
-        assert_eq!(args_object(&json!([1])), json!({"value": [1]}));
     }
 
     #[test]

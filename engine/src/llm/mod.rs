@@ -11,6 +11,7 @@ use crate::tools::ToolSpec;
 pub mod anthropic;
 mod anthropic_wire;
 mod api_config;
+mod call_arguments;
 mod errors;
 pub mod gemini;
 mod gemini_schema;

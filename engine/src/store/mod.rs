@@ -66,7 +66,7 @@ fn migrator() -> sqlx::migrate::Migrator {
 
 /// RFC 3339 UTC with milliseconds: sorts as text.
 pub fn now() -> String {
-    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
+    at(SystemTime::now())
 }
 
 pub fn at(t: SystemTime) -> String {
