@@ -55,40 +55,40 @@ test("the theme toggle goes light and dark, is remembered, and the server render
   expect(await background()).toBe(lightBackground);
 });
 
-test("no page has a serious or critical accessibility violation, in either theme", async ({ page }) => {
-  const trouble = watchForTrouble(page);
-  await startChat(page, "Please take an accessibility look");
-  const card = approvalCard(page);
-  await expect(card).toBeVisible();
-  const chatUrl = page.url();
-  // A turn of only tool calls: no empty bubble of the model's above the call.
-  await expect(page.locator(".message.assistant")).toHaveCount(0);
-  await expect(page.getByRole("status").filter({ hasText: /^Step/ })).toContainText("waiting for your decision");
+// Axe takes seconds a page on a slow machine: each theme is a test of its own, with room for ten pages.
+for (const theme of ["light", "dark"] as const) {
+  test(`no page has a serious or critical accessibility violation in the ${theme} theme`, async ({ page }) => {
+    test.setTimeout(180_000);
+    const trouble = watchForTrouble(page);
+    await startChat(page, `Please take an accessibility look in ${theme}`);
+    const card = approvalCard(page);
+    await expect(card).toBeVisible();
+    const chatUrl = page.url();
+    // A turn of only tool calls: no empty bubble of the model's above the call.
+    await expect(page.locator(".message.assistant")).toHaveCount(0);
+    await expect(page.getByRole("status").filter({ hasText: /^Step/ })).toContainText("waiting for your decision");
 
-  const pages = ["/", chatUrl, "/settings", "/inbox", "/audit"];
-  const found: string[] = [];
-  for (const theme of ["light", "dark"] as const) {
-    await openHydrated(page, "/");
     await chooseTheme(page, theme);
-    for (const url of pages) {
+    const found: string[] = [];
+    for (const url of ["/", chatUrl, "/settings", "/inbox", "/audit"]) {
       await openHydrated(page, url);
       for (const violation of await seriousViolations(page)) {
-        found.push(`${theme} ${url}: ${violation}`);
+        found.push(`${url}: ${violation}`);
       }
     }
-  }
-  expect(found).toEqual([]);
+    expect(found).toEqual([]);
 
-  // Leave nothing waiting for the specs after this one; the model's table is bordered.
-  await openHydrated(page, chatUrl);
-  await approvalCard(page).getByRole("button", { name: "Deny", exact: true }).click();
-  const table = answer(page, "Theme").locator("table");
-  await expect(table).toBeVisible();
-  const cellBorder = await table.locator("td").first().evaluate((td) => getComputedStyle(td).borderTopStyle);
-  expect(cellBorder).toBe("solid");
-  await chooseTheme(page, "system");
-  expect(trouble.errors).toEqual([]);
-});
+    // Leave nothing waiting for the specs after this one; the model's table is bordered.
+    await openHydrated(page, chatUrl);
+    await approvalCard(page).getByRole("button", { name: "Deny", exact: true }).click();
+    const table = answer(page, "Theme").locator("table");
+    await expect(table).toBeVisible();
+    const cellBorder = await table.locator("td").first().evaluate((td) => getComputedStyle(td).borderTopStyle);
+    expect(cellBorder).toBe("solid");
+    await chooseTheme(page, "system");
+    expect(trouble.errors).toEqual([]);
+  });
+}
 
 test("at phone width the chat page, with an approval card being edited, is no wider than the phone", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
