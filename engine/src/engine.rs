@@ -17,7 +17,7 @@ use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
 use crate::store::Store;
-use crate::thread::{Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
+use crate::thread::{SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
 use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
@@ -172,6 +172,14 @@ impl Engine {
 
     pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
         self.rt.handles.store.list_threads(&query).await
+    }
+
+    /// Threads whose title or messages hold every word of `text`, best match first (at most 50).
+    pub async fn search(&self, text: &str) -> Result<Vec<SearchHit>> {
+        if text.chars().count() > input::MAX_SEARCH_CHARS {
+            return Err(Error::Invalid(format!("a search is at most {} characters", input::MAX_SEARCH_CHARS)));
+        }
+        self.rt.handles.store.search(text, 50).await
     }
 
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {

@@ -8,6 +8,8 @@ use crate::error::{Error, Result};
 pub const MAX_MESSAGE_CHARS: usize = 200_000;
 /// The longest thread title, in characters.
 pub const MAX_TITLE_CHARS: usize = 200;
+/// The longest search, in characters.
+pub const MAX_SEARCH_CHARS: usize = 500;
 
 /// A message as it is stored: trimmed, not empty, at most [`MAX_MESSAGE_CHARS`].
 pub fn message(content: &str) -> Result<String> {

@@ -176,11 +176,11 @@ async fn thread_list_pages_newest_first_and_archive_moves_threads() {
         .unwrap();
     assert_eq!(page2.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(), ["t1", "t0"]);
 
-    h.engine.update_thread(&ids[0], ThreadPatch { archived: Some(true), title: None }).await.unwrap();
+    h.engine.update_thread(&ids[0], ThreadPatch { archived: Some(true), ..Default::default() }).await.unwrap();
     let archived = h.engine.list_threads(ThreadQuery { archived: true, ..Default::default() }).await.unwrap();
     assert_eq!(archived.len(), 1);
     assert!(matches!(
-        h.engine.update_thread(&ids[1], ThreadPatch { title: Some("  ".into()), archived: None }).await,
+        h.engine.update_thread(&ids[1], ThreadPatch { title: Some("  ".into()), ..Default::default() }).await,
         Err(Error::Invalid(_))
     ));
     h.engine.delete_thread(&ids[2]).await.unwrap();

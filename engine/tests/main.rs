@@ -11,6 +11,7 @@ mod approval_binding;
 mod approvals;
 mod bounds;
 mod chat;
+mod find_and_keep;
 mod gemini_provider;
 mod local_model;
 mod long_results;

@@ -13,9 +13,15 @@ pub struct Thread {
     pub id: String,
     pub title: String,
     pub archived: bool,
+    /// Listed above the others in the sidebar.
+    #[serde(default)]
+    pub pinned: bool,
     /// RFC 3339 UTC timestamps.
     pub created_at: String,
     pub updated_at: String,
+    /// Approvals of this thread waiting for a decision (the sidebar's badge).
+    #[serde(default)]
+    pub pending_approvals: u32,
 }
 
 /// A change to a thread; absent fields stay as they are.
@@ -24,6 +30,7 @@ pub struct Thread {
 pub struct ThreadPatch {
     pub title: Option<String>,
     pub archived: Option<bool>,
+    pub pinned: Option<bool>,
 }
 
 /// Which threads to list: one page, newest first.
@@ -33,12 +40,31 @@ pub struct ThreadQuery {
     /// Cursor: only threads last updated before this `(updated_at, id)`.
     pub before: Option<(String, String)>,
     pub limit: u32,
+    /// Only pinned threads (`Some(true)`), only the others (`Some(false)`), or both.
+    #[serde(default)]
+    pub pinned: Option<bool>,
 }
 
 impl Default for ThreadQuery {
     fn default() -> Self {
-        Self { archived: false, before: None, limit: 50 }
+        Self { archived: false, before: None, limit: 50, pinned: None }
     }
+}
+
+/// One thread a search found: where it matched best, with the matching words marked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub thread: Thread,
+    /// The message that matched (`None`: the title).
+    pub message_id: Option<String>,
+    /// The text around the match, in pieces; `hit` pieces are the words searched for.
+    pub snippet: Vec<SnippetPiece>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnippetPiece {
+    pub text: String,
+    pub hit: bool,
 }
 
 /// A thread's switches, set from the composer: whether the model is offered tools at all, whether

@@ -41,14 +41,14 @@ pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
 #[server]
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
     let engine = super::engine()?;
-    let patch = warden_types::thread::ThreadPatch { title: Some(title), archived: None };
+    let patch = warden_types::thread::ThreadPatch { title: Some(title), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server]
 pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
-    let patch = warden_types::thread::ThreadPatch { title: None, archived: Some(archived) };
+    let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 

@@ -9,6 +9,7 @@ mod providers;
 mod result_summaries;
 mod rules;
 mod runs;
+mod search;
 mod threads;
 mod tool_calls;
 

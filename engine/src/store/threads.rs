@@ -16,17 +16,21 @@ enum TitleSource {
     User,
 }
 
-fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
+pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
     Ok(Thread {
         id: r.try_get("id")?,
         title: r.try_get("title")?,
         archived: r.try_get::<i64, _>("archived")? != 0,
+        pinned: r.try_get::<i64, _>("pinned")? != 0,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
+        pending_approvals: u32::try_from(r.try_get::<i64, _>("pending_approvals")?).unwrap_or(u32::MAX),
     })
 }
 
-const COLUMNS: &str = "id, title, archived, created_at, updated_at";
+/// A thread's columns, with how many of its approvals wait (for the sidebar's badge).
+pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, \
+     (SELECT COUNT(*) FROM approvals a WHERE a.thread_id = threads.id AND a.status = 'pending') AS pending_approvals";
 
 impl Store {
     pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {
@@ -46,7 +50,15 @@ impl Store {
         .bind(&ts)
         .execute(&self.pool)
         .await?;
-        Ok(Thread { id, title, archived: false, created_at: ts.clone(), updated_at: ts })
+        Ok(Thread {
+            id,
+            title,
+            archived: false,
+            pinned: false,
+            created_at: ts.clone(),
+            updated_at: ts,
+            pending_approvals: 0,
+        })
     }
 
     pub async fn thread(&self, id: &str) -> Result<Thread> {
@@ -60,29 +72,22 @@ impl Store {
 
     pub async fn list_threads(&self, q: &ThreadQuery) -> Result<Vec<Thread>> {
         let limit = q.limit.clamp(1, 500) as i64;
-        let rows = match &q.before {
-            Some((updated_at, id)) => {
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "SELECT {COLUMNS} FROM threads WHERE archived = ? AND (updated_at, id) < (?, ?) \
-                     ORDER BY updated_at DESC, id DESC LIMIT ?"
-                )))
-                .bind(q.archived as i64)
-                .bind(updated_at)
-                .bind(id)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?
-            }
-            None => {
-                sqlx::query(sqlx::AssertSqlSafe(format!(
-                    "SELECT {COLUMNS} FROM threads WHERE archived = ? ORDER BY updated_at DESC, id DESC LIMIT ?"
-                )))
-                .bind(q.archived as i64)
-                .bind(limit)
-                .fetch_all(&self.pool)
-                .await?
-            }
-        };
+        let pinned = q.pinned.map(i64::from);
+        let (before_time, before_id) = q.before.clone().unzip();
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM threads WHERE archived = ? AND (? IS NULL OR pinned = ?) \
+             AND (? IS NULL OR (updated_at, id) < (?, ?)) \
+             ORDER BY updated_at DESC, id DESC LIMIT ?"
+        )))
+        .bind(q.archived as i64)
+        .bind(pinned)
+        .bind(pinned)
+        .bind(&before_time)
+        .bind(&before_time)
+        .bind(&before_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(thread_from_row).collect()
     }
 
@@ -94,10 +99,15 @@ impl Store {
                title = COALESCE(?, title), \
                title_source = CASE WHEN ? IS NULL THEN title_source ELSE 'user' END, \
                archived = COALESCE(?, archived), \
-               updated_at = ? \
+               pinned = COALESCE(?, pinned), \
+               updated_at = CASE WHEN ? IS NULL AND ? IS NULL THEN updated_at ELSE ? END \
              WHERE id = ?",
         )
         .bind(title)
+        .bind(title)
+        .bind(patch.archived.map(|a| a as i64))
+        .bind(patch.pinned.map(|p| p as i64))
+        // Pinning alone does not move the thread in the list.
         .bind(title)
         .bind(patch.archived.map(|a| a as i64))
         .bind(now())
