@@ -16,6 +16,7 @@ pub mod model;
 pub mod routes;
 pub mod run_stream;
 pub mod server_fns;
+pub mod shortcuts;
 pub mod theme;
 
 use leptos::prelude::*;

@@ -100,6 +100,7 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         (Method::POST, "/api/threads"),
         (Method::GET, "/api/mcp/export"),
         (Method::GET, "/api/approvals"),
+        (Method::GET, "/api/search?q=secret"),
     ] {
         let res = http.request(method.clone(), app.url(path)).send().await.expect("request");
         assert_eq!(res.headers()["www-authenticate"], "Bearer", "{method} {path}");
@@ -112,6 +113,11 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         (StatusCode::UNAUTHORIZED, "unauthorized".to_string()),
         "server function {list_threads}"
     );
+    for path in [warden_app::server_fns::SearchThreads::PATH, warden_app::server_fns::SetPinned::PATH] {
+        let res = http.post(app.url(path)).form(&[("query", "x"), ("id", "x"), ("pinned", "true")]).send().await;
+        let res = res.expect("request");
+        assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "{path}");
+    }
     // With the token the same server function answers.
     let res = client().post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);

@@ -106,6 +106,19 @@ async fn thread_routes_create_list_read_patch_delete() {
     assert_eq!(s, StatusCode::OK);
     assert_eq!(detail["messages"], json!([]));
 
+    // Pinned (without moving it), listed by `pinned`, and found by a search of its title.
+    let (s, t) = api.json(reqwest::Method::PATCH, &format!("/api/threads/{id}"), Some(json!({"pinned": true}))).await;
+    assert_eq!((s, t["pinned"].clone()), (StatusCode::OK, json!(true)));
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads?archived=true&pinned=true", None).await;
+    assert_eq!(list[0]["id"], id);
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads?archived=true&pinned=false", None).await;
+    assert_eq!(list, json!([]));
+    let (s, hits) = api.json(reqwest::Method::GET, "/api/search?q=renam", None).await;
+    assert_eq!((s, hits[0]["thread"]["id"].clone()), (StatusCode::OK, json!(id)));
+    assert_eq!(hits[0]["snippet"], json!([{"text": "Renamed", "hit": true}]));
+    let (s, body) = api.json(reqwest::Method::GET, "/api/search", None).await;
+    assert_eq!((s, body["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!("bad_request")), "{body}");
+
     let res = api.http.delete(api.url(&format!("/api/threads/{id}"))).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
     let (s, body) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}"), None).await;

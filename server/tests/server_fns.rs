@@ -69,7 +69,7 @@ impl App {
     }
 
     async fn thread_count(&self) -> usize {
-        let query = warden_types::thread::ThreadQuery { archived: false, before: None, limit: 100 };
+        let query = warden_types::thread::ThreadQuery { archived: false, before: None, limit: 100, pinned: None };
         self.engine.list_threads(query).await.expect("threads").len()
     }
 }

@@ -51,7 +51,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     };
     let approve = {
         let send = send.clone();
-        move |_| send(DecisionInput { network: network.get_untracked(), ..DecisionInput::approve() })
+        move || send(DecisionInput { network: network.get_untracked(), ..DecisionInput::approve() })
     };
     let allow_for_thread = {
         let send = send.clone();
@@ -66,9 +66,34 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     };
     let deny = {
         let send = send.clone();
-        move |_| {
+        move || {
             let reason = reason.get_untracked().trim().to_string();
             send(DecisionInput::deny((!reason.is_empty()).then_some(reason)));
+        }
+    };
+    // With the focus on the card (not in one of its fields): a approves, d denies, e edits.
+    let on_keydown = {
+        let (approve, deny) = (approve.clone(), deny.clone());
+        move |ev: leptos::ev::KeyboardEvent| {
+            #[cfg(feature = "hydrate")]
+            {
+                let modified = ev.ctrl_key() || ev.alt_key() || ev.meta_key();
+                if modified || ev.repeat() || crate::inbox_keys::is_typing(&ev) {
+                    return;
+                }
+                if editing.get_untracked() || busy.get_untracked() {
+                    return;
+                }
+                match ev.key().as_str() {
+                    "a" => approve(),
+                    "d" => deny(),
+                    "e" => editing.set(true),
+                    _ => return,
+                }
+                ev.prevent_default();
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (ev, &approve, &deny);
         }
     };
     let approve_edited = {
@@ -95,7 +120,13 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let heading_id = format!("approval-{}", approval.id);
     let labelled_by = heading_id.clone();
     view! {
-        <section class=format!("approval-card risk-{}", risk.label()) aria-labelledby=labelled_by>
+        <section
+            class=format!("approval-card risk-{}", risk.label())
+            aria-labelledby=labelled_by
+            aria-keyshortcuts="a d e"
+            tabindex="0"
+            on:keydown=on_keydown
+        >
             <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
@@ -111,7 +142,10 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                 when=move || editing.get()
                 fallback=move || view! {
                     <div class="decide-buttons">
-                        <button type="button" class="approve" disabled=move || busy.get() on:click=approve.clone()>"Approve"</button>
+                        <button type="button" class="approve" disabled=move || busy.get() on:click={
+                            let approve = approve.clone();
+                            move |_| approve()
+                        }>"Approve"</button>
                         <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
                         <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
                     </div>
@@ -127,7 +161,10 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                             "Reason for denying (optional)"
                             <input type="text" bind:value=reason/>
                         </label>
-                        <button type="button" class="deny" disabled=move || busy.get() on:click=deny.clone()>"Deny"</button>
+                        <button type="button" class="deny" disabled=move || busy.get() on:click={
+                            let deny = deny.clone();
+                            move |_| deny()
+                        }>"Deny"</button>
                     </div>
                 }
             >

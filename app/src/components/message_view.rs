@@ -10,16 +10,18 @@ use crate::model::{Role, StoredMessage as Message};
 
 #[component]
 pub fn MessageView(message: Message) -> impl IntoView {
+    // The anchor a search result links to.
+    let anchor = format!("m-{}", message.id);
     match message.role {
         Role::User => view! {
-            <li class="message user">
+            <li class="message user" id=anchor>
                 <span class="visually-hidden">"You said:"</span>
                 <p class="plain">{message.content}</p>
             </li>
         }
         .into_any(),
         _ => view! {
-            <li class="message assistant">
+            <li class="message assistant" id=anchor>
                 <span class="visually-hidden">"Warden said:"</span>
                 <div class="markdown" inner_html=message.html.unwrap_or_default()></div>
             </li>

@@ -1,33 +1,46 @@
-//! The thread sidebar: New chat, the active threads newest first, and an Archived section that
-//! loads when opened, the links to the inbox (with its count), the settings and the audit log, and
-//! the theme toggle.
+//! The thread sidebar: New chat, the search box (its results take the lists' place while it holds
+//! words), the pinned threads, the active threads newest first, and an Archived section that loads
+//! when opened, the links to the inbox (with its count), the settings and the audit log, and the
+//! theme toggle.
 
 use leptos::prelude::*;
 
 use crate::components::inbox_link::InboxLink;
-use crate::components::thread_list::ThreadList;
+use crate::components::thread_list::{ThreadList, Which};
+use crate::components::thread_search::{SearchBox, SearchResults};
 use crate::theme::ThemeToggle;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let show_archived = RwSignal::new(false);
+    let query = RwSignal::new(String::new());
+    let searching = Memo::new(move |_| query.with(|q| !q.trim().is_empty()));
     view! {
         <nav class="sidebar" id="sidebar" aria-label="Threads">
             <a class="new-chat" href="/">"New chat"</a>
+            <SearchBox query/>
             <h2 class="visually-hidden">"Threads"</h2>
-            <ThreadList archived=false/>
-            <button
-                type="button"
-                class="archived-toggle"
-                aria-expanded=move || show_archived.get().to_string()
-                on:click=move |_| show_archived.update(|s| *s = !*s)
+            <Show
+                when=move || searching.get()
+                fallback=move || view! {
+                    <ThreadList which=Which::Pinned/>
+                    <ThreadList which=Which::Active/>
+                    <button
+                        type="button"
+                        class="archived-toggle"
+                        aria-expanded=move || show_archived.get().to_string()
+                        on:click=move |_| show_archived.update(|s| *s = !*s)
+                    >
+                        "Archived"
+                    </button>
+                    <Show when=move || show_archived.get()>
+                        <section aria-label="Archived threads">
+                            <ThreadList which=Which::Archived/>
+                        </section>
+                    </Show>
+                }
             >
-                "Archived"
-            </button>
-            <Show when=move || show_archived.get()>
-                <section aria-label="Archived threads">
-                    <ThreadList archived=true/>
-                </section>
+                <SearchResults query/>
             </Show>
             <InboxLink/>
             <a class="settings-link" href="/settings">"Settings"</a>

@@ -1,5 +1,5 @@
-//! One thread in the sidebar: its link (highlighted when open), and Rename (inline), Archive or
-//! Unarchive, and Delete (after a confirmation).
+//! One thread in the sidebar: its link (highlighted when open), a badge while approvals of it wait,
+//! and Pin or Unpin, Rename (inline), Archive or Unarchive, and Delete (after a confirmation).
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -8,7 +8,7 @@ use leptos_router::hooks::use_navigate;
 
 use crate::error::AppError;
 use crate::model::Thread;
-use crate::server_fns::{delete_thread, rename_thread, set_archived};
+use crate::server_fns::{delete_thread, rename_thread, set_archived, set_pinned};
 use crate::{ThreadEdited, ThreadsChanged};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -28,6 +28,8 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     let id = StoredValue::new(thread.id.clone());
     let title = StoredValue::new(thread.title.clone());
     let archived = thread.archived;
+    let pinned = thread.pinned;
+    let waiting = thread.pending_approvals;
     let rename_input = NodeRef::<leptos::html::Input>::new();
     // Renaming starts with the caret in the box.
     Effect::new(move |_| {
@@ -80,6 +82,13 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
         move |_| {
             let id = thread_id.clone();
             run(Box::pin(async move { set_archived(id, !archived).await }));
+        }
+    };
+    let toggle_pin = {
+        let thread_id = thread_id.clone();
+        move |_| {
+            let id = thread_id.clone();
+            run(Box::pin(async move { set_pinned(id, !pinned).await }));
         }
     };
     let confirm_delete = {
@@ -148,7 +157,17 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     >
                         {title.get_value()}
                     </a>
+                    {(waiting > 0).then(|| view! {
+                        <span class="thread-waiting" title="Approvals waiting for your decision">
+                            {waiting}
+                            <span class="visually-hidden">{if waiting == 1 { " approval waiting" } else { " approvals waiting" }}</span>
+                        </span>
+                    })}
                     <span class="thread-actions">
+                        {(!archived).then(|| view! {
+                            <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.get_value())
+                                on:click=toggle_pin.clone()>{if pinned { "Unpin" } else { "Pin" }}</button>
+                        })}
                         <button type="button" aria-label=format!("Rename {}", title.get_value())
                             on:click=start_rename.clone()>"Rename"</button>
                         <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.get_value())

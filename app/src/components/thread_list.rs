@@ -1,5 +1,7 @@
-//! One list of threads (active or archived), newest first, a page at a time with "Load more".
+//! One list of threads (pinned, active or archived), newest first, a page at a time with "Load more".
 //! Pages loaded with "Load more" belong to one version of the list and are dropped when it changes.
+//! The list is read again when a thread changes and when the inbox does (a thread's count of waiting
+//! approvals is on its row).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -8,22 +10,48 @@ use leptos_router::hooks::use_location;
 use crate::components::error_notice::ErrorNotice;
 use crate::components::thread_item::ThreadItem;
 use crate::error::AppError;
+use crate::inbox_live::InboxLive;
 use crate::model::{Thread, ThreadPage};
 use crate::server_fns::list_threads;
 use crate::ThreadsChanged;
 
+/// Which of the sidebar's lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// Pinned and not archived; shown (with its heading) only when it has any.
+    Pinned,
+    /// Neither pinned nor archived.
+    Active,
+    Archived,
+}
+
+impl Which {
+    /// `(archived, pinned)` as `list_threads` takes them.
+    fn query(self) -> (bool, Option<bool>) {
+        match self {
+            Which::Pinned => (false, Some(true)),
+            Which::Active => (false, Some(false)),
+            Which::Archived => (true, None),
+        }
+    }
+}
+
 #[component]
-pub fn ThreadList(archived: bool) -> impl IntoView {
+pub fn ThreadList(which: Which) -> impl IntoView {
     let changed = expect_context::<ThreadsChanged>();
-    let first = Resource::new(move || changed.0.get(), move |_| list_threads(archived, None));
+    let inbox = use_context::<InboxLive>();
+    let (archived, pinned) = which.query();
+    // The list's version: a thread or the inbox changed.
+    let version = Memo::new(move |_| (changed.0.get(), inbox.map_or(0, |i| i.changed.get())));
+    let first = Resource::new(move || version.get(), move |_| list_threads(archived, pinned, None));
     // `(list version, pages after the first)`.
-    let more = RwSignal::new((0u32, Vec::<ThreadPage>::new()));
+    let more = RwSignal::new(((0u32, 0u32), Vec::<ThreadPage>::new()));
     let more_error = RwSignal::new(None::<AppError>);
     let location = use_location();
     let active_id = Memo::new(move |_| location.pathname.get().strip_prefix("/chat/").map(str::to_string));
 
     let render = move |page: ThreadPage| {
-        let version = changed.0.get();
+        let version = version.get();
         let (threads, next) = more.with(|(v, pages)| {
             let mut threads: Vec<Thread> = page.threads.clone();
             let mut next = page.next.clone();
@@ -39,7 +67,7 @@ pub fn ThreadList(archived: bool) -> impl IntoView {
             let on_click = move |_| {
                 let cursor = cursor.clone();
                 spawn_local(async move {
-                    match list_threads(archived, Some(cursor)).await {
+                    match list_threads(archived, pinned, Some(cursor)).await {
                         Ok(page) => more
                             .try_update(|(v, pages)| {
                                 if *v != version {
@@ -57,23 +85,29 @@ pub fn ThreadList(archived: bool) -> impl IntoView {
             };
             view! { <button type="button" class="load-more" on:click=on_click>"Load more"</button> }
         });
+        if which == Which::Pinned && threads.is_empty() {
+            return ().into_any();
+        }
         let empty = threads.is_empty().then(|| {
             view! { <p class="empty">{if archived { "No archived threads." } else { "No threads yet." }}</p> }
         });
+        let heading = (which == Which::Pinned).then(|| view! { <h3 class="list-heading">"Pinned"</h3> });
         view! {
+            {heading}
             {empty}
             <ul class="thread-list">
                 {threads.into_iter().map(|thread| view! { <ThreadItem thread active_id/> }).collect_view()}
             </ul>
             {load_more}
         }
+        .into_any()
     };
 
     view! {
         <Transition fallback=|| view! { <p class="loading">"Loading threads…"</p> }>
             {move || Suspend::new(async move {
                 match first.await {
-                    Ok(page) => render(page).into_any(),
+                    Ok(page) => render(page),
                     Err(error) => view! { <ErrorNotice error/> }.into_any(),
                 }
             })}

@@ -1,11 +1,11 @@
-//! Server functions for threads: list a page, read one, rename, archive, delete, its switches (tools,
+//! Server functions for threads: list a page, search, read one, rename, archive, pin, delete, its switches (tools,
 //! MCP, step limit), and whether a model is configured at all.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{Cursor, ModelStatus, Thread, ThreadDetail, ThreadOptions, ThreadPage};
+use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPage};
 
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
@@ -16,11 +16,16 @@ pub async fn get_model_status() -> Result<ModelStatus, AppError> {
     Ok(engine.model_status())
 }
 
+/// A page of threads: archived or not, and pinned (`Some(true)`), not pinned (`Some(false)`) or either.
 #[server]
-pub async fn list_threads(archived: bool, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
+pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
-    let query =
-        warden_types::thread::ThreadQuery { archived, before: after.map(|c| (c.updated_at, c.id)), limit: PAGE_SIZE };
+    let query = warden_types::thread::ThreadQuery {
+        archived,
+        before: after.map(|c| (c.updated_at, c.id)),
+        limit: PAGE_SIZE,
+        pinned,
+    };
     let found = engine.list_threads(query).await?;
     let threads: Vec<Thread> = found;
     let next = match threads.last() {
@@ -50,6 +55,19 @@ pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
+}
+
+#[server]
+pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
+    let engine = super::engine()?;
+    let patch = warden_types::thread::ThreadPatch { pinned: Some(pinned), ..Default::default() };
+    Ok(engine.update_thread(&id, patch).await?)
+}
+
+/// The threads whose title or messages hold every word of `query`, best first.
+#[server]
+pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
+    Ok(super::engine()?.search(&query).await?)
 }
 
 #[server]

@@ -46,6 +46,7 @@ where
         .route("/api/threads/{id}", get(threads::get).patch(threads::patch).delete(threads::delete))
         .route("/api/threads/{id}/messages", post(threads::post_message))
         .route("/api/threads/{id}/retry", post(threads::retry))
+        .route("/api/search", get(threads::search))
         .route("/api/rules/{id}", axum::routing::delete(threads::delete_rule))
         .route("/api/runs/{id}", get(runs::get))
         .route("/api/runs/{id}/events", get(runs::events))

@@ -1,4 +1,4 @@
-//! `/api/threads`: list, create, read, rename/archive, delete, and post a message (which answers
+//! `/api/threads`: list, search, create, read, rename/archive/pin, delete, and post a message (which answers
 //! with the event stream of the run it starts).
 
 use axum::extract::{Path, Query, State};
@@ -21,6 +21,8 @@ pub struct ListParams {
     /// Cursor from the previous page: `<updated_at>,<id>` of its last thread.
     before: Option<String>,
     limit: Option<u32>,
+    /// `true`: only pinned threads; `false`: only the others; absent: both.
+    pinned: Option<bool>,
 }
 
 pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
@@ -32,8 +34,19 @@ pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> 
         ),
         None => None,
     };
-    let query = ThreadQuery { archived: p.archived, before, limit: p.limit.unwrap_or(100) };
+    let query = ThreadQuery { archived: p.archived, before, limit: p.limit.unwrap_or(100), pinned: p.pinned };
     Ok(Json(engine.list_threads(query).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchParams {
+    q: String,
+}
+
+/// `GET /api/search?q=…`: the threads whose title or messages hold every word, best first.
+pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.search(&p.q).await?))
 }
 
 #[derive(Deserialize, Default)]

@@ -1,0 +1,110 @@
+// Issue 14's "find and keep" and keyboard in the browser: search from the sidebar (reached with `/`)
+// finds a thread by the model's words with them marked; a pinned thread is listed under Pinned, also
+// after a reload; a thread with a waiting approval carries a badge until it is decided; the shortcuts
+// dialog opens with `?`, and an approval card with the focus is denied with `d`.
+import { expect, test, type Page } from "@playwright/test";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
+
+function sidebar(page: Page) {
+  return page.getByRole("navigation", { name: "Threads" });
+}
+
+/** Takes the focus out of any field, so single-key shortcuts act. */
+async function blur(page: Page): Promise<void> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+}
+
+function threadRow(page: Page, title: string) {
+  return sidebar(page).locator("li.thread-item", { has: page.getByRole("link", { name: title, exact: true }) });
+}
+
+test("`/` focuses the search, which finds a thread by the model's words and marks them", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Please remember the quokka for me");
+  await expect(answer(page, "Quokkas live on")).toBeVisible();
+  const url = page.url();
+
+  await openHydrated(page, "/settings");
+  await blur(page);
+  await page.keyboard.press("/");
+  const box = page.getByRole("searchbox", { name: "Search threads" });
+  await expect(box).toBeFocused();
+  // Only the start of a word, and not the person's words: what the model answered is indexed.
+  await box.pressSequentially("rottn");
+  const results = page.getByRole("region", { name: "Search results" });
+  const hit = results.getByRole("link", { name: /Quokka notes/ });
+  await expect(hit).toBeVisible();
+  await expect(hit.locator("mark")).toHaveText("Rottnest");
+  await expect(hit).toContainText("Island, off Perth");
+  // Words that are in no thread find nothing; query syntax typed is only text.
+  await box.fill("rottnest zzzunfound");
+  await expect(results.getByText("Nothing found.")).toBeVisible();
+  await box.fill('"rottnest*');
+  await expect(results.getByRole("link", { name: /Quokka notes/ })).toBeVisible();
+
+  await results.getByRole("link", { name: /Quokka notes/ }).click();
+  await expect(page).toHaveURL(new RegExp(`${url.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}#m-`));
+  await expect(page.getByRole("heading", { name: "Quokka notes" })).toBeVisible();
+  // Escape empties the box and the thread lists come back.
+  await box.focus();
+  await box.press("Escape");
+  await expect(box).toHaveValue("");
+  await expect(results).toHaveCount(0);
+  await expect(threadRow(page, "Quokka notes")).toBeVisible();
+  expect(trouble.errors).toEqual([]);
+});
+
+test("a pinned thread is listed under Pinned, also after a reload, until it is unpinned", async ({ page }) => {
+  await startChat(page, "Please say hello so it can be pinned");
+  await expect(answer(page, "Hello from the fixture!")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Greeting chat" })).toBeVisible();
+  const id = page.url().split("/chat/")[1];
+  const row = sidebar(page).locator(`li.thread-item:has(a[href="/chat/${id}"])`);
+  const pinnedHeading = sidebar(page).getByRole("heading", { name: "Pinned" });
+
+  await row.getByRole("button", { name: "Pin Greeting chat" }).click();
+  const pinnedRow = sidebar(page).locator(`h3:text("Pinned") + ul li.thread-item:has(a[href="/chat/${id}"])`);
+  await expect(pinnedRow).toBeVisible();
+  await page.reload();
+  await expect(pinnedHeading).toBeVisible();
+  await expect(pinnedRow).toBeVisible();
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+
+  await pinnedRow.getByRole("button", { name: "Unpin Greeting chat" }).click();
+  await expect(pinnedRow).toHaveCount(0);
+  await expect(row).toBeVisible();
+});
+
+test("a waiting approval puts a badge on its thread; `?` lists the shortcuts; `d` denies the focused card", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Show a badge and the keys");
+  const card = approvalCard(page);
+  await expect(card).toBeVisible();
+  const id = page.url().split("/chat/")[1];
+  const row = sidebar(page).locator(`li.thread-item:has(a[href="/chat/${id}"])`);
+  await expect(row.locator(".thread-waiting")).toHaveText("1 approval waiting");
+
+  // The shortcuts dialog, from the same tables the keys are read from.
+  await blur(page);
+  await page.keyboard.press("?");
+  const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /Search the threads/ }).first()).toBeVisible();
+  await expect(dialog.getByRole("row", { name: /Deny it/ })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+
+  // `c` goes to the message box without typing a c.
+  await page.keyboard.press("c");
+  const composer = page.getByRole("textbox", { name: "Message" });
+  await expect(composer).toBeFocused();
+  await expect(composer).toHaveValue("");
+
+  // The card with the focus: `d` denies it, with the reason typed.
+  await card.getByLabel("Reason for denying (optional)").fill("not by keyboard today");
+  await card.focus();
+  await page.keyboard.press("d");
+  await expect(answer(page, "Badge step done.")).toContainText("not by keyboard today");
+  await expect(row.locator(".thread-waiting")).toHaveCount(0);
+  expect(trouble.errors).toEqual([]);
+});
