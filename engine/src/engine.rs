@@ -17,7 +17,7 @@ use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
 use crate::store::Store;
-use crate::thread::{SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
+use crate::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery};
 use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
@@ -180,6 +180,17 @@ impl Engine {
             return Err(Error::Invalid(format!("a search is at most {} characters", input::MAX_SEARCH_CHARS)));
         }
         self.rt.handles.store.search(text, 50).await
+    }
+
+    /// The thread as a JSON record (`transfer::markdown` makes the readable version of it).
+    pub async fn export_thread(&self, id: &str) -> Result<ThreadExport> {
+        Ok(crate::transfer::export(self.thread(id).await?, crate::store::now()))
+    }
+
+    /// A new thread from a JSON export, under new ids, with nothing in it left to decide or to run.
+    pub async fn import_thread(&self, export: ThreadExport) -> Result<Thread> {
+        let title = crate::transfer::check_import(&export)?;
+        self.rt.handles.store.import_thread(&export, &title).await
     }
 
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {

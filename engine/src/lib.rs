@@ -28,6 +28,7 @@ mod thread;
 pub mod tls;
 pub mod toolbox;
 pub mod tools;
+pub mod transfer;
 
 /// What a thread rule ("allow for this thread") covers: the rule a decision leaves, and whether a
 /// call matches one.

@@ -1,3 +1,5 @@
 //! Threads: a conversation's identity, title and archive state, and what a page needs to show one.
 
-pub use warden_types::thread::{SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPatch, ThreadQuery};
+pub use warden_types::thread::{
+    SearchHit, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery,
+};

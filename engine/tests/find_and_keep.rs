@@ -3,7 +3,7 @@
 //! waiting approvals the sidebar shows.
 
 use crate::common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::DecisionInput;
@@ -140,4 +140,127 @@ async fn a_thread_counts_its_waiting_approvals_until_they_are_decided() {
     h.engine.decide(&ids[1], DecisionInput::deny(None)).await.unwrap();
     run_to_end(&h.engine, &run).await;
     assert_eq!(count(thread).await, Some(0));
+}
+
+/// What a thread holds, without ids and times: what an export and its import must agree on.
+fn substance(detail: &warden_types::thread::ThreadDetail) -> Value {
+    json!({
+        "messages": detail.messages.iter().map(|m| json!([m.role, m.content, m.html])).collect::<Vec<_>>(),
+        "calls": detail.tool_calls.iter().map(|c| json!([c.name, c.arguments, c.status, c.output, c.is_error])).collect::<Vec<_>>(),
+        "approvals": detail.approvals.iter().map(|a| json!([a.tool, a.status, a.arguments, a.decision.as_ref().map(|d| &d.by)])).collect::<Vec<_>>(),
+    })
+}
+
+fn transfer_script() -> Script {
+    let write = ScriptedCall::new("write_file", json!({"path": "kept.txt", "content": "kept\n"}));
+    let shell = ScriptedCall::new("shell", json!({"command": "rm -rf build"}));
+    Script {
+        scenarios: vec![
+            scenario(
+                "keep this",
+                vec![
+                    Turn::calls(vec![write, shell]),
+                    Turn { echo_tool_results: true, ..Turn::text("Kept **one**, left the other.") },
+                ],
+            ),
+            scenario(
+                "still waiting",
+                vec![Turn::calls(vec![ScriptedCall::new("write_file", json!({"path": "w.txt", "content": "w"}))])],
+            ),
+        ],
+        default_title: Some("Transfer test".into()),
+    }
+}
+
+#[tokio::test]
+async fn an_export_imports_back_as_the_same_conversation_under_new_ids_outside_the_audit_log() {
+    let h = Harness::start(transfer_script()).await;
+    let (thread, run) = h.send("keep this file").await;
+    let ids = pending_approvals(&h.engine, &run, 2).await;
+    h.engine.decide(&ids[0], DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&ids[1], DecisionInput::deny(Some("not the build dir".into()))).await.unwrap();
+    run_to_end(&h.engine, &run).await;
+    let audit_before = h.engine.decided_approvals(None, None, None, 100).await.unwrap().len();
+
+    // Through JSON text, as a file would carry it.
+    let export = h.engine.export_thread(&thread).await.unwrap();
+    let file = serde_json::to_string(&export).unwrap();
+    assert!(!file.contains("<strong>"), "no rendered HTML in the file");
+    let imported = h.engine.import_thread(serde_json::from_str(&file).unwrap()).await.unwrap();
+    assert_ne!(imported.id, thread);
+    assert!(imported.imported_at.is_some());
+
+    let (original, copy) = (h.engine.thread(&thread).await.unwrap(), h.engine.thread(&imported.id).await.unwrap());
+    assert_eq!(substance(&copy), substance(&original));
+    assert_eq!(copy.thread.title, original.thread.title);
+    assert_eq!(copy.approvals.len(), 2);
+    let answer = copy.messages.iter().find(|m| m.content.starts_with("Kept")).expect("the answer");
+    assert!(answer.html.as_deref().is_some_and(|h| h.contains("<strong>one</strong>")), "rendered here");
+    // No id of the file is reused, and the calls the messages name are the new records.
+    for (a, b) in original.tool_calls.iter().zip(&copy.tool_calls) {
+        assert_ne!(a.id, b.id);
+        assert_eq!(b.thread_id, imported.id);
+    }
+    let named: Vec<&str> = copy
+        .messages
+        .iter()
+        .flat_map(|m| &m.blocks)
+        .filter_map(|b| match b {
+            warden_types::message::Block::ToolCall { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(named, copy.tool_calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>());
+    // Its decisions were made elsewhere: not in this server's audit log; no rule came with it.
+    assert_eq!(h.engine.decided_approvals(None, None, None, 100).await.unwrap().len(), audit_before);
+    assert!(copy.rules.is_empty());
+
+    // The Markdown export reads as the conversation.
+    let text = warden_engine::transfer::markdown(&export);
+    assert!(text.starts_with("# Transfer test\n"), "{text}");
+    for expected in [
+        "## You · ",
+        "keep this file",
+        "`write_file`",
+        "`shell`",
+        "denied by a person: not the build dir",
+        "Kept **one**",
+    ] {
+        assert!(text.contains(expected), "{expected} in:\n{text}");
+    }
+}
+
+#[tokio::test]
+async fn an_imported_waiting_approval_is_cancelled_and_nothing_of_a_bad_file_is_written() {
+    let h = Harness::start(transfer_script()).await;
+    let (thread, run) = h.send("still waiting here").await;
+    pending_approvals(&h.engine, &run, 1).await;
+    let export = h.engine.export_thread(&thread).await.unwrap();
+    assert_eq!(export.approvals[0].status, warden_types::approval::ApprovalStatus::Pending);
+
+    let imported = h.engine.import_thread(export.clone()).await.unwrap();
+    assert_eq!(imported.pending_approvals, 0);
+    let copy = h.engine.thread(&imported.id).await.unwrap();
+    assert_eq!(copy.approvals[0].status, warden_types::approval::ApprovalStatus::Cancelled);
+    assert_eq!(copy.tool_calls[0].status, warden_types::run::ToolCallStatus::Cancelled);
+    assert!(copy.active_run.is_none(), "no run of it is going on");
+    assert!(matches!(
+        h.engine.decide(&copy.approvals[0].id, DecisionInput::approve()).await,
+        Err(Error::AlreadyDecided(_))
+    ));
+    assert!(!h.workspace().join("w.txt").exists());
+
+    let threads_before = h.engine.list_threads(ThreadQuery::default()).await.unwrap().len();
+    let mut wrong_format = export.clone();
+    wrong_format.format = "something.else".into();
+    let mut dangling = export.clone();
+    dangling.tool_calls[0].message_id = "no-such-message".into();
+    let mut twice = export.clone();
+    twice.messages.push(twice.messages[0].clone());
+    let mut orphan = export.clone();
+    orphan.approvals[0].tool_call_id = "no-such-call".into();
+    for bad in [wrong_format, dangling, twice, orphan] {
+        assert!(matches!(h.engine.import_thread(bad).await, Err(Error::Invalid(_))));
+    }
+    assert_eq!(h.engine.list_threads(ThreadQuery::default()).await.unwrap().len(), threads_before);
 }

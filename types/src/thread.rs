@@ -22,6 +22,9 @@ pub struct Thread {
     /// Approvals of this thread waiting for a decision (the sidebar's badge).
     #[serde(default)]
     pub pending_approvals: u32,
+    /// When it was imported from a JSON export (`None`: it was made here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_at: Option<String>,
 }
 
 /// A change to a thread; absent fields stay as they are.
@@ -49,6 +52,22 @@ impl Default for ThreadQuery {
     fn default() -> Self {
         Self { archived: false, before: None, limit: 50, pinned: None }
     }
+}
+
+/// The `format` of a thread's JSON export.
+pub const THREAD_EXPORT_FORMAT: &str = "warden.thread.v1";
+
+/// A thread as exported to JSON and imported back: its messages (blocks included, no rendered HTML),
+/// its tool calls with their outputs, and its approvals with their decisions. Thread rules are not
+/// in it: a standing permission is never carried from a file into a server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadExport {
+    pub format: String,
+    pub exported_at: String,
+    pub thread: Thread,
+    pub messages: Vec<StoredMessage>,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub approvals: Vec<Approval>,
 }
 
 /// One thread a search found: where it matched best, with the matching words marked.
@@ -211,6 +230,7 @@ mod tests {
                 created_at: "2026-01-01T00:00:00Z".into(),
                 updated_at: "2026-01-01T00:00:00Z".into(),
                 pending_approvals: 0,
+                imported_at: None,
             },
             messages: vec![message("m1", Role::User)],
             tool_calls: vec![],

@@ -137,7 +137,8 @@ impl Store {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
-    /// Decided approvals for the audit log, newest decision first: those decided before `before`
+    /// Decided approvals for the audit log, newest decision first (not those of imported threads,
+    /// which were decided elsewhere): those decided before `before`
     /// (`decided_at`, `id`), with `status` and decided by `by` when given.
     pub async fn decided_approvals(
         &self,
@@ -148,6 +149,7 @@ impl Store {
     ) -> Result<Vec<Approval>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "{SELECT} WHERE a.status != 'pending' AND a.decided_at IS NOT NULL \
+             AND a.thread_id NOT IN (SELECT id FROM threads WHERE imported_at IS NOT NULL) \
              AND (?1 IS NULL OR a.status = ?1) \
              AND (?2 IS NULL OR json_extract(a.decision, '$.by') = ?2) \
              AND (?3 IS NULL OR a.decided_at < ?3 OR (a.decided_at = ?3 AND a.id < ?4)) \

@@ -4,6 +4,7 @@
 mod approvals;
 mod events;
 mod found_tools;
+mod import;
 mod messages;
 mod providers;
 mod result_summaries;

@@ -25,11 +25,12 @@ pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         pending_approvals: u32::try_from(r.try_get::<i64, _>("pending_approvals")?).unwrap_or(u32::MAX),
+        imported_at: r.try_get("imported_at")?,
     })
 }
 
 /// A thread's columns, with how many of its approvals wait (for the sidebar's badge).
-pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, \
+pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, imported_at, \
      (SELECT COUNT(*) FROM approvals a WHERE a.thread_id = threads.id AND a.status = 'pending') AS pending_approvals";
 
 impl Store {
@@ -58,6 +59,7 @@ impl Store {
             created_at: ts.clone(),
             updated_at: ts,
             pending_approvals: 0,
+            imported_at: None,
         })
     }
 

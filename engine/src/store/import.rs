@@ -1,0 +1,169 @@
+//! A thread imported from its JSON export, written in one transaction under new ids (the same file
+//! imported twice makes two threads, and no id of the file can touch a record of this server).
+//!
+//! What arrives is a record of what happened elsewhere, never something to act on: every run is
+//! finished, a call that had not ended is cancelled, an approval that was waiting is cancelled (none
+//! can be decided here), no thread rule is carried over, and the thread is marked imported so the
+//! audit log of this server leaves its decisions out. The checks on the file are the engine's
+//! (`transfer`); here the ids are mapped and the rows written.
+
+use std::collections::HashMap;
+
+use sqlx::{Sqlite, Transaction};
+
+use super::{json, new_id, now, Store};
+use crate::error::Result;
+use warden_types::approval::ApprovalStatus;
+use warden_types::message::Block;
+use warden_types::run::ToolCallStatus;
+use warden_types::thread::{Thread, ThreadExport};
+
+/// Old id -> new id, made on first sight.
+#[derive(Default)]
+struct Ids(HashMap<String, String>);
+
+impl Ids {
+    fn map(&mut self, old: &str) -> String {
+        self.0.entry(old.to_string()).or_insert_with(new_id).clone()
+    }
+}
+
+impl Store {
+    /// Writes `export` as a new thread titled `title`; answers the thread.
+    pub async fn import_thread(&self, export: &ThreadExport, title: &str) -> Result<Thread> {
+        let thread_id = new_id();
+        let ts = now();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at, imported_at) \
+             VALUES (?, ?, 'user', 0, ?, ?, ?)",
+        )
+        .bind(&thread_id)
+        .bind(title)
+        .bind(&export.thread.created_at)
+        .bind(&ts)
+        .bind(&ts)
+        .execute(&mut *tx)
+        .await?;
+
+        let (mut runs, mut messages, mut calls) = (Ids::default(), Ids::default(), Ids::default());
+        let run_ids = export
+            .messages
+            .iter()
+            .filter_map(|m| m.run_id.as_deref())
+            .chain(export.tool_calls.iter().map(|c| c.run_id.as_str()))
+            .chain(export.approvals.iter().map(|a| a.run_id.as_str()));
+        let mut written = std::collections::HashSet::new();
+        for old in run_ids {
+            if written.insert(old.to_string()) {
+                insert_run(&mut tx, &runs.map(old), &thread_id, &ts).await?;
+            }
+        }
+        for (position, m) in export.messages.iter().enumerate() {
+            let blocks: Vec<Block> = m.blocks.iter().map(|b| remap_block(b, &mut calls)).collect();
+            sqlx::query(
+                "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(messages.map(&m.id))
+            .bind(&thread_id)
+            .bind(m.run_id.as_deref().map(|r| runs.map(r)))
+            .bind(position as i64)
+            .bind(m.role)
+            .bind(json(&blocks)?)
+            .bind(&m.created_at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let mut positions: HashMap<&str, i64> = HashMap::new();
+        for c in &export.tool_calls {
+            let position = positions.entry(c.message_id.as_str()).or_insert(0);
+            let status = match c.status {
+                ToolCallStatus::Pending | ToolCallStatus::Approved | ToolCallStatus::Running => {
+                    ToolCallStatus::Cancelled
+                }
+                settled => settled,
+            };
+            sqlx::query(
+                "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, \
+                   arguments, summary, risk, needs_approval, preview, status, output, is_error, truncated, failure, \
+                   created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .bind(calls.map(&c.id))
+            .bind(runs.map(&c.run_id))
+            .bind(&thread_id)
+            .bind(messages.map(&c.message_id))
+            .bind(*position)
+            .bind(&c.call_id)
+            .bind(&c.name)
+            .bind(json(&c.origin)?)
+            .bind(json(&c.arguments)?)
+            .bind(&c.summary)
+            .bind(c.risk)
+            .bind(c.needs_approval as i64)
+            .bind(c.preview.as_ref().map(json).transpose()?)
+            .bind(status)
+            .bind(c.output.as_ref().map(json).transpose()?)
+            .bind(c.is_error as i64)
+            .bind(c.truncated as i64)
+            .bind(c.failure)
+            .bind(&c.created_at)
+            .bind(c.finished_at.clone().or_else(|| (status != c.status).then(|| ts.clone())))
+            .execute(&mut *tx)
+            .await?;
+            *position += 1;
+        }
+        for a in &export.approvals {
+            let (status, decided_at) = match a.status {
+                ApprovalStatus::Pending => (ApprovalStatus::Cancelled, Some(ts.clone())),
+                settled => (settled, a.decided_at.clone()),
+            };
+            sqlx::query(
+                "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
+                   decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL)",
+            )
+            .bind(new_id())
+            .bind(calls.map(&a.tool_call_id))
+            .bind(runs.map(&a.run_id))
+            .bind(&thread_id)
+            .bind(json(&a.arguments)?)
+            .bind(status)
+            .bind(a.decision.as_ref().map(json).transpose()?)
+            .bind(&a.created_at)
+            .bind(decided_at)
+            .bind(a.preview.as_ref().map(json).transpose()?)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        self.thread(&thread_id).await
+    }
+}
+
+/// A finished run to hang the imported records on (nothing resumes it).
+async fn insert_run(tx: &mut Transaction<'static, Sqlite>, id: &str, thread_id: &str, ts: &str) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, finished_at) \
+         VALUES (?, ?, 'finished', 0, 0, ?, ?)",
+    )
+    .bind(id)
+    .bind(thread_id)
+    .bind(ts)
+    .bind(ts)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// A block with the ids of the calls it names mapped to their new ones.
+fn remap_block(block: &Block, calls: &mut Ids) -> Block {
+    match block.clone() {
+        Block::ToolCall { id, call_id, name, arguments } => {
+            Block::ToolCall { id: calls.map(&id), call_id, name, arguments }
+        }
+        Block::ToolResult { tool_call_id, call_id, content, is_error } => {
+            Block::ToolResult { tool_call_id: calls.map(&tool_call_id), call_id, content, is_error }
+        }
+        text => text,
+    }
+}

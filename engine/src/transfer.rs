@@ -1,0 +1,158 @@
+//! A thread out of Warden and back: the JSON export (everything the page shows, as records), the
+//! Markdown export (for people to read), and the checks an import must pass before the store writes
+//! it (`store::import`) under new ids.
+
+use std::collections::HashSet;
+
+use crate::error::{Error, Result};
+use crate::input;
+use warden_types::approval::{Approval, ApprovalStatus, DecidedBy};
+use warden_types::message::Role;
+use warden_types::run::ToolCallRecord;
+use warden_types::thread::{ThreadDetail, ThreadExport, THREAD_EXPORT_FORMAT};
+
+/// The most messages an import may hold.
+pub const MAX_IMPORT_MESSAGES: usize = 20_000;
+
+/// The JSON export of a thread as it stands.
+pub fn export(detail: ThreadDetail, exported_at: String) -> ThreadExport {
+    ThreadExport {
+        format: THREAD_EXPORT_FORMAT.to_string(),
+        exported_at,
+        // Rendered from the blocks again wherever the thread is read; not part of the record.
+        messages: detail
+            .messages
+            .into_iter()
+            .map(|m| warden_types::thread::StoredMessage { html: None, ..m })
+            .collect(),
+        tool_calls: detail.tool_calls,
+        approvals: detail.approvals,
+        thread: detail.thread,
+    }
+}
+
+/// What an import may be: this format, ids that are unique and refer to records in the file, and a
+/// title a person could have typed. Answers the title to give the new thread.
+pub fn check_import(export: &ThreadExport) -> Result<String> {
+    let invalid = |why: String| Err(Error::Invalid(format!("this is not a thread export Warden can import: {why}")));
+    if export.format != THREAD_EXPORT_FORMAT {
+        return invalid(format!("its format is `{}`, not `{THREAD_EXPORT_FORMAT}`", export.format));
+    }
+    if export.messages.len() > MAX_IMPORT_MESSAGES {
+        return invalid(format!("it has more than {MAX_IMPORT_MESSAGES} messages"));
+    }
+    let mut messages = HashSet::new();
+    for m in &export.messages {
+        if !messages.insert(m.id.as_str()) {
+            return invalid(format!("message `{}` is in it twice", m.id));
+        }
+        if m.role == Role::System {
+            return invalid("it holds a system message".into());
+        }
+    }
+    let mut calls = HashSet::new();
+    for c in &export.tool_calls {
+        if !calls.insert(c.id.as_str()) {
+            return invalid(format!("tool call `{}` is in it twice", c.id));
+        }
+        if !messages.contains(c.message_id.as_str()) {
+            return invalid(format!("tool call `{}` belongs to a message that is not in it", c.id));
+        }
+    }
+    for a in &export.approvals {
+        if !calls.contains(a.tool_call_id.as_str()) {
+            return invalid(format!("approval `{}` is for a tool call that is not in it", a.id));
+        }
+    }
+    let title = export.thread.title.trim();
+    input::title(if title.is_empty() { "Imported chat" } else { title })
+}
+
+/// The thread for people to read: the conversation in order, each tool call with what it did, how it
+/// was decided and what it answered.
+pub fn markdown(export: &ThreadExport) -> String {
+    let mut out = format!("# {}\n\n", export.thread.title.trim());
+    out.push_str(&format!("_Exported from Warden on {}._\n", export.exported_at));
+    for m in &export.messages {
+        let who = match m.role {
+            Role::User => "You",
+            Role::Assistant => "Warden",
+            Role::Tool | Role::System => continue,
+        };
+        let text = m.content.trim();
+        let calls: Vec<&ToolCallRecord> = export.tool_calls.iter().filter(|c| c.message_id == m.id).collect();
+        if text.is_empty() && calls.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n## {who} · {}\n\n", m.created_at));
+        if !text.is_empty() {
+            out.push_str(text);
+            out.push('\n');
+        }
+        for call in calls {
+            out.push_str(&call_markdown(call, export.approvals.iter().filter(|a| a.tool_call_id == call.id)));
+        }
+    }
+    out
+}
+
+fn call_markdown<'a>(call: &ToolCallRecord, approvals: impl Iterator<Item = &'a Approval>) -> String {
+    let mut out = format!("\n> **Tool call:** `{}`: {}\n", call.name, call.summary.replace('\n', " "));
+    let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
+    out.push_str(&fenced(&arguments, "json"));
+    for approval in approvals {
+        out.push_str(&format!("> **Decision:** {}\n", decision_words(approval)));
+    }
+    out.push_str(&format!(
+        "> **Status:** {}\n",
+        serde_json::to_value(call.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+    ));
+    if let Some(output) = call.output_text().filter(|o| !o.trim().is_empty()) {
+        out.push_str("> **Result:**\n");
+        out.push_str(&fenced(&output, ""));
+    }
+    out
+}
+
+/// A block quoted and fenced with more backticks than it holds, so nothing in it ends the fence.
+fn fenced(text: &str, language: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let mut out = format!(">\n> {fence}{language}\n");
+    for line in text.lines() {
+        out.push_str(&format!("> {line}\n"));
+    }
+    out.push_str(&format!("> {fence}\n>\n"));
+    out
+}
+
+fn decision_words(approval: &Approval) -> String {
+    let verdict = match approval.status {
+        ApprovalStatus::Pending => return "waiting".into(),
+        ApprovalStatus::Approved => "approved",
+        ApprovalStatus::Denied => "denied",
+        ApprovalStatus::TimedOut => return "timed out: nobody decided in time".into(),
+        ApprovalStatus::Cancelled => return "cancelled before a decision".into(),
+        ApprovalStatus::Superseded => return "replaced: the target changed after the card was shown".into(),
+    };
+    let by = match approval.decision.as_ref().map(|d| &d.by) {
+        Some(DecidedBy::User { reason: Some(reason), .. }) if !reason.is_empty() => format!(" by a person: {reason}"),
+        Some(DecidedBy::User { .. }) => " by a person".into(),
+        Some(DecidedBy::Rule { .. }) => " by a thread rule".into(),
+        _ => String::new(),
+    };
+    let at = approval.decided_at.as_deref().map(|t| format!(" at {t}")).unwrap_or_default();
+    format!("{verdict}{by}{at}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fence_is_longer_than_any_run_of_backticks_inside() {
+        let block = fenced("a ```` b", "");
+        assert!(block.contains("> `````\n"), "{block}");
+        assert!(fenced("plain", "json").contains("> ```json\n> plain\n> ```\n"));
+    }
+}
