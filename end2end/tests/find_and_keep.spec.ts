@@ -2,6 +2,7 @@
 // finds a thread by the model's words with them marked; a pinned thread is listed under Pinned, also
 // after a reload; a thread with a waiting approval carries a badge until it is decided; the shortcuts
 // dialog opens with `?`, and an approval card with the focus is denied with `d`.
+import * as fs from "node:fs";
 import { expect, test, type Page } from "@playwright/test";
 import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
@@ -106,5 +107,55 @@ test("a waiting approval puts a badge on its thread; `?` lists the shortcuts; `d
   await page.keyboard.press("d");
   await expect(answer(page, "Badge step done.")).toContainText("not by keyboard today");
   await expect(row.locator(".thread-waiting")).toHaveCount(0);
+  expect(trouble.errors).toEqual([]);
+});
+
+test("a thread exports as Markdown and JSON, and the JSON imports back as a new thread with nothing to decide", async ({ page }, testInfo) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Export a badge and the keys");
+  const card = approvalCard(page);
+  await card.getByLabel("Reason for denying (optional)").fill("exported denial");
+  await card.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(answer(page, "Badge step done.")).toContainText("exported denial");
+  const originalUrl = page.url();
+
+  const exports = page.getByRole("navigation", { name: "Export this thread" });
+  const [markdownDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    exports.getByRole("link", { name: "Export Markdown" }).click(),
+  ]);
+  const markdownPath = testInfo.outputPath("thread.md");
+  await markdownDownload.saveAs(markdownPath);
+  const markdown = fs.readFileSync(markdownPath, "utf8");
+  expect(markdown).toContain("# Badge and keys");
+  expect(markdown).toContain("denied by a person: exported denial");
+  expect(markdown).toContain("Export a badge and the keys");
+
+  const [jsonDownload] = await Promise.all([
+    page.waitForEvent("download"),
+    exports.getByRole("link", { name: "Export JSON" }).click(),
+  ]);
+  const jsonPath = testInfo.outputPath("thread.json");
+  await jsonDownload.saveAs(jsonPath);
+  const exported = JSON.parse(fs.readFileSync(jsonPath, "utf8"));
+  expect(exported.format).toBe("warden.thread.v1");
+  expect(exported.approvals[0].decision).toMatchObject({ status: "denied", by: "user", reason: "exported denial" });
+
+  // Imported: a new thread opens, the same conversation, marked imported, nothing waiting in it.
+  await sidebar(page).getByLabel("Import a thread (JSON)").setInputFiles(jsonPath);
+  await page.waitForURL((url) => url.pathname.startsWith("/chat/") && url.href !== originalUrl);
+  await expect(page.getByRole("heading", { name: "Badge and keys" })).toBeVisible();
+  await expect(page.getByText(/^Imported on /)).toBeVisible();
+  await expect(answer(page, "Badge step done.")).toContainText("exported denial");
+  await expect(page.getByText("Denied by you: exported denial")).toBeVisible();
+  await expect(approvalCard(page)).toHaveCount(0);
+
+  // A file that is not an export is refused with a reason, and opens nothing.
+  const bogus = testInfo.outputPath("bogus.json");
+  fs.writeFileSync(bogus, JSON.stringify({ ...exported, format: "other.v9" }));
+  const importedUrl = page.url();
+  await sidebar(page).getByLabel("Import a thread (JSON)").setInputFiles(bogus);
+  await expect(sidebar(page).getByRole("alert")).toContainText("format is `other.v9`");
+  expect(page.url()).toBe(importedUrl);
   expect(trouble.errors).toEqual([]);
 });

@@ -101,6 +101,9 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         (Method::GET, "/api/mcp/export"),
         (Method::GET, "/api/approvals"),
         (Method::GET, "/api/search?q=secret"),
+        (Method::GET, "/api/threads/some-thread/export.json"),
+        (Method::GET, "/api/threads/some-thread/export.md"),
+        (Method::POST, "/api/threads/import"),
     ] {
         let res = http.request(method.clone(), app.url(path)).send().await.expect("request");
         assert_eq!(res.headers()["www-authenticate"], "Bearer", "{method} {path}");
@@ -113,8 +116,16 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         (StatusCode::UNAUTHORIZED, "unauthorized".to_string()),
         "server function {list_threads}"
     );
-    for path in [warden_app::server_fns::SearchThreads::PATH, warden_app::server_fns::SetPinned::PATH] {
-        let res = http.post(app.url(path)).form(&[("query", "x"), ("id", "x"), ("pinned", "true")]).send().await;
+    for path in [
+        warden_app::server_fns::SearchThreads::PATH,
+        warden_app::server_fns::SetPinned::PATH,
+        warden_app::server_fns::ImportThread::PATH,
+    ] {
+        let res = http
+            .post(app.url(path))
+            .form(&[("query", "x"), ("id", "x"), ("pinned", "true"), ("text", "{}")])
+            .send()
+            .await;
         let res = res.expect("request");
         assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "{path}");
     }

@@ -127,6 +127,37 @@ async fn thread_routes_create_list_read_patch_delete() {
 }
 
 #[tokio::test]
+async fn a_thread_downloads_as_json_and_markdown_and_the_json_imports_as_a_new_thread() {
+    let api = Api::start(Script::default()).await;
+    let (_, t) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"title": "Carried over"}))).await;
+    let id = t["id"].as_str().unwrap();
+
+    let res = api.http.get(api.url(&format!("/api/threads/{id}/export.json"))).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let disposition = res.headers()["content-disposition"].to_str().unwrap().to_string();
+    assert_eq!(disposition, format!("attachment; filename=\"warden-thread-{id}.json\""));
+    let export: Value = res.json().await.unwrap();
+    assert_eq!(export["format"], "warden.thread.v1");
+
+    let res = api.http.get(api.url(&format!("/api/threads/{id}/export.md"))).send().await.unwrap();
+    assert_eq!(res.headers()["content-type"], "text/markdown; charset=utf-8");
+    assert!(res.text().await.unwrap().starts_with("# Carried over\n"));
+
+    let (s, imported) = api.json(reqwest::Method::POST, "/api/threads/import", Some(export.clone())).await;
+    assert_eq!(s, StatusCode::CREATED, "{imported}");
+    assert_ne!(imported["id"], json!(id));
+    assert_eq!(imported["title"], "Carried over");
+    assert!(imported["imported_at"].is_string());
+
+    let mut bad = export;
+    bad["format"] = json!("other");
+    let (s, body) = api.json(reqwest::Method::POST, "/api/threads/import", Some(bad)).await;
+    assert_eq!((s, body["error"]["code"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!("invalid_request")), "{body}");
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
 async fn bad_input_gets_clear_errors_and_changes_nothing() {
     let api = Api::start(Script::default()).await;
     let id = api.new_thread().await;

@@ -34,6 +34,7 @@ pub mod run_status;
 pub mod section_ui;
 pub mod shortcuts_dialog;
 pub mod sidebar;
+pub mod thread_import;
 pub mod thread_item;
 pub mod thread_list;
 pub mod thread_search;

@@ -1,11 +1,12 @@
 //! The thread sidebar: New chat, the search box (its results take the lists' place while it holds
 //! words), the pinned threads, the active threads newest first, and an Archived section that loads
-//! when opened, the links to the inbox (with its count), the settings and the audit log, and the
+//! when opened, importing a thread from its JSON export, the links to the inbox (with its count), the settings and the audit log, and the
 //! theme toggle.
 
 use leptos::prelude::*;
 
 use crate::components::inbox_link::InboxLink;
+use crate::components::thread_import::ThreadImport;
 use crate::components::thread_list::{ThreadList, Which};
 use crate::components::thread_search::{SearchBox, SearchResults};
 use crate::theme::ThemeToggle;
@@ -42,6 +43,7 @@ pub fn Sidebar() -> impl IntoView {
             >
                 <SearchResults query/>
             </Show>
+            <ThreadImport/>
             <InboxLink/>
             <a class="settings-link" href="/settings">"Settings"</a>
             <a class="audit-link" href="/audit">"Audit log"</a>

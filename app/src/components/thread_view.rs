@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
+use crate::components::timestamp::Timestamp;
 use crate::components::tool_call_view::ToolCallView;
 use crate::live_run::LiveRun;
 use crate::model::{
@@ -23,6 +24,17 @@ pub fn ThreadView(
     on_rule_revoked: Callback<String>,
 ) -> impl IntoView {
     let title = move || detail.with(|d| d.thread.title.clone());
+    let export =
+        move |extension: &'static str| detail.with(|d| format!("/api/threads/{}/export.{extension}", d.thread.id));
+    let imported = move || {
+        detail.with(|d| d.thread.imported_at.clone()).map(|at| {
+            view! {
+                <p class="imported-note">
+                    "Imported on " <Timestamp at/> ". Its decisions were made elsewhere and are not in this server's audit log."
+                </p>
+            }
+        })
+    };
     let rules = Signal::derive(move || detail.with(|d| d.rules.clone()));
     let entries = move || detail.with(Entry::list);
     let failed = move || {
@@ -39,7 +51,14 @@ pub fn ThreadView(
     };
 
     view! {
-        <h1 class="thread-title">{title}</h1>
+        <div class="thread-head">
+            <h1 class="thread-title">{title}</h1>
+            <nav class="thread-export" aria-label="Export this thread">
+                <a rel="external" download href=move || export("md")>"Export Markdown"</a>
+                <a rel="external" download href=move || export("json")>"Export JSON"</a>
+            </nav>
+        </div>
+        {imported}
         <RulesPanel rules on_revoked=on_rule_revoked/>
         <ol class="messages" aria-label="Conversation">
             <For each=entries key=Entry::key children=move |entry| entry.view(live)/>

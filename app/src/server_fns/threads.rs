@@ -70,6 +70,14 @@ pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
     Ok(super::engine()?.search(&query).await?)
 }
 
+/// A new thread from the text of a JSON export (a file the person chose).
+#[server]
+pub async fn import_thread(text: String) -> Result<Thread, AppError> {
+    let export: warden_types::thread::ThreadExport = serde_json::from_str(&text)
+        .map_err(|e| AppError::Invalid(format!("this file is not a Warden thread export (JSON): {e}")))?;
+    Ok(super::engine()?.import_thread(export).await?)
+}
+
 #[server]
 pub async fn delete_thread(id: String) -> Result<(), AppError> {
     let engine = super::engine()?;

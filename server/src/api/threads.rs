@@ -2,12 +2,12 @@
 //! with the event stream of the run it starts).
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
-use warden_types::thread::{ThreadPatch, ThreadQuery};
+use warden_types::thread::{ThreadExport, ThreadPatch, ThreadQuery};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -47,6 +47,37 @@ pub struct SearchParams {
 /// `GET /api/search?q=…`: the threads whose title or messages hold every word, best first.
 pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.search(&p.q).await?))
+}
+
+/// The largest thread export `POST /api/threads/import` takes.
+pub const MAX_IMPORT_BYTES: usize = 32 * 1024 * 1024;
+
+/// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
+pub async fn export_json(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    let export = engine.export_thread(&id).await?;
+    Ok((attachment(&id, "json")?, Json(export)))
+}
+
+/// `GET /api/threads/{id}/export.md`: the thread for people to read.
+pub async fn export_markdown(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    let export = engine.export_thread(&id).await?;
+    let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
+    Ok((attachment(&id, "md")?, [content_type], warden_engine::transfer::markdown(&export)))
+}
+
+/// A download named after the thread's id (ids are ours: letters, digits and dashes).
+fn attachment(id: &str, extension: &str) -> ApiResult<[(header::HeaderName, HeaderValue); 1]> {
+    let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    let disposition = format!("attachment; filename=\"warden-thread-{safe}.{extension}\"");
+    Ok([(header::CONTENT_DISPOSITION, HeaderValue::from_str(&disposition).map_err(|e| ApiError::internal(&e))?)])
+}
+
+/// `POST /api/threads/import`: a new thread from a JSON export.
+pub async fn import(
+    State(engine): State<Engine>,
+    JsonBody(export): JsonBody<ThreadExport>,
+) -> ApiResult<impl IntoResponse> {
+    Ok((StatusCode::CREATED, Json(engine.import_thread(export).await?)))
 }
 
 #[derive(Deserialize, Default)]
