@@ -3,11 +3,10 @@
 
 #[cfg(feature = "ssr")]
 pub mod audit;
+pub mod clipboard;
 pub mod components;
 pub mod csp;
 pub mod error;
-#[cfg(feature = "ssr")]
-pub mod highlight;
 pub mod inbox;
 pub mod inbox_keys;
 pub mod inbox_live;

@@ -2,12 +2,15 @@
 //! as text, and the output goes through `ammonia`, which drops scripts, event handlers and
 //! `javascript:` links. Images are never fetched from elsewhere: a prompt-injected answer could put
 //! workspace contents into an image URL, so a non-inline image becomes a link that names its host
-//! (`[image: alt — from evil.example]`); only inline `data:` raster images are shown. Runs the same
-//! on the server (SSR) and in the browser.
+//! (`[image: alt — from evil.example]`); only inline `data:` raster images are shown. A fenced code
+//! block is highlighted (`code_highlight`: classed spans around escaped text) when its language is
+//! known. Runs on the server only: the browser receives the HTML.
 
 use std::borrow::Cow;
 
-use pulldown_cmark::{html, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{html, CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use crate::code_highlight::{self, CLASS_PREFIX};
 
 /// Inline images shown as images; anything else (SVG can carry script) is not.
 const SHOWN_DATA_IMAGES: &[&str] =
@@ -17,22 +20,34 @@ const SHOWN_DATA_IMAGES: &[&str] =
 pub fn render(markdown: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut images = ImageRewriter::default();
+    let mut code = CodeBlocks::default();
     let events = Parser::new_ext(markdown, options)
         .map(|event| match event {
             // Show what the model wrote instead of letting it become markup.
             Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
             other => other,
         })
-        .flat_map(|event| images.rewrite(event));
+        .flat_map(|event| images.rewrite(event))
+        .flat_map(|event| code.rewrite(event));
     let mut unsafe_html = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut unsafe_html, events);
     ammonia::Builder::default()
         .link_rel(Some("noopener noreferrer nofollow"))
         .add_url_schemes(["data"])
         // `data:` is allowed above for inline images only: not in links, not other media types.
+        // Highlighted code: spans whose classes are all the highlighter's.
+        .add_tag_attributes("span", ["class"])
+        .add_tag_attributes("code", ["class"])
         .attribute_filter(|element, attribute, value| {
             let is_data = value.trim_start().get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:"));
             match (element, attribute) {
+                ("span", "class") if value.split_whitespace().all(|c| c.starts_with(CLASS_PREFIX)) => {
+                    Some(Cow::Borrowed(value))
+                }
+                ("code", "class") if value.starts_with("language-") && !value.contains(char::is_whitespace) => {
+                    Some(Cow::Borrowed(value))
+                }
+                ("span" | "code", "class") => None,
                 ("img", "src") if is_shown_data_image(value) => Some(Cow::Borrowed(value)),
                 ("img", "src") => None,
                 _ if is_data => None,
@@ -45,6 +60,48 @@ pub fn render(markdown: &str) -> String {
 
 fn is_shown_data_image(url: &str) -> bool {
     SHOWN_DATA_IMAGES.iter().any(|prefix| url.get(..prefix.len()).is_some_and(|p| p.eq_ignore_ascii_case(prefix)))
+}
+
+/// Collects each fenced code block and puts it out highlighted when its language is known (else as
+/// pulldown-cmark would, escaped).
+#[derive(Default)]
+struct CodeBlocks {
+    /// The open block's language and text so far.
+    open: Option<(String, String)>,
+}
+
+impl CodeBlocks {
+    fn rewrite<'a>(&mut self, event: Event<'a>) -> Vec<Event<'a>> {
+        match (&mut self.open, event) {
+            (None, Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(language)))) if !language.trim().is_empty() => {
+                self.open = Some((language.split_whitespace().next().unwrap_or_default().to_string(), String::new()));
+                vec![]
+            }
+            (Some((_, text)), Event::Text(more)) => {
+                text.push_str(&more);
+                vec![]
+            }
+            (Some(_), Event::End(TagEnd::CodeBlock)) => {
+                let (language, text) = self.open.take().unwrap_or_default();
+                match code_highlight::highlight(&text, Some(&language)) {
+                    Some(highlighted) => {
+                        let class: String = language
+                            .chars()
+                            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '#' | '_'))
+                            .collect();
+                        let html = format!("<pre><code class=\"language-{class}\">{}</code></pre>\n", highlighted.html);
+                        vec![Event::Html(CowStr::from(html))]
+                    }
+                    None => vec![
+                        Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(CowStr::from(language)))),
+                        Event::Text(CowStr::from(text)),
+                        Event::End(TagEnd::CodeBlock),
+                    ],
+                }
+            }
+            (_, other) => vec![other],
+        }
+    }
 }
 
 /// Turns image events into a link (or, inside a link, plain text) that says where the image is.
@@ -138,8 +195,34 @@ mod tests {
     fn code_blocks_and_emphasis_survive() {
         let html = render("Hello *world*\n\n```rust\nfn main() {}\n```");
         assert!(html.contains("<em>world</em>"), "{html}");
-        assert!(html.contains("<pre><code"), "{html}");
-        assert!(html.contains("fn main() {}"), "{html}");
+        assert!(html.contains(r#"<pre><code class="language-rust">"#), "{html}");
+        assert!(html.contains(r#"<span class="hl-storage hl-type hl-function hl-rust">fn</span>"#), "{html}");
+    }
+
+    #[test]
+    fn a_code_block_stays_text_highlighted_or_not() {
+        let hostile = "```html\n</code></pre><script>alert(1)</script><img src=x onerror=alert(2)>\n```\n\n\
+                       ```no-such-language\n<b>bold?</b>\n```\n\n```\n<i>plain</i>\n```";
+        let html = render(hostile);
+        let allowed =
+            ["<pre>", "</pre>", "<code>", "<code class=\"language-", "</code>", "<span class=\"hl-", "</span>"];
+        for (at, _) in html.match_indices('<') {
+            assert!(allowed.iter().any(|tag| html[at..].starts_with(tag)), "{}", &html[at..]);
+        }
+        assert!(html.contains("&lt;b&gt;bold?&lt;/b&gt;") && html.contains("&lt;i&gt;plain"), "{html}");
+        assert_eq!(html.matches("<pre>").count(), 3, "{html}");
+    }
+
+    #[test]
+    fn only_the_highlighters_classes_are_kept() {
+        // A class could only come from markup, which is shown as text; this checks the filter itself.
+        let html = render("```js\nlet a = 1;\n```");
+        let classes: Vec<&str> = html.split("class=\"").skip(1).filter_map(|c| c.split('"').next()).collect();
+        assert!(!classes.is_empty());
+        assert!(
+            classes.iter().all(|c| c.starts_with("language-") || c.split(' ').all(|w| w.starts_with("hl-"))),
+            "{html}"
+        );
     }
 
     #[test]

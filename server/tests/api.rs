@@ -152,7 +152,11 @@ async fn a_thread_downloads_as_json_and_markdown_and_the_json_imports_as_a_new_t
     let mut bad = export;
     bad["format"] = json!("other");
     let (s, body) = api.json(reqwest::Method::POST, "/api/threads/import", Some(bad)).await;
-    assert_eq!((s, body["error"]["code"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!("invalid_request")), "{body}");
+    assert_eq!(
+        (s, body["error"]["code"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!("invalid_request")),
+        "{body}"
+    );
     let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
     assert_eq!(list.as_array().unwrap().len(), 2);
 }

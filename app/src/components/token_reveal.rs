@@ -48,20 +48,8 @@ pub fn TokenReveal(created: NewClient, #[prop(into)] on_done: Callback<()>) -> i
 
 /// Puts `text` on the clipboard (browser only; the button does nothing before hydration).
 fn copy(text: String, copied: RwSignal<Option<Copied>>) {
-    #[cfg(feature = "hydrate")]
-    {
-        let clipboard = window().navigator().clipboard();
-        // `navigator.clipboard` is undefined outside a secure context (plain http to another host).
-        if clipboard.is_undefined() {
-            copied.set(Some(Copied::No));
-            return;
-        }
-        let promise = clipboard.write_text(&text);
-        leptos::task::spawn_local(async move {
-            let done = wasm_bindgen_futures::JsFuture::from(promise).await;
-            copied.set(Some(if done.is_ok() { Copied::Yes } else { Copied::No }));
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (text, copied);
+    leptos::task::spawn_local(async move {
+        let done = crate::clipboard::copy_text(&text).await;
+        copied.try_set(Some(if done { Copied::Yes } else { Copied::No }));
+    });
 }

@@ -100,7 +100,7 @@ pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
     });
     let highlighted = match evaluation {
         Some((code, language)) => {
-            tokio::task::spawn_blocking(move || crate::highlight::highlight(&code, language.as_deref()))
+            tokio::task::spawn_blocking(move || warden_engine::code_highlight::highlight(&code, language.as_deref()))
                 .await
                 .map_err(AppError::internal)?
         }

@@ -1,7 +1,8 @@
-//! Syntax highlighting of an outside request's code, on the server only (nothing of it is in the
-//! wasm): syntect's Sublime grammars turn the code into `<span class="hl-…">` around escaped text,
-//! and the result is sanitised down to exactly that (spans with a class) before the page puts it in
-//! as HTML. The code came from an outside client, so it is never trusted to be harmless text.
+//! Syntax highlighting of code, on the server only (nothing of it is in the wasm): an outside
+//! request's code and the model's fenced code blocks (`markdown`). syntect's Sublime grammars turn
+//! the code into `<span class="hl-…">` around escaped text, and the result is sanitised down to
+//! exactly that (spans with a class) before the page puts it in as HTML. The code came from an
+//! outside client or a model, so it is never trusted to be harmless text.
 
 use std::sync::LazyLock;
 
@@ -13,7 +14,7 @@ use syntect::util::LinesWithEndings;
 /// in proportion to the text, and a person does not read more than this closely anyway.
 pub const MAX_HIGHLIGHT_BYTES: usize = 64 * 1024;
 /// The prefix of every class the highlighter writes (style/main.css colours them).
-const CLASS_PREFIX: &str = "hl-";
+pub const CLASS_PREFIX: &str = "hl-";
 
 /// The grammars syntect ships, loaded once on first use. Immutable data, not a service: nothing
 /// to replace in a test, so a lazy static rather than something carried in the app state.
