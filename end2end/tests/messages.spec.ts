@@ -42,3 +42,27 @@ test("a code block is highlighted by the server and copies; a message copies who
   await expect(reply.locator("time")).toHaveText(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
   expect(trouble.errors).toEqual([]);
 });
+
+test("streaming keeps the bottom in view until the person scrolls up; Jump to latest takes them back", async ({ page }) => {
+  await page.setViewportSize({ width: 900, height: 500 });
+  const distanceToBottom = () =>
+    page.evaluate(() => document.documentElement.scrollHeight - (window.scrollY + window.innerHeight));
+  const jump = page.getByRole("button", { name: /Jump to latest/ });
+
+  await startChat(page, "Please give a long scrolling answer");
+  // Followed while it streams: the page is taller than the window and its bottom stays in view.
+  await expect(page.locator(".streaming")).toContainText("Paragraph 12");
+  expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeGreaterThan(1000);
+  await expect.poll(distanceToBottom).toBeLessThan(80);
+  await expect(jump).toBeHidden();
+
+  // Scrolled up: it stays there while the rest arrives, and offers the way back.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await expect(jump).toBeVisible();
+  await expect(answer(page, "Paragraph 1:")).toContainText("The end of the long answer.");
+  expect(await page.evaluate(() => window.scrollY)).toBeLessThan(50);
+
+  await jump.click();
+  await expect.poll(distanceToBottom).toBeLessThan(80);
+  await expect(jump).toBeHidden();
+});

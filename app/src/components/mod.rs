@@ -3,6 +3,7 @@
 pub mod app_layout;
 pub mod approval_card;
 pub mod audit_row;
+pub mod auto_scroll;
 pub mod call_preview;
 pub mod composer;
 pub mod countdown;

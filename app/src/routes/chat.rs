@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_params_map;
 
+use crate::components::auto_scroll::AutoScroll;
 use crate::components::composer::Composer;
 use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::message_view::StreamingText;
@@ -264,6 +265,12 @@ pub fn ChatPage() -> impl IntoView {
         Some(label.unwrap_or_else(|| format!("{} · {}", choice.provider_id, choice.model)))
     });
     let busy = Signal::derive(move || live.run_id.get().is_some());
+    // What grows the conversation: streamed text, stored messages, calls and their approvals.
+    let grows = Signal::derive(move || {
+        let shown =
+            current.with(|d| d.as_ref().map_or(0, |d| d.messages.len() + d.tool_calls.len() + d.approvals.len()));
+        shown + live.text.with(String::len)
+    });
 
     view! {
         <section class="page chat">
@@ -278,6 +285,7 @@ pub fn ChatPage() -> impl IntoView {
                 </ErrorBoundary>
             </Transition>
             <StreamingText live/>
+            <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
             <Composer on_send on_stop busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
