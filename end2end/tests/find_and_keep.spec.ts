@@ -3,7 +3,9 @@
 // after a reload; a thread with a waiting approval carries a badge until it is decided; the shortcuts
 // dialog opens with `?`, and an approval card with the focus is denied with `d`.
 import * as fs from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
+import { TOKEN } from "../fixtures/access";
 import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 function sidebar(page: Page) {
@@ -157,5 +159,37 @@ test("a thread exports as Markdown and JSON, and the JSON imports back as a new 
   await sidebar(page).getByLabel("Import a thread (JSON)").setInputFiles(bogus);
   await expect(sidebar(page).getByRole("alert")).toContainText("format is `other.v9`");
   expect(page.url()).toBe(importedUrl);
+  expect(trouble.errors).toEqual([]);
+});
+
+test("a thread made with the client's own id opens with ?q= typed in (not sent), lists its runs and is named again on request", async ({ page }, testInfo) => {
+  const trouble = watchForTrouble(page);
+  const api = await playwrightRequest.newContext({
+    baseURL: testInfo.project.use.baseURL,
+    extraHTTPHeaders: { Authorization: `Bearer ${TOKEN}` },
+  });
+  const id = randomUUID();
+  const made = await api.post("/api/threads", { data: { id, title: "Chosen id thread" } });
+  expect(made.status()).toBe(201);
+  expect((await api.post("/api/threads", { data: { id } })).status()).toBe(200);
+
+  await openHydrated(page, `/chat/${id}?q=${encodeURIComponent("Please say hello from the address")}`);
+  const box = page.getByRole("textbox", { name: "Message" });
+  await expect(box).toHaveValue("Please say hello from the address");
+  await expect(box).toBeFocused();
+  // Typed in, not sent: nothing ran, and the prompt left the address.
+  expect(new URL(page.url()).search).toBe("");
+  expect(await (await api.get(`/api/threads/${id}/runs`)).json()).toEqual([]);
+
+  await box.press("Enter");
+  await expect(answer(page, "Hello from the fixture!")).toBeVisible();
+  const runs = await (await api.get(`/api/threads/${id}/runs`)).json();
+  expect(runs).toHaveLength(1);
+  // A person's title stays; asked for, the model names it after what was said.
+  await expect(page.getByRole("heading", { name: "Chosen id thread" })).toBeVisible();
+  await page.getByRole("button", { name: "Suggest a title" }).click();
+  await expect(page.getByRole("heading", { name: "Greeting chat" })).toBeVisible();
+  await expect(sidebar(page).locator(`a[href="/chat/${id}"]`)).toHaveText("Greeting chat");
+  await api.dispose();
   expect(trouble.errors).toEqual([]);
 });

@@ -193,6 +193,27 @@ impl Engine {
         self.rt.handles.store.import_thread(&export, &title).await
     }
 
+    /// Creates the thread with the id a client chose (8 to 64 letters, digits, `-` or `_`, such as a
+    /// UUID), or answers the one that already has it; `true` when it was created.
+    pub async fn create_thread_with_id(&self, id: &str, title: Option<String>) -> Result<(Thread, bool)> {
+        input::thread_id(id)?;
+        let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
+        self.rt.handles.store.create_thread_with_id(id, title.as_deref()).await
+    }
+
+    /// A thread's runs, oldest first (the newest 500).
+    pub async fn thread_runs(&self, id: &str) -> Result<Vec<RunSummary>> {
+        self.rt.handles.store.thread(id).await?;
+        self.rt.handles.store.runs_of_thread(id, 500).await
+    }
+
+    /// Asks the thread's model for a title again and keeps it (a person asked: their title is replaced).
+    pub async fn regenerate_title(&self, id: &str) -> Result<Thread> {
+        self.rt.handles.store.thread(id).await?;
+        crate::run::title::regenerate(&self.rt.handles, id).await?;
+        self.rt.handles.store.thread(id).await
+    }
+
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {
         // No title (or a blank one) makes an untitled thread; a given one is checked.
         let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;

@@ -23,6 +23,15 @@ pub fn message(content: &str) -> Result<String> {
     Ok(content.to_string())
 }
 
+/// A thread id a client chose: 8 to 64 ASCII letters, digits, `-` or `_` (a UUID is one).
+pub fn thread_id(id: &str) -> Result<()> {
+    let fits = (8..=64).contains(&id.len()) && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !fits {
+        return Err(Error::Invalid("a thread id is 8 to 64 letters, digits, `-` or `_` (a UUID, for one)".into()));
+    }
+    Ok(())
+}
+
 /// A title a person gives a thread: trimmed, not empty, at most [`MAX_TITLE_CHARS`].
 pub fn title(title: &str) -> Result<String> {
     let title = title.trim();

@@ -264,3 +264,38 @@ async fn an_imported_waiting_approval_is_cancelled_and_nothing_of_a_bad_file_is_
     }
     assert_eq!(h.engine.list_threads(ThreadQuery::default()).await.unwrap().len(), threads_before);
 }
+
+#[tokio::test]
+async fn a_client_chosen_id_creates_once_runs_are_listed_and_a_title_is_made_again_on_request() {
+    let mut named = scenario("plan the trip", vec![Turn::text("Pack light.")]);
+    named.title = Some("Trip planning".into());
+    let h = Harness::start(Script { scenarios: vec![named], default_title: None }).await;
+
+    // Chosen by the client, created once; asking again answers the same thread.
+    let id = "0b6c1a52-7d7e-4a59-9a55-3c1f0e2d9b11";
+    let (thread, created) = h.engine.create_thread_with_id(id, Some("Mine".into())).await.unwrap();
+    assert!(created);
+    assert_eq!((thread.id.as_str(), thread.title.as_str()), (id, "Mine"));
+    let (again, created) = h.engine.create_thread_with_id(id, Some("Other".into())).await.unwrap();
+    assert!(!created);
+    assert_eq!(again.title, "Mine");
+    for bad in ["short", "has space in it", "../../etc/passwd", &"x".repeat(65), "semi;colon-id"] {
+        assert!(matches!(h.engine.create_thread_with_id(bad, None).await, Err(Error::Invalid(_))), "{bad}");
+    }
+
+    // Nothing to name it by yet.
+    assert!(matches!(h.engine.regenerate_title(id).await, Err(Error::Invalid(_))));
+    let first = h.engine.send_message(id, "plan the trip please".into()).await.unwrap();
+    run_to_end(&h.engine, &first.run_id).await;
+    let second = h.engine.send_message(id, "plan the trip again".into()).await.unwrap();
+    run_to_end(&h.engine, &second.run_id).await;
+    let runs = h.engine.thread_runs(id).await.unwrap();
+    assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [first.run_id.as_str(), second.run_id.as_str()]);
+    assert!(matches!(h.engine.thread_runs("no-such-thread").await, Err(Error::NotFound { .. })));
+
+    // A person's title stays through runs; asked for, the model's replaces it.
+    assert_eq!(h.engine.thread(id).await.unwrap().thread.title, "Mine");
+    let retitled = h.engine.regenerate_title(id).await.unwrap();
+    assert_eq!(retitled.title, "Trip planning");
+    assert!(matches!(h.engine.regenerate_title("no-such-thread").await, Err(Error::NotFound { .. })));
+}

@@ -162,6 +162,26 @@ async fn a_thread_downloads_as_json_and_markdown_and_the_json_imports_as_a_new_t
 }
 
 #[tokio::test]
+async fn a_client_chosen_id_creates_a_thread_once_and_its_runs_and_title_have_routes() {
+    let api = Api::start(Script::default()).await;
+    let id = "1f0e2d9b-0b6c-4a59-9a55-3c1f7d7e1a52";
+    let (s, t) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"id": id}))).await;
+    assert_eq!((s, t["id"].clone()), (StatusCode::CREATED, json!(id)));
+    let (s, t) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"id": id, "title": "x"}))).await;
+    assert_eq!((s, t["title"].clone()), (StatusCode::OK, json!("New chat")));
+    let (s, body) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"id": "no"}))).await;
+    assert_eq!((s, body["error"]["code"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!("invalid_request")));
+
+    let (s, runs) = api.json(reqwest::Method::GET, &format!("/api/threads/{id}/runs"), None).await;
+    assert_eq!((s, runs), (StatusCode::OK, json!([])));
+    let (s, _) = api.json(reqwest::Method::GET, "/api/threads/not-a-thread/runs", None).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    // Nothing said yet: nothing to name it by.
+    let (s, body) = api.json(reqwest::Method::POST, &format!("/api/threads/{id}/title"), None).await;
+    assert_eq!((s, body["error"]["code"].clone()), (StatusCode::UNPROCESSABLE_ENTITY, json!("invalid_request")));
+}
+
+#[tokio::test]
 async fn bad_input_gets_clear_errors_and_changes_nothing() {
     let api = Api::start(Script::default()).await;
     let id = api.new_thread().await;

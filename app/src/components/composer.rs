@@ -20,8 +20,11 @@ pub fn Composer(
     /// Controls shown next to the Send button.
     #[prop(optional)]
     children: Option<Children>,
+    /// Text the box starts with (a prompt from the address: `/chat/{id}?q=…`); never sent by itself.
+    #[prop(optional)]
+    initial: String,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::new());
+    let text = RwSignal::new(initial);
     let send = move || {
         let content = text.get_untracked();
         if content.trim().is_empty() || busy.get_untracked() {

@@ -53,6 +53,7 @@ pub fn ThreadView(
     view! {
         <div class="thread-head">
             <h1 class="thread-title">{title}</h1>
+            <RetitleButton detail/>
             <nav class="thread-export" aria-label="Export this thread">
                 <a rel="external" download href=move || export("md")>"Export Markdown"</a>
                 <a rel="external" download href=move || export("json")>"Export JSON"</a>
@@ -64,6 +65,40 @@ pub fn ThreadView(
             <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
         </ol>
         {failed}
+    }
+}
+
+/// Asks the thread's model for a new title; the heading and the sidebar show it.
+#[component]
+fn RetitleButton(detail: Signal<ThreadDetail>) -> impl IntoView {
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<crate::error::AppError>);
+    let edited = use_context::<crate::ThreadEdited>();
+    let changed = use_context::<crate::ThreadsChanged>();
+    let retitle = move |_| {
+        let id = detail.with_untracked(|d| d.thread.id.clone());
+        busy.set(true);
+        error.set(None);
+        leptos::task::spawn_local(async move {
+            match crate::server_fns::regenerate_title(id).await {
+                Ok(thread) => {
+                    if let Some(edited) = edited {
+                        edited.0.try_set(Some(thread));
+                    }
+                    if let Some(changed) = changed {
+                        changed.notify();
+                    }
+                }
+                Err(e) => {
+                    error.try_set(Some(e));
+                }
+            }
+            busy.try_set(false);
+        });
+    };
+    view! {
+        <button type="button" class="retitle" disabled=move || busy.get() on:click=retitle>"Suggest a title"</button>
+        {move || error.get().map(|error| view! { <crate::components::error_notice::ErrorNotice error/> })}
     }
 }
 

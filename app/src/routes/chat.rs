@@ -8,7 +8,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::components::auto_scroll::AutoScroll;
 use crate::components::composer::Composer;
@@ -265,6 +265,24 @@ pub fn ChatPage() -> impl IntoView {
         Some(label.unwrap_or_else(|| format!("{} · {}", choice.provider_id, choice.model)))
     });
     let busy = Signal::derive(move || live.run_id.get().is_some());
+    // `/chat/{id}?q=…` starts with that prompt in the box, for the person to send: a link (from any
+    // site) must never make the agent act, so it is only ever typed in, not sent.
+    let initial = use_query_map().with_untracked(|q| q.get("q")).filter(|q| !q.trim().is_empty());
+    #[cfg(feature = "hydrate")]
+    if initial.is_some() {
+        Effect::new(move |_| {
+            let focused = document().get_element_by_id("composer-input").map(|e| {
+                use wasm_bindgen::JsCast;
+                e.unchecked_into::<web_sys::HtmlElement>().focus()
+            });
+            let _ = focused;
+            // The prompt leaves the address: a reload does not type it in again.
+            let path = window().location().pathname().unwrap_or_default();
+            if let Ok(history) = window().history() {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
+            }
+        });
+    }
     // What grows the conversation: streamed text, stored messages, calls and their approvals.
     let grows = Signal::derive(move || {
         let shown =
@@ -288,7 +306,7 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
-            <Composer on_send on_stop busy label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
+            <Composer on_send on_stop busy initial=initial.unwrap_or_default() label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
                         // Without the list the picker is left out; the thread still uses its model.

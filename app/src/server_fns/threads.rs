@@ -70,6 +70,12 @@ pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
     Ok(super::engine()?.search(&query).await?)
 }
 
+/// The model names the thread again (the person asked; their own title is replaced).
+#[server]
+pub async fn regenerate_title(id: String) -> Result<Thread, AppError> {
+    Ok(super::engine()?.regenerate_title(&id).await?)
+}
+
 /// A new thread from the text of a JSON export (a file the person chose).
 #[server]
 pub async fn import_thread(text: String) -> Result<Thread, AppError> {

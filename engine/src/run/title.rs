@@ -51,21 +51,12 @@ pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
         Ok(true) => {}
         _ => return,
     }
-    let Ok(messages) = rt.store.messages(&run.thread_id).await else { return };
-    let Some(first) = messages.iter().find(|m| m.role == Role::User) else { return };
-    let answer = messages.iter().rev().find(|m| m.role == Role::Assistant && !m.content.is_empty());
-    let mut convo = format!("User: {}", first.content.chars().take(2000).collect::<String>());
-    if let Some(a) = answer {
-        convo.push_str(&format!("\n\nAssistant: {}", a.content.chars().take(2000).collect::<String>()));
-    }
-    let request = vec![Message::text(Role::System, TITLE_PROMPT), Message::text(Role::User, convo)];
-    let title = match tokio::time::timeout(Duration::from_secs(20), provider.complete(request)).await {
-        Ok(Ok(answer)) => clean(&answer),
-        Ok(Err(e)) => {
+    let title = match ask_model(rt, provider.as_ref(), &run.thread_id).await {
+        Ok(title) => title,
+        Err(e) => {
             tracing::warn!(thread_id = run.thread_id, error = %e, "title generation failed; keeping the prompt's words");
             None
         }
-        Err(_) => None,
     };
     let Some(title) = title else { return };
     match rt.store.set_model_title(&run.thread_id, &title).await {
@@ -74,6 +65,42 @@ pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
         }
         Ok(false) => {}
         Err(e) => tracing::warn!(error = %e, "could not store the generated title"),
+    }
+}
+
+/// Names the thread again because a person asked (their own title is replaced too), with the
+/// thread's model. Answers the new title.
+pub async fn regenerate(rt: &RunHandles, thread_id: &str) -> crate::error::Result<String> {
+    let choice = rt.store.thread_model(thread_id).await?;
+    if rt.store.first_user_message(thread_id).await?.is_none() {
+        return Err(crate::error::Error::Invalid("the thread has no message yet to name it by".into()));
+    }
+    let provider = rt.providers.resolve(choice.as_ref())?;
+    let title = ask_model(rt, provider.as_ref(), thread_id)
+        .await?
+        .ok_or_else(|| crate::error::Error::Invalid("the model gave no usable title; try again".into()))?;
+    rt.store.set_requested_title(thread_id, &title).await?;
+    Ok(title)
+}
+
+/// The model's title for the thread's first exchange (`None`: nothing to name yet, or an answer
+/// that is not a title).
+async fn ask_model(
+    rt: &RunHandles,
+    provider: &dyn crate::llm::Provider,
+    thread_id: &str,
+) -> crate::error::Result<Option<String>> {
+    let messages = rt.store.messages(thread_id).await?;
+    let Some(first) = messages.iter().find(|m| m.role == Role::User) else { return Ok(None) };
+    let answer = messages.iter().rev().find(|m| m.role == Role::Assistant && !m.content.is_empty());
+    let mut convo = format!("User: {}", first.content.chars().take(2000).collect::<String>());
+    if let Some(a) = answer {
+        convo.push_str(&format!("\n\nAssistant: {}", a.content.chars().take(2000).collect::<String>()));
+    }
+    let request = vec![Message::text(Role::System, TITLE_PROMPT), Message::text(Role::User, convo)];
+    match tokio::time::timeout(Duration::from_secs(20), provider.complete(request)).await {
+        Ok(answer) => Ok(clean(&answer?)),
+        Err(_) => Ok(None),
     }
 }
 

@@ -43,6 +43,19 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
+    /// Every run of a thread, oldest first (at most `limit`, the newest of them).
+    pub async fn runs_of_thread(&self, thread_id: &str, limit: u32) -> Result<Vec<RunSummary>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT * FROM (SELECT {COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) \
+             ORDER BY created_at, id"
+        )))
+        .bind(thread_id)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(run_from_row).collect()
+    }
+
     pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<String>> {
         Ok(sqlx::query_scalar("SELECT id FROM runs WHERE status = ?").bind(status).fetch_all(&self.pool).await?)
     }

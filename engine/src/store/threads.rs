@@ -35,14 +35,21 @@ pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updat
 
 impl Store {
     pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {
+        Ok(self.create_thread_with_id(&new_id(), title).await?.0)
+    }
+
+    /// Creates the thread `id` (checked by the engine), or answers the one that has it already;
+    /// `true` when it was created.
+    pub async fn create_thread_with_id(&self, id: &str, title: Option<&str>) -> Result<(Thread, bool)> {
         let (title, source) = match title.map(str::trim).filter(|t| !t.is_empty()) {
             Some(t) => (t.to_string(), TitleSource::User),
             None => ("New chat".to_string(), TitleSource::Default),
         };
-        let id = new_id();
+        let id = id.to_string();
         let ts = now();
-        sqlx::query(
-            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)",
+        let created = sqlx::query(
+            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?) \
+             ON CONFLICT (id) DO NOTHING",
         )
         .bind(&id)
         .bind(&title)
@@ -50,8 +57,13 @@ impl Store {
         .bind(&ts)
         .bind(&ts)
         .execute(&self.pool)
-        .await?;
-        Ok(Thread {
+        .await?
+        .rows_affected()
+            == 1;
+        if !created {
+            return Ok((self.thread(&id).await?, false));
+        }
+        let thread = Thread {
             id,
             title,
             archived: false,
@@ -60,7 +72,8 @@ impl Store {
             updated_at: ts,
             pending_approvals: 0,
             imported_at: None,
-        })
+        };
+        Ok((thread, true))
     }
 
     pub async fn thread(&self, id: &str) -> Result<Thread> {
@@ -120,6 +133,19 @@ impl Store {
             return Err(Error::not_found("thread", id));
         }
         self.thread(id).await
+    }
+
+    /// Sets a title the model made because a person asked for one (replacing theirs too).
+    pub async fn set_requested_title(&self, id: &str, title: &str) -> Result<()> {
+        let result = sqlx::query("UPDATE threads SET title = ?, title_source = 'model' WHERE id = ?")
+            .bind(title)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if result.rows_affected() == 0 {
+            return Err(Error::not_found("thread", id));
+        }
+        Ok(())
     }
 
     /// Sets the model's title unless a person named the thread meanwhile.

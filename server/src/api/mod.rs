@@ -47,6 +47,8 @@ where
         .route("/api/threads/{id}/messages", post(threads::post_message))
         .route("/api/threads/{id}/retry", post(threads::retry))
         .route("/api/search", get(threads::search))
+        .route("/api/threads/{id}/runs", get(threads::runs))
+        .route("/api/threads/{id}/title", post(threads::regenerate_title))
         .route("/api/threads/{id}/export.json", get(threads::export_json))
         .route("/api/threads/{id}/export.md", get(threads::export_markdown))
         .route("/api/threads/import", post(threads::import).layer(DefaultBodyLimit::max(threads::MAX_IMPORT_BYTES)))

@@ -84,6 +84,9 @@ pub async fn import(
 #[serde(deny_unknown_fields)]
 pub struct CreateThread {
     title: Option<String>,
+    /// The id the client chose (a UUID, say): the thread is created with it, or, if it exists
+    /// already, answered as it is (200 instead of 201).
+    id: Option<String>,
 }
 
 /// The body is optional: an empty one creates an untitled thread.
@@ -93,7 +96,23 @@ pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> Ap
     } else {
         serde_json::from_slice(&body).map_err(|e| ApiError::unprocessable(format!("invalid JSON body: {e}")))?
     };
-    Ok((StatusCode::CREATED, Json(engine.create_thread(body.title).await?)))
+    match body.id {
+        Some(id) => {
+            let (thread, created) = engine.create_thread_with_id(&id, body.title).await?;
+            Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, Json(thread)))
+        }
+        None => Ok((StatusCode::CREATED, Json(engine.create_thread(body.title).await?))),
+    }
+}
+
+/// `GET /api/threads/{id}/runs`: the thread's runs, oldest first.
+pub async fn runs(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.thread_runs(&id).await?))
+}
+
+/// `POST /api/threads/{id}/title`: the model names the thread again.
+pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.regenerate_title(&id).await?))
 }
 
 pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
