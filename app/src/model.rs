@@ -14,7 +14,9 @@ pub use warden_types::provider::{
 };
 pub use warden_types::run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 pub use warden_types::status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
-pub use warden_types::thread::{SearchHit, SnippetPiece, StoredMessage, Thread, ThreadDetail, ThreadOptions};
+pub use warden_types::thread::{
+    BranchPoint, SearchHit, SnippetPiece, StoredMessage, Thread, ThreadDetail, ThreadOptions,
+};
 pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 
 /// One page of the sidebar; `next` is the cursor for "Load more".

@@ -2,7 +2,8 @@
 // and copies with its own button; a message copies whole (the model's as the Markdown it wrote) and
 // shows when it was written.
 import { expect, test } from "@playwright/test";
-import { answer, startChat, watchForTrouble } from "./helpers";
+import * as fs from "node:fs";
+import { answer, approvalCard, startChat, watchForTrouble, workspacePath } from "./helpers";
 
 test.use({ permissions: ["clipboard-read", "clipboard-write"] });
 
@@ -65,4 +66,56 @@ test("streaming keeps the bottom in view until the person scrolls up; Jump to la
   await jump.click();
   await expect.poll(distanceToBottom).toBeLessThan(80);
   await expect(jump).toBeHidden();
+});
+
+test("an edit and another answer make versions; the picker switches, the choice survives a reload, and a branch left cancels its card", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "Tell me about apples for branching");
+  await expect(answer(page, "Apples are crisp.")).toBeVisible();
+  const mine = page.locator(".message.user").first();
+
+  // Edit: a new version of the prompt, answered from there; the first is one click away.
+  await mine.hover();
+  await mine.getByRole("button", { name: "Edit", exact: true }).click();
+  await mine.getByLabel("Edit your message").fill("Tell me about pears for branching");
+  await mine.getByRole("button", { name: "Send edit" }).click();
+  await expect(answer(page, "Pears are soft.")).toBeVisible();
+  await expect(answer(page, "Apples are crisp.")).toHaveCount(0);
+  const versions = page.locator(".message.user").first().getByRole("group", { name: "Versions of this message" });
+  await expect(versions).toContainText("2 / 2");
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(answer(page, "Apples are crisp.")).toBeVisible();
+  await expect(answer(page, "Pears are soft.")).toHaveCount(0);
+  await expect(versions).toContainText("1 / 2");
+
+  // Chosen and stored: the server renders that branch.
+  const html = await (await page.request.get(page.url())).text();
+  expect(html).toContain("Apples are crisp.");
+  expect(html).not.toContain("Pears are soft.");
+
+  // Another answer: a sibling of the first, with its own picker.
+  const reply = answer(page, "Apples are crisp.");
+  await reply.hover();
+  await reply.getByRole("button", { name: "Regenerate" }).click();
+  const answerVersions = page.locator(".message.assistant").getByRole("group", { name: "Versions of this message" });
+  await expect(answerVersions).toContainText("2 / 2");
+
+  // A branch with a card waiting, left by an edit: its card is cancelled, not denied, and nothing ran.
+  const prompt = page.locator(".message.user").first();
+  await prompt.hover();
+  await prompt.getByRole("button", { name: "Edit", exact: true }).click();
+  await prompt.getByLabel("Edit your message").fill("Please write plums for branching");
+  await prompt.getByRole("button", { name: "Send edit" }).click();
+  await expect(approvalCard(page)).toBeVisible();
+  await prompt.hover();
+  await prompt.getByRole("button", { name: "Edit", exact: true }).click();
+  await prompt.getByLabel("Edit your message").fill("Tell me about pears for branching again");
+  await prompt.getByRole("button", { name: "Send edit" }).click();
+  await expect(answer(page, "Pears are soft.")).toBeVisible();
+  await expect(approvalCard(page)).toHaveCount(0);
+  await expect(versions).toContainText("4 / 4");
+  await versions.getByRole("button", { name: "Previous version" }).click();
+  await expect(page.getByText("Cancelled: the run stopped before a decision")).toBeVisible();
+  expect(fs.existsSync(workspacePath("plums.txt"))).toBe(false);
+  expect(trouble.errors).toEqual([]);
 });

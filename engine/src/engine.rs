@@ -6,12 +6,14 @@ use std::sync::Arc;
 use futures::stream::BoxStream;
 
 use crate::approval::{Approval, ApprovalStatus, DecisionInput};
+use crate::branches;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::input;
 use crate::llm::local::LocalModel;
 use crate::llm::Provider;
+use crate::message::Role;
 use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
@@ -224,10 +226,19 @@ impl Engine {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
         let last_run = store.last_run(id).await?;
+        // The chosen branch, and only its calls and their approvals.
+        let messages = store.messages(id).await?;
+        let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
+        let mut tool_calls = store.tool_calls_of_thread(id).await?;
+        tool_calls.retain(|c| path.contains(&c.message_id));
+        let mut approvals = store.approvals_of_thread(id).await?;
+        approvals.retain(|a| tool_calls.iter().any(|c| c.id == a.tool_call_id));
+        let branches = branches::branch_points(&store.message_tree(id).await?, &path);
         Ok(ThreadDetail {
-            messages: store.messages(id).await?,
-            tool_calls: store.tool_calls_of_thread(id).await?,
-            approvals: store.approvals_of_thread(id).await?,
+            messages,
+            tool_calls,
+            approvals,
+            branches,
             active_run: last_run.clone().filter(|r| !r.status.is_terminal()),
             last_error: last_run.filter(|r| r.status == RunStatus::Failed).and_then(|r| r.error),
             rules: store.rules_of_thread(id).await?,
@@ -282,7 +293,7 @@ impl Engine {
             .rt
             .handles
             .store
-            .start_run(thread_id, max_steps, Some(&content), Some(&prompt_title), Some(&model))
+            .start_run(thread_id, max_steps, Some(&content), Some(&prompt_title), Some(&model), None)
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         let run_id = self.announce(thread_id, started, model);
@@ -331,8 +342,86 @@ impl Engine {
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
         let model = self.model_for_new_run(thread_id).await?;
         let max_steps = self.max_steps_for_new_run(thread_id).await?;
-        let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model)).await?;
+        let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), None).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
+    }
+
+    // --- branches ---
+
+    /// Sends `content` in place of the person's message `message_id`: a sibling of it, on a new
+    /// branch that becomes the chosen one, and a run answers it. A run going on in the thread is
+    /// stopped first (its waiting approvals are cancelled, never denied).
+    pub async fn edit_message(&self, thread_id: &str, message_id: &str, content: String) -> Result<RunStarted> {
+        let content = input::message(&content)?;
+        let tree = self.rt.handles.store.message_tree(thread_id).await?;
+        let (_, parent, role) =
+            branches::find(&tree, message_id).ok_or_else(|| Error::not_found("message", message_id))?;
+        if *role != Role::User {
+            return Err(Error::Invalid("only a person's message can be edited; ask for another answer instead".into()));
+        }
+        let parent = parent.clone();
+        self.end_active_run(thread_id).await?;
+        let model = self.model_for_new_run(thread_id).await?;
+        let max_steps = self.max_steps_for_new_run(thread_id).await?;
+        let started = self
+            .rt
+            .handles
+            .store
+            .start_run(thread_id, max_steps, Some(&content), None, Some(&model), Some(parent.as_deref()))
+            .await?;
+        let message_id = started.message.as_ref().map(|m| m.id.clone());
+        Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id })
+    }
+
+    /// Another answer to the turn the model's message `message_id` is part of: a sibling of that
+    /// turn's first answer, on a branch that becomes the chosen one. A run going on is stopped first.
+    pub async fn regenerate(&self, thread_id: &str, message_id: &str) -> Result<RunStarted> {
+        let shown = self.rt.handles.store.messages(thread_id).await?;
+        let at = shown
+            .iter()
+            .position(|m| m.id == message_id)
+            .ok_or_else(|| Error::Invalid("only an answer on the branch shown can be answered again".into()))?;
+        if shown[at].role != Role::Assistant {
+            return Err(Error::Invalid(
+                "only the model's answer can be regenerated; edit a message of yours instead".into(),
+            ));
+        }
+        let Some(person) = shown[..at].iter().rposition(|m| m.role == Role::User) else {
+            return Err(Error::Invalid("this answer follows no message of yours".into()));
+        };
+        let from = shown[person].id.clone();
+        self.end_active_run(thread_id).await?;
+        let model = self.model_for_new_run(thread_id).await?;
+        let max_steps = self.max_steps_for_new_run(thread_id).await?;
+        let started =
+            self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), Some(Some(&from))).await?;
+        Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
+    }
+
+    /// Shows the branch through `message_id` (to its newest end). A run going on is stopped first:
+    /// what waits on the branch left is cancelled, never denied.
+    pub async fn switch_branch(&self, thread_id: &str, message_id: &str) -> Result<ThreadDetail> {
+        let store = &self.rt.handles.store;
+        let tree = store.message_tree(thread_id).await?;
+        branches::find(&tree, message_id).ok_or_else(|| Error::not_found("message", message_id))?;
+        self.end_active_run(thread_id).await?;
+        store.set_head(thread_id, Some(&branches::newest_leaf(&tree, message_id))).await?;
+        self.thread(thread_id).await
+    }
+
+    /// Stops the thread's run if one is going on and waits until it has ended.
+    async fn end_active_run(&self, thread_id: &str) -> Result<()> {
+        let Some(run) = self.rt.handles.store.last_run(thread_id).await?.filter(|r| !r.status.is_terminal()) else {
+            return Ok(());
+        };
+        self.rt.stop(&run.id);
+        for _ in 0..500 {
+            if self.rt.handles.store.run(&run.id).await?.status.is_terminal() {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Err(Error::RunInProgress)
     }
 
     pub async fn run(&self, run_id: &str) -> Result<RunSummary> {

@@ -10,6 +10,7 @@
 //! from `run` or `approval`, and the top-level modules import one another without a circle.
 
 mod approval;
+pub mod branches;
 pub mod code_highlight;
 pub mod config;
 mod database;

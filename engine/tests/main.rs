@@ -10,6 +10,7 @@ mod anthropic_provider;
 mod approval_binding;
 mod approvals;
 mod bounds;
+mod branches;
 mod chat;
 mod find_and_keep;
 mod gemini_provider;

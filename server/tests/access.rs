@@ -104,6 +104,11 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         (Method::GET, "/api/threads/some-thread/export.json"),
         (Method::GET, "/api/threads/some-thread/export.md"),
         (Method::POST, "/api/threads/import"),
+        (Method::POST, "/api/threads/t/messages/m/edit"),
+        (Method::POST, "/api/threads/t/messages/m/regenerate"),
+        (Method::PUT, "/api/threads/t/branch"),
+        (Method::GET, "/api/threads/t/runs"),
+        (Method::POST, "/api/threads/t/title"),
     ] {
         let res = http.request(method.clone(), app.url(path)).send().await.expect("request");
         assert_eq!(res.headers()["www-authenticate"], "Bearer", "{method} {path}");
@@ -120,6 +125,10 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         warden_app::server_fns::SearchThreads::PATH,
         warden_app::server_fns::SetPinned::PATH,
         warden_app::server_fns::ImportThread::PATH,
+        warden_app::server_fns::EditMessage::PATH,
+        warden_app::server_fns::RegenerateAnswer::PATH,
+        warden_app::server_fns::SwitchBranch::PATH,
+        warden_app::server_fns::RegenerateTitle::PATH,
     ] {
         let res = http
             .post(app.url(path))

@@ -148,6 +148,17 @@ pub struct ThreadDetail {
     /// The step limit of a run when the thread sets none.
     #[serde(default)]
     pub default_max_steps: u32,
+    /// The messages shown that have siblings (other versions: an edited prompt, another answer).
+    #[serde(default)]
+    pub branches: Vec<BranchPoint>,
+}
+
+/// A message of the chosen branch with other versions: the picker shows "2 / 3" and switches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BranchPoint {
+    pub message_id: String,
+    /// Every version's id, the message itself among them, in the order they were written.
+    pub siblings: Vec<String>,
 }
 
 impl ThreadDetail {
@@ -251,6 +262,7 @@ mod tests {
             model: None,
             options: ThreadOptions::default(),
             default_max_steps: 10,
+            branches: vec![],
         }
     }
 

@@ -9,22 +9,76 @@ use leptos::prelude::*;
 
 use crate::components::timestamp::Timestamp;
 use crate::live_run::LiveRun;
-use crate::model::{Role, StoredMessage as Message};
+use crate::model::{BranchPoint, Role, StoredMessage as Message};
+
+/// What the chat page does for a message's Edit, Regenerate and version picker.
+#[derive(Clone, Copy)]
+pub struct BranchActions {
+    /// `(message id, new text)`: send it in place of that message of the person's, on a new branch.
+    pub edit: Callback<(String, String)>,
+    /// Another answer to the turn of this message of the model's.
+    pub regenerate: Callback<String>,
+    /// Show the branch through this message.
+    pub switch: Callback<String>,
+}
 
 #[component]
-pub fn MessageView(message: Message) -> impl IntoView {
+pub fn MessageView(
+    message: Message,
+    /// Its other versions, when it has any.
+    versions: Option<BranchPoint>,
+) -> impl IntoView {
     // The anchor a search result links to.
     let anchor = format!("m-{}", message.id);
-    let actions = view! { <MessageActions text=message.content.clone() at=message.created_at.clone()/> };
+    let branch = use_context::<BranchActions>();
+    let editing = RwSignal::new(false);
+    let actions = view! {
+        <MessageActions
+            id=message.id.clone()
+            role=message.role
+            text=message.content.clone()
+            at=message.created_at.clone()
+            versions
+            branch
+            editing
+        />
+    };
     match message.role {
-        Role::User => view! {
-            <li class="message user" id=anchor>
-                <span class="visually-hidden">"You said:"</span>
-                <p class="plain">{message.content}</p>
-                {actions}
-            </li>
+        Role::User => {
+            let draft = RwSignal::new(message.content.clone());
+            let id = message.id.clone();
+            let edit_box = format!("edit-{anchor}");
+            let save = move |_| {
+                let text = draft.get_untracked();
+                if text.trim().is_empty() {
+                    return;
+                }
+                editing.set(false);
+                if let Some(branch) = branch {
+                    branch.edit.run((id.clone(), text));
+                }
+            };
+            view! {
+                <li class="message user" id=anchor>
+                    <span class="visually-hidden">"You said:"</span>
+                    <Show
+                        when=move || editing.get()
+                        fallback=move || view! { <p class="plain">{message.content.clone()}</p> }
+                    >
+                        <div class="edit-message">
+                            <label class="visually-hidden" for=edit_box.clone()>"Edit your message"</label>
+                            <textarea id=edit_box.clone() rows="3" bind:value=draft></textarea>
+                            <div class="edit-buttons">
+                                <button type="button" class="approve" on:click=save.clone()>"Send edit"</button>
+                                <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
+                            </div>
+                        </div>
+                    </Show>
+                    {actions}
+                </li>
+            }
+            .into_any()
         }
-        .into_any(),
         _ => {
             let markdown = NodeRef::<leptos::html::Div>::new();
             #[cfg(feature = "hydrate")]
@@ -55,9 +109,46 @@ pub fn MessageView(message: Message) -> impl IntoView {
     }
 }
 
-/// When a message was written, and Copy.
+/// When a message was written, Copy, Edit (the person's) or Regenerate (the model's), and the
+/// picker between its versions ("2 / 3") when it has more than one.
 #[component]
-fn MessageActions(text: String, at: String) -> impl IntoView {
+fn MessageActions(
+    id: String,
+    role: Role,
+    text: String,
+    at: String,
+    versions: Option<BranchPoint>,
+    branch: Option<BranchActions>,
+    editing: RwSignal<bool>,
+) -> impl IntoView {
+    let picker = versions.zip(branch).and_then(|(versions, branch)| {
+        let at = versions.siblings.iter().position(|s| *s == id)?;
+        let count = versions.siblings.len();
+        let previous = at.checked_sub(1).map(|i| versions.siblings[i].clone());
+        let next = versions.siblings.get(at + 1).cloned();
+        Some(view! {
+            <span class="versions" role="group" aria-label="Versions of this message">
+                <button type="button" aria-label="Previous version" disabled=previous.is_none()
+                    on:click=move |_| if let Some(p) = previous.clone() { branch.switch.run(p) }>"‹"</button>
+                <span class="version-count">{format!("{} / {count}", at + 1)}</span>
+                <button type="button" aria-label="Next version" disabled=next.is_none()
+                    on:click=move |_| if let Some(n) = next.clone() { branch.switch.run(n) }>"›"</button>
+            </span>
+        })
+    });
+    let change = branch.map(|branch| match role {
+        Role::User => view! {
+            <button type="button" class="edit-message-button" on:click=move |_| editing.set(true)>"Edit"</button>
+        }
+        .into_any(),
+        _ => {
+            let id = id.clone();
+            view! {
+                <button type="button" class="regenerate" on:click=move |_| branch.regenerate.run(id.clone())>"Regenerate"</button>
+            }
+            .into_any()
+        }
+    });
     let copied = RwSignal::new(None::<bool>);
     let text = StoredValue::new(text);
     let copy = move |_| {
@@ -69,6 +160,7 @@ fn MessageActions(text: String, at: String) -> impl IntoView {
     };
     view! {
         <div class="message-actions">
+            {picker}
             <Timestamp at/>
             <button type="button" class="copy-message" on:click=copy>
                 {move || match copied.get() {
@@ -77,6 +169,7 @@ fn MessageActions(text: String, at: String) -> impl IntoView {
                     Some(false) => "Copy failed",
                 }}
             </button>
+            {change}
         </div>
     }
 }

@@ -13,7 +13,8 @@ use crate::components::timestamp::Timestamp;
 use crate::components::tool_call_view::ToolCallView;
 use crate::live_run::LiveRun;
 use crate::model::{
-    Approval, ApprovalStatus, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall, ToolCallStatus,
+    Approval, ApprovalStatus, BranchPoint, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall,
+    ToolCallStatus,
 };
 
 #[component]
@@ -106,7 +107,8 @@ fn RetitleButton(detail: Signal<ThreadDetail>) -> impl IntoView {
 #[allow(clippy::large_enum_variant)] // a handful of rows per page
 #[derive(Debug, Clone)]
 enum Entry {
-    Message(Message),
+    /// A message, with its other versions when it has any.
+    Message(Message, Option<BranchPoint>),
     /// A tool call with its newest approval, if it was gated.
     Call(ToolCall, Option<Approval>),
 }
@@ -125,7 +127,8 @@ impl Entry {
         for message in &shown {
             // A turn of only tool calls has no words: its calls stand without an empty bubble.
             if message.role == Role::User || !message.content.trim().is_empty() {
-                rows.push(Entry::Message((*message).clone()));
+                let versions = detail.branches.iter().find(|b| b.message_id == message.id).cloned();
+                rows.push(Entry::Message((*message).clone(), versions));
             }
             rows.extend(detail.tool_calls.iter().filter(|c| c.message_id == message.id).map(call));
         }
@@ -139,17 +142,20 @@ impl Entry {
     /// changed, so its DOM stays; a new key rebuilds just that row.
     fn key(&self) -> RowKey {
         match self {
-            Entry::Message(message) => RowKey { id: message.id.clone(), state: None },
+            Entry::Message(message, versions) => {
+                RowKey { id: message.id.clone(), state: None, versions: versions.as_ref().map(|v| v.siblings.len()) }
+            }
             Entry::Call(call, approval) => RowKey {
                 id: call.id.clone(),
                 state: Some((call.status, approval.as_ref().map(|a| (a.id.clone(), a.status)))),
+                versions: None,
             },
         }
     }
 
     fn view(self, live: LiveRun) -> AnyView {
         match self {
-            Entry::Message(message) => view! { <MessageView message/> }.into_any(),
+            Entry::Message(message, versions) => view! { <MessageView message versions/> }.into_any(),
             Entry::Call(call, approval) => view! { <ToolCallView call approval live/> }.into_any(),
         }
     }
@@ -160,6 +166,8 @@ impl Entry {
 struct RowKey {
     id: String,
     state: Option<(ToolCallStatus, Option<(String, ApprovalStatus)>)>,
+    /// How many versions a message has (a new one redraws its picker).
+    versions: Option<usize>,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use leptos_router::hooks::{use_params_map, use_query_map};
 use crate::components::auto_scroll::AutoScroll;
 use crate::components::composer::Composer;
 use crate::components::error_notice::{error_list, ErrorNotice};
+use crate::components::message_view::BranchActions;
 use crate::components::message_view::StreamingText;
 use crate::components::model_picker::{describe, ModelPicker};
 use crate::components::run_status::RunStatusBar;
@@ -20,10 +21,11 @@ use crate::components::thread_switches::ThreadSwitches;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
 use crate::live_run::{Follow, LiveRun};
-use crate::model::{ModelChoice, RunEvent, SandboxInfo, ThreadDetail, ThreadOptions};
+use crate::model::{ModelChoice, RunEvent, RunStarted, SandboxInfo, ThreadDetail, ThreadOptions};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{
-    get_thread, list_providers, retry_run, send_message, set_thread_model, set_thread_options, stop_run,
+    edit_message, get_thread, list_providers, regenerate_answer, retry_run, send_message, set_thread_model,
+    set_thread_options, stop_run, switch_branch,
 };
 use crate::{ThreadEdited, ThreadsChanged};
 
@@ -211,6 +213,44 @@ pub fn ChatPage() -> impl IntoView {
                 }
             }
         });
+    });
+    // Branches: an edit or another answer starts a run on a new branch (the thread is read again, as
+    // what follows the branch point is no longer shown); switching shows the thread the server answers.
+    let started_branch = move |started: Result<RunStarted, AppError>| match started {
+        Ok(started) => {
+            reread();
+            subscribe(started.run_id);
+        }
+        Err(e) => {
+            action_error.try_set(Some(e));
+        }
+    };
+    provide_context(BranchActions {
+        edit: Callback::new(move |(message_id, content): (String, String)| {
+            action_error.set(None);
+            let id = thread_id.get_untracked();
+            spawn_local(async move { started_branch(edit_message(id, message_id, content).await) });
+        }),
+        regenerate: Callback::new(move |message_id: String| {
+            action_error.set(None);
+            let id = thread_id.get_untracked();
+            spawn_local(async move { started_branch(regenerate_answer(id, message_id).await) });
+        }),
+        switch: Callback::new(move |message_id: String| {
+            action_error.set(None);
+            let id = thread_id.get_untracked();
+            spawn_local(async move {
+                match switch_branch(id.clone(), message_id).await {
+                    Ok(detail) if detail.thread.id == id => {
+                        patched.try_set(Some(detail));
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        action_error.try_set(Some(e));
+                    }
+                }
+            });
+        }),
     });
     let on_stop = Callback::new(move |()| {
         if let Some(run_id) = live.run_id.get_untracked() {

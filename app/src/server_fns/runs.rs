@@ -1,4 +1,5 @@
-//! Server functions that start and stop runs: a new chat from the welcome page, a message, Retry,
+//! Server functions that start and stop runs: a new chat from the welcome page, a message, an edit,
+//! another answer, switching branches, Retry,
 //! Stop, and revoking a thread's "allow" rule. Decisions are in `approvals`.
 
 use leptos::prelude::*;
@@ -32,6 +33,26 @@ pub async fn send_message(thread_id: String, content: String) -> Result<RunStart
     let engine = super::engine()?;
     let started = engine.send_message(&thread_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+/// Sends `content` in place of the person's message `message_id`, on a new branch.
+#[server]
+pub async fn edit_message(thread_id: String, message_id: String, content: String) -> Result<RunStarted, AppError> {
+    let started = super::engine()?.edit_message(&thread_id, &message_id, content).await?;
+    Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+/// Another answer to the turn of the model's message `message_id`, on a new branch.
+#[server]
+pub async fn regenerate_answer(thread_id: String, message_id: String) -> Result<RunStarted, AppError> {
+    let started = super::engine()?.regenerate(&thread_id, &message_id).await?;
+    Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+/// Shows the branch through `message_id`; answers the thread as it is then.
+#[server]
+pub async fn switch_branch(thread_id: String, message_id: String) -> Result<crate::model::ThreadDetail, AppError> {
+    Ok(super::engine()?.switch_branch(&thread_id, &message_id).await?)
 }
 
 #[server]

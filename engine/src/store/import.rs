@@ -59,22 +59,28 @@ impl Store {
                 insert_run(&mut tx, &runs.map(old), &thread_id, &ts).await?;
             }
         }
+        // The export is one branch: each message follows the one before it; the last is the head.
+        let mut parent: Option<String> = None;
         for (position, m) in export.messages.iter().enumerate() {
             let blocks: Vec<Block> = m.blocks.iter().map(|b| remap_block(b, &mut calls)).collect();
+            let id = messages.map(&m.id);
             sqlx::query(
-                "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
-            .bind(messages.map(&m.id))
+            .bind(&id)
             .bind(&thread_id)
             .bind(m.run_id.as_deref().map(|r| runs.map(r)))
             .bind(position as i64)
             .bind(m.role)
             .bind(json(&blocks)?)
             .bind(&m.created_at)
+            .bind(&parent)
             .execute(&mut *tx)
             .await?;
+            parent = Some(id);
         }
+        Store::set_head_in(&mut tx, &thread_id, parent.as_deref()).await?;
         let mut positions: HashMap<&str, i64> = HashMap::new();
         for c in &export.tool_calls {
             let position = positions.entry(c.message_id.as_str()).or_insert(0);

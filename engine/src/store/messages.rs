@@ -40,9 +40,11 @@ impl Store {
     ) -> Result<StoredMessage> {
         let id = new_id();
         let ts = now();
+        // It follows the thread's head (the end of the chosen branch), and becomes the head.
         sqlx::query(
-            "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at) \
-             VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?)",
+            "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
+             VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, \
+                     (SELECT head_id FROM threads WHERE id = ?))",
         )
         .bind(&id)
         .bind(thread_id)
@@ -51,8 +53,10 @@ impl Store {
         .bind(role)
         .bind(json(&blocks)?)
         .bind(&ts)
+        .bind(thread_id)
         .execute(&mut **tx)
         .await?;
+        Self::set_head_in(tx, thread_id, Some(&id)).await?;
         let content = Message { role, content: blocks.to_vec() }.joined_text();
         Ok(StoredMessage {
             id,
@@ -65,14 +69,52 @@ impl Store {
         })
     }
 
+    /// The thread's chosen branch: from its first message to its head, in order.
     pub async fn messages(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
         let rows = sqlx::query(
-            "SELECT id, run_id, role, blocks, created_at FROM messages WHERE thread_id = ? ORDER BY position",
+            "WITH RECURSIVE path (id, depth) AS ( \
+               SELECT head_id, 0 FROM threads WHERE id = ?1 AND head_id IS NOT NULL \
+               UNION ALL \
+               SELECT m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.id \
+               WHERE m.parent_id IS NOT NULL AND m.thread_id = ?1 \
+             ) \
+             SELECT m.id, m.run_id, m.role, m.blocks, m.created_at FROM path JOIN messages m ON m.id = path.id \
+             ORDER BY path.depth DESC",
         )
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(message_from_row).collect()
+    }
+
+    /// Every message of the thread, on any branch, as `(id, parent_id, role)` in the order written.
+    pub async fn message_tree(&self, thread_id: &str) -> Result<Vec<(String, Option<String>, Role)>> {
+        let rows = sqlx::query("SELECT id, parent_id, role FROM messages WHERE thread_id = ? ORDER BY position")
+            .bind(thread_id)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
+    }
+
+    /// Chooses the branch that ends at `head` (`None`: before the first message).
+    pub async fn set_head(&self, thread_id: &str, head: Option<&str>) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        Self::set_head_in(&mut tx, thread_id, head).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub(super) async fn set_head_in(
+        tx: &mut Transaction<'static, Sqlite>,
+        thread_id: &str,
+        head: Option<&str>,
+    ) -> Result<()> {
+        sqlx::query("UPDATE threads SET head_id = ? WHERE id = ?")
+            .bind(head)
+            .bind(thread_id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
     }
 
     /// The last message of a run, if any.
@@ -86,14 +128,8 @@ impl Store {
         row.as_ref().map(message_from_row).transpose()
     }
 
+    /// The first of the person's messages on the chosen branch.
     pub async fn first_user_message(&self, thread_id: &str) -> Result<Option<StoredMessage>> {
-        let row = sqlx::query(
-            "SELECT id, run_id, role, blocks, created_at FROM messages WHERE thread_id = ? AND role = 'user' \
-             ORDER BY position LIMIT 1",
-        )
-        .bind(thread_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(message_from_row).transpose()
+        Ok(self.messages(thread_id).await?.into_iter().find(|m| m.role == Role::User))
     }
 }

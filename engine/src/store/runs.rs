@@ -99,6 +99,9 @@ impl Store {
         user_text: Option<&str>,
         prompt_title: Option<&str>,
         model: Option<&warden_types::provider::ModelChoice>,
+        // Where the run continues from, when not the thread's head: the branch ending at this message
+        // (`Some(None)`: before the first message), which becomes the head.
+        from: Option<Option<&str>>,
     ) -> Result<StartedRun> {
         let run_id = super::new_id();
         let ts = now();
@@ -120,6 +123,9 @@ impl Store {
         .await?;
         if inserted.rows_affected() == 0 {
             return Err(Error::RunInProgress);
+        }
+        if let Some(head) = from {
+            Self::set_head_in(&mut tx, thread_id, head).await?;
         }
         let message = match user_text {
             Some(text) => {

@@ -148,6 +148,43 @@ pub async fn post_message(
     Ok(to_sse(events, engine.shutdown_token()))
 }
 
+/// `POST /api/threads/{id}/messages/{message_id}/edit {content}`: the new version of a person's
+/// message, on a new branch; answers the event stream of the run it starts.
+pub async fn edit_message(
+    State(engine): State<Engine>,
+    Path((id, message_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<PostMessage>,
+) -> ApiResult<impl IntoResponse> {
+    let started = engine.edit_message(&id, &message_id, body.content).await?;
+    let events = engine.subscribe(&started.run_id, 0).await?;
+    Ok(to_sse(events, engine.shutdown_token()))
+}
+
+/// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
+pub async fn regenerate(
+    State(engine): State<Engine>,
+    Path((id, message_id)): Path<(String, String)>,
+) -> ApiResult<impl IntoResponse> {
+    let started = engine.regenerate(&id, &message_id).await?;
+    let events = engine.subscribe(&started.run_id, 0).await?;
+    Ok(to_sse(events, engine.shutdown_token()))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Branch {
+    message_id: String,
+}
+
+/// `PUT /api/threads/{id}/branch {message_id}`: shows the branch through that message.
+pub async fn switch_branch(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<Branch>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.switch_branch(&id, &body.message_id).await?))
+}
+
 pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
     let started = engine.retry(&id).await?;
     let events = engine.subscribe(&started.run_id, 0).await?;

@@ -1,0 +1,75 @@
+//! A thread's messages form a tree: each follows a parent, and editing a person's message or asking
+//! for another answer adds a sibling. The thread shows one branch, the path to its head. These are the
+//! tree's questions, answered over the `(id, parent, role)` rows the store lists (`message_tree`).
+
+use warden_types::message::Role;
+use warden_types::thread::BranchPoint;
+
+/// One message's place in the tree.
+pub type Link = (String, Option<String>, Role);
+
+/// The messages of `path` that have siblings, each with all of them in the order written.
+pub fn branch_points(tree: &[Link], path: &[String]) -> Vec<BranchPoint> {
+    path.iter()
+        .filter_map(|id| {
+            let parent = &tree.iter().find(|(m, _, _)| m == id)?.1;
+            let siblings: Vec<String> =
+                tree.iter().filter(|(_, p, _)| p == parent).map(|(m, _, _)| m.clone()).collect();
+            (siblings.len() > 1).then(|| BranchPoint { message_id: id.clone(), siblings })
+        })
+        .collect()
+}
+
+/// Where a branch through `id` ends: following the newest reply each time, down to a message with none.
+pub fn newest_leaf(tree: &[Link], id: &str) -> String {
+    let mut at = id.to_string();
+    // Each step goes to a later message, so this ends; the bound guards against a cycle in bad data.
+    for _ in 0..tree.len() {
+        match tree.iter().rev().find(|(_, parent, _)| parent.as_deref() == Some(at.as_str())) {
+            Some((child, _, _)) => at = child.clone(),
+            None => break,
+        }
+    }
+    at
+}
+
+/// The parent of `id` and its role, if `id` is in the tree.
+pub fn find<'a>(tree: &'a [Link], id: &str) -> Option<&'a Link> {
+    tree.iter().find(|(m, _, _)| m == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(id: &str, parent: Option<&str>, role: Role) -> Link {
+        (id.into(), parent.map(str::to_string), role)
+    }
+
+    /// u1 -> a1, then a1 regenerated as a2, and u1 edited as u2 -> a3.
+    fn tree() -> Vec<Link> {
+        vec![
+            link("u1", None, Role::User),
+            link("a1", Some("u1"), Role::Assistant),
+            link("a2", Some("u1"), Role::Assistant),
+            link("u2", None, Role::User),
+            link("a3", Some("u2"), Role::Assistant),
+        ]
+    }
+
+    #[test]
+    fn siblings_are_listed_for_each_message_of_the_path_that_has_them() {
+        let points = branch_points(&tree(), &["u1".into(), "a2".into()]);
+        assert_eq!(points.len(), 2);
+        assert_eq!(points[0].siblings, ["u1", "u2"]);
+        assert_eq!(points[1].siblings, ["a1", "a2"]);
+        assert!(branch_points(&tree(), &["u2".into(), "a3".into()]).iter().all(|p| p.message_id == "u2"));
+    }
+
+    #[test]
+    fn a_branch_ends_at_the_newest_reply_of_each_message() {
+        assert_eq!(newest_leaf(&tree(), "u1"), "a2");
+        assert_eq!(newest_leaf(&tree(), "a1"), "a1");
+        assert_eq!(newest_leaf(&tree(), "u2"), "a3");
+    }
+}
