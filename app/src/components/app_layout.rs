@@ -5,6 +5,7 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::components::shortcuts_dialog::ShortcutsDialog;
 use crate::components::sidebar::Sidebar;
 
@@ -47,6 +48,7 @@ pub fn AppLayout(children: Children) -> impl IntoView {
                 aria-expanded=move || open.get().to_string()
                 on:click=move |_| open.update(|o| *o = !*o)
             >
+                <IconSvg icon=Icon::Menu/>
                 "Menu"
             </button>
             <Sidebar/>

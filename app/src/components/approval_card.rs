@@ -186,7 +186,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
 #[component]
 fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
     move || {
-        match sandbox.and_then(|s| s.0.get()) {
+        match sandbox.and_then(|s| s.0.try_get().flatten()) {
         Some(info) if info.available => view! {
             <p class="sandbox-line">
                 "Runs in the sandbox: it can write only in the workspace, cannot read Warden's data, and has no network unless you allow it."

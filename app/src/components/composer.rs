@@ -5,6 +5,8 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
+
 #[component]
 pub fn Composer(
     /// Called with the text when the person sends it; the box is cleared.
@@ -62,10 +64,10 @@ pub fn Composer(
                 {children.map(|c| c())}
                 {move || match on_stop.filter(|_| busy.get()) {
                     Some(stop) => view! {
-                        <button type="button" class="stop" on:click=move |_| stop.run(())>"Stop"</button>
+                        <button type="button" class="stop" on:click=move |_| stop.run(())><IconSvg icon=Icon::Stop/>"Stop"</button>
                     }
                     .into_any(),
-                    None => view! { <button type="submit" class="send" disabled=move || busy.get()>"Send"</button> }.into_any(),
+                    None => view! { <button type="submit" class="send" disabled=move || busy.get()><IconSvg icon=Icon::Send/>"Send"</button> }.into_any(),
                 }}
             </div>
         </form>

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::inbox_live::InboxLive;
 
 #[component]
@@ -9,6 +10,7 @@ pub fn InboxLink() -> impl IntoView {
     let live = expect_context::<InboxLive>();
     view! {
         <a class="inbox-link" href="/inbox">
+            <IconSvg icon=Icon::Inbox/>
             "Inbox"
             {move || match live.total() {
                 0 => None,

@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::components::timestamp::Timestamp;
 use crate::live_run::LiveRun;
 use crate::model::{BranchPoint, Role, StoredMessage as Message};
@@ -138,13 +139,13 @@ fn MessageActions(
     });
     let change = branch.map(|branch| match role {
         Role::User => view! {
-            <button type="button" class="edit-message-button" on:click=move |_| editing.set(true)>"Edit"</button>
+            <button type="button" class="edit-message-button" on:click=move |_| editing.set(true)><IconSvg icon=Icon::Pencil/>"Edit"</button>
         }
         .into_any(),
         _ => {
             let id = id.clone();
             view! {
-                <button type="button" class="regenerate" on:click=move |_| branch.regenerate.run(id.clone())>"Regenerate"</button>
+                <button type="button" class="regenerate" on:click=move |_| branch.regenerate.run(id.clone())><IconSvg icon=Icon::Regenerate/>"Regenerate"</button>
             }
             .into_any()
         }
@@ -163,6 +164,7 @@ fn MessageActions(
             {picker}
             <Timestamp at/>
             <button type="button" class="copy-message" on:click=copy>
+                <IconSvg icon=Icon::Copy/>
                 {move || match copied.get() {
                     None => "Copy",
                     Some(true) => "Copied",

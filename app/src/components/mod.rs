@@ -8,6 +8,7 @@ pub mod call_preview;
 pub mod composer;
 pub mod countdown;
 pub mod error_notice;
+pub mod icon;
 pub mod inbox_entry;
 pub mod inbox_link;
 pub mod mcp_actions;

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::components::inbox_link::InboxLink;
 use crate::components::thread_import::ThreadImport;
 use crate::components::thread_list::{ThreadList, Which};
@@ -18,7 +19,7 @@ pub fn Sidebar() -> impl IntoView {
     let searching = Memo::new(move |_| query.with(|q| !q.trim().is_empty()));
     view! {
         <nav class="sidebar" id="sidebar" aria-label="Threads">
-            <a class="new-chat" href="/">"New chat"</a>
+            <a class="new-chat" href="/"><IconSvg icon=Icon::Plus/>"New chat"</a>
             <SearchBox query/>
             <h2 class="visually-hidden">"Threads"</h2>
             <Show
@@ -45,8 +46,8 @@ pub fn Sidebar() -> impl IntoView {
             </Show>
             <ThreadImport/>
             <InboxLink/>
-            <a class="settings-link" href="/settings">"Settings"</a>
-            <a class="audit-link" href="/audit">"Audit log"</a>
+            <a class="settings-link" href="/settings"><IconSvg icon=Icon::Settings/>"Settings"</a>
+            <a class="audit-link" href="/audit"><IconSvg icon=Icon::Audit/>"Audit log"</a>
             <ThemeToggle/>
         </nav>
     }

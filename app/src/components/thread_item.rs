@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::error::AppError;
 use crate::model::Thread;
 use crate::server_fns::{delete_thread, rename_thread, set_archived, set_pinned};
@@ -166,14 +167,14 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     <span class="thread-actions">
                         {(!archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.get_value())
-                                on:click=toggle_pin.clone()>{if pinned { "Unpin" } else { "Pin" }}</button>
+                                on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>
                         })}
                         <button type="button" aria-label=format!("Rename {}", title.get_value())
-                            on:click=start_rename.clone()>"Rename"</button>
+                            on:click=start_rename.clone()><IconSvg icon=Icon::Pencil/>"Rename"</button>
                         <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.get_value())
-                            on:click=toggle_archive.clone()>{if archived { "Unarchive" } else { "Archive" }}</button>
+                            on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
                         <button type="button" aria-label=format!("Delete {}", title.get_value())
-                            on:click=move |_| { mode.try_set(Mode::ConfirmingDelete); }>"Delete"</button>
+                            on:click=move |_| { mode.try_set(Mode::ConfirmingDelete); }><IconSvg icon=Icon::Trash/>"Delete"</button>
                     </span>
                 }.into_any(),
             }}

@@ -7,6 +7,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::icon::{Icon, IconSvg};
 use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
 use crate::components::timestamp::Timestamp;
@@ -56,13 +57,13 @@ pub fn ThreadView(
             <h1 class="thread-title">{title}</h1>
             <RetitleButton detail/>
             <nav class="thread-export" aria-label="Export this thread">
-                <a rel="external" download href=move || export("md")>"Export Markdown"</a>
-                <a rel="external" download href=move || export("json")>"Export JSON"</a>
+                <a rel="external" download href=move || export("md")><IconSvg icon=Icon::Download/>"Export Markdown"</a>
+                <a rel="external" download href=move || export("json")><IconSvg icon=Icon::Download/>"Export JSON"</a>
             </nav>
         </div>
         {imported}
         <RulesPanel rules on_revoked=on_rule_revoked/>
-        <ol class="messages" aria-label="Conversation">
+        <ol class="messages" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
             <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
         </ol>
         {failed}

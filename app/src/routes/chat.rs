@@ -51,7 +51,10 @@ pub fn ChatPage() -> impl IntoView {
         patched.get().filter(is_open).or_else(|| detail.get().and_then(Result::ok).filter(is_open))
     });
     // Approval cards of commands say whether they will run confined.
-    provide_context(SandboxView(Memo::new(move |_| current.with(|d| d.as_ref().map(|d| d.sandbox.clone())))));
+    // `try_` wherever the server may read it while resolving a suspense: see `chosen_model` below.
+    provide_context(SandboxView(Memo::new(move |_| {
+        current.try_with(|d| d.as_ref().map(|d| d.sandbox.clone())).flatten()
+    })));
     let live = LiveRun::new();
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
@@ -99,8 +102,16 @@ pub fn ChatPage() -> impl IntoView {
             }
         });
     };
+    // A run on a new branch adds a version the events do not describe (its siblings): the thread is
+    // read again when it ends, for the picker.
+    let reread_when_run_ends = StoredValue::new(false);
     let on_event = move |event: RunEvent| {
         let follow = live.apply(&event);
+        if matches!(event, RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. })
+            && reread_when_run_ends.try_update_value(std::mem::take).unwrap_or(false)
+        {
+            reread();
+        }
         if !matches!(event, RunEvent::TextDelta { .. } | RunEvent::ToolProgress { .. }) {
             patch(&|d| d.apply(&event));
             since_reread.update_value(|(_, kept)| {
@@ -219,6 +230,7 @@ pub fn ChatPage() -> impl IntoView {
     let started_branch = move |started: Result<RunStarted, AppError>| match started {
         Ok(started) => {
             reread();
+            reread_when_run_ends.set_value(true);
             subscribe(started.run_id);
         }
         Err(e) => {
@@ -269,7 +281,10 @@ pub fn ChatPage() -> impl IntoView {
         }
     };
     // The thread's model and switches: shown at once, then stored; a refusal puts back what was there.
-    let chosen_model = Signal::derive(move || current.with(|d| d.as_ref().and_then(|d| d.model.clone())));
+    // Read with `try_`: the server may still be resolving the composer's suspense when the page's own
+    // values are already disposed (seen in streaming SSR); a default then beats a panicked render
+    // that never finishes its response.
+    let chosen_model = Signal::derive(move || current.try_with(|d| d.as_ref().and_then(|d| d.model.clone())).flatten());
     let on_model = Callback::new(move |choice: Option<ModelChoice>| {
         action_error.set(None);
         let before = chosen_model.get_untracked();
@@ -282,8 +297,10 @@ pub fn ChatPage() -> impl IntoView {
             }
         });
     });
-    let options = Signal::derive(move || current.with(|d| d.as_ref().map(|d| d.options).unwrap_or_default()));
-    let default_max_steps = Signal::derive(move || current.with(|d| d.as_ref().map_or(0, |d| d.default_max_steps)));
+    let options =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| d.options)).flatten().unwrap_or_default());
+    let default_max_steps =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map_or(0, |d| d.default_max_steps)).unwrap_or(0));
     let on_options = Callback::new(move |next: ThreadOptions| {
         action_error.set(None);
         let before = options.get_untracked();
@@ -336,7 +353,7 @@ pub fn ChatPage() -> impl IntoView {
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
                         detail.await.map(|first| {
-                            let shown = Memo::new(move |_| current.get().unwrap_or_else(|| first.clone()));
+                            let shown = Memo::new(move |_| current.try_get().flatten().unwrap_or_else(|| first.clone()));
                             view! { <ThreadView detail=shown.into() live on_retry on_rule_revoked/> }
                         })
                     })}
