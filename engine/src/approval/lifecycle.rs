@@ -97,7 +97,7 @@ impl Lifecycle<'_> {
             },
         };
 
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.write_tx().await?;
         let Some(decided_at) = Store::record_decision(&mut tx, approval_id, &plan.decision).await? else {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         };
@@ -190,7 +190,7 @@ impl Lifecycle<'_> {
             by: DecidedBy::TargetChanged { replaced_by: new_approval_id.clone() },
         };
         let expires_at = approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.write_tx().await?;
         if !Store::supersede_approval(&mut tx, &approval.id, &decision).await?
             || !Store::reopen_call(&mut tx, &call.id, &summary, risk, preview.as_ref()).await?
         {

@@ -418,7 +418,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         let message_id = if text.is_empty() {
             None
         } else {
-            let mut tx = rt.store.pool().begin().await?;
+            let mut tx = rt.store.write_tx().await?;
             let m =
                 Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }])
                     .await?;
@@ -507,7 +507,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
 
     // Record the turn and every call (and approval) in one transaction, before anything runs.
     let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
-    let mut tx = rt.store.pool().begin().await?;
+    let mut tx = rt.store.write_tx().await?;
     let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
     let mut after = Vec::new();
     for call in planned {

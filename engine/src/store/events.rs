@@ -75,7 +75,7 @@ impl Store {
             insert_statement(&rows).build().persistent(keep_prepared(rows.len())).execute(&self.pool).await?;
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         for chunk in rows.chunks(ROWS_PER_INSERT) {
             insert_statement(chunk).build().persistent(keep_prepared(chunk.len())).execute(&mut *tx).await?;
         }

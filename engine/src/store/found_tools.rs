@@ -7,7 +7,7 @@ use crate::error::Result;
 impl Store {
     /// Adds tools to those found in a run.
     pub async fn remember_found_tools(&self, run_id: &str, names: &[String]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let found_at = now();
         for name in names {
             sqlx::query("INSERT INTO found_tools (run_id, name, found_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")

@@ -33,7 +33,7 @@ impl Store {
     pub async fn import_thread(&self, export: &ThreadExport, title: &str) -> Result<Thread> {
         let thread_id = new_id();
         let ts = now();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         sqlx::query(
             "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at, imported_at) \
              VALUES (?, ?, 'user', 0, ?, ?, ?)",

@@ -40,6 +40,10 @@ impl Store {
     ) -> Result<StoredMessage> {
         let id = new_id();
         let ts = now();
+        // Rendered (Markdown, highlighting) before the first statement: a caller's transaction takes
+        // the write lock only then, and other writers should not wait on the rendering.
+        let content = Message { role, content: blocks.to_vec() }.joined_text();
+        let html = shown_as_html(role, &content);
         // It follows the thread's head (the end of the chosen branch), and becomes the head.
         sqlx::query(
             "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
@@ -57,12 +61,11 @@ impl Store {
         .execute(&mut **tx)
         .await?;
         Self::set_head_in(tx, thread_id, Some(&id)).await?;
-        let content = Message { role, content: blocks.to_vec() }.joined_text();
         Ok(StoredMessage {
             id,
             run_id: run_id.map(str::to_string),
             role,
-            html: shown_as_html(role, &content),
+            html,
             content,
             blocks: blocks.to_vec(),
             created_at: ts,
@@ -98,7 +101,7 @@ impl Store {
 
     /// Chooses the branch that ends at `head` (`None`: before the first message).
     pub async fn set_head(&self, thread_id: &str, head: Option<&str>) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         Self::set_head_in(&mut tx, thread_id, head).await?;
         tx.commit().await?;
         Ok(())

@@ -50,6 +50,13 @@ impl Store {
         &self.pool
     }
 
+    /// A transaction that writes: it takes SQLite's write lock at its start (`BEGIN IMMEDIATE`),
+    /// waiting its turn behind other writers. A deferred one that read first could not upgrade once
+    /// another writer had committed (SQLITE_BUSY_SNAPSHOT, which no busy timeout retries).
+    pub async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// The shared database handle (for crates that own their own tables in the same file).
     pub fn database(&self) -> &Database {
         &self.database

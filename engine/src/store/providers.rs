@@ -106,7 +106,7 @@ impl Store {
 
     /// Removes a provider; threads that chose it fall back to the default.
     pub async fn delete_provider(&self, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let deleted = sqlx::query("DELETE FROM providers WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if deleted.rows_affected() == 0 {
             return Err(Error::not_found("provider", id));

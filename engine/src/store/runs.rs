@@ -105,7 +105,7 @@ impl Store {
     ) -> Result<StartedRun> {
         let run_id = super::new_id();
         let ts = now();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         // One write statement: the check and the insert cannot be split by another writer.
         let inserted = sqlx::query(
             "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model) \

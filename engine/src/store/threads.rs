@@ -204,7 +204,7 @@ impl Store {
     }
 
     pub async fn delete_thread(&self, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let result = sqlx::query("DELETE FROM threads WHERE id = ?").bind(id).execute(&mut *tx).await?;
         if result.rows_affected() == 0 {
             return Err(Error::not_found("thread", id));

@@ -97,7 +97,11 @@ pub async fn events_until_within(
 }
 
 pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
-    events_until(engine, run_id, |e| e.is_terminal()).await
+    let events = events_until(engine, run_id, |e| e.is_terminal()).await;
+    if let Some(failed) = events.last().filter(|e| e.kind == "run_failed") {
+        eprintln!("(the run failed: {})", data(failed));
+    }
+    events
 }
 
 pub fn kinds(events: &[RunEventRecord]) -> Vec<String> {
