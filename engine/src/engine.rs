@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use futures::stream::BoxStream;
+use futures::StreamExt;
 
 use crate::approval::{Approval, ApprovalStatus, DecisionInput};
 use crate::branches;
@@ -211,7 +212,6 @@ impl Engine {
 
     /// Asks the thread's model for a title again and keeps it (a person asked: their title is replaced).
     pub async fn regenerate_title(&self, id: &str) -> Result<Thread> {
-        self.rt.handles.store.thread(id).await?;
         crate::run::title::regenerate(&self.rt.handles, id).await?;
         self.rt.handles.store.thread(id).await
     }
@@ -229,10 +229,12 @@ impl Engine {
         // The chosen branch, and only its calls and their approvals.
         let messages = store.messages(id).await?;
         let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
+        let on_path: std::collections::HashSet<&str> = path.iter().map(String::as_str).collect();
         let mut tool_calls = store.tool_calls_of_thread(id).await?;
-        tool_calls.retain(|c| path.contains(&c.message_id));
+        tool_calls.retain(|c| on_path.contains(c.message_id.as_str()));
+        let shown_calls: std::collections::HashSet<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
         let mut approvals = store.approvals_of_thread(id).await?;
-        approvals.retain(|a| tool_calls.iter().any(|c| c.id == a.tool_call_id));
+        approvals.retain(|a| shown_calls.contains(a.tool_call_id.as_str()));
         let branches = branches::branch_points(&store.message_tree(id).await?, &path);
         Ok(ThreadDetail {
             messages,
@@ -409,19 +411,22 @@ impl Engine {
         self.thread(thread_id).await
     }
 
-    /// Stops the thread's run if one is going on and waits until it has ended.
+    /// Stops the thread's run if one is going on and waits (up to 10 s) until it has ended.
     async fn end_active_run(&self, thread_id: &str) -> Result<()> {
         let Some(run) = self.rt.handles.store.last_run(thread_id).await?.filter(|r| !r.status.is_terminal()) else {
             return Ok(());
         };
+        // Its events from the start: the last one says it has ended, however soon that is.
+        let mut events = self.subscribe(&run.id, 0).await?;
         self.rt.stop(&run.id);
-        for _ in 0..500 {
-            if self.rt.handles.store.run(&run.id).await?.status.is_terminal() {
-                return Ok(());
+        let ended = async {
+            while let Some(event) = events.next().await {
+                if event.is_terminal() {
+                    return;
+                }
             }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        Err(Error::RunInProgress)
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(10), ended).await.map_err(|_| Error::RunInProgress)
     }
 
     pub async fn run(&self, run_id: &str) -> Result<RunSummary> {

@@ -103,10 +103,7 @@ fn call_markdown<'a>(call: &ToolCallRecord, approvals: impl Iterator<Item = &'a 
     for approval in approvals {
         out.push_str(&format!("> **Decision:** {}\n", decision_words(approval)));
     }
-    out.push_str(&format!(
-        "> **Status:** {}\n",
-        serde_json::to_value(call.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-    ));
+    out.push_str(&format!("> **Status:** {}\n", <&str>::from(call.status).replace('_', " ")));
     if let Some(output) = call.output_text().filter(|o| !o.trim().is_empty()) {
         out.push_str("> **Result:**\n");
         out.push_str(&fenced(&output, ""));

@@ -51,7 +51,11 @@ pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
         Ok(true) => {}
         _ => return,
     }
-    let title = match ask_model(rt, provider.as_ref(), &run.thread_id).await {
+    let asked = match rt.store.messages(&run.thread_id).await {
+        Ok(messages) => ask_model(provider.as_ref(), &messages).await,
+        Err(e) => Err(e),
+    };
+    let title = match asked {
         Ok(title) => title,
         Err(e) => {
             tracing::warn!(thread_id = run.thread_id, error = %e, "title generation failed; keeping the prompt's words");
@@ -71,26 +75,26 @@ pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
 /// Names the thread again because a person asked (their own title is replaced too), with the
 /// thread's model. Answers the new title.
 pub async fn regenerate(rt: &RunHandles, thread_id: &str) -> crate::error::Result<String> {
+    // Not found for an unknown thread.
     let choice = rt.store.thread_model(thread_id).await?;
-    if rt.store.first_user_message(thread_id).await?.is_none() {
+    let messages = rt.store.messages(thread_id).await?;
+    if !messages.iter().any(|m| m.role == Role::User) {
         return Err(crate::error::Error::Invalid("the thread has no message yet to name it by".into()));
     }
     let provider = rt.providers.resolve(choice.as_ref())?;
-    let title = ask_model(rt, provider.as_ref(), thread_id)
+    let title = ask_model(provider.as_ref(), &messages)
         .await?
         .ok_or_else(|| crate::error::Error::Invalid("the model gave no usable title; try again".into()))?;
     rt.store.set_requested_title(thread_id, &title).await?;
     Ok(title)
 }
 
-/// The model's title for the thread's first exchange (`None`: nothing to name yet, or an answer
-/// that is not a title).
+/// The model's title for the first exchange of `messages` (the thread's branch shown); `None`:
+/// nothing to name yet, or an answer that is not a title.
 async fn ask_model(
-    rt: &RunHandles,
     provider: &dyn crate::llm::Provider,
-    thread_id: &str,
+    messages: &[warden_types::thread::StoredMessage],
 ) -> crate::error::Result<Option<String>> {
-    let messages = rt.store.messages(thread_id).await?;
     let Some(first) = messages.iter().find(|m| m.role == Role::User) else { return Ok(None) };
     let answer = messages.iter().rev().find(|m| m.role == Role::Assistant && !m.content.is_empty());
     let mut convo = format!("User: {}", first.content.chars().take(2000).collect::<String>());

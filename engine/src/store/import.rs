@@ -53,9 +53,8 @@ impl Store {
             .filter_map(|m| m.run_id.as_deref())
             .chain(export.tool_calls.iter().map(|c| c.run_id.as_str()))
             .chain(export.approvals.iter().map(|a| a.run_id.as_str()));
-        let mut written = std::collections::HashSet::new();
         for old in run_ids {
-            if written.insert(old.to_string()) {
+            if !runs.0.contains_key(old) {
                 insert_run(&mut tx, &runs.map(old), &thread_id, &ts).await?;
             }
         }

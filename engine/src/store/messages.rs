@@ -130,9 +130,4 @@ impl Store {
         .await?;
         row.as_ref().map(message_from_row).transpose()
     }
-
-    /// The first of the person's messages on the chosen branch.
-    pub async fn first_user_message(&self, thread_id: &str) -> Result<Option<StoredMessage>> {
-        Ok(self.messages(thread_id).await?.into_iter().find(|m| m.role == Role::User))
-    }
 }

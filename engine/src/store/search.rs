@@ -22,31 +22,27 @@ impl Store {
     /// also as the start of a longer one), best match first, at most `limit`.
     pub async fn search(&self, text: &str, limit: u32) -> Result<Vec<SearchHit>> {
         let Some(query) = fts_query(text) else { return Ok(Vec::new()) };
-        let rows = sqlx::query(
-            "SELECT r.thread_id, r.source, \
-                    snippet(search_text, 0, char(1), char(2), '…', 12) AS snippet \
+        // Each match with its thread's row, in one query.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT r.source, snippet(search_text, 0, char(1), char(2), '…', 12) AS snippet, {COLUMNS} \
              FROM search_text JOIN search_rows r ON r.rowid = search_text.rowid \
-             WHERE search_text MATCH ? ORDER BY bm25(search_text) LIMIT ?",
-        )
+             JOIN threads ON threads.id = r.thread_id \
+             WHERE search_text MATCH ? ORDER BY bm25(search_text) LIMIT ?"
+        )))
         .bind(&query)
         .bind(MATCHES_READ)
         .fetch_all(&self.pool)
         .await?;
         let mut hits: Vec<SearchHit> = Vec::new();
         for row in rows {
-            let thread_id: String = row.try_get("thread_id")?;
-            if hits.iter().any(|h| h.thread.id == thread_id) {
+            let thread = thread_from_row(&row)?;
+            if hits.iter().any(|h| h.thread.id == thread.id) {
                 continue;
             }
             let source: String = row.try_get("source")?;
-            let thread_row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM threads WHERE id = ?")))
-                .bind(&thread_id)
-                .fetch_optional(&self.pool)
-                .await?;
-            let Some(thread_row) = thread_row else { continue };
             hits.push(SearchHit {
-                thread: thread_from_row(&thread_row)?,
-                message_id: (source != thread_id).then_some(source),
+                message_id: (source != thread.id).then_some(source),
+                thread,
                 snippet: pieces(&row.try_get::<String, _>("snippet")?),
             });
             if hits.len() >= limit as usize {
