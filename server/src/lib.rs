@@ -5,6 +5,8 @@
 pub mod access;
 pub mod api;
 pub mod app_state;
+pub mod render_arena;
+pub mod render_thread;
 pub mod security_headers;
 pub mod serve;
 pub mod shutdown;
@@ -44,15 +46,19 @@ pub fn router(state: AppState) -> Router {
     let pkg_dir = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
     let pkg = ServeDir::new(pkg_dir).precompressed_br();
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
-    let app = Router::new()
-        .merge(api::router::<AppState>())
-        .nest_service(&format!("/{}", options.site_pkg_dir), CompressionLayer::new().layer(pkg))
+    // Pages and server functions are rendered on the render thread, each in its own reactive world
+    // (see `render_thread` and `render_arena`); the API and static files are served where they come in.
+    let pages = Router::new()
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
         // Other static files (`public/`) go out gzipped to clients that accept it.
         .fallback(
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
+        .layer(axum::middleware::from_fn(render_thread::render_there));
+    let app = pages
+        .merge(api::router::<AppState>())
+        .nest_service(&format!("/{}", state.leptos_options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .with_state(state);
     protect(app, access)
 }

@@ -46,3 +46,41 @@ async fn an_address_that_matches_no_page_is_a_404_with_a_way_back() {
     assert!(html.contains("Page not found"), "{html}");
     assert!(html.contains(r#"href="/""#), "{html}");
 }
+
+/// Pages rendered side by side on a multi-threaded runtime each finish whole. Every page keeps its
+/// reactive values in an arena of its own; Leptos' render went on in whichever arena another request
+/// had left current on the thread, and about one page in a few hundred then panicked ("already
+/// disposed") and was cut off or never finished (`render_arena` keeps each page in its own).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_rendered_at_the_same_time_each_finish_whole() {
+    let (base, _dir) = serve().await;
+    let http = common::client();
+    let (status, thread) =
+        common::send_json(&http, reqwest::Method::POST, format!("{base}/api/threads"), Some(serde_json::json!({}))).await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{thread}");
+    let chat = format!("{base}/chat/{}", thread["id"].as_str().expect("thread id"));
+    let urls = [format!("{base}/"), chat, format!("{base}/settings"), format!("{base}/chat/does-not-exist")];
+    let mut cut = Vec::new();
+    for round in 0..100 {
+        let loads = urls.iter().cycle().skip(round % urls.len()).take(8).map(|url| {
+            let http = http.clone();
+            async move {
+                // A render that hangs shows as this error, not as a stuck test.
+                let answer = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+                    let response = http.get(url).send().await?;
+                    let status = response.status().as_u16();
+                    Ok::<_, reqwest::Error>((status, response.text().await?))
+                })
+                .await;
+                match answer {
+                    Ok(Ok((200 | 404, html))) if html.contains("</html>") => None,
+                    Ok(Ok((status, html))) => Some(format!("{url}: {status}, {} bytes, unfinished", html.len())),
+                    Ok(Err(e)) => Some(format!("{url}: {e}")),
+                    Err(_) => Some(format!("{url}: no whole answer in 60 s")),
+                }
+            }
+        });
+        cut.extend(futures::future::join_all(loads).await.into_iter().flatten());
+    }
+    assert!(cut.is_empty(), "{} of 800 pages were not whole: {cut:#?}", cut.len());
+}
