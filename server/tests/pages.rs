@@ -56,7 +56,8 @@ async fn pages_rendered_at_the_same_time_each_finish_whole() {
     let (base, _dir) = serve().await;
     let http = common::client();
     let (status, thread) =
-        common::send_json(&http, reqwest::Method::POST, format!("{base}/api/threads"), Some(serde_json::json!({}))).await;
+        common::send_json(&http, reqwest::Method::POST, format!("{base}/api/threads"), Some(serde_json::json!({})))
+            .await;
     assert_eq!(status, reqwest::StatusCode::CREATED, "{thread}");
     let chat = format!("{base}/chat/{}", thread["id"].as_str().expect("thread id"));
     let urls = [format!("{base}/"), chat, format!("{base}/settings"), format!("{base}/chat/does-not-exist")];

@@ -54,9 +54,17 @@ pub fn ModelPicker(
     current: Signal<Option<ModelChoice>>,
     on_change: Callback<Option<ModelChoice>>,
 ) -> impl IntoView {
-    let entries = Memo::new(move |_| current.with(|c| options(&list, c.as_ref())));
-    let selected = Memo::new(move |_| current.with(|c| entries.with(|o| selected_index(o, c.as_ref()))));
-    let title = move || entries.with(|o| o.get(selected.get()).map(|o| o.label.clone()).unwrap_or_default());
+    // No reactive value is read inside another's `with`: a memo brought up to date there takes a write
+    // lock on what the outer `with` holds for reading, and the render deadlocks (seen on the server).
+    let entries = Memo::new(move |_| options(&list, current.get().as_ref()));
+    let selected = Memo::new(move |_| {
+        let choice = current.get();
+        entries.with(|o| selected_index(o, choice.as_ref()))
+    });
+    let title = move || {
+        let index = selected.get();
+        entries.with(|o| o.get(index).map(|o| o.label.clone()).unwrap_or_default())
+    };
     let change = move |ev: leptos::ev::Event| {
         let index: Option<usize> = event_target_value(&ev).parse().ok();
         if let Some(option) = index.and_then(|i| entries.with_untracked(|o| o.get(i).cloned())) {
