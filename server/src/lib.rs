@@ -5,6 +5,7 @@
 pub mod access;
 pub mod api;
 pub mod app_state;
+pub mod body_limit;
 pub mod render_arena;
 pub mod render_thread;
 pub mod security_headers;
@@ -17,7 +18,6 @@ use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::Layer;
 use tower_http::compression::CompressionLayer;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
@@ -25,8 +25,7 @@ use warden_app::{shell, App};
 pub use access::Access;
 pub use app_state::{AppState, OpenError};
 
-/// The largest request body accepted anywhere (API and server functions); larger is a 413.
-pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+pub use body_limit::MAX_BODY_BYTES;
 
 /// The whole app: pages, server functions, static files under the site root, and `/api`, behind
 /// `protect` with the state's access policy (static files under the site root need no token).
@@ -55,6 +54,9 @@ pub fn router(state: AppState) -> Router {
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
+        // `body_limit` has limited the body by its path already; axum's own 2 MB default would
+        // refuse the sidebar's import of a larger file.
+        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn(render_thread::render_there));
     let app = pages
         .merge(api::router::<AppState>())
@@ -67,7 +69,7 @@ pub fn router(state: AppState) -> Router {
 /// the access gate (host, origin, token), JSON bodies for plain-text rejections, the body limit.
 pub fn protect(app: Router, access: Access) -> Router {
     let app = app
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(body_limit::limit))
         .layer(axum::middleware::from_fn(api::json_errors::json_errors))
         .layer(axum::middleware::from_fn_with_state(access, access::middleware::guard));
     security_headers::apply(app).layer(TraceLayer::new_for_http())

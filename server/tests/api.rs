@@ -161,6 +161,41 @@ async fn a_thread_downloads_as_json_and_markdown_and_the_json_imports_as_a_new_t
     assert_eq!(list.as_array().unwrap().len(), 2);
 }
 
+/// An export larger than the 2 MiB every other request may send still imports (32 MiB); a larger
+/// one is a 413 and imports nothing. (The padding is JSON whitespace: the file stays valid.)
+#[tokio::test]
+async fn a_thread_export_over_2_mib_imports_and_one_over_32_mib_is_refused() {
+    let api = Api::start(Script::default()).await;
+    let (_, t) = api.json(reqwest::Method::POST, "/api/threads", Some(json!({"title": "Large"}))).await;
+    let id = t["id"].as_str().unwrap();
+    let export = api.http.get(api.url(&format!("/api/threads/{id}/export.json"))).send().await.unwrap();
+    let export = export.text().await.unwrap();
+    let import = |padding: usize| {
+        let body = format!("{export}{}", " ".repeat(padding));
+        api.http.post(api.url("/api/threads/import")).header("content-type", "application/json").body(body).send()
+    };
+
+    let res = import(3 * 1024 * 1024).await.unwrap();
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.json::<Value>().await.unwrap()["title"], "Large");
+
+    let res = import(33 * 1024 * 1024).await.unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let (_, list) = api.json(reqwest::Method::GET, "/api/threads", None).await;
+    assert_eq!(list.as_array().unwrap().len(), 2);
+
+    // Anything else keeps the 2 MiB limit.
+    let res = api
+        .http
+        .post(api.url("/api/threads"))
+        .header("content-type", "application/json")
+        .body(format!("{{}}{}", " ".repeat(3 * 1024 * 1024)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
 #[tokio::test]
 async fn a_client_chosen_id_creates_a_thread_once_and_its_runs_and_title_have_routes() {
     let api = Api::start(Script::default()).await;

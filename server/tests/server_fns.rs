@@ -425,3 +425,17 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
     let (s, _) = app.call(p::RemoveProvider::PATH, form(&[("id", id.as_str())])).await;
     assert_eq!(s, StatusCode::OK);
 }
+
+/// The sidebar's import takes a file over the 2 MiB other server functions may send.
+#[tokio::test]
+async fn the_import_server_function_takes_an_export_over_2_mib() {
+    let app = App::start(Script::default()).await;
+    let thread = app.engine.create_thread(Some("Large file".into())).await.expect("thread");
+    let res = app.http.get(app.url(&format!("/api/threads/{}/export.json", thread.id))).send().await.expect("export");
+    let export = res.text().await.expect("body");
+    let text = format!("{export}{}", " ".repeat(3 * 1024 * 1024));
+    let (status, imported) = app.call(fns::ImportThread::PATH, Body::Form(vec![("text", text)])).await;
+    assert_eq!(status, StatusCode::OK, "{imported}");
+    assert_eq!(imported["title"], "Large file");
+    assert_eq!(app.thread_count().await, 2);
+}

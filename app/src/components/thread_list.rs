@@ -26,6 +26,15 @@ pub enum Which {
 }
 
 impl Which {
+    /// The class of the list's box (the style hides "No threads yet." below a pinned list with rows).
+    fn class(self) -> &'static str {
+        match self {
+            Which::Pinned => "thread-group pinned",
+            Which::Active => "thread-group active",
+            Which::Archived => "thread-group archived",
+        }
+    }
+
     /// `(archived, pinned)` as `list_threads` takes them.
     fn query(self) -> (bool, Option<bool>) {
         match self {
@@ -104,14 +113,16 @@ pub fn ThreadList(which: Which) -> impl IntoView {
     };
 
     view! {
-        <Transition fallback=|| view! { <p class="loading">"Loading threads…"</p> }>
-            {move || Suspend::new(async move {
-                match first.await {
-                    Ok(page) => render(page),
-                    Err(error) => view! { <ErrorNotice error/> }.into_any(),
-                }
-            })}
-        </Transition>
-        {move || more_error.get().map(|error| view! { <ErrorNotice error/> })}
+        <div class=which.class()>
+            <Transition fallback=|| view! { <p class="loading">"Loading threads…"</p> }>
+                {move || Suspend::new(async move {
+                    match first.await {
+                        Ok(page) => render(page),
+                        Err(error) => view! { <ErrorNotice error/> }.into_any(),
+                    }
+                })}
+            </Transition>
+            {move || more_error.get().map(|error| view! { <ErrorNotice error/> })}
+        </div>
     }
 }

@@ -49,9 +49,6 @@ pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>)
     Ok(Json(engine.search(&p.q).await?))
 }
 
-/// The largest thread export `POST /api/threads/import` takes.
-pub const MAX_IMPORT_BYTES: usize = 32 * 1024 * 1024;
-
 /// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
 pub async fn export_json(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
     let export = engine.export_thread(&id).await?;
