@@ -39,6 +39,8 @@ test("screenshots of the main screens", async ({ page }) => {
   await expect(page.getByRole("navigation", { name: "Threads" })).toBeVisible();
   await shoot(page, "phone-drawer");
   await page.keyboard.press("Escape");
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openHydrated(page, chatUrl);
   await approvalCard(page).getByRole("button", { name: "Deny", exact: true }).click();
   await expect(approvalCard(page)).toHaveCount(0);
 });
