@@ -2,33 +2,65 @@
 //! Markdown export (for people to read), and the checks an import must pass before the store writes
 //! it (`store::import`) under new ids.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::input;
 use warden_types::approval::{Approval, ApprovalStatus, DecidedBy};
 use warden_types::message::Role;
 use warden_types::run::ToolCallRecord;
-use warden_types::thread::{ThreadDetail, ThreadExport, THREAD_EXPORT_FORMAT};
+use warden_types::thread::{StoredMessage, Thread, ThreadExport, THREAD_EXPORT_FORMAT};
 
 /// The most messages an import may hold.
 pub const MAX_IMPORT_MESSAGES: usize = 20_000;
 
-/// The JSON export of a thread as it stands.
-pub fn export(detail: ThreadDetail, exported_at: String) -> ThreadExport {
+/// The JSON export of a thread as it stands: every branch, and which one is shown (`head_id`).
+pub fn export(
+    thread: Thread,
+    messages: Vec<(StoredMessage, Option<String>)>,
+    tool_calls: Vec<ToolCallRecord>,
+    approvals: Vec<Approval>,
+    head_id: Option<String>,
+    exported_at: String,
+) -> ThreadExport {
+    let parents = messages.iter().filter_map(|(m, parent)| Some((m.id.clone(), parent.clone()?))).collect();
     ThreadExport {
         format: THREAD_EXPORT_FORMAT.to_string(),
         exported_at,
         // Rendered from the blocks again wherever the thread is read; not part of the record.
-        messages: detail
-            .messages
-            .into_iter()
-            .map(|m| warden_types::thread::StoredMessage { html: None, ..m })
-            .collect(),
-        tool_calls: detail.tool_calls,
-        approvals: detail.approvals,
-        thread: detail.thread,
+        messages: messages.into_iter().map(|(m, _)| StoredMessage { html: None, ..m }).collect(),
+        tool_calls,
+        approvals,
+        thread,
+        head_id,
+        parents,
     }
+}
+
+/// Each message's parent as the import writes it: from `parents` (with a head), else the message
+/// before it (a file from before branches).
+pub fn parent_of(export: &ThreadExport, index: usize) -> Option<&str> {
+    if export.head_id.is_some() {
+        export.parents.get(&export.messages[index].id).map(String::as_str)
+    } else {
+        index.checked_sub(1).map(|i| export.messages[i].id.as_str())
+    }
+}
+
+/// The messages of the branch shown, first to last.
+pub fn shown_branch(export: &ThreadExport) -> Vec<&StoredMessage> {
+    let Some(head) = export.head_id.as_deref() else { return export.messages.iter().collect() };
+    let by_id: HashMap<&str, &StoredMessage> = export.messages.iter().map(|m| (m.id.as_str(), m)).collect();
+    let mut branch = Vec::new();
+    let mut next = Some(head);
+    // At most one step per message: `check_import` has made sure parents come first (no cycle).
+    while let Some(id) = next.filter(|_| branch.len() < export.messages.len()) {
+        let Some(m) = by_id.get(id) else { break };
+        branch.push(*m);
+        next = export.parents.get(id).map(String::as_str);
+    }
+    branch.reverse();
+    branch
 }
 
 /// What an import may be: this format, ids that are unique and refer to records in the file, and a
@@ -43,12 +75,24 @@ pub fn check_import(export: &ThreadExport) -> Result<String> {
     }
     let mut messages = HashSet::new();
     for m in &export.messages {
+        // A parent comes first: the tree is written in order and can hold no cycle.
+        if let Some(parent) = export.head_id.as_ref().and(export.parents.get(&m.id)) {
+            if !messages.contains(parent.as_str()) {
+                return invalid(format!("message `{}` comes before its parent `{parent}` or has none in it", m.id));
+            }
+        }
         if !messages.insert(m.id.as_str()) {
             return invalid(format!("message `{}` is in it twice", m.id));
         }
         if m.role == Role::System {
             return invalid("it holds a system message".into());
         }
+    }
+    if let Some(head) = export.head_id.as_deref().filter(|h| !messages.contains(h)) {
+        return invalid(format!("its shown branch ends at `{head}`, which is not in it"));
+    }
+    if let Some(orphan) = export.parents.keys().find(|id| !messages.contains(id.as_str())) {
+        return invalid(format!("it names a parent for `{orphan}`, which is not in it"));
     }
     let mut calls = HashSet::new();
     for c in &export.tool_calls {
@@ -73,7 +117,7 @@ pub fn check_import(export: &ThreadExport) -> Result<String> {
 pub fn markdown(export: &ThreadExport) -> String {
     let mut out = format!("# {}\n\n", export.thread.title.trim());
     out.push_str(&format!("_Exported from Warden on {}._\n", export.exported_at));
-    for m in &export.messages {
+    for m in shown_branch(export) {
         let who = match m.role {
             Role::User => "You",
             Role::Assistant => "Warden",

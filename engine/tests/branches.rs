@@ -127,3 +127,47 @@ async fn leaving_a_branch_cancels_its_waiting_approval_and_nothing_runs() {
     assert_eq!(back.approvals[0].status, ApprovalStatus::Cancelled);
     assert!(back.messages.iter().all(|m| m.role != Role::System));
 }
+
+/// An export holds every branch and which one is shown; its import has the same tree, shows the same
+/// branch and can switch to the other. A tree that does not hold together is refused whole.
+#[tokio::test]
+async fn an_export_carries_every_branch_and_imports_as_the_same_tree() {
+    let h = Harness::start(script()).await;
+    let (thread, run) = h.send("tell me about apples").await;
+    run_to_end(&h.engine, &run).await;
+    let asked = h.engine.thread(&thread).await.unwrap().messages[0].id.clone();
+    let edited = h.engine.edit_message(&thread, &asked, "tell me about pears".into()).await.unwrap();
+    run_to_end(&h.engine, &edited.run_id).await;
+
+    let export = h.engine.export_thread(&thread).await.unwrap();
+    assert_eq!(export.messages.len(), 4, "both branches");
+    assert_eq!(
+        export.head_id.as_deref(),
+        h.engine.thread(&thread).await.unwrap().messages.last().map(|m| m.id.as_str())
+    );
+    let markdown = warden_engine::transfer::markdown(&export);
+    assert!(markdown.contains("Pears are soft.") && !markdown.contains("Apples are crisp."), "{markdown}");
+
+    // Through the file format, as a person would carry it.
+    let file = serde_json::to_string(&export).unwrap();
+    let imported = h.engine.import_thread(serde_json::from_str(&file).unwrap()).await.unwrap();
+    let copy = h.engine.thread(&imported.id).await.unwrap();
+    assert_eq!(texts(&copy), ["tell me about pears", "Pears are soft."]);
+    assert_eq!(copy.branches.len(), 1);
+    assert_eq!(copy.branches[0].siblings.len(), 2);
+    let other = copy.branches[0].siblings.iter().find(|s| **s != copy.messages[0].id).unwrap().clone();
+    let switched = h.engine.switch_branch(&imported.id, &other).await.unwrap();
+    assert_eq!(texts(&switched), ["tell me about apples", "Apples are crisp."]);
+
+    let before = h.engine.list_threads(Default::default()).await.unwrap().len();
+    let mut child_first = export.clone();
+    child_first.messages.swap(0, 1);
+    let mut lost_head = export.clone();
+    lost_head.head_id = Some("no-such-message".into());
+    let mut stray_parent = export.clone();
+    stray_parent.parents.insert("no-such-message".into(), export.messages[0].id.clone());
+    for bad in [child_first, lost_head, stray_parent] {
+        assert!(matches!(h.engine.import_thread(bad).await, Err(Error::Invalid(_))));
+    }
+    assert_eq!(h.engine.list_threads(Default::default()).await.unwrap().len(), before);
+}

@@ -57,17 +57,25 @@ impl Default for ThreadQuery {
 /// The `format` of a thread's JSON export.
 pub const THREAD_EXPORT_FORMAT: &str = "warden.thread.v1";
 
-/// A thread as exported to JSON and imported back: its messages (blocks included, no rendered HTML),
-/// its tool calls with their outputs, and its approvals with their decisions. Thread rules are not
-/// in it: a standing permission is never carried from a file into a server.
+/// A thread as exported to JSON and imported back: its messages on every branch (blocks included, no
+/// rendered HTML), its tool calls with their outputs, and its approvals with their decisions. Thread
+/// rules are not in it: a standing permission is never carried from a file into a server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadExport {
     pub format: String,
     pub exported_at: String,
     pub thread: Thread,
+    /// In the order they were written: a message comes after its parent.
     pub messages: Vec<StoredMessage>,
     pub tool_calls: Vec<ToolCallRecord>,
     pub approvals: Vec<Approval>,
+    /// The last message of the branch shown. Absent (files from before branches): the messages are
+    /// one branch, each following the one before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_id: Option<String>,
+    /// Each message's parent, by id; a message not in it starts the thread. Read only with `head_id`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub parents: std::collections::BTreeMap<String, String>,
 }
 
 /// One thread a search found: where it matched best, with the matching words marked.

@@ -58,16 +58,16 @@ impl Store {
                 insert_run(&mut tx, &runs.map(old), &thread_id, &ts).await?;
             }
         }
-        // The export is one branch: each message follows the one before it; the last is the head.
-        let mut parent: Option<String> = None;
+        // Each message under its parent (`check_import`: parents come first); the shown branch's end is
+        // the head (the last message in a file from before branches).
         for (position, m) in export.messages.iter().enumerate() {
             let blocks: Vec<Block> = m.blocks.iter().map(|b| remap_block(b, &mut calls)).collect();
-            let id = messages.map(&m.id);
+            let parent = crate::transfer::parent_of(export, position).map(|p| messages.map(p));
             sqlx::query(
                 "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
-            .bind(&id)
+            .bind(messages.map(&m.id))
             .bind(&thread_id)
             .bind(m.run_id.as_deref().map(|r| runs.map(r)))
             .bind(position as i64)
@@ -77,9 +77,9 @@ impl Store {
             .bind(&parent)
             .execute(&mut *tx)
             .await?;
-            parent = Some(id);
         }
-        Store::set_head_in(&mut tx, &thread_id, parent.as_deref()).await?;
+        let head = export.head_id.as_deref().or(export.messages.last().map(|m| m.id.as_str()));
+        Store::set_head_in(&mut tx, &thread_id, head.map(|h| messages.map(h)).as_deref()).await?;
         let mut positions: HashMap<&str, i64> = HashMap::new();
         for c in &export.tool_calls {
             let position = positions.entry(c.message_id.as_str()).or_insert(0);

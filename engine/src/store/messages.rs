@@ -90,6 +90,17 @@ impl Store {
         rows.iter().map(message_from_row).collect()
     }
 
+    /// Every message of the thread, on any branch, with its parent, in the order written.
+    pub async fn messages_on_every_branch(&self, thread_id: &str) -> Result<Vec<(StoredMessage, Option<String>)>> {
+        let rows = sqlx::query(
+            "SELECT id, run_id, role, blocks, created_at, parent_id FROM messages WHERE thread_id = ? ORDER BY position",
+        )
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok((message_from_row(r)?, r.try_get("parent_id")?))).collect()
+    }
+
     /// Every message of the thread, on any branch, as `(id, parent_id, role)` in the order written.
     pub async fn message_tree(&self, thread_id: &str) -> Result<Vec<(String, Option<String>, Role)>> {
         let rows = sqlx::query("SELECT id, parent_id, role FROM messages WHERE thread_id = ? ORDER BY position")
