@@ -187,12 +187,12 @@ impl Engine {
 
     /// The thread as a JSON record (`transfer::markdown` makes the readable version of it).
     pub async fn export_thread(&self, id: &str) -> Result<ThreadExport> {
-        let shown = self.thread(id).await?;
         let store = &self.rt.handles.store;
+        let thread = store.thread(id).await?;
         let messages = store.messages_on_every_branch(id).await?;
         let (tool_calls, approvals) = (store.tool_calls_of_thread(id).await?, store.approvals_of_thread(id).await?);
-        let head = shown.messages.last().map(|m| m.id.clone());
-        Ok(crate::transfer::export(shown.thread, messages, tool_calls, approvals, head, crate::store::now()))
+        let head = store.head(id).await?;
+        Ok(crate::transfer::export(thread, messages, tool_calls, approvals, head, crate::store::now()))
     }
 
     /// A new thread from a JSON export, under new ids, with nothing in it left to decide or to run.

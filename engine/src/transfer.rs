@@ -27,8 +27,8 @@ pub fn export(
     ThreadExport {
         format: THREAD_EXPORT_FORMAT.to_string(),
         exported_at,
-        // Rendered from the blocks again wherever the thread is read; not part of the record.
-        messages: messages.into_iter().map(|(m, _)| StoredMessage { html: None, ..m }).collect(),
+        // Records: no rendered HTML (it is made from the blocks wherever the thread is read).
+        messages: messages.into_iter().map(|(m, _)| m).collect(),
         tool_calls,
         approvals,
         thread,

@@ -3,12 +3,13 @@
 //! any of it is read when its length is declared, and when the stream passes the limit otherwise.
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{header, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::Limited;
 use leptos::server_fn::ServerFn;
+use tower::{Layer, ServiceExt};
 use warden_app::server_fns::ImportThread;
 
 /// The largest request body accepted anywhere else (API and server functions).
@@ -28,6 +29,8 @@ pub fn limit_for(path: &str) -> usize {
 
 /// Middleware: the rest of the stack sees a body no larger than its path's limit (a declared length
 /// over it is refused here; a stream that passes it fails to read, which axum answers with a 413).
+/// axum's own 2 MB default is switched off: the limit is decided here, once (a route may still set a
+/// smaller one, as the outside clients' routes do).
 pub async fn limit(request: Request, next: Next) -> Response {
     let limit = limit_for(request.uri().path());
     let declared =
@@ -35,5 +38,9 @@ pub async fn limit(request: Request, next: Next) -> Response {
     if declared.is_some_and(|length| length > limit as u64) {
         return (StatusCode::PAYLOAD_TOO_LARGE, "length limit exceeded").into_response();
     }
-    next.run(request.map(|body| Body::new(Limited::new(body, limit)))).await
+    let request = request.map(|body| Body::new(Limited::new(body, limit)));
+    match DefaultBodyLimit::disable().layer(next).oneshot(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
 }

@@ -54,9 +54,6 @@ pub fn router(state: AppState) -> Router {
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
-        // `body_limit` has limited the body by its path already; axum's own 2 MB default would
-        // refuse the sidebar's import of a larger file.
-        .layer(axum::extract::DefaultBodyLimit::disable())
         .layer(axum::middleware::from_fn(render_thread::render_there));
     let app = pages
         .merge(api::router::<AppState>())

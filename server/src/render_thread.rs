@@ -54,7 +54,7 @@ pub async fn render_there(request: Request, next: Next) -> Response {
     let (frames_tx, mut frames_rx) = mpsc::channel::<Result<Frame<Bytes>, axum::Error>>(FRAMES_IN_FLIGHT);
     // The request's span and log subscriber go along, so what the render logs is the request's.
     let render = async move {
-        let (head, mut body) = render_arena::scoped(request, next).await.into_parts();
+        let (head, mut body) = next.run(request).await.into_parts();
         if head_tx.send(head).is_err() {
             return; // the client is gone
         }
@@ -64,7 +64,8 @@ pub async fn render_there(request: Request, next: Next) -> Response {
             }
         }
     };
-    let rendering = handle().spawn(render.in_current_span().with_current_subscriber());
+    // Its own reactive owner and arena across its waits (see `render_arena`).
+    let rendering = handle().spawn(render_arena::own_world(render).in_current_span().with_current_subscriber());
     let Ok(head) = head_rx.await else {
         tracing::error!("a page's render panicked before its response began");
         return (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response();

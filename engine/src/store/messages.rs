@@ -4,19 +4,24 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, new_id, now, Store};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use warden_types::message::{Block, Message, Role};
 use warden_types::thread::StoredMessage;
 
 fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
+    let message = record_from_row(r)?;
+    Ok(StoredMessage { html: shown_as_html(message.role, &message.content), ..message })
+}
+
+/// A message as stored, without the HTML it is shown as (for an export).
+fn record_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     let blocks: Vec<Block> = from_json(&r.try_get::<String, _>("blocks")?)?;
     let content = Message { role: Role::User, content: blocks.clone() }.joined_text();
-    let role: Role = r.try_get("role")?;
     Ok(StoredMessage {
         id: r.try_get("id")?,
         run_id: r.try_get("run_id")?,
-        role,
-        html: shown_as_html(role, &content),
+        role: r.try_get("role")?,
+        html: None,
         content,
         blocks,
         created_at: r.try_get("created_at")?,
@@ -90,7 +95,8 @@ impl Store {
         rows.iter().map(message_from_row).collect()
     }
 
-    /// Every message of the thread, on any branch, with its parent, in the order written.
+    /// Every message of the thread, on any branch, with its parent, in the order written (as records:
+    /// no HTML rendered).
     pub async fn messages_on_every_branch(&self, thread_id: &str) -> Result<Vec<(StoredMessage, Option<String>)>> {
         let rows = sqlx::query(
             "SELECT id, run_id, role, blocks, created_at, parent_id FROM messages WHERE thread_id = ? ORDER BY position",
@@ -98,7 +104,7 @@ impl Store {
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(|r| Ok((message_from_row(r)?, r.try_get("parent_id")?))).collect()
+        rows.iter().map(|r| Ok((record_from_row(r)?, r.try_get("parent_id")?))).collect()
     }
 
     /// Every message of the thread, on any branch, as `(id, parent_id, role)` in the order written.
@@ -108,6 +114,15 @@ impl Store {
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
+    }
+
+    /// The last message of the thread's chosen branch (`None`: no message yet).
+    pub async fn head(&self, thread_id: &str) -> Result<Option<String>> {
+        sqlx::query_scalar("SELECT head_id FROM threads WHERE id = ?")
+            .bind(thread_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("thread", thread_id))
     }
 
     /// Chooses the branch that ends at `head` (`None`: before the first message).

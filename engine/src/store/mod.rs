@@ -98,3 +98,11 @@ fn json<T: serde::Serialize>(v: &T) -> Result<String> {
 fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
     serde_json::from_str(s).map_err(|e| Error::Corrupt(e.to_string()))
 }
+
+/// A write that had to change a row: `NotFound` (`what` `id`) when it matched none.
+fn found(done: sqlx::sqlite::SqliteQueryResult, what: &'static str, id: &str) -> Result<()> {
+    if done.rows_affected() == 0 {
+        return Err(Error::not_found(what, id));
+    }
+    Ok(())
+}

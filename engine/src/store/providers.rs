@@ -108,9 +108,7 @@ impl Store {
     pub async fn delete_provider(&self, id: &str) -> Result<()> {
         let mut tx = self.write_tx().await?;
         let deleted = sqlx::query("DELETE FROM providers WHERE id = ?").bind(id).execute(&mut *tx).await?;
-        if deleted.rows_affected() == 0 {
-            return Err(Error::not_found("provider", id));
-        }
+        super::found(deleted, "provider", id)?;
         sqlx::query("UPDATE threads SET provider_id = NULL, model = NULL WHERE provider_id = ?")
             .bind(id)
             .execute(&mut *tx)
@@ -136,9 +134,6 @@ impl Store {
             .bind(thread_id)
             .execute(&self.pool)
             .await?;
-        if updated.rows_affected() == 0 {
-            return Err(Error::not_found("thread", thread_id));
-        }
-        Ok(())
+        super::found(updated, "thread", thread_id)
     }
 }

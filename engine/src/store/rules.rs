@@ -4,7 +4,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
 use super::{from_json, json, new_id, now, Store};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use warden_types::approval::{RuleMatcher, ThreadRule};
 
 fn rule_from_row(r: &SqliteRow) -> Result<ThreadRule> {
@@ -63,9 +63,6 @@ impl Store {
 
     pub async fn delete_rule(&self, id: &str) -> Result<()> {
         let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.pool).await?;
-        if r.rows_affected() == 0 {
-            return Err(Error::not_found("rule", id));
-        }
-        Ok(())
+        super::found(r, "rule", id)
     }
 }

@@ -129,9 +129,7 @@ impl Store {
         .bind(id)
         .execute(&self.pool)
         .await?;
-        if result.rows_affected() == 0 {
-            return Err(Error::not_found("thread", id));
-        }
+        super::found(result, "thread", id)?;
         self.thread(id).await
     }
 
@@ -142,10 +140,7 @@ impl Store {
             .bind(id)
             .execute(&self.pool)
             .await?;
-        if result.rows_affected() == 0 {
-            return Err(Error::not_found("thread", id));
-        }
-        Ok(())
+        super::found(result, "thread", id)
     }
 
     /// Sets the model's title unless a person named the thread meanwhile.
@@ -197,18 +192,13 @@ impl Store {
             .bind(id)
             .execute(&self.pool)
             .await?;
-        if result.rows_affected() == 0 {
-            return Err(Error::not_found("thread", id));
-        }
-        Ok(())
+        super::found(result, "thread", id)
     }
 
     pub async fn delete_thread(&self, id: &str) -> Result<()> {
         let mut tx = self.write_tx().await?;
         let result = sqlx::query("DELETE FROM threads WHERE id = ?").bind(id).execute(&mut *tx).await?;
-        if result.rows_affected() == 0 {
-            return Err(Error::not_found("thread", id));
-        }
+        super::found(result, "thread", id)?;
         // Runs, messages and rules go by cascade; tool calls, approvals and events with their runs.
         tx.commit().await?;
         Ok(())

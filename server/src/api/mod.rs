@@ -54,10 +54,7 @@ where
         .route("/api/threads/{id}/title", post(threads::regenerate_title))
         .route("/api/threads/{id}/export.json", get(threads::export_json))
         .route("/api/threads/{id}/export.md", get(threads::export_markdown))
-        .route(
-            "/api/threads/import",
-            post(threads::import).layer(DefaultBodyLimit::max(crate::body_limit::MAX_IMPORT_BYTES)),
-        )
+        .route("/api/threads/import", post(threads::import))
         .route("/api/rules/{id}", axum::routing::delete(threads::delete_rule))
         .route("/api/runs/{id}", get(runs::get))
         .route("/api/runs/{id}/events", get(runs::events))

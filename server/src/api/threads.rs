@@ -7,6 +7,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_types::status::RunStarted;
 use warden_types::thread::{ThreadExport, ThreadPatch, ThreadQuery};
 
 use super::error::{ApiError, ApiResult};
@@ -140,9 +141,7 @@ pub async fn post_message(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<impl IntoResponse> {
-    let started = engine.send_message(&id, body.content).await?;
-    let events = engine.subscribe(&started.run_id, 0).await?;
-    Ok(to_sse(events, engine.shutdown_token()))
+    run_events(&engine, engine.send_message(&id, body.content).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/edit {content}`: the new version of a person's
@@ -152,9 +151,7 @@ pub async fn edit_message(
     Path((id, message_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<impl IntoResponse> {
-    let started = engine.edit_message(&id, &message_id, body.content).await?;
-    let events = engine.subscribe(&started.run_id, 0).await?;
-    Ok(to_sse(events, engine.shutdown_token()))
+    run_events(&engine, engine.edit_message(&id, &message_id, body.content).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
@@ -162,9 +159,7 @@ pub async fn regenerate(
     State(engine): State<Engine>,
     Path((id, message_id)): Path<(String, String)>,
 ) -> ApiResult<impl IntoResponse> {
-    let started = engine.regenerate(&id, &message_id).await?;
-    let events = engine.subscribe(&started.run_id, 0).await?;
-    Ok(to_sse(events, engine.shutdown_token()))
+    run_events(&engine, engine.regenerate(&id, &message_id).await?).await
 }
 
 #[derive(Deserialize)]
@@ -183,12 +178,16 @@ pub async fn switch_branch(
 }
 
 pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
-    let started = engine.retry(&id).await?;
-    let events = engine.subscribe(&started.run_id, 0).await?;
-    Ok(to_sse(events, engine.shutdown_token()))
+    run_events(&engine, engine.retry(&id).await?).await
 }
 
 pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
     engine.revoke_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The event stream of a run just started, from its first event.
+async fn run_events(engine: &Engine, started: RunStarted) -> ApiResult<impl IntoResponse + use<>> {
+    let events = engine.subscribe(&started.run_id, 0).await?;
+    Ok(to_sse(events, engine.shutdown_token()))
 }
