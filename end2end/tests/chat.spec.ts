@@ -2,6 +2,7 @@
 // threads can be renamed, archived and deleted, a run can be stopped, a model error can be retried,
 // and whatever the model writes is rendered inert.
 import { expect, test } from "@playwright/test";
+import { TOKEN } from "../fixtures/access";
 import { activeThreadItem, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page }) => {
@@ -57,6 +58,7 @@ test("Enter sends a follow-up and Shift+Enter starts a new line", async ({ page 
 });
 
 test("a thread can be renamed, archived, unarchived and deleted", async ({ page }) => {
+  const trouble = watchForTrouble(page);
   await startChat(page, "say hello to the sidebar");
   await expect(page.getByText("That is all.")).toBeVisible();
   const sidebar = page.getByRole("navigation", { name: "Threads" });
@@ -86,6 +88,44 @@ test("a thread can be renamed, archived, unarchived and deleted", async ({ page 
   await confirm.getByRole("button", { name: "Yes, delete" }).click();
   await expect(sidebar.getByRole("link", { name: title })).toHaveCount(0);
   await page.waitForURL((u) => u.pathname === "/");
+  expect(trouble.errors).toEqual([]);
+});
+
+test("a rename half typed survives the sidebar being read again when an approval arrives", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "say hello to the rebuilt sidebar");
+  await expect(page.getByText("That is all.")).toBeVisible();
+  const sidebar = page.getByRole("navigation", { name: "Threads" });
+  await activeThreadItem(page).getByRole("button", { name: /^Rename/ }).click();
+  const input = sidebar.getByRole("textbox", { name: "New title" });
+  await input.fill("Half");
+
+  // An outside client's request reaches the inbox, and the sidebar reads its lists again
+  // (a thread's row carries its count of waiting approvals): every row is built anew.
+  const person = { Authorization: `Bearer ${TOKEN}` };
+  const client = await page.request.post("/api/outside/clients", { headers: person, data: { name: `rebuild-${Date.now()}` } });
+  expect(client.status()).toBe(201);
+  const relisted = page.waitForResponse((r) => r.url().includes("/api/list_threads"));
+  const asked = await page.request.post("/api/outside/requests", {
+    headers: { Authorization: `Bearer ${(await client.json()).token}` },
+    data: { type: "security_evaluation", id: "rebuild-1", code: "print(1)", language: "python", explanation: "a print", risk_level: "low" },
+  });
+  expect(asked.status()).toBe(202);
+  await relisted;
+
+  // The box is still there with what was typed, the caret still in it at the end.
+  await expect(input).toHaveValue("Half");
+  await expect(input).toBeFocused();
+  const title = `Half typed ${Date.now()}`;
+  await page.keyboard.type(title.slice("Half".length));
+  await input.press("Enter");
+  await expect(sidebar.getByRole("link", { name: title })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+
+  const requestId = (await asked.json()).request_id;
+  const decided = await page.request.post(`/api/outside/requests/${requestId}/decision`, { headers: person, data: { decision: "rejected" } });
+  expect(decided.status()).toBe(200);
+  expect(trouble.errors).toEqual([]);
 });
 
 test("Stop ends a run that is still answering", async ({ page }) => {

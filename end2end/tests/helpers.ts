@@ -18,10 +18,14 @@ export async function startChat(page: Page, prompt: string): Promise<void> {
   await page.waitForURL(/\/chat\/[^/]+$/);
 }
 
-/** Collects uncaught page errors and any dialog (alert/confirm) the page opens. */
+/** Collects uncaught page errors, panics of the app's WASM (logged to the console, after which the
+ * page stops reacting) and any dialog (alert/confirm) the page opens. */
 export function watchForTrouble(page: Page): { errors: string[]; dialogs: string[] } {
   const seen = { errors: [] as string[], dialogs: [] as string[] };
   page.on("pageerror", (e) => seen.errors.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && m.text().includes("panicked")) seen.errors.push(m.text());
+  });
   page.on("dialog", async (d) => {
     seen.dialogs.push(d.message());
     await d.dismiss();

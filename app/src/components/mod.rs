@@ -39,6 +39,7 @@ pub mod sidebar;
 pub mod thread_import;
 pub mod thread_item;
 pub mod thread_list;
+pub mod thread_row_state;
 pub mod thread_search;
 pub mod thread_switches;
 pub mod thread_view;

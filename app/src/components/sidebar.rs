@@ -14,6 +14,7 @@ use crate::theme::ThemeToggle;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
+    crate::components::thread_row_state::ThreadRowState::provide();
     let show_archived = RwSignal::new(false);
     let query = RwSignal::new(String::new());
     let searching = Memo::new(move |_| query.with(|q| !q.trim().is_empty()));

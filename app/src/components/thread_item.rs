@@ -1,5 +1,6 @@
 //! One thread in the sidebar: its link (highlighted when open), a badge while approvals of it wait,
-//! and Pin or Unpin, Rename (inline), Archive or Unarchive, and Delete (after a confirmation).
+//! and Pin or Unpin, Rename (inline), Archive or Unarchive, and Delete (after a confirmation). What the
+//! row is doing (renaming, confirming, its last error) is kept in [`ThreadRowState`], above the list.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -7,79 +8,89 @@ use leptos::task::spawn_local;
 use leptos_router::hooks::use_navigate;
 
 use crate::components::icon::{Icon, IconSvg};
+use crate::components::thread_row_state::{RowMode as Mode, ThreadRowState};
 use crate::error::AppError;
 use crate::model::Thread;
 use crate::server_fns::{delete_thread, rename_thread, set_archived, set_pinned};
 use crate::{ThreadEdited, ThreadsChanged};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Normal,
-    Renaming,
-    ConfirmingDelete,
-}
-
 #[component]
 pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoView {
     let changed = expect_context::<ThreadsChanged>();
     let navigate = use_navigate();
-    let mode = RwSignal::new(Mode::Normal);
-    let draft = RwSignal::new(thread.title.clone());
-    let error = RwSignal::new(None::<AppError>);
-    let id = StoredValue::new(thread.id.clone());
-    let title = StoredValue::new(thread.title.clone());
+    let state = ThreadRowState::get();
+    let draft = state.draft;
+    // The list is rebuilt on every change, and a replaced row's view can still be updated once after
+    // the row's own reactive values are gone: the row keeps plain values and reads only the list's
+    // and the sidebar's (with `try_`), so nothing it reads can have been disposed before it.
+    let (id, title) = (thread.id.clone(), thread.title.clone());
+    let mode = {
+        let id = id.clone();
+        move || state.mode(&id)
+    };
+    let is_active = {
+        let id = id.clone();
+        move || active_id.try_get().flatten().as_deref() == Some(id.as_str())
+    };
     let archived = thread.archived;
     let pinned = thread.pinned;
     let waiting = thread.pending_approvals;
     let rename_input = NodeRef::<leptos::html::Input>::new();
-    // Renaming starts with the caret in the box.
+    // Renaming starts with the caret at the end of the box (also when the list was rebuilt under it).
     Effect::new(move |_| {
         if let Some(input) = rename_input.get() {
             let _ = input.focus();
+            let end = input.value().encode_utf16().count() as u32;
+            let _ = input.set_selection_range(end, end);
         }
     });
-    let is_active = Memo::new(move |_| active_id.get().as_deref() == Some(id.get_value().as_str()));
 
-    // The list is rebuilt on every change and the old rows stay on screen a moment after their
-    // reactive values are disposed: handlers capture plain values and write signals with `try_`.
     let thread_id = thread.id.clone();
     let edited = expect_context::<ThreadEdited>();
-    let run = move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Thread, AppError>>>>| {
-        spawn_local(async move {
-            match change.await {
-                Ok(thread) => {
-                    mode.try_set(Mode::Normal);
-                    edited.0.try_set(Some(thread));
-                    changed.notify();
+    let run = {
+        let thread_id = thread_id.clone();
+        move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Thread, AppError>>>>| {
+            let thread_id = thread_id.clone();
+            spawn_local(async move {
+                match change.await {
+                    Ok(thread) => {
+                        state.end(&thread_id);
+                        state.clear_error(&thread_id);
+                        edited.0.try_set(Some(thread));
+                        changed.notify();
+                    }
+                    Err(e) => state.set_error(&thread_id, e),
                 }
-                Err(e) => {
-                    error.try_set(Some(e));
-                }
-            }
-        });
+            });
+        }
     };
     let save_title = {
         let thread_id = thread_id.clone();
+        let run = run.clone();
         move || {
             let (id, new_title) = (thread_id.clone(), draft.try_get_untracked().unwrap_or_default());
             run(Box::pin(async move { rename_thread(id, new_title).await }));
         }
     };
+    let cancel = {
+        let thread_id = thread_id.clone();
+        move |_| state.end(&thread_id)
+    };
     let on_rename_key = {
         let save_title = save_title.clone();
+        let thread_id = thread_id.clone();
         move |ev: KeyboardEvent| match ev.key().as_str() {
             "Enter" => {
                 ev.prevent_default();
                 save_title();
             }
-            "Escape" => {
-                mode.try_set(Mode::Normal);
-            }
+            "Escape" => state.end(&thread_id),
             _ => {}
         }
     };
     let toggle_archive = {
         let thread_id = thread_id.clone();
+        let run = run.clone();
         move |_| {
             let id = thread_id.clone();
             run(Box::pin(async move { set_archived(id, !archived).await }));
@@ -97,33 +108,35 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
         move |_| {
             let navigate = navigate.clone();
             let id = thread_id.clone();
-            let was_active = is_active.try_get_untracked().unwrap_or(false);
+            let was_active = active_id.try_get_untracked().flatten().as_deref() == Some(id.as_str());
             spawn_local(async move {
-                match delete_thread(id).await {
+                match delete_thread(id.clone()).await {
                     Ok(()) => {
+                        state.end(&id);
+                        state.clear_error(&id);
                         changed.notify();
                         if was_active {
                             navigate("/", Default::default());
                         }
                     }
-                    Err(e) => {
-                        error.try_set(Some(e));
-                    }
+                    Err(e) => state.set_error(&id, e),
                 }
             });
         }
     };
-    let start_rename = {
-        let title = thread.title.clone();
-        move |_| {
-            draft.try_set(title.clone());
-            mode.try_set(Mode::Renaming);
-        }
+    let begin = {
+        let (thread_id, title) = (thread.id.clone(), thread.title.clone());
+        move |mode: Mode| state.begin(&thread_id, mode, &title)
+    };
+    let error = {
+        let thread_id = thread_id.clone();
+        move || state.error(&thread_id)
     };
 
+    let row_is_active = is_active.clone();
     view! {
-        <li class="thread-item" class:active=move || is_active.get()>
-            {move || match mode.get() {
+        <li class="thread-item" class:active=row_is_active>
+            {move || match mode() {
                 Mode::Renaming => view! {
                     <div class="rename">
                         <label>
@@ -141,22 +154,25 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             let save_title = save_title.clone();
                             move |_| save_title()
                         }>"Save"</button>
-                        <button type="button" on:click=move |_| { mode.try_set(Mode::Normal); }>"Cancel"</button>
+                        <button type="button" on:click=cancel.clone()>"Cancel"</button>
                     </div>
                 }.into_any(),
                 Mode::ConfirmingDelete => view! {
-                    <div class="confirm-delete" role="group" aria-label=format!("Confirm deleting {}", title.get_value())>
-                        <p>"Delete “" {title.get_value()} "” for good?"</p>
+                    <div class="confirm-delete" role="group" aria-label=format!("Confirm deleting {}", title.clone())>
+                        <p>"Delete “" {title.clone()} "” for good?"</p>
                         <button type="button" class="danger" on:click=confirm_delete.clone()>"Yes, delete"</button>
-                        <button type="button" on:click=move |_| { mode.try_set(Mode::Normal); }>"Cancel"</button>
+                        <button type="button" on:click=cancel.clone()>"Cancel"</button>
                     </div>
                 }.into_any(),
                 Mode::Normal => view! {
                     <a
-                        href=format!("/chat/{}", id.get_value())
-                        aria-current=move || is_active.get().then_some("page")
+                        href=format!("/chat/{}", id)
+                        aria-current={
+                            let is_active = is_active.clone();
+                            move || is_active().then_some("page")
+                        }
                     >
-                        {title.get_value()}
+                        {title.clone()}
                     </a>
                     {(waiting > 0).then(|| view! {
                         <span class="thread-waiting" title="Approvals waiting for your decision">
@@ -166,19 +182,25 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     })}
                     <span class="thread-actions">
                         {(!archived).then(|| view! {
-                            <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.get_value())
+                            <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())
                                 on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>
                         })}
-                        <button type="button" aria-label=format!("Rename {}", title.get_value())
-                            on:click=start_rename.clone()><IconSvg icon=Icon::Pencil/>"Rename"</button>
-                        <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.get_value())
+                        <button type="button" aria-label=format!("Rename {}", title.clone())
+                            on:click={
+                                let begin = begin.clone();
+                                move |_| begin(Mode::Renaming)
+                            }><IconSvg icon=Icon::Pencil/>"Rename"</button>
+                        <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.clone())
                             on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
-                        <button type="button" aria-label=format!("Delete {}", title.get_value())
-                            on:click=move |_| { mode.try_set(Mode::ConfirmingDelete); }><IconSvg icon=Icon::Trash/>"Delete"</button>
+                        <button type="button" aria-label=format!("Delete {}", title.clone())
+                            on:click={
+                                let begin = begin.clone();
+                                move |_| begin(Mode::ConfirmingDelete)
+                            }><IconSvg icon=Icon::Trash/>"Delete"</button>
                     </span>
                 }.into_any(),
             }}
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+            {move || error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
         </li>
     }
 }
