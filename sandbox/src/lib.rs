@@ -5,13 +5,15 @@
 //! and shared where Landlock can keep commands apart in them (`shared_ns`).
 //!
 //! Use: make a [`Policy`], keep a [`Scratch`] (private `HOME` and `TMPDIR`) alive for the call, and call
-//! [`confine`] on the `tokio::process::Command` before spawning it. [`status`] says whether this kernel
+//! [`confine`] on the `tokio::process::Command` before spawning it, or hand the command to the
+//! [`spawner`] (a small process forked at start-up, so a command does not cost a fork of the server). [`status`] says whether this kernel
 //! can do all of it; where it cannot, `confine` refuses rather than run the command unconfined.
 
 mod child;
 mod rules;
 mod scratch;
 mod shared_ns;
+pub mod spawner;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -23,7 +25,7 @@ pub use status::{status, SandboxStatus};
 pub const WRITABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 
 /// What a confined command may touch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Policy {
     /// Read (and execute) access beneath each path; `/` for "everything that is not hidden".
     pub readable: Vec<PathBuf>,
@@ -76,6 +78,17 @@ pub enum SandboxError {
 /// system calls (see `child`). Errors without touching `cmd` when [`status`] is not available.
 /// The caller sets the environment (`env_clear` and what the command needs).
 pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(), SandboxError> {
+    let prepared = prepare(policy)?;
+    // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
+    // no locks), as `pre_exec` requires between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || prepared.enter());
+    }
+    Ok(())
+}
+
+/// Everything a child needs to confine itself by `policy`, made before the fork.
+fn prepare(policy: &Policy) -> Result<child::Prepared, SandboxError> {
     let status = status();
     if !status.available {
         return Err(SandboxError::Unavailable(status.detail.clone()));
@@ -85,11 +98,5 @@ pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(),
     let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
     let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
     let shared = shared_ns::get(status.landlock_abi.unwrap_or(0));
-    let prepared = child::Prepared::new(ruleset, policy.network, proc_access, shared)?;
-    // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
-    // no locks), as `pre_exec` requires between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || prepared.enter());
-    }
-    Ok(())
+    child::Prepared::new(ruleset, policy.network, proc_access, shared)
 }

@@ -1,11 +1,27 @@
 //! The sandbox against the real kernel: real `sh` commands, a real TCP listener, the real `/proc`.
 //! Each test skips with a loud message only where `status().available` is false.
+//!
+//! Every test runs twice: with the command forked from this process ([`confine`] on a `Command`), and
+//! started by the spawner (a process forked before this one had a second thread, which is why this
+//! file has its own `main`). Then the spawner's own behaviour: who the parent is, a program that is
+//! not there, and what happens to commands when the spawner is killed.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
+use std::io::Read;
+use std::os::fd::AsFd;
+
+use warden_sandbox::spawner::{self, Launch, SpawnError};
 use warden_sandbox::{confine, status, Policy, Scratch};
+
+/// How a test's commands are started.
+#[derive(Debug, Clone, Copy)]
+enum Via {
+    Fork,
+    Spawner,
+}
 
 /// A data dir with a database file and a workspace inside it, as Warden lays them out.
 struct Layout {
@@ -40,15 +56,42 @@ fn available() -> bool {
 }
 
 /// Runs `script` with `sh -c` in `cwd`, confined by `policy`; its exit code and combined output.
-async fn run(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
+async fn run(via: Via, policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
+    match via {
+        Via::Fork => run_forked(policy, cwd, script).await,
+        Via::Spawner => run_spawned(policy, cwd, script).await,
+    }
+}
+
+const TEST_ENV: [(&str, &str); 1] = [("PATH", "/usr/local/bin:/usr/bin:/bin")];
+
+async fn run_spawned(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let args = ["-c".to_string(), script.to_string()];
+    let env: Vec<(String, String)> = TEST_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let launch = Launch {
+        program: Path::new("sh"),
+        args: &args,
+        env: &env,
+        cwd,
+        stdout: writer.as_fd(),
+        stderr: writer.as_fd(),
+        policy: Some(policy),
+    };
+    let mut child = spawner::get().expect("the spawner runs").spawn(launch).await.unwrap();
+    drop(writer);
+    let output = tokio::task::spawn_blocking(move || {
+        let mut text = Vec::new();
+        reader.read_to_end(&mut text).map(|_| text)
+    });
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+    let text = tokio::time::timeout(Duration::from_secs(30), output).await.unwrap().unwrap().unwrap();
+    (status.code(), String::from_utf8_lossy(&text).into_owned())
+}
+
+async fn run_forked(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
     let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(script)
-        .current_dir(cwd)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
+    cmd.arg("-c").arg(script).current_dir(cwd).env_clear().envs(TEST_ENV).stdin(Stdio::null()).kill_on_drop(true);
     confine(&mut cmd, policy).unwrap();
     let out = tokio::time::timeout(Duration::from_secs(30), cmd.output()).await.unwrap().unwrap();
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -56,41 +99,38 @@ async fn run(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String)
     (out.status.code(), text)
 }
 
-#[tokio::test]
-async fn writes_land_in_the_workspace_and_nowhere_else() {
+async fn writes_land_in_the_workspace_and_nowhere_else(via: Via) {
     if !available() {
         return;
     }
     let l = layout();
     let outside = l.data.parent().unwrap().join("outside.txt");
     let script = format!("echo in > inside.txt && echo out > {}", outside.display());
-    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, &script).await;
     assert_ne!(code, Some(0), "{text}");
     assert!(text.contains("Permission denied"), "{text}");
     assert_eq!(std::fs::read_to_string(l.workspace.join("inside.txt")).unwrap(), "in\n");
     assert!(!outside.exists(), "a confined command wrote outside the workspace");
 }
 
-#[tokio::test]
-async fn the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable() {
+async fn the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable(via: Via) {
     if !available() {
         return;
     }
     let l = layout();
     std::fs::write(l.workspace.join("notes.txt"), "mine").unwrap();
-    let (code, text) = run(&l.policy(), &l.workspace, "cat notes.txt; echo; cat ../warden.db").await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, "cat notes.txt; echo; cat ../warden.db").await;
     assert_ne!(code, Some(0), "{text}");
     assert!(text.starts_with("mine\n"), "{text}");
     assert!(!text.contains("mcp secret"), "the database was readable: {text}");
-    let (code, text) = run(&l.policy(), &l.workspace, "ls ..").await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, "ls ..").await;
     assert_ne!(code, Some(0), "the data dir could be listed: {text}");
     // The rest of the system stays readable.
-    let (code, text) = run(&l.policy(), &l.workspace, "head -c 4 /etc/passwd").await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, "head -c 4 /etc/passwd").await;
     assert_eq!(code, Some(0), "{text}");
 }
 
-#[tokio::test]
-async fn the_servers_environment_is_unreadable_through_proc() {
+async fn the_servers_environment_is_unreadable_through_proc(via: Via) {
     if !available() {
         return;
     }
@@ -116,15 +156,14 @@ async fn the_servers_environment_is_unreadable_through_proc() {
     }
     assert!(has_key, "the stand-in has no key to steal");
     let script = format!("cat /proc/{pid}/environ; cat /proc/{pid}/cmdline; ls /proc | grep -x {pid}");
-    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, &script).await;
     server.kill().await.unwrap();
     assert!(!text.contains(&secret), "the server's environment leaked: {text}");
     assert!(!text.contains("sleep"), "another process's command line was readable: {text}");
     assert_ne!(code, Some(0), "the server's pid is visible in the sandbox's /proc: {text}");
 }
 
-#[tokio::test]
-async fn a_tcp_connect_is_refused_without_network_and_allowed_with_it() {
+async fn a_tcp_connect_is_refused_without_network_and_allowed_with_it(via: Via) {
     if !available() {
         return;
     }
@@ -134,12 +173,12 @@ async fn a_tcp_connect_is_refused_without_network_and_allowed_with_it() {
     // bash's /dev/tcp would need bash; python3 may be absent: use the shell's own tools (a script in perl
     // is as rare), so connect with `exec 3<>/dev/tcp` only if bash exists, else with python3.
     let connect = connect_script(port);
-    let (code, text) = run(&l.policy(), &l.workspace, &connect).await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, &connect).await;
     assert_ne!(code, Some(0), "{text}");
     let accepted = tokio::time::timeout(Duration::from_millis(300), listener.accept()).await;
     assert!(accepted.is_err(), "the listener saw a connection from a sandbox without network");
 
-    let (code, text) = run(&l.policy().with_network(true), &l.workspace, &connect).await;
+    let (code, text) = run(via, &l.policy().with_network(true), &l.workspace, &connect).await;
     assert_eq!(code, Some(0), "{text}");
     let accepted = tokio::time::timeout(Duration::from_secs(10), listener.accept()).await;
     assert!(accepted.is_ok_and(|a| a.is_ok()), "a sandbox with network could not connect");
@@ -152,8 +191,7 @@ fn connect_script(port: u16) -> String {
     )
 }
 
-#[tokio::test]
-async fn a_setsid_child_does_not_outlive_the_command() {
+async fn a_setsid_child_does_not_outlive_the_command(via: Via) {
     if !available() {
         return;
     }
@@ -165,18 +203,18 @@ async fn a_setsid_child_does_not_outlive_the_command() {
         "setsid sh -c 'exec sleep {token}' & \
          while ! grep -qs '{pattern}' /proc/[0-9]*/cmdline; do sleep 0.01; done; echo started"
     );
-    let (code, text) = run(&l.policy(), &l.workspace, &script).await;
+    let (code, text) = run(via, &l.policy(), &l.workspace, &script).await;
     assert_eq!((code, text.as_str()), (Some(0), "started\n"));
     assert!(gone(&token).await, "the setsid child `sleep {token}` outlived the command");
 }
 
-#[tokio::test]
-async fn the_command_keeps_its_uid_but_has_no_capabilities_even_as_root() {
+async fn the_command_keeps_its_uid_but_has_no_capabilities_even_as_root(via: Via) {
     if !available() {
         return;
     }
     let l = layout();
-    let (code, text) = run(&l.policy(), &l.workspace, "id -u; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status").await;
+    let (code, text) =
+        run(via, &l.policy(), &l.workspace, "id -u; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status").await;
     assert_eq!(code, Some(0), "{text}");
     // SAFETY: geteuid cannot fail.
     let uid = unsafe { libc_geteuid() };
@@ -216,8 +254,7 @@ fn alive_with(token: &str) -> bool {
 
 /// Confined commands share one network namespace (see `shared_ns`): neither a socket of another
 /// command nor one of the host is reachable by its abstract unix name.
-#[tokio::test]
-async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reach() {
+async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reach(via: Via) {
     if !available() {
         return;
     }
@@ -255,7 +292,7 @@ async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reac
     assert_eq!(line.trim(), "listening");
 
     for which in ["host", "peer"] {
-        let (code, text) = run(&policy, &l.workspace, &connect(which)).await;
+        let (code, text) = run(via, &policy, &l.workspace, &connect(which)).await;
         assert_ne!(code, Some(0), "reached the {which}'s abstract socket: {text}");
         assert!(!text.contains("connected"), "{text}");
     }
@@ -263,4 +300,142 @@ async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reac
     let unconfined = std::process::Command::new("sh").arg("-c").arg(connect("host")).output().unwrap();
     assert!(String::from_utf8_lossy(&unconfined.stdout).contains("connected"), "{unconfined:?}");
     listener.kill().await.unwrap();
+}
+
+/// A confined command started by the spawner is the spawner's child (not this process's), reports its
+/// exit code, and a program that is not there is refused as a start error.
+async fn the_spawner_starts_commands_as_its_own_children() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let (code, text) = run(Via::Spawner, &l.policy(), &l.workspace, "echo $PPID; exit 3").await;
+    assert_eq!(code, Some(3), "{text}");
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+    let launch = Launch {
+        program: Path::new("sleep"),
+        args: &["30".to_string()],
+        env: &env,
+        cwd: &l.workspace,
+        stdout: writer.as_fd(),
+        stderr: writer.as_fd(),
+        policy: Some(&l.policy()),
+    };
+    let mut child = spawner::get().unwrap().spawn(launch).await.unwrap();
+    drop(writer);
+    let pid = child.id();
+    let parent = parent_of(pid).expect("the supervisor is running");
+    assert_ne!(parent, std::process::id(), "the command was forked from this process");
+    assert_eq!(name_of(parent).as_deref(), Some("warden-spawner"));
+    // Its process group is its own: ending the group ends it, and the end is reported as a signal.
+    // SAFETY: sends a signal to the group just made.
+    unsafe { libc_killpg(pid as i32, 9) };
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await.unwrap().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(9), "{status:?}");
+    let mut rest = Vec::new();
+    reader.read_to_end(&mut rest).unwrap();
+
+    let (_reader, writer) = std::io::pipe().unwrap();
+    let launch = Launch {
+        program: Path::new("warden-no-such-program"),
+        args: &[],
+        env: &env,
+        cwd: &l.workspace,
+        stdout: writer.as_fd(),
+        stderr: writer.as_fd(),
+        policy: Some(&l.policy()),
+    };
+    match spawner::get().unwrap().spawn(launch).await {
+        Err(SpawnError::Start(why)) => assert!(why.contains("warden-no-such-program"), "{why}"),
+        other => panic!("a missing program started: {other:?}"),
+    }
+}
+
+/// Killing the spawner ends the commands it started (through their supervisors), tells whoever waits
+/// for one, and makes later calls answer `Unavailable` (the caller then forks instead). Runs last.
+async fn a_killed_spawner_takes_its_commands_along_and_is_reported_gone() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let token = format!("700.{}", std::process::id());
+    let (_reader, writer) = std::io::pipe().unwrap();
+    let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
+    let launch = Launch {
+        program: Path::new("sleep"),
+        args: std::slice::from_ref(&token),
+        env: &env,
+        cwd: &l.workspace,
+        stdout: writer.as_fd(),
+        stderr: writer.as_fd(),
+        policy: Some(&l.policy()),
+    };
+    let mut child = spawner::get().unwrap().spawn(launch).await.unwrap();
+    drop(writer);
+    let spawner_pid = parent_of(child.id()).unwrap();
+    assert!(alive_with(&token));
+    // SAFETY: kills the spawner process this test started.
+    unsafe { libc_kill(spawner_pid as i32, 9) };
+    let ended = tokio::time::timeout(Duration::from_secs(10), child.wait()).await.unwrap();
+    assert!(ended.is_err(), "a command's end was invented: {ended:?}");
+    assert!(gone(&token).await, "`sleep {token}` outlived the spawner");
+    let (_reader, writer) = std::io::pipe().unwrap();
+    let launch = Launch {
+        program: Path::new("true"),
+        args: &[],
+        env: &env,
+        cwd: &l.workspace,
+        stdout: writer.as_fd(),
+        stderr: writer.as_fd(),
+        policy: None,
+    };
+    let later = spawner::get().unwrap().spawn(launch).await;
+    assert!(matches!(later, Err(SpawnError::Unavailable(_))), "{later:?}");
+}
+
+/// The parent pid of `pid`, from `/proc/<pid>/stat`.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn name_of(pid: u32) -> Option<String> {
+    Some(std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?.trim().to_string())
+}
+
+extern "C" {
+    #[link_name = "killpg"]
+    fn libc_killpg(pgrp: i32, sig: i32) -> i32;
+    #[link_name = "kill"]
+    fn libc_kill(pid: i32, sig: i32) -> i32;
+}
+
+fn main() {
+    // Before any other thread: the spawner may only be forked from a single-threaded process.
+    spawner::start().expect("the spawner starts");
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        for via in [Via::Fork, Via::Spawner] {
+            macro_rules! each {
+                ($($test:ident),* $(,)?) => {$(
+                    $test(via).await;
+                    println!("test {} ({via:?}) ... ok", stringify!($test));
+                )*};
+            }
+            each!(
+                writes_land_in_the_workspace_and_nowhere_else,
+                the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable,
+                the_servers_environment_is_unreadable_through_proc,
+                a_tcp_connect_is_refused_without_network_and_allowed_with_it,
+                a_setsid_child_does_not_outlive_the_command,
+                the_command_keeps_its_uid_but_has_no_capabilities_even_as_root,
+                abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reach,
+            );
+        }
+        the_spawner_starts_commands_as_its_own_children().await;
+        println!("test the_spawner_starts_commands_as_its_own_children ... ok");
+        a_killed_spawner_takes_its_commands_along_and_is_reported_gone().await;
+        println!("test a_killed_spawner_takes_its_commands_along_and_is_reported_gone ... ok");
+    });
 }

@@ -10,14 +10,30 @@ use warden_server::access::{Access, TokenSource};
 use warden_server::serve::{serve as serve_http, ServeOptions};
 use warden_server::{router, shutdown, AppState};
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // First, while this process has one thread: the small process that starts the shell's commands
+    // (forking the running server for each costs milliseconds; see `warden_sandbox::spawner`).
+    let spawner = warden_sandbox::spawner::start();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(spawner))
+}
+
+async fn run(spawner: std::io::Result<()>) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| EnvFilter::new("info,warden_engine=debug,warden_server=debug,tower_http=info")),
         )
         .init();
+    if let Err(error) = spawner {
+        tracing::warn!(%error, "no spawner process: each command is forked from the server");
+    }
     raise_open_file_limit();
     match serve().await {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,16 +1,18 @@
 //! Runs one command line for the shell tool (its program directly when the line is plain, else through
-//! `sh -c`: see `argv`): confined by `warden-sandbox` (which also ends every
+//! `sh -c`: see `argv`), started by the sandbox's spawner where the server runs one (else forked from
+//! here): confined by `warden-sandbox` (which also ends every
 //! process it started when it exits), in its own process group, with a minimal environment and a fresh
 //! `HOME`; stdout and stderr merged into one capped buffer; the whole group killed on timeout, on cancel,
 //! or when the call is dropped, so nothing the command started outlives the call.
 
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
+use warden_sandbox::spawner::{Launch, SpawnError, Spawned};
 use warden_sandbox::{Policy, Scratch};
 
 use crate::tools::ToolError;
@@ -67,33 +69,35 @@ pub(crate) async fn run(
 ) -> Result<Finished, ToolError> {
     // One pipe for both streams keeps their interleaving as the command wrote it.
     let (reader, writer) = std::io::pipe()?;
-    let mut child = {
-        let (program, args) = super::argv::argv(command, PATH);
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args)
-            .current_dir(setup.cwd)
-            .env_clear()
-            .env("PATH", PATH)
-            .env("HOME", setup.scratch.home())
-            .env("TMPDIR", setup.scratch.tmp())
-            .env("LANG", "C.UTF-8")
-            .env("TERM", "dumb")
-            .envs(GIT_ENV)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer.try_clone()?))
-            .stderr(Stdio::from(writer))
-            .process_group(0)
-            .kill_on_drop(true);
-        // Git looks for a repository no higher than the workspace (not in a repo around Warden's data).
-        if let Some(parent) = setup.cwd.parent() {
-            cmd.env("GIT_CEILING_DIRECTORIES", parent);
+    let (program, args) = super::argv::argv(command, PATH);
+    let env = environment(&setup);
+    let mut child = match warden_sandbox::spawner::get() {
+        Some(spawner) => {
+            let launch = Launch {
+                program: &program,
+                args: &args,
+                env: &env,
+                cwd: setup.cwd,
+                stdout: writer.as_fd(),
+                stderr: writer.as_fd(),
+                policy: setup.policy,
+            };
+            match spawner.spawn(launch).await {
+                Ok(spawned) => {
+                    drop(writer);
+                    Child::Spawned(spawned)
+                }
+                Err(SpawnError::Start(why)) => return Err(ToolError::Failed(why)),
+                Err(SpawnError::Unavailable(why)) => {
+                    tracing::debug!(%why, "starting the command from the server itself");
+                    Child::Forked(fork(&program, &args, &env, &setup, writer)?)
+                }
+            }
         }
-        if let Some(policy) = setup.policy {
-            warden_sandbox::confine(&mut cmd, policy).map_err(|e| ToolError::Failed(e.to_string()))?;
-        }
-        cmd.spawn()?
-        // `cmd` drops here with our copies of the write end, so the pipe ends when the command's do.
+        None => Child::Forked(fork(&program, &args, &env, &setup, writer)?),
     };
+    // Our copy of the write end is gone (dropped above, or with the forked command's `Command`), so
+    // the pipe ends when the command's copies do.
     let group = GroupKiller(child.id().and_then(|pid| i32::try_from(pid).ok()));
     let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
 
@@ -131,6 +135,69 @@ pub(crate) async fn run(
     match status {
         Some(status) => Ok(Finished { status, output, dropped }),
         None => Err(ToolError::Failed("the command's exit status was lost".into())),
+    }
+}
+
+/// The command's whole environment: a minimal one, with a private `HOME` and `TMPDIR`.
+fn environment(setup: &Setup<'_>) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("PATH".to_string(), PATH.to_string()),
+        ("HOME".to_string(), setup.scratch.home().to_string_lossy().into_owned()),
+        ("TMPDIR".to_string(), setup.scratch.tmp().to_string_lossy().into_owned()),
+        ("LANG".to_string(), "C.UTF-8".to_string()),
+        ("TERM".to_string(), "dumb".to_string()),
+    ];
+    env.extend(GIT_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    // Git looks for a repository no higher than the workspace (not in a repo around Warden's data).
+    if let Some(parent) = setup.cwd.parent() {
+        env.push(("GIT_CEILING_DIRECTORIES".to_string(), parent.to_string_lossy().into_owned()));
+    }
+    env
+}
+
+/// Starts the command by forking this process (where no spawner runs: see `warden_sandbox::spawner`).
+fn fork(
+    program: &Path,
+    args: &[String],
+    env: &[(String, String)],
+    setup: &Setup<'_>,
+    writer: std::io::PipeWriter,
+) -> Result<tokio::process::Child, ToolError> {
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
+        .current_dir(setup.cwd)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer.try_clone()?))
+        .stderr(Stdio::from(writer))
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(policy) = setup.policy {
+        warden_sandbox::confine(&mut cmd, policy).map_err(|e| ToolError::Failed(e.to_string()))?;
+    }
+    Ok(cmd.spawn()?)
+}
+
+/// The command, started either way.
+enum Child {
+    Spawned(Spawned),
+    Forked(tokio::process::Child),
+}
+
+impl Child {
+    fn id(&self) -> Option<u32> {
+        match self {
+            Child::Spawned(child) => Some(child.id()),
+            Child::Forked(child) => child.id(),
+        }
+    }
+
+    async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+        match self {
+            Child::Spawned(child) => child.wait().await,
+            Child::Forked(child) => child.wait().await,
+        }
     }
 }
 

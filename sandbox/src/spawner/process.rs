@@ -1,0 +1,271 @@
+//! The spawner process: forked from the server before its first thread, so it is small and forking it
+//! is cheap, where a fork of the running server copies the page tables of its whole heap (and makes
+//! the server fault on every page it writes afterwards). It takes requests one at a time: prepares the
+//! sandbox, forks, and the child confines itself and executes the program; then it answers with the
+//! pid, and with the wait status once the process ends. It ends with the server (`PR_SET_PDEATHSIG`,
+//! and when the server's end of the socket closes), and each command's supervisor ends with it.
+
+use std::ffi::{CString, OsStr};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::wire::{self, Reply, Request, MAX_MESSAGE};
+
+/// Exit code of a child that could not execute its program (as a shell's "command not found" is).
+const NOT_STARTED: libc::c_int = 127;
+
+/// Serves `socket` until the server is gone. Runs in the freshly forked, single-threaded spawner.
+pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
+    // SAFETY: plain system calls; this process has one thread.
+    let signals = unsafe { prepare_self(&socket, server) };
+    let signals = match signals {
+        Ok(fd) => fd,
+        Err(error) => {
+            eprintln!("warden spawner: cannot start: {error}");
+            // SAFETY: ends this process without running the server's exit handlers.
+            unsafe { libc::_exit(1) }
+        }
+    };
+    let mut buffer = vec![0u8; MAX_MESSAGE];
+    loop {
+        let mut fds = [
+            libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: signals.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+        ];
+        // SAFETY: poll on two descriptors this process owns.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        if fds[1].revents != 0 {
+            drain(&signals);
+            reap(&socket);
+        }
+        if fds[0].revents != 0 {
+            match wire::recv::<Request>(&socket, &mut buffer) {
+                Ok(Some((request, out))) => {
+                    let reply = match start(&request, &out) {
+                        Ok(pid) => Reply::Started { id: request.id, pid },
+                        Err(error) => Reply::Failed { id: request.id, error },
+                    };
+                    drop(out);
+                    if wire::send(&socket, &reply, &[]).is_err() {
+                        break;
+                    }
+                }
+                Err(error) if error.kind() == io::ErrorKind::InvalidData => {
+                    eprintln!("warden spawner: a request it cannot read: {error}");
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+    }
+    // SAFETY: as above. Children's supervisors die with this process (their PDEATHSIG).
+    unsafe { libc::_exit(0) }
+}
+
+/// Ties this process to the server, keeps only stdio and `socket`, ignores Ctrl-C (the server ends it
+/// by going away) and reads `SIGCHLD` from the descriptor it returns.
+unsafe fn prepare_self(socket: &OwnedFd, server: libc::pid_t) -> io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    libc::prctl(libc::PR_SET_NAME, c"warden-spawner".as_ptr() as libc::c_ulong, 0, 0, 0);
+    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+    if libc::getppid() != server {
+        libc::_exit(0);
+    }
+    let keep = socket.as_raw_fd() as libc::c_uint;
+    if keep > 3 {
+        libc::syscall(libc::SYS_close_range, 3u32, keep - 1, 0u32);
+    }
+    libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
+    libc::signal(libc::SIGINT, libc::SIG_IGN);
+    let mut mask: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut mask);
+    libc::sigaddset(&mut mask, libc::SIGCHLD);
+    check(libc::sigprocmask(libc::SIG_BLOCK, &mask, std::ptr::null_mut()))?;
+    let fd = libc::signalfd(-1, &mask, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+    check(fd)?;
+    Ok(OwnedFd::from_raw_fd(fd))
+}
+
+/// Empties the signal descriptor (several `SIGCHLD`s may have merged into one).
+fn drain(signals: &OwnedFd) {
+    let mut info = [0u8; 128];
+    // SAFETY: reads into a buffer of the size given, from a non-blocking descriptor.
+    while unsafe { libc::read(signals.as_raw_fd(), info.as_mut_ptr().cast(), info.len()) } > 0 {}
+}
+
+/// Tells the server of every child that has ended.
+fn reap(socket: &OwnedFd) {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid with a valid pointer.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return;
+        }
+        let _ = wire::send(socket, &Reply::Exited { pid, status }, &[]);
+    }
+}
+
+/// Everything the child needs, as C strings, made before the fork.
+struct Exec {
+    program: CString,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    cwd: CString,
+}
+
+fn c_string(what: &str, bytes: &[u8]) -> Result<CString, String> {
+    CString::new(bytes).map_err(|_| format!("the {what} holds a NUL byte"))
+}
+
+/// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed.
+fn start(request: &Request, out: &[OwnedFd]) -> Result<i32, String> {
+    let [stdout, stderr] = out else {
+        return Err(format!("a request came with {} descriptors, not 2", out.len()));
+    };
+    let prepared = request.policy.as_ref().map(crate::prepare).transpose().map_err(|e| e.to_string())?;
+    let program = resolve(&request.program, &request.env)?;
+    let exec = Exec {
+        program: c_string("program", program.as_os_str().as_bytes())?,
+        argv: std::iter::once(c_string("program", request.program.as_os_str().as_bytes()))
+            .chain(request.args.iter().map(|a| c_string("argument", a.as_bytes())))
+            .collect::<Result<_, _>>()?,
+        envp: request
+            .env
+            .iter()
+            .map(|(k, v)| c_string("environment", format!("{k}={v}").as_bytes()))
+            .collect::<Result<_, _>>()?,
+        cwd: c_string("directory", request.cwd.as_os_str().as_bytes())?,
+    };
+    let mut argv: Vec<*const libc::c_char> = exec.argv.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let mut envp: Vec<*const libc::c_char> = exec.envp.iter().map(|e| e.as_ptr()).collect();
+    envp.push(std::ptr::null());
+
+    let mut status = [-1 as libc::c_int; 2];
+    // SAFETY: pipe2 into a two-element array.
+    check(unsafe { libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC) }).map_err(|e| e.to_string())?;
+    // SAFETY: this process has one thread, so the child may do anything the parent could.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        let error = io::Error::last_os_error();
+        // SAFETY: closing the pipe this function made.
+        unsafe {
+            libc::close(status[0]);
+            libc::close(status[1]);
+        }
+        return Err(format!("cannot fork: {error}"));
+    }
+    if pid == 0 {
+        // SAFETY: the child: system calls on data made above, then exec or _exit.
+        unsafe {
+            libc::close(status[0]);
+            let error = launch(&exec, &argv, &envp, stdout, stderr, prepared.as_ref());
+            let code = error.raw_os_error().unwrap_or(libc::EINVAL);
+            libc::write(status[1], (&code as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+            libc::_exit(NOT_STARTED);
+        }
+    }
+    // SAFETY: the parent closes its copy of the write end and reads what the child reports.
+    unsafe {
+        libc::close(status[1]);
+        let mut code: libc::c_int = 0;
+        let read = loop {
+            let n = libc::read(status[0], (&mut code as *mut libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+            if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break n;
+        };
+        libc::close(status[0]);
+        if read == 0 {
+            return Ok(pid);
+        }
+        let mut ignored = 0;
+        libc::waitpid(pid, &mut ignored, 0);
+        let error = if read == std::mem::size_of::<libc::c_int>() as isize {
+            io::Error::from_raw_os_error(code)
+        } else {
+            io::Error::other("the child ended before saying why")
+        };
+        Err(format!("cannot start `{}`: {error}", request.program.display()))
+    }
+}
+
+/// In the child: the process group, stdio, the directory and the sandbox, then the program. Returns
+/// only with the error that stopped it.
+unsafe fn launch(
+    exec: &Exec,
+    argv: &[*const libc::c_char],
+    envp: &[*const libc::c_char],
+    stdout: &OwnedFd,
+    stderr: &OwnedFd,
+    prepared: Option<&crate::child::Prepared>,
+) -> io::Error {
+    let empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    libc::signal(libc::SIGINT, libc::SIG_DFL);
+    // Rust's runtime ignores SIGPIPE; a command expects the default (as std's `Command` restores it).
+    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    let steps = || -> io::Result<()> {
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+        check(libc::setpgid(0, 0))?;
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        check(null)?;
+        check(libc::dup2(null, 0))?;
+        check(libc::dup2(stdout.as_raw_fd(), 1))?;
+        check(libc::dup2(stderr.as_raw_fd(), 2))?;
+        check(libc::chdir(exec.cwd.as_ptr()))?;
+        if let Some(prepared) = prepared {
+            prepared.enter()?;
+        }
+        libc::execve(exec.program.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        Err(io::Error::last_os_error())
+    };
+    match steps() {
+        Ok(()) => io::Error::other("exec returned"),
+        Err(error) => error,
+    }
+}
+
+/// The program to execute: as given when it names a path, else the first executable file of that
+/// name on the request's `PATH` (as `execvp` would search it, but in the command's environment).
+fn resolve(program: &Path, env: &[(String, String)]) -> Result<PathBuf, String> {
+    if program.as_os_str().as_bytes().contains(&b'/') {
+        return Ok(program.to_path_buf());
+    }
+    let path = env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_str()).unwrap_or("/usr/bin:/bin");
+    for dir in path.split(':').filter(|d| !d.is_empty()) {
+        let candidate = Path::new(dir).join(program);
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+    }
+    Err(format!(
+        "cannot start `{}`: not found on PATH ({})",
+        program.display(),
+        io::Error::from_raw_os_error(libc::ENOENT)
+    ))
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(c) = CString::new(OsStr::as_bytes(path.as_os_str())) else {
+        return false;
+    };
+    // SAFETY: access on a NUL-terminated path.
+    path.is_file() && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
