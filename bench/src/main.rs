@@ -98,14 +98,26 @@ async fn wait_healthy(http: &Client, base: &str) {
     }
 }
 
-/// CPU seconds (user + system) the process has used so far.
+/// CPU seconds (user + system) the process has used so far, with its children's: those it has reaped,
+/// and those still running (the spawner, and through it every command it started and reaped).
 fn cpu_seconds(pid: u32) -> f64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     let f = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (f(11) + f(12)) / ticks
+    let own = (f(11) + f(12) + f(13) + f(14)) / ticks;
+    own + children_of(pid).into_iter().map(cpu_seconds).sum::<f64>()
+}
+
+/// The running children of `pid`, from each of its threads' `children` lists.
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| list.split_whitespace().filter_map(|p| p.parse().ok()).collect::<Vec<u32>>())
+        .collect()
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -281,7 +293,7 @@ async fn approvals() {
         percentile(&to_result, 0.95)
     );
     println!(
-        "approvals: server CPU {cpu_per_round:.2} ms per round (message, card, decision, `echo ok` confined, answer)"
+        "approvals: server CPU {cpu_per_round:.2} ms per round (message, card, decision, `echo ok` confined, answer; with the spawner's and the commands')"
     );
 }
 

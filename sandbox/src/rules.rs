@@ -2,7 +2,9 @@
 //! its path, so a readable path that holds a hidden one is granted entry by entry along the way to it,
 //! leaving the hidden one out; a writable path inside a hidden one (the workspace) is granted on its own.
 
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use landlock::{
     Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
@@ -39,12 +41,12 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
     }
     let mut created = ruleset.create()?;
     let hidden = hidden_paths(policy);
-    for (grant, fd) in opened(grants(policy, &hidden)?, &hidden)? {
-        let mut access = if grant.write { write } else { read };
-        if !grant.path.is_dir() {
-            access &= AccessFs::from_file(abi);
-        }
-        created = created.add_rule(PathBeneath::new(fd, access))?;
+    for rule in readable_rules(&policy.readable, &hidden)?.iter() {
+        created = created.add_rule(PathBeneath::new(rule.fd.as_fd(), rule.access(read, abi)))?;
+    }
+    for (grant, fd) in opened(writable_grants(&policy.writable, &hidden)?, &hidden)? {
+        let rule = Opened { dir: grant.path.is_dir(), fd };
+        created = created.add_rule(PathBeneath::new(rule.fd.as_fd(), rule.access(write, abi)))?;
     }
     for device in WRITABLE_DEVICES.iter().map(Path::new).filter(|d| d.exists()) {
         let fd = PathFd::new(device)
@@ -54,10 +56,36 @@ pub(crate) fn ruleset(policy: &Policy, abi: ABI) -> Result<RulesetCreated, Sandb
     Ok(created)
 }
 
+/// A granted path, opened: what a rule is made on.
+struct Opened {
+    fd: PathFd,
+    dir: bool,
+}
+
+impl Opened {
+    /// `access`, less what applies only to directories when this is not one.
+    fn access(&self, access: landlock::BitFlags<AccessFs>, abi: ABI) -> landlock::BitFlags<AccessFs> {
+        if self.dir {
+            access
+        } else {
+            access & AccessFs::from_file(abi)
+        }
+    }
+}
+
 /// The paths to grant: each readable and writable path, split around the hidden paths it holds.
+#[cfg(test)]
 pub(crate) fn grants(policy: &Policy, hidden: &[PathBuf]) -> Result<Vec<Grant>, SandboxError> {
-    let mut grants = readable_grants(&policy.readable, hidden)?;
-    for path in &policy.writable {
+    let mut grants = split_readable(&policy.readable, hidden)?.0;
+    grants.extend(writable_grants(&policy.writable, hidden)?);
+    Ok(grants)
+}
+
+/// Each writable path, split around the hidden paths it holds (one inside a hidden path is granted as
+/// asked: the workspace).
+fn writable_grants(writable: &[PathBuf], hidden: &[PathBuf]) -> Result<Vec<Grant>, SandboxError> {
+    let mut grants = Vec::new();
+    for path in writable {
         let path = path.canonicalize().map_err(|source| SandboxError::Path { path: path.clone(), source })?;
         grant(path, true, hidden, &mut grants, &mut Vec::new())?;
     }
@@ -142,35 +170,45 @@ fn stamp(path: &Path) -> Option<DirStamp> {
     Some(DirStamp { dev: m.dev(), ino: m.ino(), mtime: (m.mtime(), m.mtime_nsec()) })
 }
 
-/// The readable grants as last worked out, and what they were worked out from.
+/// The readable grants as last worked out and opened, and what they were worked out from.
 struct ReadableCache {
     readable: Vec<PathBuf>,
     hidden: Vec<PathBuf>,
     listed: Vec<Listed>,
-    grants: Vec<Grant>,
+    rules: Arc<Vec<Opened>>,
 }
 
 static READABLE: std::sync::Mutex<Option<ReadableCache>> = std::sync::Mutex::new(None);
 
-/// The readable paths split around the hidden ones. Splitting `/` lists it and every directory on the
-/// way to the data dir (a hundred entries in `/tmp`, say), which cost about a millisecond per command:
-/// the result is kept and used again while every directory it listed is unchanged (same inode and
-/// modification time, which an added, removed or renamed entry changes).
-fn readable_grants(readable: &[PathBuf], hidden: &[PathBuf]) -> Result<Vec<Grant>, SandboxError> {
+/// The readable paths split around the hidden ones, opened. Splitting `/` lists it and every directory
+/// on the way to the data dir (hundreds of entries in a busy `/tmp`), and opening each costs more
+/// (several milliseconds a command in all): the opened paths are kept and used again while every
+/// directory listed is unchanged (same inode and modification time, which an added, removed or renamed
+/// entry changes). A rule is made on what a descriptor opened, which was checked when it was opened
+/// (`opened`) and stays the same file whatever happens to its name since.
+fn readable_rules(readable: &[PathBuf], hidden: &[PathBuf]) -> Result<Arc<Vec<Opened>>, SandboxError> {
     let mut cache = READABLE.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(c) = cache.as_ref() {
         if c.readable == readable && c.hidden == hidden && c.listed.iter().all(|l| stamp(&l.path) == l.stamp) {
-            return Ok(c.grants.clone());
+            return Ok(c.rules.clone());
         }
     }
+    let (grants, listed) = split_readable(readable, hidden)?;
+    let rules: Vec<Opened> =
+        opened(grants, hidden)?.into_iter().map(|(grant, fd)| Opened { dir: grant.path.is_dir(), fd }).collect();
+    let rules = Arc::new(rules);
+    *cache = Some(ReadableCache { readable: readable.to_vec(), hidden: hidden.to_vec(), listed, rules: rules.clone() });
+    Ok(rules)
+}
+
+/// The readable paths split around the hidden ones, and the directories listed to split them.
+fn split_readable(readable: &[PathBuf], hidden: &[PathBuf]) -> Result<(Vec<Grant>, Vec<Listed>), SandboxError> {
     let (mut grants, mut listed) = (Vec::new(), Vec::new());
     for path in readable {
         let path = path.canonicalize().map_err(|source| SandboxError::Path { path: path.clone(), source })?;
         grant(path, false, hidden, &mut grants, &mut listed)?;
     }
-    *cache =
-        Some(ReadableCache { readable: readable.to_vec(), hidden: hidden.to_vec(), listed, grants: grants.clone() });
-    Ok(grants)
+    Ok((grants, listed))
 }
 
 /// Grants `path`, or, if a hidden path lies strictly beneath it, each of its entries but the hidden ones.

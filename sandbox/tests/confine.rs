@@ -130,6 +130,32 @@ async fn the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_re
     assert_eq!(code, Some(0), "{text}");
 }
 
+/// The split around the data dir is kept between commands while the directories it listed are unchanged:
+/// a file that appears beside the data dir afterwards is readable by the next command, and the data dir
+/// stays hidden, also when it is made again under the same name.
+async fn what_changes_beside_the_data_dir_is_seen_by_the_next_command(via: Via) {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let beside = l.data.parent().unwrap().join("later.txt");
+    let (code, text) = run(via, &l.policy(), &l.workspace, &format!("cat {}", beside.display())).await;
+    assert_ne!(code, Some(0), "{text}");
+    std::fs::write(&beside, "appeared").unwrap();
+    let (code, text) = run(via, &l.policy(), &l.workspace, &format!("cat {}", beside.display())).await;
+    assert_eq!((code, text.as_str()), (Some(0), "appeared"));
+    // The data dir replaced by a new one of the same name (another inode): hidden all the same.
+    let old = l.data.with_file_name("data-old");
+    std::fs::rename(&l.data, &old).unwrap();
+    std::fs::create_dir_all(&l.workspace).unwrap();
+    std::fs::write(l.data.join("warden.db"), "new secret").unwrap();
+    let script = format!("ls {}; cat {}", old.display(), l.data.join("warden.db").display());
+    let (code, text) = run(via, &l.policy(), &l.workspace, &script).await;
+    assert_ne!(code, Some(0), "{text}");
+    assert!(!text.contains("new secret"), "the new data dir was readable: {text}");
+    assert!(text.contains("warden.db"), "the old data dir, no longer hidden, was not listed: {text}");
+}
+
 async fn the_servers_environment_is_unreadable_through_proc(via: Via) {
     if !available() {
         return;
@@ -426,6 +452,7 @@ fn main() {
             each!(
                 writes_land_in_the_workspace_and_nowhere_else,
                 the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable,
+                what_changes_beside_the_data_dir_is_seen_by_the_next_command,
                 the_servers_environment_is_unreadable_through_proc,
                 a_tcp_connect_is_refused_without_network_and_allowed_with_it,
                 a_setsid_child_does_not_outlive_the_command,
