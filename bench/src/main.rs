@@ -68,6 +68,8 @@ fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str
 fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Server {
     let port = free_port();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    // The server's log, shown only when asked for (its filter in `WARDEN_BENCH_RUST_LOG`).
+    let log = std::env::var("WARDEN_BENCH_RUST_LOG").ok();
     let mut cmd = Command::new(server_bin());
     cmd.env_remove("OPENAI_BASE_URL")
         .env("WARDEN_DATA_DIR", data_dir)
@@ -77,8 +79,8 @@ fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Serv
         .env("LEPTOS_SITE_ROOT", root.join("target/site"))
         .env("LEPTOS_SITE_PKG_DIR", "pkg")
         .env("LEPTOS_RELOAD_PORT", "3001")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
+        .env("RUST_LOG", log.as_deref().unwrap_or("warn"))
+        .stdout(if log.is_some() { Stdio::inherit() } else { Stdio::null() })
         .stderr(Stdio::inherit());
     for (k, v) in extra {
         cmd.env(k, v);

@@ -47,10 +47,9 @@ impl Policy {
         Self { readable: vec![PathBuf::from("/")], writable, hidden, network: false }
     }
 
-    /// The same policy with `scratch`'s private `HOME` and `TMPDIR` writable.
+    /// The same policy with `scratch` (the command's private `HOME` and `TMPDIR`) writable.
     pub fn with_scratch(mut self, scratch: &Scratch) -> Self {
-        self.writable.push(scratch.home().to_path_buf());
-        self.writable.push(scratch.tmp().to_path_buf());
+        self.writable.push(scratch.root().to_path_buf());
         self
     }
 

@@ -1,5 +1,6 @@
-//! A private, empty `HOME` and `TMPDIR` for one confined command, outside the workspace, removed with
-//! the value: whatever config a tool would read from `HOME` (git's, npm's) is not there, and nothing a
+//! A private, empty directory for one confined command, outside the workspace, removed with the value,
+//! that is both its `HOME` and its `TMPDIR` (one directory to make and remove on the way to a command,
+//! not three): whatever config a tool would read from `HOME` (git's, npm's) is not there, and nothing a
 //! command leaves there outlives the call.
 //!
 //! Each lives in one directory per user under the system's temp dir (`warden-sandbox-<uid>`, mode
@@ -10,39 +11,35 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Holds the directories; dropping it removes them.
+/// Holds the directory; dropping it removes it.
 #[derive(Debug)]
 pub struct Scratch {
     dir: tempfile::TempDir,
-    home: PathBuf,
-    tmp: PathBuf,
 }
 
 impl Scratch {
-    /// Makes `home/` and `tmp/` in a fresh directory (mode 0700) under this user's scratch directory
-    /// (or, where that cannot be used, directly under the system's temp dir).
+    /// Makes a fresh directory (mode 0700) under this user's scratch directory (or, where that cannot
+    /// be used, directly under the system's temp dir).
     pub fn new() -> std::io::Result<Self> {
         let private = std::fs::Permissions::from_mode(0o700);
         let dir = match parent() {
             Some(parent) => tempfile::Builder::new().prefix("call-").permissions(private).tempdir_in(parent)?,
             None => tempfile::Builder::new().prefix("warden-sandbox-").permissions(private).tempdir()?,
         };
-        let home = dir.path().join("home");
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&home)?;
-        std::fs::create_dir(&tmp)?;
-        Ok(Self { dir, home, tmp })
+        Ok(Self { dir })
     }
 
+    /// The command's `HOME`.
     pub fn home(&self) -> &Path {
-        &self.home
+        self.dir.path()
     }
 
+    /// The command's `TMPDIR`: the same directory.
     pub fn tmp(&self) -> &Path {
-        &self.tmp
+        self.dir.path()
     }
 
-    /// The directory holding both.
+    /// The directory itself.
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
@@ -74,12 +71,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_call_gets_its_own_private_home_and_tmp_removed_with_it() {
+    fn each_call_gets_its_own_private_directory_removed_with_it() {
         let (a, b) = (Scratch::new().unwrap(), Scratch::new().unwrap());
         assert_ne!(a.root(), b.root());
         assert_eq!(a.root().parent(), b.root().parent(), "both in this user's scratch directory");
         for scratch in [&a, &b] {
-            assert!(scratch.home().is_dir() && scratch.tmp().is_dir());
+            assert!(scratch.home().is_dir() && scratch.tmp() == scratch.home());
             let mode = std::fs::metadata(scratch.root()).unwrap().mode();
             assert_eq!(mode & 0o077, 0, "private to its user");
         }
