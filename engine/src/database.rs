@@ -30,7 +30,9 @@ impl Database {
                 tokio::fs::create_dir_all(parent).await?;
             }
         }
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        // No ping before each use: it is a round trip to the connection's worker thread, which doubled
+        // the cost of every statement, and a connection to a local file has no far end to lose.
+        let pool = SqlitePoolOptions::new().max_connections(8).test_before_acquire(false).connect_with(options).await?;
         Ok(Self { pool })
     }
 

@@ -112,7 +112,10 @@ fn main() {
         eprintln!("no sandbox on this machine: {}", sandbox.detail);
         return;
     }
-    let root = tempfile::tempdir().unwrap();
+    // Under target/, as warden-bench lays out the server's data dir (a data dir in a busy /tmp makes
+    // the ruleset hundreds of rules long: one per entry beside it).
+    let target = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target");
+    let root = tempfile::Builder::new().prefix("spawn-bench-").tempdir_in(target).unwrap();
     let data = root.path().canonicalize().unwrap().join("data");
     let workspace = data.join("workspace");
     std::fs::create_dir_all(&workspace).unwrap();
