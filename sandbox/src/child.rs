@@ -81,83 +81,120 @@ impl Prepared {
 
     /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
     pub(crate) fn enter(&self) -> io::Result<()> {
+        self.enter_namespaces()?;
+        // SAFETY: as in `enter_namespaces`.
+        unsafe { restrict(&self.ruleset, self.proc_access) }
+    }
+
+    /// Whether a sandbox made ahead of its command (`spawner::zygote`) fits this one: it joins the
+    /// shared namespaces without network.
+    pub(crate) fn fits_zygote(&self) -> bool {
+        self.shared.is_some() && !self.network
+    }
+
+    pub(crate) fn ruleset(&self) -> &OwnedFd {
+        &self.ruleset
+    }
+
+    pub(crate) fn proc_access(&self) -> u64 {
+        self.proc_access
+    }
+
+    /// The first half of `enter`, which does not depend on the command: the namespaces, the supervisor
+    /// and, in PID 1, its own `/proc`. Returns in PID 1.
+    fn enter_namespaces(&self) -> io::Result<()> {
         // SAFETY: plain system calls on memory owned by `self`, valid in the child after fork.
         unsafe {
             match self.shared {
-                Some(shared) => {
-                    // Joining the shared user namespace gives every capability in it, which the
-                    // network namespace it owns and the new PID and mount namespaces need.
-                    check(libc::setns(shared.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
-                    if !self.network {
-                        check(libc::setns(shared.net.as_raw_fd(), libc::CLONE_NEWNET))?;
-                    }
-                    check(libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS))?;
-                }
+                Some(shared) => enter_shared(shared, self.network),
                 None => {
                     check(libc::unshare(self.namespaces))?;
                     self.maps.write()?;
+                    become_pid_one()
                 }
             }
-            let mut alive = [-1 as libc::c_int; 2];
-            check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
-            let pid = libc::fork();
-            if pid < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            if pid > 0 {
-                supervise(pid, alive);
-            }
-            // PID 1 of the new namespace from here on.
-            libc::close(alive[1]);
-            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
-            // The supervisor holds the pipe's write end for life: a hang-up now means it died before
-            // PDEATHSIG was set, and nobody would end this process.
-            let mut poll = libc::pollfd { fd: alive[0], events: libc::POLLIN, revents: 0 };
-            if libc::poll(&mut poll, 1, 0) != 0 {
-                libc::_exit(SUPERVISOR_GONE);
-            }
-            libc::close(alive[0]);
-            mount_own_proc()?;
-            if self.proc_access != 0 {
-                self.grant_own_proc()?;
-            }
-            drop_capabilities()?;
-            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-            let restricted = libc::syscall(libc::SYS_landlock_restrict_self, self.ruleset.as_raw_fd(), 0u32);
-            if restricted != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // Nothing but stdin, stdout and stderr crosses `exec` (old kernels lack the flag: best effort,
-            // std and tokio open their descriptors close-on-exec anyway).
-            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
         }
-        Ok(())
     }
 }
 
-impl Prepared {
-    /// Adds a rule for the `/proc` just mounted (the ruleset is not enforced yet).
-    unsafe fn grant_own_proc(&self) -> io::Result<()> {
-        const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
-        let fd = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let attr = PathBeneathAttr { allowed_access: self.proc_access, parent_fd: fd };
-        let added = libc::syscall(
-            libc::SYS_landlock_add_rule,
-            self.ruleset.as_raw_fd(),
-            LANDLOCK_RULE_PATH_BENEATH,
-            &attr as *const PathBeneathAttr,
-            0u32,
-        );
-        let error = io::Error::last_os_error();
-        libc::close(fd);
-        if added != 0 {
-            return Err(error);
-        }
-        Ok(())
+/// `Prepared::enter_namespaces` where the user and network namespaces are the shared ones: joins them
+/// (the network one only without `network`), makes new PID and mount namespaces and returns in PID 1.
+pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool) -> io::Result<()> {
+    // Joining the shared user namespace gives every capability in it, which the network namespace it
+    // owns and the new PID and mount namespaces need.
+    check(libc::setns(shared.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
+    if !network {
+        check(libc::setns(shared.net.as_raw_fd(), libc::CLONE_NEWNET))?;
     }
+    check(libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS))?;
+    become_pid_one()
+}
+
+/// The second half of `enter`: in PID 1, grants its own `/proc` (`proc_access`, 0 for none), drops
+/// every capability and enforces `ruleset`.
+pub(crate) unsafe fn restrict(ruleset: &OwnedFd, proc_access: u64) -> io::Result<()> {
+    if proc_access != 0 {
+        grant_own_proc(ruleset, proc_access)?;
+    }
+    drop_capabilities()?;
+    check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+    let restricted = libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32);
+    if restricted != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // Nothing but stdin, stdout and stderr crosses `exec` (old kernels lack the flag: best effort,
+    // std and tokio open their descriptors close-on-exec anyway).
+    libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+    Ok(())
+}
+
+/// Forks, after the namespaces were entered: this process stays as the supervisor (and never
+/// returns), the child returns as PID 1 of the new PID namespace, tied to the supervisor's life,
+/// with its own `/proc` mounted.
+unsafe fn become_pid_one() -> io::Result<()> {
+    let mut alive = [-1 as libc::c_int; 2];
+    check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
+    let pid = libc::fork();
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid > 0 {
+        supervise(pid, alive);
+    }
+    // PID 1 of the new namespace from here on.
+    libc::close(alive[1]);
+    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+    // The supervisor holds the pipe's write end for life: a hang-up now means it died before
+    // PDEATHSIG was set, and nobody would end this process.
+    let mut poll = libc::pollfd { fd: alive[0], events: libc::POLLIN, revents: 0 };
+    if libc::poll(&mut poll, 1, 0) != 0 {
+        libc::_exit(SUPERVISOR_GONE);
+    }
+    libc::close(alive[0]);
+    mount_own_proc()
+}
+
+/// Adds a rule for the `/proc` just mounted to `ruleset` (not enforced yet).
+unsafe fn grant_own_proc(ruleset: &OwnedFd, access: u64) -> io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    let fd = libc::open(c"/proc".as_ptr(), libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY);
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let attr = PathBeneathAttr { allowed_access: access, parent_fd: fd };
+    let added = libc::syscall(
+        libc::SYS_landlock_add_rule,
+        ruleset.as_raw_fd(),
+        LANDLOCK_RULE_PATH_BENEATH,
+        &attr as *const PathBeneathAttr,
+        0u32,
+    );
+    let error = io::Error::last_os_error();
+    libc::close(fd);
+    if added != 0 {
+        return Err(error);
+    }
+    Ok(())
 }
 
 /// `struct landlock_path_beneath_attr` (packed in the kernel's UAPI).

@@ -156,6 +156,25 @@ async fn what_changes_beside_the_data_dir_is_seen_by_the_next_command(via: Via) 
     assert!(text.contains("warden.db"), "the old data dir, no longer hidden, was not listed: {text}");
 }
 
+/// Every command is PID 1 of a PID namespace of its own, also where the spawner made its sandbox ahead
+/// of time: no sandbox serves two commands.
+async fn each_command_gets_a_pid_namespace_of_its_own(via: Via) {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let (code, text) = run(via, &l.policy(), &l.workspace, "echo $$; readlink /proc/self/ns/pid").await;
+        assert_eq!(code, Some(0), "{text}");
+        let (pid, namespace) = text.split_once('\n').unwrap_or_default();
+        assert_eq!(pid, "1", "{text}");
+        assert!(namespace.starts_with("pid:["), "{text}");
+        assert!(!seen.contains(&namespace.to_string()), "a PID namespace served twice: {text}");
+        seen.push(namespace.to_string());
+    }
+}
+
 async fn the_servers_environment_is_unreadable_through_proc(via: Via) {
     if !available() {
         return;
@@ -453,6 +472,7 @@ fn main() {
                 writes_land_in_the_workspace_and_nowhere_else,
                 the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable,
                 what_changes_beside_the_data_dir_is_seen_by_the_next_command,
+                each_command_gets_a_pid_namespace_of_its_own,
                 the_servers_environment_is_unreadable_through_proc,
                 a_tcp_connect_is_refused_without_network_and_allowed_with_it,
                 a_setsid_child_does_not_outlive_the_command,

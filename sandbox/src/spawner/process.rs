@@ -7,14 +7,15 @@
 
 use std::ffi::{CString, OsStr};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::wire::{self, Reply, Request, MAX_MESSAGE};
+use super::zygote::{self, Refused, Zygote};
 
 /// Exit code of a child that could not execute its program (as a shell's "command not found" is).
-const NOT_STARTED: libc::c_int = 127;
+pub(super) const NOT_STARTED: libc::c_int = 127;
 
 /// Serves `socket` until the server is gone. Runs in the freshly forked, single-threaded spawner.
 pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
@@ -29,6 +30,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
         }
     };
     let mut buffer = vec![0u8; MAX_MESSAGE];
+    let mut zygotes = Zygotes::new(&socket, &signals);
     loop {
         let mut fds = [
             libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 },
@@ -48,7 +50,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
         if fds[0].revents != 0 {
             match wire::recv::<Request>(&socket, &mut buffer) {
                 Ok(Some((request, out))) => {
-                    let reply = match start(&request, &out) {
+                    let reply = match start(&request, &out, &mut zygotes) {
                         Ok(pid) => Reply::Started { id: request.id, pid },
                         Err(error) => Reply::Failed { id: request.id, error },
                     };
@@ -56,6 +58,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
                     if wire::send(&socket, &reply, &[]).is_err() {
                         break;
                     }
+                    zygotes.refill();
                 }
                 Err(error) if error.kind() == io::ErrorKind::InvalidData => {
                     eprintln!("warden spawner: a request it cannot read: {error}");
@@ -124,8 +127,54 @@ fn c_string(what: &str, bytes: &[u8]) -> Result<CString, String> {
     CString::new(bytes).map_err(|_| format!("the {what} holds a NUL byte"))
 }
 
+/// The sandbox made ahead of the next confined command (see `zygote`), where this kernel shares
+/// namespaces between commands.
+struct Zygotes {
+    shared: Option<&'static crate::shared_ns::SharedNamespaces>,
+    /// The spawner's own descriptors, which a zygote closes.
+    close: [libc::c_int; 2],
+    ready: Option<Zygote>,
+}
+
+impl Zygotes {
+    fn new(socket: &OwnedFd, signals: &OwnedFd) -> Self {
+        let status = crate::status();
+        let shared = if status.available { crate::shared_ns::get(status.landlock_abi.unwrap_or(0)) } else { None };
+        let mut zygotes = Self { shared, close: [socket.as_raw_fd(), signals.as_raw_fd()], ready: None };
+        zygotes.refill();
+        zygotes
+    }
+
+    fn refill(&mut self) {
+        if let (None, Some(shared)) = (&self.ready, self.shared) {
+            match Zygote::make(shared, &self.close) {
+                Ok(zygote) => self.ready = Some(zygote),
+                Err(error) => {
+                    eprintln!("warden spawner: no sandbox made ahead ({error}); each command makes its own");
+                    self.shared = None;
+                }
+            }
+        }
+    }
+
+    /// The waiting sandbox, if there is one and it fits.
+    fn take(&mut self, prepared: &crate::child::Prepared) -> Option<Zygote> {
+        if prepared.fits_zygote() {
+            self.ready.take()
+        } else {
+            None
+        }
+    }
+
+    /// A zygote that could not take its command is gone: stop making them (each would go the same way).
+    fn lost(&mut self) {
+        eprintln!("warden spawner: a sandbox made ahead was gone when needed; each command makes its own");
+        self.shared = None;
+    }
+}
+
 /// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed.
-fn start(request: &Request, out: &[OwnedFd]) -> Result<i32, String> {
+fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i32, String> {
     let [stdout, stderr] = out else {
         return Err(format!("a request came with {} descriptors, not 2", out.len()));
     };
@@ -145,6 +194,23 @@ fn start(request: &Request, out: &[OwnedFd]) -> Result<i32, String> {
     };
     let mut argv: Vec<*const libc::c_char> = exec.argv.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
+    if let Some(zygote) = prepared.as_ref().and_then(|p| zygotes.take(p)) {
+        let go = zygote::Go {
+            program: exec.program.as_bytes().to_vec(),
+            argv: exec.argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
+            envp: exec.envp.iter().map(|e| e.as_bytes().to_vec()).collect(),
+            cwd: exec.cwd.as_bytes().to_vec(),
+            proc_access: prepared.as_ref().map_or(0, |p| p.proc_access()),
+        };
+        let prepared = prepared.as_ref().expect("a zygote is only taken for a confined command");
+        match zygote.start(&go, stdout, stderr, prepared) {
+            Ok(pid) => return Ok(pid),
+            Err(Refused::Failed(error)) => {
+                return Err(format!("cannot start `{}`: {error}", request.program.display()))
+            }
+            Err(Refused::NotSent) => zygotes.lost(),
+        }
+    }
     let mut envp: Vec<*const libc::c_char> = exec.envp.iter().map(|e| e.as_ptr()).collect();
     envp.push(std::ptr::null());
 
@@ -172,29 +238,42 @@ fn start(request: &Request, out: &[OwnedFd]) -> Result<i32, String> {
             libc::_exit(NOT_STARTED);
         }
     }
-    // SAFETY: the parent closes its copy of the write end and reads what the child reports.
-    unsafe {
+    // SAFETY: the parent closes its copy of the write end; the read end is owned from here on.
+    let status = unsafe {
         libc::close(status[1]);
-        let mut code: libc::c_int = 0;
+        OwnedFd::from_raw_fd(status[0])
+    };
+    await_exec(status, pid).map_err(|error| format!("cannot start `{}`: {error}", request.program.display()))
+}
+
+/// Waits until child `pid` has executed its program (its copy of `status`, close-on-exec, closes)
+/// or reported the errno that stopped it (then reaps it).
+pub(super) fn await_exec(status: OwnedFd, pid: libc::pid_t) -> io::Result<i32> {
+    let mut code: libc::c_int = 0;
+    // SAFETY: reads into an int from a descriptor owned here; waitpid with a valid pointer.
+    unsafe {
         let read = loop {
-            let n = libc::read(status[0], (&mut code as *mut libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+            let n = libc::read(
+                status.as_raw_fd(),
+                (&mut code as *mut libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>(),
+            );
             if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
             break n;
         };
-        libc::close(status[0]);
+        drop(status);
         if read == 0 {
             return Ok(pid);
         }
         let mut ignored = 0;
         libc::waitpid(pid, &mut ignored, 0);
-        let error = if read == std::mem::size_of::<libc::c_int>() as isize {
+        Err(if read == std::mem::size_of::<libc::c_int>() as isize {
             io::Error::from_raw_os_error(code)
         } else {
             io::Error::other("the child ended before saying why")
-        };
-        Err(format!("cannot start `{}`: {error}", request.program.display()))
+        })
     }
 }
 

@@ -1,0 +1,170 @@
+//! A sandbox made ahead of its command: the spawner keeps one process that has already joined the
+//! shared namespaces, made its PID and mount namespaces, forked its supervisor and mounted its own
+//! `/proc` (about half of a confined command's start-up), and waits. A request that fits (no network)
+//! hands it the command, its output descriptors and the Landlock ruleset built for it; it enforces
+//! the ruleset, drops its capabilities and executes the command, exactly as a freshly forked child
+//! would (`child::restrict`, the same code). The spawner then makes the next one.
+//!
+//! It is the command: the pid the server gets (and the process group it kills) is its supervisor's,
+//! as for a forked child. It dies with the spawner (`PR_SET_PDEATHSIG`), and one whose spawner end
+//! closes without a command exits.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use serde::{Deserialize, Serialize};
+
+use super::wire;
+use crate::child::{self, Prepared};
+use crate::shared_ns::SharedNamespaces;
+
+/// Largest command the zygote takes in one message (the spawner's own requests are capped alike).
+const MAX_GO: usize = wire::MAX_MESSAGE;
+
+/// The command, as the spawner resolved and checked it (no NUL bytes).
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct Go {
+    pub program: Vec<u8>,
+    pub argv: Vec<Vec<u8>>,
+    pub envp: Vec<Vec<u8>>,
+    pub cwd: Vec<u8>,
+    /// Landlock access granted on the sandbox's own `/proc` (0: none).
+    pub proc_access: u64,
+}
+
+/// The spawner's handle on a waiting sandbox.
+pub(super) struct Zygote {
+    /// Its supervisor: the pid (and process group) the command will be known by.
+    pid: libc::pid_t,
+    control: OwnedFd,
+    /// Closes when the command is executed; carries an errno when it could not be.
+    status: OwnedFd,
+}
+
+/// Why a zygote did not take a command.
+pub(super) enum Refused {
+    /// It never got it (it is gone): start the command another way.
+    NotSent,
+    /// It got it and could not execute it.
+    Failed(String),
+}
+
+impl Zygote {
+    /// Forks a new one into the shared namespaces. Runs in the spawner (a single thread). `close`:
+    /// descriptors of the spawner the child closes at once (the server's socket, the signal one).
+    pub(super) fn make(shared: &'static SharedNamespaces, close: &[libc::c_int]) -> io::Result<Self> {
+        let (ours, theirs) = wire::pair()?;
+        let mut status = [-1 as libc::c_int; 2];
+        // SAFETY: pipe2 into a two-element array.
+        check(unsafe { libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC) })?;
+        // SAFETY: the spawner has one thread, so the child may run any code.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            let error = io::Error::last_os_error();
+            // SAFETY: closing the pipe made above.
+            unsafe {
+                libc::close(status[0]);
+                libc::close(status[1]);
+            }
+            return Err(error);
+        }
+        if pid == 0 {
+            drop(ours);
+            // SAFETY: the child: system calls, then it waits for its command or exits.
+            unsafe {
+                libc::close(status[0]);
+                for fd in close {
+                    libc::close(*fd);
+                }
+                let error = wait_and_execute(shared, &theirs);
+                report(status[1], &error);
+                libc::_exit(super::process::NOT_STARTED);
+            }
+        }
+        drop(theirs);
+        // SAFETY: the parent keeps the read end; the write end is the child's.
+        unsafe { libc::close(status[1]) };
+        // SAFETY: a descriptor pipe2 just made, owned here from now on.
+        let status = unsafe { OwnedFd::from_raw_fd(status[0]) };
+        Ok(Self { pid, control: ours, status })
+    }
+
+    /// Hands it `go`, the output descriptors and `prepared`'s ruleset; its pid once the program
+    /// was executed. Consumes it either way.
+    pub(super) fn start(
+        self,
+        go: &Go,
+        stdout: &OwnedFd,
+        stderr: &OwnedFd,
+        prepared: &Prepared,
+    ) -> Result<libc::pid_t, Refused> {
+        let fds = [stdout.as_raw_fd(), stderr.as_raw_fd(), prepared.ruleset().as_raw_fd()];
+        if wire::send(&self.control, go, &fds).is_err() {
+            // SAFETY: ends the group of the zygote that could not take it, if any of it is left.
+            unsafe { libc::killpg(self.pid, libc::SIGKILL) };
+            return Err(Refused::NotSent);
+        }
+        super::process::await_exec(self.status, self.pid).map_err(|e| Refused::Failed(e.to_string()))
+    }
+}
+
+/// In the zygote: enters the namespaces (returning in PID 1), waits for the command and executes it.
+/// Returns only with the error that stopped it.
+unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::Error {
+    let empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    libc::signal(libc::SIGINT, libc::SIG_DFL);
+    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    let steps = || -> io::Result<()> {
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+        check(libc::setpgid(0, 0))?;
+        child::enter_shared(shared, false)?;
+        let mut buffer = vec![0u8; MAX_GO];
+        let (go, fds) = match wire::recv::<Go>(control, &mut buffer)? {
+            Some(received) => received,
+            // The spawner let it go without a command.
+            None => libc::_exit(0),
+        };
+        let [stdout, stderr, ruleset] = fds.as_slice() else {
+            return Err(io::Error::other(format!("a command came with {} descriptors, not 3", fds.len())));
+        };
+        let c = |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::other("a NUL byte in the command"));
+        let program = c(&go.program)?;
+        let argv_c = go.argv.iter().map(|a| c(a)).collect::<io::Result<Vec<_>>>()?;
+        let envp_c = go.envp.iter().map(|e| c(e)).collect::<io::Result<Vec<_>>>()?;
+        let cwd = c(&go.cwd)?;
+        let mut argv: Vec<*const libc::c_char> = argv_c.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let mut envp: Vec<*const libc::c_char> = envp_c.iter().map(|e| e.as_ptr()).collect();
+        envp.push(std::ptr::null());
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        check(null)?;
+        check(libc::dup2(null, 0))?;
+        check(libc::dup2(stdout.as_raw_fd(), 1))?;
+        check(libc::dup2(stderr.as_raw_fd(), 2))?;
+        check(libc::chdir(cwd.as_ptr()))?;
+        child::restrict(ruleset, go.proc_access)?;
+        // `status` stays open until `exec` closes it: so the spawner learns that this worked.
+        libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        Err(io::Error::last_os_error())
+    };
+    match steps() {
+        Ok(()) => io::Error::other("exec returned"),
+        Err(error) => error,
+    }
+}
+
+/// Writes the errno of `error` to the status pipe, for the spawner to report.
+unsafe fn report(status: libc::c_int, error: &io::Error) {
+    let code = error.raw_os_error().unwrap_or(libc::EINVAL);
+    libc::write(status, (&code as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
