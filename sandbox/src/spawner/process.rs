@@ -196,10 +196,12 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
     argv.push(std::ptr::null());
     if let Some(zygote) = prepared.as_ref().and_then(|p| zygotes.take(p)) {
         let go = zygote::Go {
-            program: exec.program.as_bytes().to_vec(),
-            argv: exec.argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
-            envp: exec.envp.iter().map(|e| e.as_bytes().to_vec()).collect(),
-            cwd: exec.cwd.as_bytes().to_vec(),
+            program: program.clone(),
+            argv: std::iter::once(request.program.to_string_lossy().into_owned())
+                .chain(request.args.iter().cloned())
+                .collect(),
+            envp: request.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            cwd: request.cwd.clone(),
             proc_access: prepared.as_ref().map_or(0, |p| p.proc_access()),
         };
         let prepared = prepared.as_ref().expect("a zygote is only taken for a confined command");
@@ -208,7 +210,8 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
             Err(Refused::Failed(error)) => {
                 return Err(format!("cannot start `{}`: {error}", request.program.display()))
             }
-            Err(Refused::NotSent) => zygotes.lost(),
+            Err(Refused::NotSent { gone: true }) => zygotes.lost(),
+            Err(Refused::NotSent { gone: false }) => {}
         }
     }
     let mut envp: Vec<*const libc::c_char> = exec.envp.iter().map(|e| e.as_ptr()).collect();

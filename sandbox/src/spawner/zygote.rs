@@ -12,6 +12,8 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,13 +24,16 @@ use crate::shared_ns::SharedNamespaces;
 /// Largest command the zygote takes in one message (the spawner's own requests are capped alike).
 const MAX_GO: usize = wire::MAX_MESSAGE;
 
-/// The command, as the spawner resolved and checked it (no NUL bytes).
+/// The command, as the spawner resolved and checked it (no NUL bytes): the same text as the request
+/// it came in, so it fits in one message as the request did.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Go {
-    pub program: Vec<u8>,
-    pub argv: Vec<Vec<u8>>,
-    pub envp: Vec<Vec<u8>>,
-    pub cwd: Vec<u8>,
+    pub program: PathBuf,
+    /// `argv[0]` first.
+    pub argv: Vec<String>,
+    /// `NAME=value` each.
+    pub envp: Vec<String>,
+    pub cwd: PathBuf,
     /// Landlock access granted on the sandbox's own `/proc` (0: none).
     pub proc_access: u64,
 }
@@ -44,8 +49,8 @@ pub(super) struct Zygote {
 
 /// Why a zygote did not take a command.
 pub(super) enum Refused {
-    /// It never got it (it is gone): start the command another way.
-    NotSent,
+    /// It never got it: start the command another way. `gone`: because it is no longer there.
+    NotSent { gone: bool },
     /// It got it and could not execute it.
     Failed(String),
 }
@@ -100,10 +105,10 @@ impl Zygote {
         prepared: &Prepared,
     ) -> Result<libc::pid_t, Refused> {
         let fds = [stdout.as_raw_fd(), stderr.as_raw_fd(), prepared.ruleset().as_raw_fd()];
-        if wire::send(&self.control, go, &fds).is_err() {
-            // SAFETY: ends the group of the zygote that could not take it, if any of it is left.
-            unsafe { libc::killpg(self.pid, libc::SIGKILL) };
-            return Err(Refused::NotSent);
+        if let Err(error) = wire::send(&self.control, go, &fds) {
+            // Dropping `self` closes its end: a zygote still waiting then exits.
+            let gone = matches!(error.raw_os_error(), Some(libc::EPIPE | libc::ECONNRESET | libc::ECONNREFUSED));
+            return Err(Refused::NotSent { gone });
         }
         super::process::await_exec(self.status, self.pid).map_err(|e| Refused::Failed(e.to_string()))
     }
@@ -130,10 +135,10 @@ unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::
             return Err(io::Error::other(format!("a command came with {} descriptors, not 3", fds.len())));
         };
         let c = |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::other("a NUL byte in the command"));
-        let program = c(&go.program)?;
-        let argv_c = go.argv.iter().map(|a| c(a)).collect::<io::Result<Vec<_>>>()?;
-        let envp_c = go.envp.iter().map(|e| c(e)).collect::<io::Result<Vec<_>>>()?;
-        let cwd = c(&go.cwd)?;
+        let program = c(go.program.as_os_str().as_bytes())?;
+        let argv_c = go.argv.iter().map(|a| c(a.as_bytes())).collect::<io::Result<Vec<_>>>()?;
+        let envp_c = go.envp.iter().map(|e| c(e.as_bytes())).collect::<io::Result<Vec<_>>>()?;
+        let cwd = c(go.cwd.as_os_str().as_bytes())?;
         let mut argv: Vec<*const libc::c_char> = argv_c.iter().map(|a| a.as_ptr()).collect();
         argv.push(std::ptr::null());
         let mut envp: Vec<*const libc::c_char> = envp_c.iter().map(|e| e.as_ptr()).collect();
