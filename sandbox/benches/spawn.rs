@@ -125,7 +125,7 @@ fn main() {
         // Warm up: the shared namespaces, the page cache.
         via_spawner(Some(&policy), &workspace).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
-        report("the ruleset alone (confine)", &prepared(&policy));
+        report("confine(): scratch dir and ruleset", &prepared(&policy));
         report("spawner, unconfined `echo ok`", &via_spawner(None, &workspace).await);
         report("spawner, confined `echo ok`", &via_spawner(Some(&policy), &workspace).await);
         report("forked, unconfined `echo ok`", &forked(None, &workspace).await);

@@ -6,8 +6,9 @@
 //!
 //! Use: make a [`Policy`], keep a [`Scratch`] (private `HOME` and `TMPDIR`) alive for the call, and call
 //! [`confine`] on the `tokio::process::Command` before spawning it, or hand the command to the
-//! [`spawner`] (a small process forked at start-up, so a command does not cost a fork of the server). [`status`] says whether this kernel
-//! can do all of it; where it cannot, `confine` refuses rather than run the command unconfined.
+//! [`spawner`] (a small process forked at start-up, so a command does not cost a fork of the server).
+//! [`status`] says whether this kernel can do all of it; where it cannot, `confine` refuses rather than
+//! run the command unconfined.
 
 mod child;
 mod rules;

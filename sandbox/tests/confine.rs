@@ -11,9 +11,9 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use std::io::Read;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
-use warden_sandbox::spawner::{self, Launch, SpawnError};
+use warden_sandbox::spawner::{self, Launch, SpawnError, Spawned};
 use warden_sandbox::{confine, status, Policy, Scratch};
 
 /// How a test's commands are started.
@@ -65,20 +65,24 @@ async fn run(via: Via, policy: &Policy, cwd: &Path, script: &str) -> (Option<i32
 
 const TEST_ENV: [(&str, &str); 1] = [("PATH", "/usr/local/bin:/usr/bin:/bin")];
 
+/// Asks the spawner to start `program` with `args` in `cwd`, confined by `policy` (`None`: unconfined),
+/// its stdout and stderr going to `out`.
+async fn spawn(
+    program: &str,
+    args: &[String],
+    cwd: &Path,
+    out: BorrowedFd<'_>,
+    policy: Option<&Policy>,
+) -> Result<Spawned, SpawnError> {
+    let env: Vec<(String, String)> = TEST_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let launch = Launch { program: Path::new(program), args, env: &env, cwd, stdout: out, stderr: out, policy };
+    spawner::get().expect("the spawner runs").spawn(launch).await
+}
+
 async fn run_spawned(policy: &Policy, cwd: &Path, script: &str) -> (Option<i32>, String) {
     let (mut reader, writer) = std::io::pipe().unwrap();
     let args = ["-c".to_string(), script.to_string()];
-    let env: Vec<(String, String)> = TEST_ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let launch = Launch {
-        program: Path::new("sh"),
-        args: &args,
-        env: &env,
-        cwd,
-        stdout: writer.as_fd(),
-        stderr: writer.as_fd(),
-        policy: Some(policy),
-    };
-    let mut child = spawner::get().expect("the spawner runs").spawn(launch).await.unwrap();
+    let mut child = spawn("sh", &args, cwd, writer.as_fd(), Some(policy)).await.unwrap();
     drop(writer);
     let output = tokio::task::spawn_blocking(move || {
         let mut text = Vec::new();
@@ -357,17 +361,8 @@ async fn the_spawner_starts_commands_as_its_own_children() {
     let (code, text) = run(Via::Spawner, &l.policy(), &l.workspace, "echo $PPID; exit 3").await;
     assert_eq!(code, Some(3), "{text}");
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-    let launch = Launch {
-        program: Path::new("sleep"),
-        args: &["30".to_string()],
-        env: &env,
-        cwd: &l.workspace,
-        stdout: writer.as_fd(),
-        stderr: writer.as_fd(),
-        policy: Some(&l.policy()),
-    };
-    let mut child = spawner::get().unwrap().spawn(launch).await.unwrap();
+    let policy = l.policy();
+    let mut child = spawn("sleep", &["30".to_string()], &l.workspace, writer.as_fd(), Some(&policy)).await.unwrap();
     drop(writer);
     let pid = child.id();
     let parent = parent_of(pid).expect("the supervisor is running");
@@ -382,16 +377,7 @@ async fn the_spawner_starts_commands_as_its_own_children() {
     reader.read_to_end(&mut rest).unwrap();
 
     let (_reader, writer) = std::io::pipe().unwrap();
-    let launch = Launch {
-        program: Path::new("warden-no-such-program"),
-        args: &[],
-        env: &env,
-        cwd: &l.workspace,
-        stdout: writer.as_fd(),
-        stderr: writer.as_fd(),
-        policy: Some(&l.policy()),
-    };
-    match spawner::get().unwrap().spawn(launch).await {
+    match spawn("warden-no-such-program", &[], &l.workspace, writer.as_fd(), Some(&policy)).await {
         Err(SpawnError::Start(why)) => assert!(why.contains("warden-no-such-program"), "{why}"),
         other => panic!("a missing program started: {other:?}"),
     }
@@ -406,17 +392,9 @@ async fn a_killed_spawner_takes_its_commands_along_and_is_reported_gone() {
     let l = layout();
     let token = format!("700.{}", std::process::id());
     let (_reader, writer) = std::io::pipe().unwrap();
-    let env = vec![("PATH".to_string(), "/usr/bin:/bin".to_string())];
-    let launch = Launch {
-        program: Path::new("sleep"),
-        args: std::slice::from_ref(&token),
-        env: &env,
-        cwd: &l.workspace,
-        stdout: writer.as_fd(),
-        stderr: writer.as_fd(),
-        policy: Some(&l.policy()),
-    };
-    let mut child = spawner::get().unwrap().spawn(launch).await.unwrap();
+    let policy = l.policy();
+    let mut child =
+        spawn("sleep", std::slice::from_ref(&token), &l.workspace, writer.as_fd(), Some(&policy)).await.unwrap();
     drop(writer);
     let spawner_pid = parent_of(child.id()).unwrap();
     assert!(alive_with(&token));
@@ -426,16 +404,7 @@ async fn a_killed_spawner_takes_its_commands_along_and_is_reported_gone() {
     assert!(ended.is_err(), "a command's end was invented: {ended:?}");
     assert!(gone(&token).await, "`sleep {token}` outlived the spawner");
     let (_reader, writer) = std::io::pipe().unwrap();
-    let launch = Launch {
-        program: Path::new("true"),
-        args: &[],
-        env: &env,
-        cwd: &l.workspace,
-        stdout: writer.as_fd(),
-        stderr: writer.as_fd(),
-        policy: None,
-    };
-    let later = spawner::get().unwrap().spawn(launch).await;
+    let later = spawn("true", &[], &l.workspace, writer.as_fd(), None).await;
     assert!(matches!(later, Err(SpawnError::Unavailable(_))), "{later:?}");
 }
 

@@ -12,6 +12,7 @@
 //! ruleset enforced when it arrives), which takes about half of a confined start off the path.
 
 mod client;
+mod exec;
 mod process;
 mod wire;
 mod zygote;

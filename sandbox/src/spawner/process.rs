@@ -11,11 +11,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::exec::{self, Exec};
 use super::wire::{self, Reply, Request, MAX_MESSAGE};
 use super::zygote::{self, Refused, Zygote};
-
-/// Exit code of a child that could not execute its program (as a shell's "command not found" is).
-pub(super) const NOT_STARTED: libc::c_int = 127;
 
 /// Serves `socket` until the server is gone. Runs in the freshly forked, single-threaded spawner.
 pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
@@ -115,18 +113,6 @@ fn reap(socket: &OwnedFd) {
     }
 }
 
-/// Everything the child needs, as C strings, made before the fork.
-struct Exec {
-    program: CString,
-    argv: Vec<CString>,
-    envp: Vec<CString>,
-    cwd: CString,
-}
-
-fn c_string(what: &str, bytes: &[u8]) -> Result<CString, String> {
-    CString::new(bytes).map_err(|_| format!("the {what} holds a NUL byte"))
-}
-
 /// The sandbox made ahead of the next confined command (see `zygote`), where this kernel shares
 /// namespaces between commands.
 struct Zygotes {
@@ -180,31 +166,16 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
     };
     let prepared = request.policy.as_ref().map(crate::prepare).transpose().map_err(|e| e.to_string())?;
     let program = resolve(&request.program, &request.env)?;
-    let exec = Exec {
-        program: c_string("program", program.as_os_str().as_bytes())?,
-        argv: std::iter::once(c_string("program", request.program.as_os_str().as_bytes()))
-            .chain(request.args.iter().map(|a| c_string("argument", a.as_bytes())))
-            .collect::<Result<_, _>>()?,
-        envp: request
-            .env
-            .iter()
-            .map(|(k, v)| c_string("environment", format!("{k}={v}").as_bytes()))
-            .collect::<Result<_, _>>()?,
-        cwd: c_string("directory", request.cwd.as_os_str().as_bytes())?,
-    };
-    let mut argv: Vec<*const libc::c_char> = exec.argv.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
-    if let Some(zygote) = prepared.as_ref().and_then(|p| zygotes.take(p)) {
+    let exec = Exec::new(&program, &request.program, &request.args, &request.env, &request.cwd)?;
+    if let Some((prepared, zygote)) = prepared.as_ref().and_then(|p| Some((p, zygotes.take(p)?))) {
         let go = zygote::Go {
-            program: program.clone(),
-            argv: std::iter::once(request.program.to_string_lossy().into_owned())
-                .chain(request.args.iter().cloned())
-                .collect(),
-            envp: request.env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            program,
+            argv0: request.program.clone(),
+            args: request.args.clone(),
+            env: request.env.clone(),
             cwd: request.cwd.clone(),
-            proc_access: prepared.as_ref().map_or(0, |p| p.proc_access()),
+            proc_access: prepared.proc_access(),
         };
-        let prepared = prepared.as_ref().expect("a zygote is only taken for a confined command");
         match zygote.start(&go, stdout, stderr, prepared) {
             Ok(pid) => return Ok(pid),
             Err(Refused::Failed(error)) => {
@@ -214,8 +185,6 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
             Err(Refused::NotSent { gone: false }) => {}
         }
     }
-    let mut envp: Vec<*const libc::c_char> = exec.envp.iter().map(|e| e.as_ptr()).collect();
-    envp.push(std::ptr::null());
 
     let mut status = [-1 as libc::c_int; 2];
     // SAFETY: pipe2 into a two-element array.
@@ -235,10 +204,7 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
         // SAFETY: the child: system calls on data made above, then exec or _exit.
         unsafe {
             libc::close(status[0]);
-            let error = launch(&exec, &argv, &envp, stdout, stderr, prepared.as_ref());
-            let code = error.raw_os_error().unwrap_or(libc::EINVAL);
-            libc::write(status[1], (&code as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
-            libc::_exit(NOT_STARTED);
+            exec::fail(status[1], &launch(&exec, stdout, stderr, prepared.as_ref()));
         }
     }
     // SAFETY: the parent closes its copy of the write end; the read end is owned from here on.
@@ -284,34 +250,20 @@ pub(super) fn await_exec(status: OwnedFd, pid: libc::pid_t) -> io::Result<i32> {
 /// only with the error that stopped it.
 unsafe fn launch(
     exec: &Exec,
-    argv: &[*const libc::c_char],
-    envp: &[*const libc::c_char],
     stdout: &OwnedFd,
     stderr: &OwnedFd,
     prepared: Option<&crate::child::Prepared>,
 ) -> io::Error {
-    let empty: libc::sigset_t = std::mem::zeroed();
-    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-    libc::signal(libc::SIGINT, libc::SIG_DFL);
-    // Rust's runtime ignores SIGPIPE; a command expects the default (as std's `Command` restores it).
-    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     let steps = || -> io::Result<()> {
-        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
-        check(libc::setpgid(0, 0))?;
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-        check(null)?;
-        check(libc::dup2(null, 0))?;
-        check(libc::dup2(stdout.as_raw_fd(), 1))?;
-        check(libc::dup2(stderr.as_raw_fd(), 2))?;
-        check(libc::chdir(exec.cwd.as_ptr()))?;
+        exec::become_child()?;
+        exec.take_stdio_and_dir(stdout, stderr)?;
         if let Some(prepared) = prepared {
             prepared.enter()?;
         }
-        libc::execve(exec.program.as_ptr(), argv.as_ptr(), envp.as_ptr());
-        Err(io::Error::last_os_error())
+        Ok(())
     };
     match steps() {
-        Ok(()) => io::Error::other("exec returned"),
+        Ok(()) => exec.execute(),
         Err(error) => error,
     }
 }

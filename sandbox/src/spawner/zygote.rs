@@ -9,14 +9,13 @@
 //! as for a forked child. It dies with the spawner (`PR_SET_PDEATHSIG`), and one whose spawner end
 //! closes without a command exits.
 
-use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::exec::{self, Exec};
 use super::wire;
 use crate::child::{self, Prepared};
 use crate::shared_ns::SharedNamespaces;
@@ -24,15 +23,15 @@ use crate::shared_ns::SharedNamespaces;
 /// Largest command the zygote takes in one message (the spawner's own requests are capped alike).
 const MAX_GO: usize = wire::MAX_MESSAGE;
 
-/// The command, as the spawner resolved and checked it (no NUL bytes): the same text as the request
-/// it came in, so it fits in one message as the request did.
+/// The command: the request it came in (so it fits in one message as the request did), with its
+/// program found on the `PATH`.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Go {
     pub program: PathBuf,
-    /// `argv[0]` first.
-    pub argv: Vec<String>,
-    /// `NAME=value` each.
-    pub envp: Vec<String>,
+    /// The name it was asked for by (`argv[0]`).
+    pub argv0: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
     pub cwd: PathBuf,
     /// Landlock access granted on the sandbox's own `/proc` (0: none).
     pub proc_access: u64,
@@ -82,9 +81,7 @@ impl Zygote {
                 for fd in close {
                     libc::close(*fd);
                 }
-                let error = wait_and_execute(shared, &theirs);
-                report(status[1], &error);
-                libc::_exit(super::process::NOT_STARTED);
+                exec::fail(status[1], &wait_and_execute(shared, &theirs));
             }
         }
         drop(theirs);
@@ -117,13 +114,8 @@ impl Zygote {
 /// In the zygote: enters the namespaces (returning in PID 1), waits for the command and executes it.
 /// Returns only with the error that stopped it.
 unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::Error {
-    let empty: libc::sigset_t = std::mem::zeroed();
-    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-    libc::signal(libc::SIGINT, libc::SIG_DFL);
-    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    let steps = || -> io::Result<()> {
-        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
-        check(libc::setpgid(0, 0))?;
+    let steps = || -> io::Result<Exec> {
+        exec::become_child()?;
         child::enter_shared(shared, false)?;
         let mut buffer = vec![0u8; MAX_GO];
         let (go, fds) = match wire::recv::<Go>(control, &mut buffer)? {
@@ -134,36 +126,16 @@ unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::
         let [stdout, stderr, ruleset] = fds.as_slice() else {
             return Err(io::Error::other(format!("a command came with {} descriptors, not 3", fds.len())));
         };
-        let c = |bytes: &[u8]| CString::new(bytes).map_err(|_| io::Error::other("a NUL byte in the command"));
-        let program = c(go.program.as_os_str().as_bytes())?;
-        let argv_c = go.argv.iter().map(|a| c(a.as_bytes())).collect::<io::Result<Vec<_>>>()?;
-        let envp_c = go.envp.iter().map(|e| c(e.as_bytes())).collect::<io::Result<Vec<_>>>()?;
-        let cwd = c(go.cwd.as_os_str().as_bytes())?;
-        let mut argv: Vec<*const libc::c_char> = argv_c.iter().map(|a| a.as_ptr()).collect();
-        argv.push(std::ptr::null());
-        let mut envp: Vec<*const libc::c_char> = envp_c.iter().map(|e| e.as_ptr()).collect();
-        envp.push(std::ptr::null());
-        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
-        check(null)?;
-        check(libc::dup2(null, 0))?;
-        check(libc::dup2(stdout.as_raw_fd(), 1))?;
-        check(libc::dup2(stderr.as_raw_fd(), 2))?;
-        check(libc::chdir(cwd.as_ptr()))?;
+        let exec = Exec::new(&go.program, &go.argv0, &go.args, &go.env, &go.cwd).map_err(io::Error::other)?;
+        exec.take_stdio_and_dir(stdout, stderr)?;
+        // The status pipe stays open until `exec` closes it: so the spawner learns that this worked.
         child::restrict(ruleset, go.proc_access)?;
-        // `status` stays open until `exec` closes it: so the spawner learns that this worked.
-        libc::execve(program.as_ptr(), argv.as_ptr(), envp.as_ptr());
-        Err(io::Error::last_os_error())
+        Ok(exec)
     };
     match steps() {
-        Ok(()) => io::Error::other("exec returned"),
+        Ok(exec) => exec.execute(),
         Err(error) => error,
     }
-}
-
-/// Writes the errno of `error` to the status pipe, for the spawner to report.
-unsafe fn report(status: libc::c_int, error: &io::Error) {
-    let code = error.raw_os_error().unwrap_or(libc::EINVAL);
-    libc::write(status, (&code as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
 }
 
 fn check(result: libc::c_int) -> io::Result<()> {

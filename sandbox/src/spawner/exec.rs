@@ -1,0 +1,96 @@
+//! A command as a child of the spawner executes it, and the steps every such child takes around its
+//! sandbox: shared by a freshly forked child (`process`) and a sandbox made ahead (`zygote`).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// Exit code of a child that could not execute its program (as a shell's "command not found" is).
+pub(super) const NOT_STARTED: libc::c_int = 127;
+
+/// The command as C strings.
+pub(super) struct Exec {
+    program: CString,
+    argv: Vec<CString>,
+    envp: Vec<CString>,
+    cwd: CString,
+}
+
+impl Exec {
+    /// `program` is the file to execute (already found on the `PATH`), `argv0` the name it was asked
+    /// for by; `env` is its whole environment. Refuses text holding a NUL byte.
+    pub(super) fn new(
+        program: &Path,
+        argv0: &Path,
+        args: &[String],
+        env: &[(String, String)],
+        cwd: &Path,
+    ) -> Result<Self, String> {
+        Ok(Self {
+            program: c_string("program", program.as_os_str().as_bytes())?,
+            argv: std::iter::once(c_string("program", argv0.as_os_str().as_bytes()))
+                .chain(args.iter().map(|a| c_string("argument", a.as_bytes())))
+                .collect::<Result<_, _>>()?,
+            envp: env
+                .iter()
+                .map(|(k, v)| c_string("environment", format!("{k}={v}").as_bytes()))
+                .collect::<Result<_, _>>()?,
+            cwd: c_string("directory", cwd.as_os_str().as_bytes())?,
+        })
+    }
+
+    /// In the child: stdin from `/dev/null`, `stdout` and `stderr`, and the command's directory.
+    pub(super) unsafe fn take_stdio_and_dir(&self, stdout: &OwnedFd, stderr: &OwnedFd) -> io::Result<()> {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC);
+        check(null)?;
+        check(libc::dup2(null, 0))?;
+        check(libc::dup2(stdout.as_raw_fd(), 1))?;
+        check(libc::dup2(stderr.as_raw_fd(), 2))?;
+        check(libc::chdir(self.cwd.as_ptr()))
+    }
+
+    /// In the child: executes the program; returns only with the error that stopped it. (The
+    /// spawner has one thread, so its children may allocate.)
+    pub(super) unsafe fn execute(&self) -> io::Error {
+        let mut argv: Vec<*const libc::c_char> = self.argv.iter().map(|a| a.as_ptr()).collect();
+        argv.push(std::ptr::null());
+        let mut envp: Vec<*const libc::c_char> = self.envp.iter().map(|e| e.as_ptr()).collect();
+        envp.push(std::ptr::null());
+        libc::execve(self.program.as_ptr(), argv.as_ptr(), envp.as_ptr());
+        io::Error::last_os_error()
+    }
+}
+
+/// In a new child of the spawner: the signals a command expects (none blocked, Ctrl-C and `SIGPIPE`
+/// at their defaults: Rust's runtime ignores `SIGPIPE`, as std's `Command` also undoes), death with
+/// its parent, and a process group of its own.
+pub(super) unsafe fn become_child() -> io::Result<()> {
+    let empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+    libc::signal(libc::SIGINT, libc::SIG_DFL);
+    libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
+    check(libc::setpgid(0, 0))
+}
+
+/// In a child that could not execute its program: tells the spawner why through `status` (the pipe
+/// whose closing at `exec` means success) and exits.
+pub(super) unsafe fn fail(status: libc::c_int, error: &io::Error) -> ! {
+    let code = error.raw_os_error().unwrap_or(libc::EINVAL);
+    libc::write(status, (&code as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+    libc::_exit(NOT_STARTED)
+}
+
+fn c_string(what: &str, bytes: &[u8]) -> Result<CString, String> {
+    CString::new(bytes).map_err(|_| format!("the {what} holds a NUL byte"))
+}
+
+fn check(result: libc::c_int) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
