@@ -10,7 +10,7 @@ use crate::model::{Approval, DecisionInput};
 
 /// Applies `decision` to the approval `id` and answers with the decided approval. A `Conflict`
 /// error means another tab or client decided first.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_approval(id: String, decision: DecisionInput) -> Result<Approval, AppError> {
     let engine = super::engine()?;
     Ok(engine.decide(&id, decision).await?)

@@ -7,7 +7,7 @@ use leptos::server_fn::codec::Json;
 use crate::error::AppError;
 use warden_types::audit::{AuditPage, AuditQuery};
 
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn read_audit_log(query: AuditQuery) -> Result<AuditPage, AppError> {
     let log = crate::audit::AuditLog::new(super::engine()?, super::outside::hub()?);
     Ok(log.page(&query).await?)

@@ -29,7 +29,7 @@ use super::outside::hub;
 /// The newest [`MAX_LISTED`](crate::inbox::MAX_LISTED) approvals the filter selects, trimmed (the
 /// page lists again on every change; the thread or the full-screen view shows the full texts), and
 /// the outside clients to filter by. Each store is asked for the statuses the filter shows.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     use crate::inbox::{sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
     use warden_outside::RequestQuery;
@@ -72,19 +72,19 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
 
 /// A person's decision on an outside request; the client hears it at once (or when it is back).
 /// A `Conflict` means it was decided first (by another tab, the policy or its timeout).
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_outside(id: String, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
     Ok(hub()?.decide(&id, decision).await?)
 }
 
 /// Gives a pending outside request `secs` more seconds before it times out.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn extend_outside(id: String, secs: u64) -> Result<OutsideRequest, AppError> {
     Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs)).await?)
 }
 
 /// One outside request for the full-screen view, its code highlighted.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
     use warden_outside::protocol::ClientFrame;
 
@@ -113,7 +113,7 @@ pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
 /// Approves or denies the selected pending approvals together: all of one run, or all of one
 /// outside client (anything else is refused, saying why, before any is decided). Those decided
 /// first by someone or something else are counted, not errors.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_batch(
     keys: Vec<ItemKey>,
     verdict: Verdict,

@@ -3,6 +3,7 @@
 
 pub mod approvals;
 pub mod audit;
+pub mod codec;
 pub mod inbox;
 pub mod mcp;
 pub mod outside;

@@ -9,36 +9,36 @@ use crate::error::AppError;
 use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderList, ProviderProbe};
 
 /// Every provider (keys masked) and the default choice.
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn list_providers() -> Result<ProviderList, AppError> {
     Ok(super::engine()?.providers())
 }
 
 /// Adds a provider, or changes the stored one `provider.id` names.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn save_provider(provider: ProviderInput) -> Result<ProviderEntry, AppError> {
     Ok(super::engine()?.save_provider(provider).await?)
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn remove_provider(id: String) -> Result<(), AppError> {
     Ok(super::engine()?.remove_provider(&id).await?)
 }
 
 /// Tries a provider as entered in the form, without saving it.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn test_provider(provider: ProviderInput) -> Result<ProviderProbe, AppError> {
     Ok(super::engine()?.test_provider(provider).await?)
 }
 
 /// Tries a configured provider as it is.
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn test_provider_entry(id: String) -> Result<ProviderProbe, AppError> {
     Ok(super::engine()?.test_provider_entry(&id).await?)
 }
 
 /// Chooses the model of a thread's next runs (`None`: the default).
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_thread_model(thread_id: String, model: Option<ModelChoice>) -> Result<(), AppError> {
     Ok(super::engine()?.set_thread_model(&thread_id, model).await?)
 }

@@ -10,14 +10,14 @@ use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadO
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn get_model_status() -> Result<ModelStatus, AppError> {
     let engine = super::engine()?;
     Ok(engine.model_status())
 }
 
 /// A page of threads: archived or not, and pinned (`Some(true)`), not pinned (`Some(false)`) or either.
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
     let query = warden_types::thread::ThreadQuery {
@@ -37,27 +37,27 @@ pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cu
     Ok(ThreadPage { threads, next })
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
     Ok(engine.thread(&id).await?)
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { title: Some(title), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { pinned: Some(pinned), ..Default::default() };
@@ -65,33 +65,33 @@ pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
 }
 
 /// The threads whose title or messages hold every word of `query`, best first.
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
     Ok(super::engine()?.search(&query).await?)
 }
 
 /// The model names the thread again (the person asked; their own title is replaced).
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_title(id: String) -> Result<Thread, AppError> {
     Ok(super::engine()?.regenerate_title(&id).await?)
 }
 
 /// A new thread from the text of a JSON export (a file the person chose).
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn import_thread(text: String) -> Result<Thread, AppError> {
     let export: warden_types::thread::ThreadExport = serde_json::from_str(&text)
         .map_err(|e| AppError::Invalid(format!("this file is not a Warden thread export (JSON): {e}")))?;
     Ok(super::engine()?.import_thread(export).await?)
 }
 
-#[server]
+#[server(output = crate::server_fns::codec::TextJson)]
 pub async fn delete_thread(id: String) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.delete_thread(&id).await?)
 }
 
 /// Sets whether the thread's model is offered tools and MCP tools, and its runs' step limit.
-#[server(input = Json)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_thread_options(thread_id: String, options: ThreadOptions) -> Result<ThreadOptions, AppError> {
     Ok(super::engine()?.set_thread_options(&thread_id, options).await?)
 }
