@@ -133,6 +133,43 @@ test("at 360 px the threads are a drawer: Menu opens it, a link or Escape closes
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 });
 
+test("at 360 px the open drawer is a step of the history: Back closes it, and Back from a page it opened returns to the page before", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await page.setViewportSize({ width: 360, height: 740 });
+  await openHydrated(page, "/inbox");
+  await openHydrated(page, "/audit");
+  const drawer = page.getByRole("navigation", { name: "Threads" });
+  const menu = page.getByRole("button", { name: "Menu" });
+
+  // Back with the drawer open closes it and stays on the page.
+  await menu.click();
+  await expect(drawer).toBeVisible();
+  await page.goBack();
+  await expect(drawer).toBeHidden();
+  await expect(menu).toHaveAttribute("aria-expanded", "false");
+  expect(new URL(page.url()).pathname).toBe("/audit");
+
+  // Closed by Escape, the drawer leaves nothing behind in the history: Back leaves the page.
+  await menu.click();
+  await expect(drawer).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
+  await expect.poll(() => page.evaluate(() => history.state)).not.toBe("warden-drawer");
+
+  // A link followed from the drawer: Back from the page it opened returns to the page before it.
+  await menu.click();
+  await expect(drawer).toBeVisible();
+  await drawer.getByRole("link", { name: "Settings" }).click();
+  await page.waitForURL("**/settings");
+  await expect(drawer).toBeHidden();
+  await page.goBack();
+  await page.waitForURL("**/audit");
+  await expect(drawer).toBeHidden();
+  await page.goBack();
+  await page.waitForURL("**/inbox");
+  expect(trouble.errors).toEqual([]);
+});
+
 test("while a run works, Stop stands in Send's place", async ({ page }) => {
   await startChat(page, "Please take an accessibility look while it runs");
   await expect(approvalCard(page)).toBeVisible();

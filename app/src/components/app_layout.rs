@@ -1,6 +1,6 @@
 //! The page's frame: the thread sidebar beside the routed page, or, on a narrow screen, a drawer the
-//! Menu button opens over the page; it closes when a link in it is followed, on Escape and on a tap
-//! beside it.
+//! Menu button opens over the page; it closes when a link in it is followed, on Escape, on a tap
+//! beside it and on the browser's Back (an open drawer is a step of the history, as on a phone's apps).
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -15,17 +15,19 @@ pub fn AppLayout(children: Children) -> impl IntoView {
     let help = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
     keyboard::listen(open, help);
+    #[cfg(feature = "hydrate")]
+    let history = drawer_history::follow(open);
     // A link followed in the drawer closes it (the page behind it is the one asked for).
     let on_click = move |ev: leptos::ev::MouseEvent| {
         #[cfg(feature = "hydrate")]
         {
             use wasm_bindgen::JsCast;
-            let in_drawer_link = ev
+            let link = ev
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .and_then(|e| e.closest("#sidebar a").ok().flatten())
-                .is_some();
-            if in_drawer_link && open.get_untracked() {
+                .and_then(|e| e.closest("#sidebar a").ok().flatten());
+            if let Some(link) = link.filter(|_| open.get_untracked()) {
+                history.follow_link(&ev, &link);
                 open.set(false);
             }
         }
@@ -58,6 +60,99 @@ pub fn AppLayout(children: Children) -> impl IntoView {
             </main>
             <ShortcutsDialog open=help/>
         </div>
+    }
+}
+
+/// The open drawer as a step of the browser's history: opening it (where it is a drawer) adds an entry
+/// at the same address, Back closes it, and closing it otherwise takes that entry back. A link followed
+/// from the drawer replaces the entry, so Back from the page it opened returns to the page before.
+#[cfg(feature = "hydrate")]
+mod drawer_history {
+    use leptos::prelude::*;
+    use leptos_router::NavigateOptions;
+    use wasm_bindgen::{JsCast, JsValue};
+
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Entry {
+        /// The history holds no entry of the drawer's.
+        None,
+        /// The drawer's entry is the current one.
+        Pushed,
+        /// The drawer closed and its entry is being taken back (`history.back()`), not yet popped.
+        Popping,
+    }
+
+    pub struct DrawerHistory {
+        entry: StoredValue<Entry>,
+        navigate: Box<dyn Fn(&str, NavigateOptions)>,
+    }
+
+    /// Whether the sidebar shows as a drawer here (the Menu button that opens it is shown).
+    fn is_drawer() -> bool {
+        let menu = document().query_selector(".menu-button").ok().flatten();
+        let style = menu.and_then(|m| window().get_computed_style(&m).ok().flatten());
+        style.and_then(|s| s.get_property_value("display").ok()).is_some_and(|d| d != "none")
+    }
+
+    pub fn follow(open: RwSignal<bool>) -> DrawerHistory {
+        let entry = StoredValue::new(Entry::None);
+        Effect::new(move |_| {
+            let history = window().history();
+            match (open.get(), entry.get_value()) {
+                (true, Entry::None) if is_drawer() => {
+                    if let Ok(history) = history {
+                        // Same address: only Back's meaning changes.
+                        if history.push_state(&JsValue::from_str("warden-drawer"), "").is_ok() {
+                            entry.set_value(Entry::Pushed);
+                        }
+                    }
+                }
+                (false, Entry::Pushed) => {
+                    entry.set_value(Entry::Popping);
+                    if history.and_then(|h| h.back()).is_err() {
+                        entry.set_value(Entry::None);
+                    }
+                }
+                _ => {}
+            }
+        });
+        let handle = window_event_listener(leptos::ev::popstate, move |_| match entry.get_value() {
+            // Back while the drawer is open: that closes it.
+            Entry::Pushed => {
+                entry.set_value(Entry::None);
+                open.set(false);
+            }
+            Entry::Popping => entry.set_value(Entry::None),
+            Entry::None => {}
+        });
+        on_cleanup(move || handle.remove());
+        DrawerHistory { entry, navigate: Box::new(leptos_router::hooks::use_navigate()) }
+    }
+
+    impl DrawerHistory {
+        /// A plain click on a link of this site in the open drawer: the page it names replaces the
+        /// drawer's entry (the router is left out: it would add one after it).
+        pub fn follow_link(&self, ev: &leptos::ev::MouseEvent, link: &web_sys::Element) {
+            if self.entry.get_value() != Entry::Pushed
+                || ev.default_prevented()
+                || ev.button() != 0
+                || ev.meta_key()
+                || ev.ctrl_key()
+                || ev.shift_key()
+                || ev.alt_key()
+            {
+                return;
+            }
+            let Ok(anchor) = link.clone().dyn_into::<web_sys::HtmlAnchorElement>() else { return };
+            let same_site = window().location().origin().is_ok_and(|origin| anchor.origin() == origin);
+            if !same_site || !anchor.target().is_empty() || anchor.has_attribute("download") {
+                return;
+            }
+            ev.prevent_default();
+            self.entry.set_value(Entry::None);
+            let to = format!("{}{}{}", anchor.pathname(), anchor.search(), anchor.hash());
+            (self.navigate)(&to, NavigateOptions { replace: true, ..Default::default() });
+        }
     }
 }
 
