@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
+use crate::connection::ConnectionCheck;
 use crate::event::RunEvent;
 use crate::message::{Block, Role};
 use crate::run::{RunSummary, ToolCallRecord};
@@ -159,6 +160,10 @@ pub struct ThreadDetail {
     /// The messages shown that have siblings (other versions: an edited prompt, another answer).
     #[serde(default)]
     pub branches: Vec<BranchPoint>,
+    /// The thread's connection checks (MCP servers a run found offline or disabled), oldest first;
+    /// a pending one is a Connect / Continue anyway card.
+    #[serde(default)]
+    pub connection_checks: Vec<ConnectionCheck>,
 }
 
 /// A message of the chosen branch with other versions: the picker shows "2 / 3" and switches.
@@ -188,6 +193,9 @@ impl ThreadDetail {
             RunEvent::ThreadUpdated { thread_id, title } if *thread_id == self.thread.id => {
                 self.thread.title = title.clone();
             }
+            RunEvent::ConnectionCheck { check } if check.thread_id == self.thread.id => {
+                upsert(&mut self.connection_checks, check.clone(), |c| &c.id);
+            }
             RunEvent::Step { n, max, .. } => {
                 if let Some(run) = &mut self.active_run {
                     (run.step, run.max_steps) = (*n, *max);
@@ -205,6 +213,7 @@ impl ThreadDetail {
             | RunEvent::TextDelta { .. }
             | RunEvent::ToolProgress { .. }
             | RunEvent::ThreadUpdated { .. }
+            | RunEvent::ConnectionCheck { .. }
             | RunEvent::TurnRestarted {} => {}
         }
     }
@@ -271,6 +280,7 @@ mod tests {
             options: ThreadOptions::default(),
             default_max_steps: 10,
             branches: vec![],
+            connection_checks: vec![],
         }
     }
 
