@@ -420,6 +420,33 @@ mod tests {
     }
 
     #[test]
+    fn a_connection_check_event_adds_the_card_and_its_decision_replaces_it_in_place() {
+        use crate::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown};
+        let check = |thread: &str, status: CheckStatus| ConnectionCheck {
+            id: "k1".into(),
+            run_id: "r".into(),
+            thread_id: thread.into(),
+            server: "fx".into(),
+            reason: CheckReason::CalledTool { tool: "fx__echo".into() },
+            down: ServerDown::Disabled,
+            status,
+            error: None,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            decided_at: None,
+        };
+        let mut shown = detail();
+        shown.apply(&RunEvent::ConnectionCheck { check: check("elsewhere", CheckStatus::Pending) });
+        assert!(shown.connection_checks.is_empty(), "another thread's check");
+        shown.apply(&RunEvent::ConnectionCheck { check: check("t", CheckStatus::Pending) });
+        let failed = ConnectionCheck { error: Some("connection refused".into()), ..check("t", CheckStatus::Pending) };
+        shown.apply(&RunEvent::ConnectionCheck { check: failed.clone() });
+        assert_eq!(shown.connection_checks, [failed]);
+        shown.apply(&RunEvent::ConnectionCheck { check: check("t", CheckStatus::ContinuedWithout) });
+        assert_eq!(shown.connection_checks.len(), 1);
+        assert_eq!(shown.connection_checks[0].status, CheckStatus::ContinuedWithout);
+    }
+
+    #[test]
     fn records_of_another_thread_are_not_shown() {
         let mut shown = detail();
         let other = call("elsewhere", ToolCallStatus::Pending);

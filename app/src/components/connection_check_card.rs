@@ -57,6 +57,7 @@ pub fn ConnectionCheckCard(check: ConnectionCheck) -> impl IntoView {
         .into_any(),
     };
     let heading_id = format!("check-{}", check.id);
+    let labelled_by = heading_id.clone();
     let report = move || match busy.get() {
         Some(CheckDecision::Connect) => "Connecting…".to_string(),
         Some(CheckDecision::ContinueWithout) => "Continuing without it…".to_string(),
@@ -64,7 +65,7 @@ pub fn ConnectionCheckCard(check: ConnectionCheck) -> impl IntoView {
     };
 
     view! {
-        <section class="connection-check" aria-labelledby=heading_id.clone()>
+        <section class="connection-check" aria-labelledby=labelled_by>
             <h3 id=heading_id><code>{server.clone()}</code> {format!(" is {down}")}</h3>
             {why}
             <p>
