@@ -30,6 +30,11 @@ impl ServerView {
         Self { servers, left_out: left_out.into_iter().collect() }
     }
 
+    /// Whether any server is down that the thread does not go on without (else nothing needs asking).
+    pub fn any_to_ask_about(&self) -> bool {
+        self.servers.iter().any(|s| s.down.is_some() && !self.left_out.contains(&s.name))
+    }
+
     /// The server behind the tool `name`, if it is down: a tool it offered when last connected, or
     /// else a name in its `server__` form (the longest server name that fits wins).
     pub fn needed_by_call(&self, name: &str) -> Option<Needed> {
@@ -120,6 +125,16 @@ mod tests {
         let names: Vec<(&str, ServerDown, bool)> =
             needed.iter().map(|n| (n.server.as_str(), n.down, n.left_out)).collect();
         assert_eq!(names, [("fx", ServerDown::Offline, false), ("Notes", ServerDown::Disabled, true)]);
+    }
+
+    #[test]
+    fn only_a_down_server_the_thread_has_not_left_out_is_worth_asking_about() {
+        assert!(view().any_to_ask_about());
+        let quiet = ServerView::new(
+            vec![server("up", None, &[]), server("Notes", Some(ServerDown::Disabled), &[])],
+            ["Notes".to_string()],
+        );
+        assert!(!quiet.any_to_ask_about());
     }
 
     #[test]

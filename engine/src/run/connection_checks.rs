@@ -33,6 +33,9 @@ pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptio
 pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()> {
     let options = rt.store.thread_options(&run.thread_id).await?;
     let servers = server_view(rt, &run.thread_id, &options).await?;
+    if !servers.any_to_ask_about() {
+        return Ok(());
+    }
     let messages = rt.store.messages(&run.thread_id).await?;
     let Some(prompt) = messages.iter().rev().find(|m| m.role == Role::User) else { return Ok(()) };
     let needed: Vec<_> = servers.needed_by_mentions(&prompt.content).into_iter().filter(|n| !n.left_out).collect();
