@@ -54,7 +54,8 @@ pub struct LiveRun {
     pub progress: RwSignal<HashMap<String, CallProgress>>,
     /// The provider and model the run was started with.
     pub model: RwSignal<Option<ModelChoice>>,
-    /// The run's approvals waiting for a decision, by id: while any waits, the run is not "calling" anything.
+    /// The run's approvals and connection checks waiting for a decision, by id: while any waits, the
+    /// run is not "calling" anything.
     pub waiting: RwSignal<std::collections::HashSet<String>>,
 }
 
@@ -101,6 +102,16 @@ impl LiveRun {
             RunEvent::ApprovalResolved { approval_id, .. } => {
                 self.waiting.update(|w| {
                     w.remove(approval_id);
+                });
+                Follow::Nothing
+            }
+            RunEvent::ConnectionCheck { check } => {
+                self.waiting.update(|w| {
+                    if check.status == crate::model::CheckStatus::Pending {
+                        w.insert(check.id.clone());
+                    } else {
+                        w.remove(&check.id);
+                    }
                 });
                 Follow::Nothing
             }

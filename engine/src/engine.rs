@@ -26,6 +26,7 @@ use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
 use crate::tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
+use warden_types::connection::{CheckDecision, ConnectionCheck};
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -253,6 +254,7 @@ impl Engine {
             model: store.thread_model(id).await?,
             options: store.thread_options(id).await?,
             default_max_steps: self.rt.handles.config.max_steps,
+            connection_checks: store.connection_checks_of_thread(id).await?,
             thread,
         })
     }
@@ -497,6 +499,20 @@ impl Engine {
 
     pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {
         self.rt.handles.store.delete_rule(rule_id).await
+    }
+
+    // --- connection checks ---
+
+    /// A person's answer to a connection check (an MCP server a run needs is offline or disabled):
+    /// Connect it, or Continue anyway (remembered for the thread for an hour). Applies only while
+    /// the check is pending (`Error::CheckDecided` otherwise); a Connect that does not connect leaves
+    /// it pending with the error.
+    pub async fn decide_connection_check(&self, id: &str, decision: CheckDecision) -> Result<ConnectionCheck> {
+        crate::run::runtime::connection_checks::decide(&self.rt, id, decision).await
+    }
+
+    pub async fn connection_check(&self, id: &str) -> Result<ConnectionCheck> {
+        self.rt.handles.store.connection_check(id).await
     }
 
     pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {

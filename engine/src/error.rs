@@ -9,6 +9,8 @@ pub enum Error {
     NotFound { what: &'static str, id: String },
     #[error("approval `{0}` is already decided")]
     AlreadyDecided(String),
+    #[error("connection check `{0}` is already decided")]
+    CheckDecided(String),
     #[error("invalid input: {0}")]
     Invalid(String),
     #[error("invalid arguments: {0}")]
@@ -38,7 +40,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::NotFound { .. } => ErrorKind::NotFound,
-            Error::AlreadyDecided(_) | Error::RunInProgress => ErrorKind::Conflict,
+            Error::AlreadyDecided(_) | Error::CheckDecided(_) | Error::RunInProgress => ErrorKind::Conflict,
             Error::Invalid(_) | Error::InvalidArguments(_) => ErrorKind::Invalid,
             Error::NoModel => ErrorKind::Unavailable,
             Error::Provider(_) => ErrorKind::Upstream,
@@ -50,7 +52,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::NotFound { .. } => "not_found",
-            Error::AlreadyDecided(_) => "already_decided",
+            Error::AlreadyDecided(_) | Error::CheckDecided(_) => "already_decided",
             Error::RunInProgress => "run_in_progress",
             Error::Invalid(_) => "invalid_request",
             Error::InvalidArguments(_) => "invalid_arguments",

@@ -13,6 +13,7 @@ mod approval;
 pub mod branches;
 pub mod code_highlight;
 pub mod config;
+mod connection;
 mod database;
 mod engine;
 mod error;

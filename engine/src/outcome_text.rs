@@ -25,6 +25,15 @@ pub const CANCELLED: &str = "The run was stopped by the user before this call ra
 pub const CANCELLED_WHILE_RUNNING: &str = "The run was stopped by the user while this call was running; it was \
      cancelled and may have done part of its work.";
 
+/// A call to a tool of an MCP server that is down, in a thread the person chose to continue without it.
+pub fn server_left_out(server: &str, down: warden_types::connection::ServerDown) -> String {
+    format!(
+        "The MCP server `{server}` is {}, and the user chose to continue without it, so this call did not run. \
+         Carry on without that server's tools.",
+        down.label()
+    )
+}
+
 /// A call that ran past the per-call limit (`WARDEN_TOOL_TIMEOUT_SECS`).
 pub fn tool_timed_out(limit: std::time::Duration) -> String {
     format!(

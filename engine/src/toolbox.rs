@@ -4,6 +4,8 @@
 
 use std::sync::{Arc, RwLock};
 
+use futures::future::BoxFuture;
+use warden_types::connection::ServerDown;
 use warden_types::thread::ThreadOptions;
 
 use crate::tools::registry::{SchemaCache, ToolRegistry};
@@ -12,6 +14,27 @@ use crate::tools::{Tool, ToolOrigin};
 /// Something that offers tools whose list can change (an MCP hub).
 pub trait ToolSource: Send + Sync {
     fn tools(&self) -> Vec<Arc<dyn Tool>>;
+
+    /// The servers behind these tools, for the connection check (a source without servers: none).
+    fn servers(&self) -> Vec<SourceServer> {
+        Vec::new()
+    }
+
+    /// Enables `server` if it is disabled and connects it now, waiting (bounded) for the attempt:
+    /// `Ok` once it is connected, else why not, in words a person can act on.
+    fn connect<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move { Err(format!("no MCP server named `{server}` is configured")) })
+    }
+}
+
+/// One server of a source as the connection check sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceServer {
+    pub name: String,
+    /// `None` while it is connected or connecting.
+    pub down: Option<ServerDown>,
+    /// The names the model calls its tools by (`server__tool`), as last known.
+    pub tools: Vec<String>,
 }
 
 #[derive(Default)]
@@ -28,6 +51,24 @@ impl ToolBox {
 
     pub fn add_source(&self, source: Arc<dyn ToolSource>) {
         self.sources.write().unwrap_or_else(|p| p.into_inner()).push(source);
+    }
+
+    fn sources(&self) -> Vec<Arc<dyn ToolSource>> {
+        self.sources.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Every source's servers as they are now.
+    pub fn servers(&self) -> Vec<SourceServer> {
+        self.sources().iter().flat_map(|source| source.servers()).collect()
+    }
+
+    /// Connects `server` through the source that has it (see [`ToolSource::connect`]).
+    pub async fn connect(&self, server: &str) -> Result<(), String> {
+        let owner = self.sources().into_iter().find(|source| source.servers().iter().any(|s| s.name == server));
+        match owner {
+            Some(source) => source.connect(server).await,
+            None => Err(format!("no MCP server named `{server}` is configured")),
+        }
     }
 
     /// A registry of every tool available now (built-ins first).

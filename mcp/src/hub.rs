@@ -7,8 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use tokio_util::task::TaskTracker;
+use warden_engine::toolbox::SourceServer;
 use warden_engine::tools::Tool;
+use warden_types::connection::ServerDown;
 
 use crate::config::Validate;
 use crate::config::{validate_name, McpServerConfig, ToolPolicy};
@@ -172,8 +175,33 @@ impl McpHub {
     /// returns the server as it is then (still `connecting` if the wait ran out).
     pub async fn reconnect_and_wait(&self, name: &str, wait: Duration) -> Result<McpServerStatus> {
         // Subscribed before the attempt starts, so its outcome cannot slip by unseen.
-        let mut changes = self.inner.changed.subscribe();
+        let changes = self.inner.changed.subscribe();
         self.reconnect(name)?;
+        self.attempt_outcome(name, changes, wait).await
+    }
+
+    /// Enables `name` if it is disabled (stored, as Settings would) and connects it now, then waits
+    /// like [`McpHub::reconnect_and_wait`]: a chat's "Connect" on a connection check.
+    pub async fn enable_and_connect(&self, name: &str, wait: Duration) -> Result<McpServerStatus> {
+        self.ensure_loaded().await?;
+        let config = self.stored_config(name).ok_or_else(|| Error::NotFound(name.to_owned()))?;
+        let changes = self.inner.changed.subscribe();
+        if config.enabled {
+            self.reconnect(name)?;
+        } else {
+            // Saving it enabled starts its connection.
+            self.set_enabled(name, true).await?;
+        }
+        self.attempt_outcome(name, changes, wait).await
+    }
+
+    /// Waits until the attempt just started on `name` has connected or failed, at most `wait`.
+    async fn attempt_outcome(
+        &self,
+        name: &str,
+        mut changes: tokio::sync::watch::Receiver<()>,
+        wait: Duration,
+    ) -> Result<McpServerStatus> {
         let deadline = tokio::time::sleep(wait);
         tokio::pin!(deadline);
         loop {
@@ -362,9 +390,54 @@ fn status_of(slot: &Slot) -> McpServerStatus {
     }
 }
 
-/// The engine asks the hub for its current tools at every model turn.
+/// How long a chat's "Connect" waits for the server to connect.
+const CONNECT_WAIT: Duration = Duration::from_secs(15);
+
+/// The engine asks the hub for its current tools at every model turn, and for its servers' state
+/// when a run needs one (the connection check).
 impl warden_engine::toolbox::ToolSource for McpHub {
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
         McpHub::tools(self)
     }
+
+    fn servers(&self) -> Vec<SourceServer> {
+        self.inner.servers().values().map(source_server).collect()
+    }
+
+    fn connect<'a>(&'a self, server: &'a str) -> BoxFuture<'a, std::result::Result<(), String>> {
+        Box::pin(async move {
+            let status = match self.enable_and_connect(server, CONNECT_WAIT).await {
+                Ok(status) => status,
+                Err(e @ Error::NotFound(_)) => return Err(e.to_string()),
+                Err(e) => {
+                    tracing::error!(mcp_server = server, error = %e, "could not enable an MCP server");
+                    return Err("the server could not be enabled; the details are in Warden's log".into());
+                }
+            };
+            match status.state {
+                ServerState::Connected => Ok(()),
+                ServerState::Connecting => {
+                    Err(format!("still connecting after {} s; try again in a moment", CONNECT_WAIT.as_secs()))
+                }
+                ServerState::Disabled => Err("the server is disabled".into()),
+                ServerState::Failed { error } | ServerState::Offline { error } => Err(error),
+            }
+        })
+    }
+}
+
+/// A server as the connection check sees it: down or not, and the names of the tools it offers.
+fn source_server(slot: &Slot) -> SourceServer {
+    let down = match (&slot.config.enabled, &slot.state) {
+        (false, _) | (true, ServerState::Disabled) => Some(ServerDown::Disabled),
+        (true, ServerState::Failed { .. } | ServerState::Offline { .. }) => Some(ServerDown::Offline),
+        (true, ServerState::Connected | ServerState::Connecting) => None,
+    };
+    let tools = slot
+        .tools
+        .iter()
+        .filter(|tool| slot.config.policy(&tool.name) != ToolPolicy::Disabled)
+        .map(|tool| crate::policy::qualified_name(&slot.config.name, &tool.name))
+        .collect();
+    SourceServer { name: slot.config.name.clone(), down, tools }
 }

@@ -8,6 +8,7 @@ mod common;
 
 mod agent_loop;
 mod config_and_storage;
+mod connection_check;
 mod http_transport;
 mod offline_marker;
 mod own_migrations;

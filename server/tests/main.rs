@@ -9,6 +9,7 @@ mod access;
 mod api;
 mod app_state;
 mod audit;
+mod connection_checks;
 mod crash;
 mod edge;
 mod error_status;

@@ -2,13 +2,14 @@
 //! JSON `data:`; `kind` names are [`EventKind`], derived from the variants so they cannot drift.
 //!
 //! An event that follows a change to stored state carries the stored record as it is after the
-//! change (`message`, `call`, `approval`, `rule`), so a page patches what it shows in place
+//! change (`message`, `call`, `approval`, `rule`, `check`), so a page patches what it shows in place
 //! ([`crate::ThreadDetail::apply`]) instead of fetching the thread again.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::approval::{Approval, ApprovalStatus, ThreadRule};
+use crate::connection::ConnectionCheck;
 use crate::run::ToolCallRecord;
 use crate::thread::StoredMessage;
 
@@ -91,6 +92,11 @@ pub enum RunEvent {
     RunFailed {
         message: String,
     },
+    /// The run needs an MCP server that is offline or disabled and waits for the person (Connect /
+    /// Continue anyway); sent again when a Connect fails (with its `error`) and when it is decided.
+    ConnectionCheck {
+        check: ConnectionCheck,
+    },
     /// The server restarted while this run was in flight and carries it on: text streamed since the
     /// last stored message was never stored and is streamed again, so a client drops what it showed of it.
     TurnRestarted {},
@@ -152,7 +158,7 @@ mod tests {
         let step = RunEvent::Step { n: 3, max: 10, action: "Calling shell".into() };
         let json = serde_json::to_value(&step).expect("serialises");
         assert_eq!(json["type"], step.kind().as_str());
-        assert_eq!(EventKind::VARIANTS.len(), 13);
+        assert_eq!(EventKind::VARIANTS.len(), 14);
         for kind in EventKind::VARIANTS {
             assert_eq!(kind.as_str().parse::<EventKind>().ok(), Some(*kind));
         }

@@ -8,6 +8,7 @@
 
 pub mod approval;
 pub mod audit;
+pub mod connection;
 pub mod event;
 pub mod inbox;
 pub mod mcp;
@@ -22,6 +23,7 @@ pub mod tool;
 pub use approval::{
     Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, RuleMatcher, Scope, ThreadRule, Verdict,
 };
+pub use connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
 pub use event::{EventKind, RunEvent};
 pub use message::{Block, Message, Role};
 pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};

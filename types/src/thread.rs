@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
+use crate::connection::ConnectionCheck;
 use crate::event::RunEvent;
 use crate::message::{Block, Role};
 use crate::run::{RunSummary, ToolCallRecord};
@@ -159,6 +160,10 @@ pub struct ThreadDetail {
     /// The messages shown that have siblings (other versions: an edited prompt, another answer).
     #[serde(default)]
     pub branches: Vec<BranchPoint>,
+    /// The thread's connection checks (MCP servers a run found offline or disabled), oldest first;
+    /// a pending one is a Connect / Continue anyway card.
+    #[serde(default)]
+    pub connection_checks: Vec<ConnectionCheck>,
 }
 
 /// A message of the chosen branch with other versions: the picker shows "2 / 3" and switches.
@@ -188,6 +193,9 @@ impl ThreadDetail {
             RunEvent::ThreadUpdated { thread_id, title } if *thread_id == self.thread.id => {
                 self.thread.title = title.clone();
             }
+            RunEvent::ConnectionCheck { check } if check.thread_id == self.thread.id => {
+                upsert(&mut self.connection_checks, check.clone(), |c| &c.id);
+            }
             RunEvent::Step { n, max, .. } => {
                 if let Some(run) = &mut self.active_run {
                     (run.step, run.max_steps) = (*n, *max);
@@ -205,6 +213,7 @@ impl ThreadDetail {
             | RunEvent::TextDelta { .. }
             | RunEvent::ToolProgress { .. }
             | RunEvent::ThreadUpdated { .. }
+            | RunEvent::ConnectionCheck { .. }
             | RunEvent::TurnRestarted {} => {}
         }
     }
@@ -271,6 +280,7 @@ mod tests {
             options: ThreadOptions::default(),
             default_max_steps: 10,
             branches: vec![],
+            connection_checks: vec![],
         }
     }
 
@@ -407,6 +417,33 @@ mod tests {
         assert_eq!(shown.active_run.as_ref().map(|r| r.step), Some(4));
         shown.apply(&RunEvent::RunFailed { message: "the model is down".into() });
         assert_eq!((shown.active_run.is_none(), shown.last_error.as_deref()), (true, Some("the model is down")));
+    }
+
+    #[test]
+    fn a_connection_check_event_adds_the_card_and_its_decision_replaces_it_in_place() {
+        use crate::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown};
+        let check = |thread: &str, status: CheckStatus| ConnectionCheck {
+            id: "k1".into(),
+            run_id: "r".into(),
+            thread_id: thread.into(),
+            server: "fx".into(),
+            reason: CheckReason::CalledTool { tool: "fx__echo".into() },
+            down: ServerDown::Disabled,
+            status,
+            error: None,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            decided_at: None,
+        };
+        let mut shown = detail();
+        shown.apply(&RunEvent::ConnectionCheck { check: check("elsewhere", CheckStatus::Pending) });
+        assert!(shown.connection_checks.is_empty(), "another thread's check");
+        shown.apply(&RunEvent::ConnectionCheck { check: check("t", CheckStatus::Pending) });
+        let failed = ConnectionCheck { error: Some("connection refused".into()), ..check("t", CheckStatus::Pending) };
+        shown.apply(&RunEvent::ConnectionCheck { check: failed.clone() });
+        assert_eq!(shown.connection_checks, [failed]);
+        shown.apply(&RunEvent::ConnectionCheck { check: check("t", CheckStatus::ContinuedWithout) });
+        assert_eq!(shown.connection_checks.len(), 1);
+        assert_eq!(shown.connection_checks[0].status, CheckStatus::ContinuedWithout);
     }
 
     #[test]

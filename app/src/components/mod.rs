@@ -6,6 +6,7 @@ pub mod audit_row;
 pub mod auto_scroll;
 pub mod call_preview;
 pub mod composer;
+pub mod connection_check_card;
 pub mod countdown;
 pub mod error_notice;
 pub mod icon;

@@ -1,5 +1,6 @@
 //! The stored part of a chat page: title, the thread's rules, the conversation (messages, each
-//! followed by its tool calls and their approvals) and the last error with Retry.
+//! followed by its tool calls and their approvals), the connection checks waiting for the person
+//! (an MCP server a run needs is offline or disabled) and the last error with Retry.
 //!
 //! Events of the run patch the thread in place, so the conversation is a keyed list: an entry
 //! keeps its DOM (an open `<details>`, text half-typed into an approval card, the focus) until
@@ -7,6 +8,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::connection_check_card::ConnectionCheckCard;
 use crate::components::icon::{Icon, IconSvg};
 use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
@@ -14,8 +16,8 @@ use crate::components::timestamp::Timestamp;
 use crate::components::tool_call_view::ToolCallView;
 use crate::live_run::LiveRun;
 use crate::model::{
-    Approval, ApprovalStatus, BranchPoint, Role, StoredMessage as Message, ThreadDetail, ToolCallRecord as ToolCall,
-    ToolCallStatus,
+    Approval, ApprovalStatus, BranchPoint, CheckStatus, Role, StoredMessage as Message, ThreadDetail,
+    ToolCallRecord as ToolCall, ToolCallStatus, ToolOrigin,
 };
 
 #[component]
@@ -39,6 +41,12 @@ pub fn ThreadView(
     };
     let rules = Signal::derive(move || detail.with(|d| d.rules.clone()));
     let entries = move || detail.with(Entry::list);
+    // Keyed by what a card shows: a failed Connect's error redraws it with the error.
+    let checks = move || {
+        detail.with(|d| {
+            d.connection_checks.iter().filter(|c| c.status == CheckStatus::Pending).cloned().collect::<Vec<_>>()
+        })
+    };
     let failed = move || {
         detail.with(|d| d.last_error.clone().filter(|_| d.active_run.is_none())).map(|message| {
             view! {
@@ -66,6 +74,9 @@ pub fn ThreadView(
         <ol class="messages" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
             <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
         </ol>
+        <div class="connection-checks">
+            <For each=checks key=|c| (c.id.clone(), c.error.clone()) children=|check| view! { <ConnectionCheckCard check/> }/>
+        </div>
         {failed}
     }
 }
@@ -110,8 +121,9 @@ fn RetitleButton(detail: Signal<ThreadDetail>) -> impl IntoView {
 enum Entry {
     /// A message, with its other versions when it has any.
     Message(Message, Option<BranchPoint>),
-    /// A tool call with its newest approval, if it was gated.
-    Call(ToolCall, Option<Approval>),
+    /// A tool call with its newest approval, if it was gated, and whether it waits for its MCP
+    /// server (a connection check).
+    Call(ToolCall, Option<Approval>, bool),
 }
 
 impl Entry {
@@ -120,7 +132,12 @@ impl Entry {
     fn list(detail: &ThreadDetail) -> Vec<Entry> {
         let call = |call: &ToolCall| {
             let approval = detail.approvals.iter().rev().find(|a| a.tool_call_id == call.id).cloned();
-            Entry::Call(call.clone(), approval)
+            let waits_for_server = call.status == ToolCallStatus::Pending
+                && approval.is_none()
+                && matches!(&call.origin, ToolOrigin::Mcp { server } if detail.connection_checks.iter().any(|c| {
+                    c.status == CheckStatus::Pending && c.run_id == call.run_id && c.server == *server
+                }));
+            Entry::Call(call.clone(), approval, waits_for_server)
         };
         let shown: Vec<&Message> =
             detail.messages.iter().filter(|m| matches!(m.role, Role::User | Role::Assistant)).collect();
@@ -146,9 +163,9 @@ impl Entry {
             Entry::Message(message, versions) => {
                 RowKey { id: message.id.clone(), state: None, versions: versions.as_ref().map(|v| v.siblings.len()) }
             }
-            Entry::Call(call, approval) => RowKey {
+            Entry::Call(call, approval, waits_for_server) => RowKey {
                 id: call.id.clone(),
-                state: Some((call.status, approval.as_ref().map(|a| (a.id.clone(), a.status)))),
+                state: Some((call.status, approval.as_ref().map(|a| (a.id.clone(), a.status)), *waits_for_server)),
                 versions: None,
             },
         }
@@ -157,7 +174,9 @@ impl Entry {
     fn view(self, live: LiveRun) -> AnyView {
         match self {
             Entry::Message(message, versions) => view! { <MessageView message versions/> }.into_any(),
-            Entry::Call(call, approval) => view! { <ToolCallView call approval live/> }.into_any(),
+            Entry::Call(call, approval, waits_for_server) => {
+                view! { <ToolCallView call approval waits_for_server live/> }.into_any()
+            }
         }
     }
 }
@@ -166,7 +185,7 @@ impl Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct RowKey {
     id: String,
-    state: Option<(ToolCallStatus, Option<(String, ApprovalStatus)>)>,
+    state: Option<(ToolCallStatus, Option<(String, ApprovalStatus)>, bool)>,
     /// How many versions a message has (a new one redraws its picker).
     versions: Option<usize>,
 }
@@ -215,8 +234,8 @@ mod tests {
         let ids: Vec<String> = keys(&detail()).into_iter().map(|k| k.id).collect();
         assert_eq!(ids, ["m1", "m2", "c1", "orphan"]);
         let rows = Entry::list(&detail());
-        assert!(matches!(&rows[2], Entry::Call(_, Some(approval)) if approval.id == "a1"));
-        assert!(matches!(&rows[3], Entry::Call(_, None)));
+        assert!(matches!(&rows[2], Entry::Call(_, Some(approval), false) if approval.id == "a1"));
+        assert!(matches!(&rows[3], Entry::Call(_, None, false)));
     }
 
     #[test]

@@ -10,12 +10,19 @@ use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCallRecord as ToolCall, ToolCallStatus};
 
 #[component]
-pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun) -> impl IntoView {
+pub fn ToolCallView(
+    call: ToolCall,
+    approval: Option<Approval>,
+    /// It waits for the person to Connect its MCP server or Continue anyway (the card is below the conversation).
+    waits_for_server: bool,
+    live: LiveRun,
+) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
     let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
     let output = call.output_text();
     let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
     let status_class = format!("tool-status status-{:?}", call.status).to_lowercase();
+    let status_label = if waits_for_server { "waiting for its MCP server" } else { call.status.label() };
     let interrupted = call.status == ToolCallStatus::Interrupted;
     let offline_server = call.offline_server().map(str::to_owned);
     let progress = {
@@ -39,7 +46,7 @@ pub fn ToolCallView(call: ToolCall, approval: Option<Approval>, live: LiveRun) -
                 " "
                 <span class="tool-summary">{call.summary.clone()}</span>
                 " "
-                <span class=status_class>{call.status.label()}</span>
+                <span class=status_class>{status_label}</span>
             </p>
             {decided.map(|text| view! { <p class="decided">{text}</p> })}
             {interrupted.then(|| view! { <p class="decided warning">"Interrupted: outcome unknown"</p> })}

@@ -342,8 +342,10 @@ pub fn ChatPage() -> impl IntoView {
     }
     // What grows the conversation: streamed text, stored messages, calls and their approvals.
     let grows = Signal::derive(move || {
-        let shown =
-            current.with(|d| d.as_ref().map_or(0, |d| d.messages.len() + d.tool_calls.len() + d.approvals.len()));
+        let shown = current.with(|d| {
+            d.as_ref()
+                .map_or(0, |d| d.messages.len() + d.tool_calls.len() + d.approvals.len() + d.connection_checks.len())
+        });
         shown + live.text.with(String::len)
     });
 

@@ -4,6 +4,7 @@
 pub mod approvals;
 pub mod audit;
 pub mod codec;
+pub mod connection_checks;
 pub mod inbox;
 pub mod mcp;
 pub mod outside;
@@ -12,6 +13,7 @@ pub mod runs;
 pub mod threads;
 
 pub use approvals::*;
+pub use connection_checks::*;
 pub use providers::*;
 pub use runs::*;
 pub use threads::*;

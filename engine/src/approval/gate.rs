@@ -1,12 +1,17 @@
 //! The approval point: the one function that decides what happens to a call the model asked for.
 //! Invalid calls are skipped with feedback for the model; read-only calls and calls a thread rule
-//! covers run at once; everything else waits for a person.
+//! covers run at once; everything else waits for a person. In front of that, the connection check:
+//! a call to a tool of an MCP server that is offline or disabled waits for the person to Connect
+//! it or Continue anyway, unless the thread already goes on without that server.
 
 use serde_json::Value;
 
 use super::rules::rule_matches;
 use super::ThreadRule;
+use crate::connection::ServerView;
+use crate::outcome_text;
 use crate::tools::registry::ToolRegistry;
+use warden_types::connection::ServerDown;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallDecision {
@@ -18,6 +23,29 @@ pub enum CallDecision {
     Ask,
     /// Never reaches the tool; the model is told why.
     Skip { feedback: String },
+    /// Its MCP server is offline or disabled: wait for the person to Connect it or Continue anyway.
+    AwaitServer { server: String, down: ServerDown },
+    /// Its MCP server is down and the thread goes on without it: never runs; the model is told.
+    ServerLeftOut { server: String, feedback: String },
+}
+
+/// The approval point with the connection check in front of it (see the module's comment).
+pub fn decide_call(
+    registry: &ToolRegistry,
+    rules: &[ThreadRule],
+    servers: &ServerView,
+    name: &str,
+    arguments: &Value,
+    sandbox_available: bool,
+) -> CallDecision {
+    match servers.needed_by_call(name) {
+        Some(needed) if needed.left_out => CallDecision::ServerLeftOut {
+            feedback: outcome_text::server_left_out(&needed.server, needed.down),
+            server: needed.server,
+        },
+        Some(needed) => CallDecision::AwaitServer { server: needed.server, down: needed.down },
+        None => gate_call(registry, rules, name, arguments, sandbox_available),
+    }
 }
 
 /// Parses the model's raw arguments: an empty string means no arguments.

@@ -5,20 +5,23 @@
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::call_plan::{self, CallPlan, Recorded};
+use super::connection_checks::{self, Replan};
 use super::{
     conversation, long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus,
 };
-use crate::approval::gate::{gate_call, parse_arguments, CallDecision};
+use crate::approval::gate::parse_arguments;
 use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
-use crate::approval::{ApprovalStatus, DecidedBy, Decision};
+use crate::connection::ServerView;
 use crate::error::{Error, Result};
 use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewApproval, NewToolCall, Store};
-use crate::tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin, ToolOutput};
+use crate::store::{new_id, NewToolCall, Store};
+use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
+use warden_types::connection::CheckStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -63,6 +66,15 @@ pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) ->
                 return Ok(Outcome::Waiting);
             }
         }
+        // The model is not asked while the run waits for a person to Connect a server or Continue
+        // anyway; before the first turn, the servers the person's message names are checked.
+        if step == 0 {
+            connection_checks::ask_about_mentions(rt, &run).await?;
+        }
+        if rt.store.run_has_pending_check(run_id).await? {
+            rt.store.set_run_status(run_id, RunStatus::Waiting, None).await?;
+            return Ok(Outcome::Waiting);
+        }
         if step >= run.max_steps {
             let msg =
                 format!("Stopped at the step limit ({} of {} steps). Retry to let it continue.", step, run.max_steps);
@@ -103,6 +115,12 @@ async fn settle_latest_turn(
     if calls.is_empty() {
         return Ok(None);
     }
+    // Calls waiting for their MCP server, with the status of the check they wait on.
+    let awaiting = if calls.iter().any(|c| c.status == ToolCallStatus::Pending) {
+        rt.store.calls_awaiting_checks(&run.id).await?
+    } else {
+        Default::default()
+    };
     let mut pending = false;
     for call in &calls {
         match call.status {
@@ -138,6 +156,21 @@ async fn settle_latest_turn(
                 }
                 if execute(rt, run, step, call, cancel, Claim::Needed).await? == Executed::AskedAgain {
                     pending = true;
+                }
+            }
+            // Its server was connected: decided again now, like a new call.
+            ToolCallStatus::Pending
+                if awaiting.get(&call.id) == Some(&CheckStatus::Connected) && !cancel.is_cancelled() =>
+            {
+                match connection_checks::replan(rt, run, call, cancel).await? {
+                    Replan::Run(cleared) => {
+                        if execute(rt, run, step, &cleared, cancel, Claim::Needed).await? == Executed::AskedAgain {
+                            pending = true;
+                        }
+                    }
+                    Replan::Waits => pending = true,
+                    Replan::Settled => {}
+                    Replan::Stopped => break,
                 }
             }
             ToolCallStatus::Pending => pending = true,
@@ -289,9 +322,7 @@ fn emit_results(rt: &RunHandles, run_id: &str, settled: impl IntoIterator<Item =
     }
 }
 
-/// One model turn: stream it, relay text as it comes, then record the answer and every call the
-/// model asked for, each decided at the approval point.
-/// A call the model asked for, decided by the gate and described for its card, before it is stored.
+/// A call the model asked for, planned, before it is stored.
 struct PlannedCall {
     /// Its place in the model's turn.
     position: u32,
@@ -300,14 +331,7 @@ struct PlannedCall {
     call_id: String,
     name: String,
     arguments: serde_json::Value,
-    decision: CallDecision,
-    summary: String,
-    risk: Risk,
-    needs_approval: bool,
-    origin: ToolOrigin,
-    preview: Option<crate::tools::Preview>,
-    /// What the preview was made against (a file's SHA-256), which the approval is bound to.
-    target_state: Option<String>,
+    plan: CallPlan,
 }
 
 /// A call as stored with its turn, and what is announced for it once the turn is committed.
@@ -315,10 +339,12 @@ struct RecordedCall {
     id: String,
     name: String,
     arguments: serde_json::Value,
-    decision: CallDecision,
-    approval_id: Option<String>,
+    plan: CallPlan,
+    recorded: Recorded,
 }
 
+/// One model turn: stream it, relay text as it comes, then record the answer and every call the
+/// model asked for, each decided at the approval point.
 async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
     let provider = match rt.providers.resolve(run.model.as_ref()) {
         Ok(p) => p,
@@ -434,8 +460,15 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     }
 
     let assembled = calls.finish();
-    // A turn without calls (most of a streamed answer's turns) needs no rules.
-    let rules = if assembled.is_empty() { Vec::new() } else { rt.store.rules_of_thread(&run.thread_id).await? };
+    // A turn without calls (most of a streamed answer's turns) needs no rules and no servers.
+    let (rules, servers) = if assembled.is_empty() {
+        (Vec::new(), ServerView::default())
+    } else {
+        (
+            rt.store.rules_of_thread(&run.thread_id).await?,
+            connection_checks::server_view(rt, &run.thread_id, &options).await?,
+        )
+    };
     let mut blocks = Vec::new();
     if !text.is_empty() {
         blocks.push(Block::Text { text });
@@ -443,20 +476,24 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     let mut planned = Vec::new();
     for (position, call) in assembled.into_iter().enumerate() {
         let id = new_id();
-        let (call_id, name, decision, arguments) = match call {
+        let (call_id, name, arguments, plan) = match call {
             Ok(c) => match parse_arguments(&c.arguments) {
                 Ok(args) => {
-                    let d = gate_call(&registry, &rules, &c.name, &args, warden_sandbox::status().available);
-                    (c.call_id, c.name, d, args)
+                    let Some(plan) = call_plan::plan(rt, &registry, &rules, &servers, &c.name, &args, cancel).await
+                    else {
+                        return Ok(Turn::Stopped { message_id: None });
+                    };
+                    (c.call_id, c.name, args, plan)
                 }
                 Err(e) => {
-                    let feedback = format!("Invalid arguments for `{}`: {e}", c.name);
-                    (c.call_id, c.name, CallDecision::Skip { feedback }, serde_json::Value::String(c.arguments))
+                    let plan =
+                        CallPlan::skipped(&registry, &c.name, format!("Invalid arguments for `{}`: {e}", c.name));
+                    (c.call_id, c.name, serde_json::Value::String(c.arguments), plan)
                 }
             },
             Err(e) => {
-                let feedback = format!("The tool call could not be read: {e}");
-                (format!("call_{id}"), "unknown".to_string(), CallDecision::Skip { feedback }, serde_json::Value::Null)
+                let plan = CallPlan::skipped(&registry, "unknown", format!("The tool call could not be read: {e}"));
+                (format!("call_{id}"), "unknown".to_string(), serde_json::Value::Null, plan)
             }
         };
         blocks.push(Block::ToolCall {
@@ -465,73 +502,17 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
             name: name.clone(),
             arguments: arguments.clone(),
         });
-        let tool = registry.get(&name);
-        let (summary, risk, needs_approval, origin, preview) = match (&tool, &decision) {
-            (Some(t), CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask) => {
-                let (preview, state) = if matches!(decision, CallDecision::Ask) {
-                    // Bounded like a call: a preview reads the target (a file) and must not hang the turn.
-                    tokio::select! {
-                        shown = t.preview_with_state(&arguments) => shown,
-                        _ = tokio::time::sleep(rt.config.tool_timeout) => (None, None),
-                        _ = cancel.cancelled() => return Ok(Turn::Stopped { message_id: None }),
-                    }
-                } else {
-                    (None, None)
-                };
-                (t.summary(&arguments), t.risk(&arguments), t.needs_approval(&arguments), t.origin(), (preview, state))
-            }
-            _ => (
-                format!("Invalid call to `{name}`"),
-                Risk::Low,
-                false,
-                tool.as_ref().map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn),
-                (None, None),
-            ),
-        };
-        let (preview, target_state) = preview;
-        planned.push(PlannedCall {
-            position: position as u32,
-            id,
-            call_id,
-            name,
-            arguments,
-            decision,
-            summary,
-            risk,
-            needs_approval,
-            origin,
-            preview,
-            target_state,
-        });
+        planned.push(PlannedCall { position: position as u32, id, call_id, name, arguments, plan });
     }
 
-    // Record the turn and every call (and approval) in one transaction, before anything runs.
+    // Record the turn and every call (with its approval or connection check) in one transaction,
+    // before anything runs.
     let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
     let mut tx = rt.store.write_tx().await?;
     let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
     let mut after = Vec::new();
-    for call in planned {
-        let PlannedCall {
-            position,
-            id,
-            call_id,
-            name,
-            arguments,
-            decision,
-            summary,
-            risk,
-            needs_approval,
-            origin,
-            preview,
-            target_state,
-        } = call;
-        let (status, output) = match &decision {
-            CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
-            CallDecision::Ask => (ToolCallStatus::Pending, None),
-            CallDecision::Skip { feedback } => {
-                (ToolCallStatus::Invalid, Some(vec![ToolContent::Text { text: feedback.clone() }]))
-            }
-        };
+    for PlannedCall { position, id, call_id, name, arguments, plan } in planned {
+        let (status, output) = plan.status();
         Store::insert_tool_call(
             &mut tx,
             &NewToolCall {
@@ -542,48 +523,19 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
                 position,
                 call_id,
                 name: name.clone(),
-                origin,
+                origin: plan.origin.clone(),
                 arguments: arguments.clone(),
-                summary,
-                risk,
-                needs_approval,
-                preview: preview.clone(),
+                summary: plan.summary.clone(),
+                risk: plan.risk,
+                needs_approval: plan.needs_approval,
+                preview: plan.preview.clone(),
                 status,
                 output,
             },
         )
         .await?;
-        let approval_id = match &decision {
-            CallDecision::Ask | CallDecision::RunByRule { .. } => {
-                let approval_id = new_id();
-                let by_rule = match &decision {
-                    CallDecision::RunByRule { rule_id } => Some(Decision {
-                        status: ApprovalStatus::Approved,
-                        by: DecidedBy::Rule { rule_id: rule_id.clone() },
-                    }),
-                    _ => None,
-                };
-                Store::insert_approval(
-                    &mut tx,
-                    &NewApproval {
-                        id: &approval_id,
-                        tool_call_id: &id,
-                        run_id: &run.id,
-                        thread_id: &run.thread_id,
-                        arguments: &arguments,
-                        status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
-                        decision: by_rule.as_ref(),
-                        expires_at: if by_rule.is_none() { expires_at.clone() } else { None },
-                        preview: preview.as_ref(),
-                        target_state: target_state.as_deref(),
-                    },
-                )
-                .await?;
-                Some(approval_id)
-            }
-            _ => None,
-        };
-        after.push(RecordedCall { id, name, arguments, decision, approval_id });
+        let recorded = call_plan::record(&mut tx, run, &id, &name, &arguments, &plan, expires_at.clone()).await?;
+        after.push(RecordedCall { id, name, arguments, plan, recorded });
     }
     tx.commit().await?;
 
@@ -592,7 +544,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         return Ok(Turn::Answered { message_id: message.id });
     }
     let mut records = rt.store.tool_calls_of_message(&message.id).await?;
-    for RecordedCall { id, name, arguments, decision, approval_id } in &after {
+    for RecordedCall { id, name, arguments, plan, recorded } in &after {
         let Some(at) = records.iter().position(|c| c.id == *id) else { continue };
         let call = records.swap_remove(at);
         rt.events.emit(
@@ -604,38 +556,9 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
                 call: call.clone(),
             },
         );
-        match (decision, approval_id) {
-            (CallDecision::Ask, Some(approval_id)) => {
-                let approval = rt.store.approval(approval_id).await?;
-                rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval });
-                if let Some(timeout) = rt.config.approval_timeout {
-                    rt.timers.arm(approval_id.clone(), timeout);
-                }
-            }
-            (CallDecision::RunByRule { .. }, Some(approval_id)) => {
-                let approval = rt.store.approval(approval_id).await?;
-                rt.events.emit(
-                    &run.id,
-                    &RunEvent::ApprovalResolved {
-                        approval_id: approval_id.clone(),
-                        tool_call_id: id.clone(),
-                        decision: approval.status,
-                        arguments: arguments.clone(),
-                        approval,
-                        call,
-                        rule: None,
-                    },
-                );
-            }
-            (CallDecision::Skip { .. }, _) => emit_results(rt, &run.id, [call]),
-            _ => {}
-        }
+        call_plan::announce(rt, run, call, plan, recorded).await?;
     }
-    if after.is_empty() {
-        Ok(Turn::Answered { message_id: message.id })
-    } else {
-        Ok(Turn::CalledTools)
-    }
+    Ok(Turn::CalledTools)
 }
 
 /// Ends a run the person stopped: calls that have not run never will.
@@ -653,6 +576,7 @@ async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) 
         }
     }
     cancel_calls(rt, &run.id, true).await?;
+    connection_checks::cancel(rt, &run.id).await?;
     rt.store.set_run_status(&run.id, RunStatus::Cancelled, None).await?;
     rt.store.touch_thread(&run.thread_id).await?;
     rt.events.emit(&run.id, &RunEvent::RunFinished { message_id, stopped: true });
@@ -679,6 +603,9 @@ pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &str, error: &Er
     let message = format!("The run stopped because of an internal error: {error}");
     if let Err(e) = cancel_calls(rt, run_id, false).await {
         tracing::error!(run_id, error = %e, "could not cancel the approved calls of a failed run");
+    }
+    if let Err(e) = connection_checks::cancel(rt, run_id).await {
+        tracing::error!(run_id, error = %e, "could not cancel the connection checks of a failed run");
     }
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
         tracing::error!(run_id, error = %e, "could not record a failed run");

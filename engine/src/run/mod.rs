@@ -1,6 +1,8 @@
 //! Runs: one agent loop started by a user message. The events a run emits, its records, and the
 //! machinery that drives it (`driver`), fans its events out (`events`) and tracks live runs (`manager`).
 
+pub mod call_plan;
+pub mod connection_checks;
 pub mod conversation;
 pub mod driver;
 pub mod handles;

@@ -2,6 +2,7 @@
 //! Every step of a run is written here before it takes effect; memory holds only handles.
 
 mod approvals;
+mod connection_checks;
 mod events;
 mod found_tools;
 mod import;
@@ -22,11 +23,12 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
+pub use connection_checks::NewCheck;
 pub use events::StoredEvent;
 pub use providers::StoredProvider;
 pub use result_summaries::StoredSummary;
 pub use runs::StartedRun;
-pub use tool_calls::NewToolCall;
+pub use tool_calls::{NewToolCall, Replanned};
 
 #[derive(Clone)]
 pub struct Store {

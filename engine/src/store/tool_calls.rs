@@ -264,3 +264,98 @@ impl Store {
             .await?)
     }
 }
+
+/// A call that waited for its MCP server, decided again now that the server is back (see
+/// `Store::replan_call`).
+pub struct Replanned<'a> {
+    pub status: ToolCallStatus,
+    pub summary: &'a str,
+    pub risk: Risk,
+    pub needs_approval: bool,
+    pub origin: &'a ToolOrigin,
+    pub preview: Option<&'a Preview>,
+    /// Set for a call settled at once (it never runs); the model is told this.
+    pub output: Option<&'a [ToolContent]>,
+    /// The check it waits on now, if its server is down again.
+    pub check_id: Option<&'a str>,
+}
+
+/// Calls that wait for a person to Connect their MCP server or Continue anyway.
+impl Store {
+    /// Within a transaction: the pending call waits on the connection check `check_id`.
+    pub async fn attach_call_to_check(
+        tx: &mut Transaction<'static, Sqlite>,
+        call_id: &str,
+        check_id: &str,
+    ) -> Result<()> {
+        sqlx::query("UPDATE tool_calls SET connection_check_id = ? WHERE id = ?")
+            .bind(check_id)
+            .bind(call_id)
+            .execute(&mut **tx)
+            .await?;
+        Ok(())
+    }
+
+    /// The run's calls still waiting on a connection check, with that check's status (by call id).
+    pub async fn calls_awaiting_checks(
+        &self,
+        run_id: &str,
+    ) -> Result<std::collections::HashMap<String, warden_types::connection::CheckStatus>> {
+        let rows = sqlx::query(
+            "SELECT t.id, c.status FROM tool_calls t JOIN connection_checks c ON c.id = t.connection_check_id \
+             WHERE t.run_id = ? AND t.status = 'pending'",
+        )
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("status")?))).collect()
+    }
+
+    /// Within a "Continue anyway": the calls waiting on the check are settled with `output` (they
+    /// never run). Returns the settled records.
+    pub async fn settle_calls_of_check(
+        tx: &mut Transaction<'static, Sqlite>,
+        check_id: &str,
+        output: &[ToolContent],
+    ) -> Result<Vec<ToolCallRecord>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE tool_calls SET status = 'done', output = ?, is_error = 1, finished_at = ? \
+             WHERE connection_check_id = ? AND status = 'pending' RETURNING {COLUMNS}"
+        )))
+        .bind(json(&output)?)
+        .bind(now())
+        .bind(check_id)
+        .fetch_all(&mut **tx)
+        .await?;
+        rows.iter().map(call_from_row).collect()
+    }
+
+    /// Within a transaction: a call that waited for its server is decided again (cleared to run,
+    /// waiting for approval, settled at once, or waiting on a new check). `None` if it was not pending.
+    pub async fn replan_call(
+        tx: &mut Transaction<'static, Sqlite>,
+        id: &str,
+        r: &Replanned<'_>,
+    ) -> Result<Option<ToolCallRecord>> {
+        let settled = r.output.is_some().then(now);
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE tool_calls SET status = ?, summary = ?, risk = ?, needs_approval = ?, origin = ?, preview = ?, \
+               output = ?, is_error = ?, finished_at = ?, connection_check_id = ? \
+             WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
+        )))
+        .bind(r.status)
+        .bind(r.summary)
+        .bind(r.risk)
+        .bind(r.needs_approval as i64)
+        .bind(json(r.origin)?)
+        .bind(r.preview.map(json).transpose()?)
+        .bind(r.output.map(|o| json(&o)).transpose()?)
+        .bind(r.output.is_some() as i64)
+        .bind(settled)
+        .bind(r.check_id)
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+        row.as_ref().map(call_from_row).transpose()
+    }
+}

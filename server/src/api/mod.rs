@@ -3,6 +3,7 @@
 
 mod approvals;
 mod audit;
+mod connection_checks;
 mod error;
 mod inbox;
 mod json_body;
@@ -63,6 +64,7 @@ where
         .route("/api/approvals", get(approvals::list))
         .route("/api/inbox/events", get(inbox::events))
         .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
+        .route("/api/connection_checks/{id}", get(connection_checks::get).post(connection_checks::decide))
         .route("/api/providers", get(providers::list).post(providers::save))
         .route("/api/providers/test", post(providers::test))
         .route("/api/providers/{id}", axum::routing::delete(providers::remove))

@@ -2,6 +2,7 @@
 //! most one task at a time; `wake` starts that task or asks the running one to look again.
 
 pub mod approvals;
+pub mod connection_checks;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,0 +1,249 @@
+//! One call the model asked for, from its decision to its rows: the approval point's decision (the
+//! connection check of its MCP server in front), what its card shows, what is written besides the
+//! call row (an approval, or the connection check it waits on), and what the page is told once that
+//! is committed. A new turn's calls go through here, and so does a call that waited for its server
+//! once the person connected it.
+
+use serde_json::Value;
+use sqlx::{Sqlite, Transaction};
+use tokio_util::sync::CancellationToken;
+
+use super::{RunEvent, RunSummary, ToolCallRecord, ToolCallStatus};
+use crate::approval::gate::{decide_call, CallDecision};
+use crate::approval::lifecycle::result_event;
+use crate::approval::{ApprovalStatus, DecidedBy, Decision, ThreadRule};
+use crate::connection::ServerView;
+use crate::error::Result;
+use crate::run::handles::RunHandles;
+use crate::store::{new_id, NewApproval, NewCheck, Store};
+use crate::tools::registry::ToolRegistry;
+use crate::tools::{Preview, Risk, ToolContent, ToolOrigin};
+use warden_types::connection::CheckReason;
+
+/// A call decided and described for its card, before it is stored.
+pub struct CallPlan {
+    pub decision: CallDecision,
+    pub summary: String,
+    pub risk: Risk,
+    pub needs_approval: bool,
+    pub origin: ToolOrigin,
+    pub preview: Option<Preview>,
+    /// What the preview was made against (a file's SHA-256), which the approval is bound to.
+    pub target_state: Option<String>,
+}
+
+impl CallPlan {
+    /// A call that never reaches a tool: the model is told `feedback`.
+    pub fn skipped(registry: &ToolRegistry, name: &str, feedback: String) -> Self {
+        Self {
+            decision: CallDecision::Skip { feedback },
+            summary: format!("Invalid call to `{name}`"),
+            risk: Risk::Low,
+            needs_approval: false,
+            origin: registry.get(name).map(|t| t.origin()).unwrap_or(ToolOrigin::BuiltIn),
+            preview: None,
+            target_state: None,
+        }
+    }
+
+    /// The call's status as recorded, and its output when it is settled at once (it never runs).
+    pub fn status(&self) -> (ToolCallStatus, Option<Vec<ToolContent>>) {
+        match &self.decision {
+            CallDecision::Run | CallDecision::RunByRule { .. } => (ToolCallStatus::Approved, None),
+            CallDecision::Ask | CallDecision::AwaitServer { .. } => (ToolCallStatus::Pending, None),
+            CallDecision::Skip { feedback } => {
+                (ToolCallStatus::Invalid, Some(vec![ToolContent::Text { text: feedback.clone() }]))
+            }
+            CallDecision::ServerLeftOut { feedback, .. } => {
+                (ToolCallStatus::Done, Some(vec![ToolContent::Text { text: feedback.clone() }]))
+            }
+        }
+    }
+}
+
+/// Decides the call and describes it. `None`: the run was stopped while its preview was made.
+pub async fn plan(
+    rt: &RunHandles,
+    registry: &ToolRegistry,
+    rules: &[ThreadRule],
+    servers: &ServerView,
+    name: &str,
+    arguments: &Value,
+    cancel: &CancellationToken,
+) -> Option<CallPlan> {
+    let decision = decide_call(registry, rules, servers, name, arguments, warden_sandbox::status().available);
+    let tool = registry.get(name);
+    let server = match &decision {
+        CallDecision::AwaitServer { server, .. } | CallDecision::ServerLeftOut { server, .. } => Some(server.clone()),
+        _ => None,
+    };
+    let runs_or_asks = matches!(decision, CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask);
+    let plan = match (tool, server) {
+        (Some(t), None) if runs_or_asks => {
+            let (preview, target_state) = if matches!(decision, CallDecision::Ask) {
+                // Bounded like a call: a preview reads the target (a file) and must not hang the turn.
+                tokio::select! {
+                    shown = t.preview_with_state(arguments) => shown,
+                    _ = tokio::time::sleep(rt.config.tool_timeout) => (None, None),
+                    _ = cancel.cancelled() => return None,
+                }
+            } else {
+                (None, None)
+            };
+            CallPlan {
+                summary: t.summary(arguments),
+                risk: t.risk(arguments),
+                needs_approval: t.needs_approval(arguments),
+                origin: t.origin(),
+                preview,
+                target_state,
+                decision,
+            }
+        }
+        // Described as well as it can be now; decided again (and described by the tool) once connected.
+        (tool, Some(server)) => {
+            let (summary, risk, needs_approval) = match &tool {
+                Some(t) => (t.summary(arguments), t.risk(arguments), t.needs_approval(arguments)),
+                None => (format!("Call `{name}` on the MCP server `{server}`"), Risk::Medium, true),
+            };
+            CallPlan {
+                summary,
+                risk,
+                needs_approval,
+                origin: ToolOrigin::Mcp { server },
+                preview: None,
+                target_state: None,
+                decision,
+            }
+        }
+        _ => match decision {
+            CallDecision::Skip { feedback } => CallPlan::skipped(registry, name, feedback),
+            // A decision to run or ask is only ever made for a registered tool.
+            _ => CallPlan::skipped(registry, name, format!("There is no tool named `{name}`.")),
+        },
+    };
+    Some(plan)
+}
+
+/// What recording a plan wrote besides the call row.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Its approval (asked, or approved by a rule).
+    pub approval_id: Option<String>,
+    /// The connection check it waits on.
+    pub check_id: Option<String>,
+    /// Whether that check was made for this call (the page is told of it then).
+    pub new_check: bool,
+}
+
+/// Writes what the plan needs besides the call row, in the turn's (or the new decision's)
+/// transaction: its approval, or the run's pending check for its server (made if there is none
+/// yet, so calls of one server in one turn share one question) with the call waiting on it.
+pub async fn record(
+    tx: &mut Transaction<'static, Sqlite>,
+    run: &RunSummary,
+    call_id: &str,
+    name: &str,
+    arguments: &Value,
+    plan: &CallPlan,
+    expires_at: Option<String>,
+) -> Result<Recorded> {
+    match &plan.decision {
+        CallDecision::Ask | CallDecision::RunByRule { .. } => {
+            let approval_id = new_id();
+            let by_rule = match &plan.decision {
+                CallDecision::RunByRule { rule_id } => Some(Decision {
+                    status: ApprovalStatus::Approved,
+                    by: DecidedBy::Rule { rule_id: rule_id.clone() },
+                }),
+                _ => None,
+            };
+            Store::insert_approval(
+                tx,
+                &NewApproval {
+                    id: &approval_id,
+                    tool_call_id: call_id,
+                    run_id: &run.id,
+                    thread_id: &run.thread_id,
+                    arguments,
+                    status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
+                    decision: by_rule.as_ref(),
+                    expires_at: if by_rule.is_none() { expires_at } else { None },
+                    preview: plan.preview.as_ref(),
+                    target_state: plan.target_state.as_deref(),
+                },
+            )
+            .await?;
+            Ok(Recorded { approval_id: Some(approval_id), ..Recorded::default() })
+        }
+        CallDecision::AwaitServer { server, down } => {
+            let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
+                Some(id) => (id, false),
+                None => {
+                    let id = new_id();
+                    let reason = CheckReason::CalledTool { tool: name.to_string() };
+                    let check = NewCheck {
+                        id: &id,
+                        run_id: &run.id,
+                        thread_id: &run.thread_id,
+                        server,
+                        reason: &reason,
+                        down: *down,
+                    };
+                    Store::insert_connection_check(tx, &check).await?;
+                    (id, true)
+                }
+            };
+            Store::attach_call_to_check(tx, call_id, &check_id).await?;
+            Ok(Recorded { approval_id: None, check_id: Some(check_id), new_check })
+        }
+        CallDecision::Run | CallDecision::Skip { .. } | CallDecision::ServerLeftOut { .. } => Ok(Recorded::default()),
+    }
+}
+
+/// Once the call is committed, tells the page what it needs beyond the call itself: the approval
+/// card (with its timer), a rule's approval, the result of a call that never runs, the check it
+/// waits on.
+pub async fn announce(
+    rt: &RunHandles,
+    run: &RunSummary,
+    call: ToolCallRecord,
+    plan: &CallPlan,
+    recorded: &Recorded,
+) -> Result<()> {
+    match (&plan.decision, &recorded.approval_id) {
+        (CallDecision::Ask, Some(approval_id)) => {
+            let approval = rt.store.approval(approval_id).await?;
+            rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval });
+            if let Some(timeout) = rt.config.approval_timeout {
+                rt.timers.arm(approval_id.clone(), timeout);
+            }
+        }
+        (CallDecision::RunByRule { .. }, Some(approval_id)) => {
+            let approval = rt.store.approval(approval_id).await?;
+            rt.events.emit(
+                &run.id,
+                &RunEvent::ApprovalResolved {
+                    approval_id: approval_id.clone(),
+                    tool_call_id: call.id.clone(),
+                    decision: approval.status,
+                    arguments: call.arguments.clone(),
+                    approval,
+                    call,
+                    rule: None,
+                },
+            );
+        }
+        (CallDecision::Skip { .. } | CallDecision::ServerLeftOut { .. }, _) => {
+            rt.events.emit(&run.id, &result_event(call, rt.config.tool_output_limit));
+        }
+        (CallDecision::AwaitServer { .. }, _) => {
+            if let (Some(check_id), true) = (&recorded.check_id, recorded.new_check) {
+                let check = rt.store.connection_check(check_id).await?;
+                rt.events.emit(&run.id, &RunEvent::ConnectionCheck { check });
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}

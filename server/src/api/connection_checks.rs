@@ -1,0 +1,24 @@
+//! `/api/connection_checks/{id}`: a run waiting because an MCP server it needs is offline or
+//! disabled, and the person's answer (Connect / Continue anyway). An answer applies only to the
+//! check it names and only while it is pending (409 after).
+
+use axum::extract::{Path, State};
+use axum::response::IntoResponse;
+use axum::Json;
+use warden_engine::Engine;
+use warden_types::connection::CheckDecisionInput;
+
+use super::error::ApiResult;
+use super::json_body::JsonBody;
+
+pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.connection_check(&id).await?))
+}
+
+pub async fn decide(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(input): JsonBody<CheckDecisionInput>,
+) -> ApiResult<impl IntoResponse> {
+    Ok(Json(engine.decide_connection_check(&id, input.decision).await?))
+}
