@@ -6,6 +6,7 @@ pub mod audit;
 pub mod inbox;
 pub mod mcp;
 pub mod outside;
+pub mod outside_executors;
 pub mod providers;
 pub mod runs;
 pub mod threads;
