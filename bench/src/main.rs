@@ -1,11 +1,15 @@
 //! Benchmarks of the real `warden-server` process against the scripted fixture model (run in this
 //! process, so its CPU is not counted against the server). Prints figures; asserts nothing.
 //!
-//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting]`,
+//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting|outside|local]`,
 //! after `cargo build --release -p warden-server` (or set WARDEN_SERVER_BIN to a built server binary).
 //! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once; `listeners` keeps
 //! WARDEN_BENCH_LISTENERS (500) paused runs with their event streams open; `waiting` leaves
-//! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision.
+//! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision; `outside` times a person's decision to
+//! an outside client (socket and long-poll) and holds WARDEN_BENCH_OUTSIDE_WAITING (10,000) outside
+//! requests waiting, then restarts the server (see `outside.rs`).
+
+mod outside;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -32,9 +36,15 @@ impl Drop for Server {
 /// The access token every benchmarked server is started with (`WARDEN_TOKEN`), sent as a bearer.
 const TOKEN: &str = "warden-bench-token-0123456789abcdef0123456789";
 
+/// An HTTP client that sends the person's access token.
 fn client() -> Client {
+    client_with(TOKEN)
+}
+
+/// An HTTP client that sends `token` as its bearer (the person's, or an outside client's).
+fn client_with(token: &str) -> Client {
     let mut headers = reqwest::header::HeaderMap::new();
-    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("a valid header value");
+    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).expect("a valid header value");
     headers.insert(reqwest::header::AUTHORIZATION, bearer);
     rustls::crypto::ring::default_provider().install_default().ok();
     Client::builder().default_headers(headers).build().expect("an HTTP client")
@@ -632,6 +642,9 @@ async fn main() {
     }
     if matches!(which.as_str(), "all" | "waiting") {
         waiting().await;
+    }
+    if matches!(which.as_str(), "all" | "outside") {
+        outside::outside().await;
     }
     if matches!(which.as_str(), "all" | "local") {
         local().await;

@@ -439,3 +439,73 @@ async fn the_import_server_function_takes_an_export_over_2_mib() {
     assert_eq!(imported["title"], "Large file");
     assert_eq!(app.thread_count().await, 2);
 }
+
+/// Settings' executors: the bearer token goes in and never comes back, bad input and unknown ids are
+/// refused as in the API, and neither a caller without the token nor another site's page can add one.
+#[tokio::test]
+async fn executor_server_functions_never_answer_with_the_bearer_token_and_refuse_bad_input_and_other_origins() {
+    use warden_app::server_fns::outside_executors as x;
+    let app = App::start(script()).await;
+    let secret = "exec-server-fn-secret-7711";
+    // Nothing listens on port 9: the executor is dialled and retried, which this test does not wait for.
+    let add = |name: &str, url: &str| form(&[("name", name), ("url", url), ("bearer_token", secret)]);
+
+    let cookie = app.sign_in().await;
+    let res = anonymous()
+        .post(app.url(x::AddOutsideExecutor::PATH))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, "http://evil.example")
+        .form(&[("name", "evil"), ("url", "ws://127.0.0.1:9/")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let res = anonymous().post(app.url(x::ListOutsideExecutors::PATH)).form(&[("", "")]).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let (s, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    assert_eq!((s, listed), (StatusCode::OK, json!([])), "nothing was added");
+
+    let (s, added) = app.call(x::AddOutsideExecutor::PATH, add("runner", "ws://127.0.0.1:9/approver")).await;
+    assert_eq!(s, StatusCode::OK, "{added}");
+    assert_eq!(
+        (&added["name"], &added["has_bearer_token"], &added["enabled"]),
+        (&json!("runner"), &json!(true), &json!(true))
+    );
+    let id = added["id"].as_str().expect("an id").to_string();
+    let (s, switched) =
+        app.call(x::SetOutsideExecutorEnabled::PATH, form(&[("id", id.as_str()), ("enabled", "false")])).await;
+    assert_eq!(
+        (s, &switched["enabled"], &switched["state"]["status"]),
+        (StatusCode::OK, &json!(false), &json!("disabled"))
+    );
+    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    for answer in [&added, &switched, &listed] {
+        assert!(!answer.to_string().contains(secret), "the token came back: {answer}");
+    }
+
+    let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
+        (
+            x::AddOutsideExecutor::PATH,
+            add("spy", "ws://user:pw@127.0.0.1:9/"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+        ),
+        (x::AddOutsideExecutor::PATH, add("web", "http://127.0.0.1:9/"), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (
+            x::SetOutsideExecutorEnabled::PATH,
+            form(&[("id", "nope"), ("enabled", "true")]),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (x::RemoveOutsideExecutor::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+    ];
+    for (path, body, status, expected) in cases {
+        let (s, answer) = app.call(path, body).await;
+        assert_eq!((s, kind(&answer)), (status, expected.to_string()), "{path}: {answer}");
+    }
+
+    let (s, _) = app.call(x::RemoveOutsideExecutor::PATH, form(&[("id", id.as_str())])).await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    assert_eq!(listed, json!([]), "removed");
+}

@@ -1,6 +1,7 @@
 //! `/settings`: the model providers (see `providers_section`), the MCP servers the agent may use — each
 //! with its state and tools — plus the form to add or edit one, and import/export; then the outside clients
-//! and their policy (`components::outside_clients`). The list is rendered on the server, refetched after every
+//! and their policy (`components::outside_clients`) and the executors Warden dials
+//! (`components::executors_section`). The MCP list is rendered on the server, refetched after every
 //! change, and polled while a server is still connecting or retrying.
 
 use std::time::Duration;
@@ -9,6 +10,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::components::error_notice::error_list;
+use crate::components::executors_section::ExecutorsSection;
 use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
@@ -66,6 +68,7 @@ pub fn SettingsPage() -> impl IntoView {
                 <McpImportExport/>
             </section>
             <OutsideClients/>
+            <ExecutorsSection/>
         </div>
     }
 }

@@ -8,6 +8,7 @@ pub mod connection_checks;
 pub mod inbox;
 pub mod mcp;
 pub mod outside;
+pub mod outside_executors;
 pub mod providers;
 pub mod runs;
 pub mod threads;
