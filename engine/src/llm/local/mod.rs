@@ -35,7 +35,9 @@ pub const LIMITS: &str = "The built-in model is small (135M parameters, on the C
 const CONTEXT_TOKENS: u32 = 2048;
 /// Room kept for the answer; a prompt that leaves less than this is refused as too long.
 const MIN_ANSWER_TOKENS: u32 = 128;
-/// A thread title is a few words.
+/// A thread title is a few words. Titles are all `complete` is asked of this model: the summariser of
+/// long results never asks it (`run::long_results::summarise`), as its 2,048 tokens cannot hold the
+/// results that are for (above 24 KB by default, some 6,000 tokens).
 const TITLE_TOKENS: u32 = 24;
 
 pub struct LocalModel {
