@@ -82,6 +82,7 @@ fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Serv
     let log = std::env::var("WARDEN_BENCH_RUST_LOG").ok();
     let mut cmd = Command::new(server_bin());
     cmd.env_remove("OPENAI_BASE_URL")
+        .env_remove("WARDEN_LOCAL_THREADS")
         .env("WARDEN_DATA_DIR", data_dir)
         .env("WARDEN_TOKEN", TOKEN)
         .env("LEPTOS_SITE_ADDR", format!("127.0.0.1:{port}"))
@@ -563,15 +564,28 @@ async fn waiting() {
     drop(server);
 }
 
+/// The built-in model through the server, on one CPU thread (`WARDEN_LOCAL_THREADS=1`) and on the
+/// server's default.
+async fn local() {
+    local_on(Some(1)).await;
+    local_on(None).await;
+}
+
 /// The built-in model through the server: time from sending a message to its first token, tokens per
 /// second as the client receives them, and the server's RSS with the model loaded and at its peak.
-async fn local() {
+/// `threads` pins inference to that many CPU threads.
+async fn local_on(threads: Option<u32>) {
     let model = std::env::var("WARDEN_LOCAL_MODEL").unwrap_or_else(|_| {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         root.join("target/models/SmolLM2-135M-Instruct.Q4_1.gguf").display().to_string()
     });
     let dir = data_dir();
-    let server = spawn_server_with(dir.path(), &[("WARDEN_MODEL", "local"), ("WARDEN_LOCAL_MODEL", &model)]);
+    let threads_setting = threads.map(|n| n.to_string());
+    let mut env = vec![("WARDEN_MODEL", "local"), ("WARDEN_LOCAL_MODEL", model.as_str())];
+    if let Some(n) = &threads_setting {
+        env.push(("WARDEN_LOCAL_THREADS", n));
+    }
+    let server = spawn_server_with(dir.path(), &env);
     let http = client();
     wait_healthy(&http, &server.base).await;
     let pid = server.child.id();
@@ -611,7 +625,11 @@ async fn local() {
     rates.sort_by(f64::total_cmp);
     let mid = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "local: {} answers; first token p50 {:.0} ms (min {:.0}); {:.1} tokens/s p50 (min {:.1}, max {:.1}); RSS with the model loaded {:.0} MB, peak {:.0} MB",
+        "local ({}): {} answers; first token p50 {:.0} ms (min {:.0}); {:.1} tokens/s p50 (min {:.1}, max {:.1}); RSS with the model loaded {:.0} MB, peak {:.0} MB",
+        match threads {
+            Some(n) => format!("WARDEN_LOCAL_THREADS={n}"),
+            None => format!("default: {} threads here", std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)),
+        },
         first.len(), mid(&first), first.first().copied().unwrap_or(0.0), mid(&rates), rates.first().copied().unwrap_or(0.0),
         rates.last().copied().unwrap_or(0.0), loaded as f64 / 1024.0, peak as f64 / 1024.0
     );

@@ -73,6 +73,39 @@ async fn parallel_function_calls_arrive_whole_with_distinct_ids_and_end_as_tool_
     assert_eq!(events.last(), Some(&Ok(StreamEvent::Finished { reason: FinishReason::ToolCalls })));
 }
 
+/// Gemini may send a turn's calls a chunk each: they are numbered across the chunks, not per chunk, so
+/// none overwrites another, and the turn ends as tool calls only with the last chunk's finish reason.
+#[tokio::test]
+async fn function_calls_in_separate_chunks_stay_separate_calls_with_distinct_ids() {
+    let calls = vec![
+        ScriptedCall::new("read_file", json!({"path": "a.txt"})),
+        ScriptedCall::new("read_file", json!({"path": "b.txt"})),
+        ScriptedCall::new("list_dir", json!({})),
+    ];
+    let turn = Turn { text: Some("Looking.".into()), calls_in_separate_chunks: true, ..Turn::calls(calls) };
+    let model = FixtureModel::start(script("look", vec![turn])).await.unwrap();
+    let events = run(&provider(&model, None, Duration::from_secs(10)), ask("please look")).await;
+    assert_eq!(text_deltas(&events).concat(), "Looking.");
+    let indexes: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            Ok(StreamEvent::ToolCallDelta { index, .. }) => Some(*index),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(indexes, [0, 1, 2]);
+    let calls = assembled(&events);
+    let made: Vec<(&str, Value)> =
+        calls.iter().map(|c| (c.name.as_str(), serde_json::from_str::<Value>(&c.arguments).unwrap())).collect();
+    assert_eq!(
+        made,
+        [("read_file", json!({"path": "a.txt"})), ("read_file", json!({"path": "b.txt"})), ("list_dir", json!({}))]
+    );
+    let ids: std::collections::HashSet<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
+    assert_eq!(ids.len(), 3, "{calls:?}");
+    assert_eq!(events.last(), Some(&Ok(StreamEvent::Finished { reason: FinishReason::ToolCalls })));
+}
+
 #[tokio::test]
 async fn a_call_goes_back_with_its_thought_signature_and_the_reply_depends_on_the_result_sent() {
     let turns = vec![

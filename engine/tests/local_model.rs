@@ -68,6 +68,9 @@ async fn stop_ends_a_long_answer_early() {
     assert_eq!(finished[0]["stopped"], true);
     // Far fewer tokens than the 1,000 words asked for were streamed.
     assert!(of_kind(&events, "text_delta").len() < 200, "{}", of_kind(&events, "text_delta").len());
+    // The context still holds the story cut short; the thread's next question is read after it.
+    let answer = answer_in(&engine, &thread.id, "What is the capital of France? Answer in one sentence.").await;
+    assert!(answer.contains("Paris"), "{answer}");
 }
 
 #[tokio::test]
@@ -82,6 +85,10 @@ async fn a_thread_longer_than_the_context_gets_a_clear_error() {
     assert_eq!(failed.len(), 1, "{events:#?}");
     let message = failed[0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("too long for the built-in model") && message.contains("2048"), "{message}");
+    // What the context held is untouched by the refusal: the next thread is answered as before.
+    let other = engine.create_thread(None).await.expect("thread");
+    let answer = answer_in(&engine, &other.id, "What is the capital of France? Answer in one sentence.").await;
+    assert!(answer.contains("Paris"), "{answer}");
 }
 
 #[tokio::test]
@@ -105,6 +112,48 @@ async fn two_runs_at_once_share_one_loaded_model_and_both_are_answered() {
         .iter()
         .chain(of_kind(&two, "run_finished").iter())
         .all(|f| f["stopped"] == false));
+}
+
+/// The model's context keeps the last turn, and the thread's next turn is read after it: the answer
+/// still depends on what was said two turns before (not only on the last answer, which this model
+/// likes to repeat).
+#[tokio::test]
+async fn a_later_turn_read_after_the_kept_context_still_knows_the_earlier_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    let thread = engine.create_thread(None).await.expect("thread");
+    answer_in(&engine, &thread.id, "My name is Alice.").await;
+    answer_in(&engine, &thread.id, "My favourite colour is green.").await;
+    let answer = answer_in(&engine, &thread.id, "What is my name?").await;
+    assert!(answer.contains("Alice"), "{answer}");
+}
+
+/// Two threads taking turns: each turn finds the other thread's conversation in the context, keeps only
+/// what both begin with (the system prompt) and reads its own after that.
+#[tokio::test]
+async fn threads_taking_turns_each_get_answers_from_their_own_conversation() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let engine = engine_with_the_built_in_model(&dir).await;
+    let (alice, bob) =
+        (engine.create_thread(None).await.expect("thread"), engine.create_thread(None).await.expect("thread"));
+    for (alice_says, bob_says) in
+        [("My name is Alice.", "My name is Bob."), ("My favourite colour is green.", "My favourite colour is blue.")]
+    {
+        answer_in(&engine, &alice.id, alice_says).await;
+        answer_in(&engine, &bob.id, bob_says).await;
+    }
+    let to_alice = answer_in(&engine, &alice.id, "What is my name?").await;
+    let to_bob = answer_in(&engine, &bob.id, "What is my name?").await;
+    assert!(to_alice.contains("Alice") && !to_alice.contains("Bob"), "{to_alice}");
+    assert!(to_bob.contains("Bob") && !to_bob.contains("Alice"), "{to_bob}");
+}
+
+/// Sends `text` in the thread and waits for the answer to end; returns the answer's text.
+async fn answer_in(engine: &Engine, thread_id: &str, text: &str) -> String {
+    let started = engine.send_message(thread_id, text.into()).await.expect("send");
+    let events = run_to_end_slowly(engine, &started.run_id).await;
+    assert_eq!(of_kind(&events, "run_finished").len(), 1, "{events:#?}");
+    text_of(&events)
 }
 
 /// The built-in model shares 2 cores with the rest of the suite; this only stops a hung test.

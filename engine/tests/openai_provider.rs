@@ -104,6 +104,64 @@ async fn a_stalled_stream_ends_with_a_timeout_after_the_tokens_it_sent() {
 }
 
 #[tokio::test]
+async fn a_connection_closed_before_the_finish_and_done_is_a_stream_error() {
+    let turn = Turn { repeat_tokens: Some(10), stall_after_tokens: Some(1), ..Default::default() };
+    let model = FixtureModel::start(script("cut", vec![turn])).await.unwrap();
+    let p = provider(&model, None, Duration::from_secs(60));
+    let mut stream = p.stream_turn(ask("cut"), CancellationToken::new()).await.unwrap();
+    let first = tokio::time::timeout(GUARD, stream.next()).await.unwrap();
+    assert_eq!(first, Some(Ok(StreamEvent::TextDelta("tok0".into()))));
+    // Stopping the fixture ends the stalled response cleanly, without a finish reason or [DONE].
+    drop(model);
+    let rest: Vec<_> = tokio::time::timeout(GUARD, stream.collect::<Vec<_>>()).await.unwrap();
+    assert!(matches!(rest.as_slice(), [Err(ProviderError::Stream(_))]), "{rest:?}");
+}
+
+/// The connection closes halfway through a call's arguments: the turn fails rather than finishing with
+/// a call cut short.
+#[tokio::test]
+async fn a_connection_closed_inside_a_tool_call_fails_the_turn_instead_of_finishing_it() {
+    let call = ScriptedCall::new("read_file", json!({"path": "notes/a-rather-long-name.txt"}));
+    // The role chunk, two text tokens, the call's header and two pieces of its arguments.
+    let turn = Turn { text: Some("Reading it.".into()), close_after_events: Some(6), ..Turn::calls(vec![call]) };
+    let model = FixtureModel::start(script("read", vec![turn])).await.unwrap();
+    let events = run(&provider(&model, None, Duration::from_secs(60)), ask("read the notes")).await;
+    assert_eq!(text_deltas(&events).concat(), "Reading it.");
+    let arguments: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Ok(StreamEvent::ToolCallDelta { arguments, .. }) => Some(arguments.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(arguments, "{\"path\":\"notes", "the call was cut inside its arguments");
+    assert!(!events.iter().any(|e| matches!(e, Ok(StreamEvent::Finished { .. }))), "{events:?}");
+    match events.last() {
+        Some(Err(ProviderError::Stream(message))) => assert!(message.contains("closed"), "{message}"),
+        other => panic!("expected the turn to fail as cut, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_http_429_with_the_servers_message_and_a_retry_can_succeed() {
+    let message = "Rate limit reached for test-model. Please try again in 20ms.";
+    let turn = Turn {
+        error: Some(ScriptedError { status: 429, message: message.into() }),
+        fail_first: 2,
+        ..Turn::text("after the wait")
+    };
+    let model = FixtureModel::start(script("busy", vec![turn])).await.unwrap();
+    let p = provider(&model, None, Duration::from_secs(10));
+    let Err(err) = p.stream_turn(ask("busy"), CancellationToken::new()).await else { panic!("expected an error") };
+    assert_eq!(err, ProviderError::Http { status: 429, message: message.into() });
+    assert!(err.is_retryable(), "{err:?}");
+    // A title (not streamed) meets the same limit the same way.
+    let title = p.complete(vec![Message::text(Role::User, "busy")]).await;
+    assert_eq!(title, Err(ProviderError::Http { status: 429, message: message.into() }));
+    assert_eq!(text_deltas(&run(&p, ask("busy")).await).concat(), "after the wait");
+}
+
+#[tokio::test]
 async fn an_endless_sse_line_fails_the_turn_instead_of_growing_without_bound() {
     let turn = Turn { endless_line: true, ..Turn::text("before the flood") };
     let model = FixtureModel::start(script("flood", vec![turn])).await.unwrap();

@@ -266,7 +266,8 @@ fn response(serial: u64, model: &str, parts: Vec<Value>, finish: Option<&str>) -
 }
 
 /// The `data:` payloads of a streamed turn: a chunk per text token, then the calls in one chunk with
-/// `finishReason: STOP` (or an empty text part with it), or the scripted in-stream error.
+/// `finishReason: STOP` (or a chunk each, the last with it; or an empty text part with it), or the
+/// scripted in-stream error.
 fn stream_plan(serial: u64, model: &str, turn: &Turn) -> StreamPlan {
     let tokens = wire::text_tokens(turn);
     let mut events = Vec::new();
@@ -287,7 +288,15 @@ fn stream_plan(serial: u64, model: &str, turn: &Turn) -> StreamPlan {
     }
     let last = match call_parts(serial, &turn.tool_calls) {
         None => response(serial, model, vec![], Some("MALFORMED_FUNCTION_CALL")),
-        Some(parts) if !parts.is_empty() => response(serial, model, parts, Some("STOP")),
+        Some(mut parts) if !parts.is_empty() => {
+            if turn.calls_in_separate_chunks {
+                let last = parts.split_off(parts.len() - 1);
+                events.extend(parts.into_iter().map(|part| response(serial, model, vec![part], None).to_string()));
+                response(serial, model, last, Some("STOP"))
+            } else {
+                response(serial, model, parts, Some("STOP"))
+            }
+        }
         Some(_) => response(serial, model, vec![json!({"text": ""})], Some("STOP")),
     };
     events.push(last.to_string());
@@ -337,6 +346,25 @@ mod tests {
         assert!(parts[0]["thoughtSignature"].is_string());
         assert_eq!(parts[1], json!({"functionCall": {"name": "b", "args": {"n": 2}}}));
         assert_eq!(last["candidates"][0]["finishReason"], "STOP");
+    }
+
+    #[test]
+    fn calls_in_separate_chunks_come_one_per_chunk_and_only_the_last_says_stop() {
+        let calls = vec![
+            ScriptedCall::new("a", json!({"path": "one.txt"})),
+            ScriptedCall::new("b", json!({"n": 2})),
+            ScriptedCall::new("c", json!({})),
+        ];
+        let turn = Turn { calls_in_separate_chunks: true, ..Turn::calls(calls) };
+        let chunks = parsed(&stream_plan(4, "m", &turn));
+        assert_eq!(chunks.len(), 3);
+        let names: Vec<&Value> =
+            chunks.iter().map(|c| &c["candidates"][0]["content"]["parts"][0]["functionCall"]["name"]).collect();
+        assert_eq!(names, [&json!("a"), &json!("b"), &json!("c")]);
+        assert!(chunks.iter().all(|c| c["candidates"][0]["content"]["parts"].as_array().map(Vec::len) == Some(1)));
+        assert!(chunks[0]["candidates"][0]["content"]["parts"][0]["thoughtSignature"].is_string());
+        assert!(chunks[..2].iter().all(|c| c["candidates"][0].get("finishReason").is_none()));
+        assert_eq!(chunks[2]["candidates"][0]["finishReason"], "STOP");
     }
 
     #[test]

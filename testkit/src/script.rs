@@ -57,6 +57,15 @@ pub struct Turn {
     /// Send this many text tokens, then keep the connection open without sending anything.
     #[serde(default)]
     pub stall_after_tokens: Option<usize>,
+    /// Send this many SSE events of the streamed answer (as the API frames it), then close the
+    /// connection: no finish reason, no end marker. Counted over every event, so it can fall inside a
+    /// tool call's arguments.
+    #[serde(default)]
+    pub close_after_events: Option<usize>,
+    /// Gemini: each `functionCall` part in a chunk of its own (the finish reason on the last), rather
+    /// than all of a turn's calls in one chunk. Gemini sends parallel calls either way.
+    #[serde(default)]
+    pub calls_in_separate_chunks: bool,
     /// After the text, start one `data:` line and never end it: bytes flow until the client hangs up.
     #[serde(default)]
     pub endless_line: bool,

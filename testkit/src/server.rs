@@ -159,7 +159,7 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
 pub(crate) fn event_stream(shared: &Shared, plan: StreamPlan, turn: &Turn) -> Response {
     let delay = Duration::from_millis(turn.chunk_delay_ms);
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
-    tokio::spawn(send_plan(plan, delay, tx, shared.shutdown.clone()));
+    tokio::spawn(send_plan(plan, delay, turn.close_after_events, tx, shared.shutdown.clone()));
     (
         [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
         Body::from_stream(ReceiverStream::new(rx)),
@@ -168,14 +168,19 @@ pub(crate) fn event_stream(shared: &Shared, plan: StreamPlan, turn: &Turn) -> Re
 }
 
 /// Writes the planned events. With a delay, each event is sent in two halves with the pause between
-/// them, so clients must reassemble events split across reads.
+/// them, so clients must reassemble events split across reads. With `close_after`, the body ends after
+/// that many events (the sender dropped), the rest of the plan unsent.
 async fn send_plan(
     plan: StreamPlan,
     delay: Duration,
+    close_after: Option<usize>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
     shutdown: CancellationToken,
 ) {
     for (i, event) in plan.events.iter().enumerate() {
+        if close_after == Some(i) {
+            return;
+        }
         if plan.endless_after == Some(i) {
             send_endless_line(&tx, &shutdown).await;
             return;

@@ -2,9 +2,12 @@
 //! llama.cpp. One model per file is loaded once per process and shared; it answers one turn at a time on
 //! its own thread, turns queued in the order they arrive (first come, first served), so the async
 //! runtime never waits on inference. Tokens are streamed as they are sampled, and Stop is honoured
-//! before the next token.
+//! before the next token. The context keeps what the last turn read and wrote, so the next turn reads
+//! only where its prompt departs from that: a thread's new message, or (after another thread or a
+//! title) what follows the shared system prompt.
 
 mod grammar;
+mod in_context;
 mod prompt;
 mod utf8;
 mod worker;
@@ -32,7 +35,9 @@ pub const LIMITS: &str = "The built-in model is small (135M parameters, on the C
 const CONTEXT_TOKENS: u32 = 2048;
 /// Room kept for the answer; a prompt that leaves less than this is refused as too long.
 const MIN_ANSWER_TOKENS: u32 = 128;
-/// A thread title is a few words.
+/// A thread title is a few words. Titles are all `complete` is asked of this model: the summariser of
+/// long results never asks it (`run::long_results::summarise`), as its 2,048 tokens cannot hold the
+/// results that are for (above 24 KB by default, some 6,000 tokens).
 const TITLE_TOKENS: u32 = 24;
 
 pub struct LocalModel {
@@ -57,7 +62,7 @@ impl LocalModel {
     }
 
     fn load(path: &Path) -> Result<LocalModel, ProviderError> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as i32;
+        let threads = threads()?;
         let jobs = worker::start(path, worker::Settings { context_tokens: CONTEXT_TOKENS, threads })?;
         let name = path
             .file_name()
@@ -84,6 +89,17 @@ impl LocalModel {
         };
         self.jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
         Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed())
+    }
+}
+
+/// The CPU threads inference uses: `WARDEN_LOCAL_THREADS`, else one per core, at most four.
+fn threads() -> Result<i32, ProviderError> {
+    const MAX: i32 = 256;
+    match std::env::var("WARDEN_LOCAL_THREADS") {
+        Ok(n) => n.trim().parse::<i32>().ok().filter(|n| (1..=MAX).contains(n)).ok_or_else(|| {
+            ProviderError::Local(format!("WARDEN_LOCAL_THREADS must be a whole number from 1 to {MAX}, not {n:?}"))
+        }),
+        Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get()).min(4) as i32),
     }
 }
 

@@ -1,20 +1,21 @@
 //! The inference thread: owns the loaded model and one context, and answers queued turns one after the
-//! other. Everything llama.cpp does happens here, off the async runtime.
+//! other. Everything llama.cpp does happens here, off the async runtime. The context keeps what the
+//! last turn read and wrote, so the next reads only where its prompt departs from that (`in_context`).
 
 use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
 
 use llama_cpp_2::context::params::LlamaContextParams;
-use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
-use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::in_context::InContext;
 use super::prompt::Turn;
 use super::utf8::Utf8Buffer;
 use crate::llm::{FinishReason, ProviderError, StreamEvent};
@@ -64,8 +65,8 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
                 .with_n_batch(settings.context_tokens)
                 .with_n_threads(settings.threads)
                 .with_n_threads_batch(settings.threads);
-            let mut ctx = match model.new_context(backend, params) {
-                Ok(ctx) => ctx,
+            let mut in_context = match model.new_context(backend, params) {
+                Ok(ctx) => InContext::new(ctx),
                 Err(e) => {
                     let _ = ready.send(Err(e.to_string()));
                     return;
@@ -74,7 +75,7 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
             let _ = ready.send(Ok(()));
             let template = model.chat_template(None).ok();
             while let Ok(job) = queue.recv() {
-                let outcome = answer(&model, &mut ctx, template.as_ref(), settings.context_tokens, &job);
+                let outcome = answer(&model, &mut in_context, template.as_ref(), settings.context_tokens, &job);
                 let _ = job.events.send(outcome.map(|reason| StreamEvent::Finished { reason }));
             }
         })
@@ -88,28 +89,57 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
 
 fn answer(
     model: &LlamaModel,
-    ctx: &mut LlamaContext<'_>,
+    in_context: &mut InContext<'_>,
     template: Option<&LlamaChatTemplate>,
     context_tokens: u32,
     job: &Job,
 ) -> Result<FinishReason, ProviderError> {
+    let mut spent = Spent::default();
+    let outcome = answer_timed(model, in_context, template, context_tokens, job, &mut spent);
+    tracing::debug!(
+        prompt_tokens = spent.prompt_tokens,
+        read_tokens = spent.read_tokens,
+        read_ms = spent.reading.as_secs_f64() * 1e3,
+        generated = spent.generated,
+        generating_ms = spent.generating.as_secs_f64() * 1e3,
+        sampling_ms = spent.sampling.as_secs_f64() * 1e3,
+        outcome = ?outcome,
+        "the built-in model answered a turn"
+    );
+    outcome
+}
+
+/// Where a turn's time went (logged at debug level): reading the prompt, reading each generated token
+/// back in, and sampling.
+#[derive(Default)]
+struct Spent {
+    prompt_tokens: usize,
+    read_tokens: usize,
+    reading: Duration,
+    generated: usize,
+    generating: Duration,
+    sampling: Duration,
+}
+
+fn answer_timed(
+    model: &LlamaModel,
+    in_context: &mut InContext<'_>,
+    template: Option<&LlamaChatTemplate>,
+    context_tokens: u32,
+    job: &Job,
+    spent: &mut Spent,
+) -> Result<FinishReason, ProviderError> {
     let prompt = render(model, template, &job.turns)?;
     let vocab = model.vocab();
     let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
-    if tokens.is_empty() {
-        return Err(ProviderError::Local("the conversation gave the model nothing to read".into()));
-    }
+    spent.prompt_tokens = tokens.len();
     let room = (context_tokens as usize).saturating_sub(tokens.len());
-    if room < job.min_answer_tokens as usize {
+    if !tokens.is_empty() && room < job.min_answer_tokens as usize {
         return Err(ProviderError::ContextFull { used: tokens.len(), limit: context_tokens });
     }
-    ctx.clear_kv_cache();
-    let mut batch = LlamaBatch::new(tokens.len(), 1);
-    let last = tokens.len() - 1;
-    for (i, token) in tokens.iter().enumerate() {
-        batch.add(*token, i as i32, &[0], i == last).map_err(|e| ProviderError::Local(e.to_string()))?;
-    }
-    ctx.decode(&mut batch).map_err(|e| ProviderError::Local(format!("reading the prompt failed: {e}")))?;
+    let started = Instant::now();
+    spent.read_tokens = in_context.read_prompt(&tokens)?;
+    spent.reading = started.elapsed();
     // Greedy with a repetition penalty: the same answer to the same conversation, and no loops.
     let mut samplers = vec![LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0)];
     if let Some(grammar) = &job.call_grammar {
@@ -121,24 +151,24 @@ fn answer(
     samplers.push(LlamaSampler::greedy());
     let mut sampler = LlamaSampler::chain_simple(samplers);
     let mut text = Utf8Buffer::default();
-    let mut index = batch.n_tokens() - 1;
-    let limit = room.min(job.max_tokens as usize);
-    for position in (tokens.len() as i32..).take(limit) {
+    for _ in 0..room.min(job.max_tokens as usize) {
         if job.cancel.is_cancelled() {
             return Err(ProviderError::Cancelled);
         }
         // `sample` also accepts the token into every sampler of the chain (penalties, grammar); accepting
         // it again would count it twice, and break the grammar's state.
-        let token = sampler.sample(ctx, index);
+        let started = Instant::now();
+        let token = in_context.sample(&mut sampler);
+        spent.sampling += started.elapsed();
         if vocab.is_eog(token) {
             send_text(job, text.finish())?;
             return Ok(FinishReason::Stop);
         }
         send_text(job, text.push(&vocab.token_to_piece(token, false, None)))?;
-        batch.clear();
-        batch.add(token, position, &[0], true).map_err(|e| ProviderError::Local(e.to_string()))?;
-        index = 0;
-        ctx.decode(&mut batch).map_err(|e| ProviderError::Local(format!("generating failed: {e}")))?;
+        let started = Instant::now();
+        in_context.read_token(token)?;
+        spent.generating += started.elapsed();
+        spent.generated += 1;
     }
     send_text(job, text.finish())?;
     Ok(FinishReason::Length)
