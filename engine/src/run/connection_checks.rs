@@ -76,7 +76,7 @@ pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()>
 /// What deciding a waiting call again came to.
 pub enum Replan {
     /// Cleared to run: the driver runs it now.
-    Run(ToolCallRecord),
+    Run(Box<ToolCallRecord>),
     /// It waits for a person (an approval, or its server is down again).
     Waits,
     /// Settled without running (an invalid call), or settled by someone else first.
@@ -130,7 +130,7 @@ pub async fn replan(
     );
     call_plan::announce(rt, run, record.clone(), &plan, &recorded).await?;
     Ok(match status {
-        ToolCallStatus::Approved => Replan::Run(record),
+        ToolCallStatus::Approved => Replan::Run(Box::new(record)),
         ToolCallStatus::Pending => Replan::Waits,
         _ => Replan::Settled,
     })
