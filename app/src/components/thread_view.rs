@@ -165,7 +165,11 @@ impl Entry {
             }
             Entry::Call(call, approval, waits_for_server) => RowKey {
                 id: call.id.clone(),
-                state: Some((call.status, approval.as_ref().map(|a| (a.id.clone(), a.status)), *waits_for_server)),
+                state: Some(CallState {
+                    status: call.status,
+                    approval: approval.as_ref().map(|a| (a.id.clone(), a.status)),
+                    waits_for_server: *waits_for_server,
+                }),
                 versions: None,
             },
         }
@@ -185,9 +189,19 @@ impl Entry {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct RowKey {
     id: String,
-    state: Option<(ToolCallStatus, Option<(String, ApprovalStatus)>, bool)>,
+    state: Option<CallState>,
     /// How many versions a message has (a new one redraws its picker).
     versions: Option<usize>,
+}
+
+/// What of a call's row redraws it when it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct CallState {
+    status: ToolCallStatus,
+    /// The approval shown on it, and where it stands.
+    approval: Option<(String, ApprovalStatus)>,
+    /// It waits for its MCP server (a connection check).
+    waits_for_server: bool,
 }
 
 #[cfg(test)]
