@@ -82,9 +82,12 @@ mod drawer_history {
         Popping,
     }
 
+    /// The router's navigation, kept from when the layout was made (an event handler has no router).
+    type Navigate = Box<dyn Fn(&str, NavigateOptions)>;
+
     pub struct DrawerHistory {
         entry: StoredValue<Entry>,
-        navigate: Box<dyn Fn(&str, NavigateOptions)>,
+        navigate: Navigate,
     }
 
     /// Whether the sidebar shows as a drawer here (the Menu button that opens it is shown).
