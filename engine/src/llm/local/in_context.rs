@@ -46,6 +46,22 @@ impl<'m> InContext<'m> {
         Ok(tail.len())
     }
 
+    /// Reads the tokens of `ahead` that follow those in the context, when `ahead` begins with all of
+    /// them (otherwise nothing). No logits are kept: the next prompt is read with at least its last
+    /// token. Returns how many were read.
+    pub fn read_ahead(&mut self, ahead: &[LlamaToken]) -> Result<usize, ProviderError> {
+        let Some(tail) = beyond(&self.tokens, ahead) else { return Ok(0) };
+        let mut batch = LlamaBatch::new(tail.len(), 1);
+        for (i, token) in tail.iter().enumerate() {
+            batch
+                .add(*token, position(self.tokens.len() + i)?, &[0], false)
+                .map_err(|e| ProviderError::Local(e.to_string()))?;
+        }
+        read(&mut self.ctx, &mut self.tokens, &mut batch, tail)
+            .map_err(|e| ProviderError::Local(format!("reading ahead failed: {e}")))?;
+        Ok(tail.len())
+    }
+
     /// Reads a generated token at the next position, for the logits of the one after it.
     pub fn read_token(&mut self, token: LlamaToken) -> Result<(), ProviderError> {
         self.one.clear();
@@ -115,6 +131,12 @@ fn reusable(in_context: &[LlamaToken], prompt: &[LlamaToken]) -> usize {
     common.min(prompt.len().saturating_sub(1))
 }
 
+/// What `ahead` has after all of the context's tokens; `None` when it does not begin with all of them,
+/// or has nothing more.
+fn beyond<'a>(in_context: &[LlamaToken], ahead: &'a [LlamaToken]) -> Option<&'a [LlamaToken]> {
+    ahead.strip_prefix(in_context).filter(|rest| !rest.is_empty())
+}
+
 fn position(index: usize) -> Result<i32, ProviderError> {
     i32::try_from(index).map_err(|_| ProviderError::Local("the conversation is too long for the model".into()))
 }
@@ -140,6 +162,17 @@ mod tests {
         assert_eq!(reusable(&tokens(&[1, 2, 3]), &tokens(&[7, 2, 3, 4])), 0);
         // The context went further than the new prompt (an answer that is not in it, or a shorter thread).
         assert_eq!(reusable(&tokens(&[1, 2, 3, 4, 5, 6]), &tokens(&[1, 2, 3, 8])), 3);
+    }
+
+    #[test]
+    fn reading_ahead_only_ever_extends_what_the_context_holds() {
+        let held = tokens(&[1, 2, 3]);
+        assert_eq!(beyond(&held, &tokens(&[1, 2, 3, 4, 5])), Some(&tokens(&[4, 5])[..]));
+        // Anything that would drop or replace a token of the context is left alone.
+        assert_eq!(beyond(&held, &tokens(&[1, 2, 9, 4])), None);
+        assert_eq!(beyond(&held, &tokens(&[1, 2])), None);
+        assert_eq!(beyond(&held, &tokens(&[1, 2, 3])), None);
+        assert_eq!(beyond(&[], &tokens(&[7])), Some(&tokens(&[7])[..]));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use crate::message::{Block, Message, Role};
 
+#[derive(Clone)]
 pub struct Turn {
     pub role: &'static str,
     pub text: String,

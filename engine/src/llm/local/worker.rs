@@ -64,7 +64,8 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
                 .with_n_ctx(NonZeroU32::new(settings.context_tokens))
                 .with_n_batch(settings.context_tokens)
                 .with_n_threads(settings.threads)
-                .with_n_threads_batch(settings.threads);
+                .with_n_threads_batch(settings.threads)
+                .with_flash_attention_policy(FLASH_ATTENTION_OFF);
             let mut in_context = match model.new_context(backend, params) {
                 Ok(ctx) => InContext::new(ctx),
                 Err(e) => {
@@ -74,9 +75,20 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
             };
             let _ = ready.send(Ok(()));
             let template = model.chat_template(None).ok();
-            while let Ok(job) = queue.recv() {
+            let mut waiting = None;
+            while let Some(job) = waiting.take().or_else(|| queue.recv().ok()) {
                 let outcome = answer(&model, &mut in_context, template.as_ref(), settings.context_tokens, &job);
-                let _ = job.events.send(outcome.map(|reason| StreamEvent::Finished { reason }));
+                let answered = outcome.as_ref().ok().filter(|a| a.reason == FinishReason::Stop).map(|a| a.text.clone());
+                let _ = job.events.send(outcome.map(|a| StreamEvent::Finished { reason: a.reason }));
+                match queue.try_recv() {
+                    Ok(next) => waiting = Some(next),
+                    Err(mpsc::TryRecvError::Empty) => {
+                        if let Some(answer) = answered {
+                            read_ahead(&model, &mut in_context, template.as_ref(), &job.turns, answer);
+                        }
+                    }
+                    Err(mpsc::TryRecvError::Disconnected) => break,
+                }
             }
         })
         .map_err(|e| ProviderError::Local(format!("cannot start the model's thread: {e}")))?;
@@ -87,13 +99,46 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
     }
 }
 
+/// llama.cpp's `LLAMA_FLASH_ATTN_TYPE_DISABLED`. Its default (auto) turns flash attention on, which on
+/// the CPU makes this model decode markedly slower once the context is deep (see the README's figures).
+const FLASH_ATTENTION_OFF: i32 = 0;
+
+/// How a turn ended, and the text it answered.
+struct Answered {
+    reason: FinishReason,
+    text: String,
+}
+
+/// While no turn waits, after an answer that ended by itself: reads what the thread's next prompt will
+/// have after this answer up to its next message (the template's end of turn and the user's turn
+/// header), so the next turn has that much less to read before its first token. A prompt that goes on
+/// otherwise simply keeps less of it (`InContext::read_prompt`).
+fn read_ahead(
+    model: &LlamaModel,
+    in_context: &mut InContext<'_>,
+    template: Option<&LlamaChatTemplate>,
+    turns: &[Turn],
+    answer: String,
+) {
+    const NEXT: &str = "\u{1}next message\u{1}";
+    let mut next: Vec<Turn> = turns.to_vec();
+    next.push(Turn { role: "assistant", text: answer });
+    next.push(Turn { role: "user", text: NEXT.into() });
+    let Ok(prompt) = render(model, template, &next) else { return };
+    let Some(at) = prompt.find(NEXT) else { return };
+    let tokens = model.vocab().tokenize(prompt[..at].as_bytes(), false, true);
+    if let Err(e) = in_context.read_ahead(&tokens) {
+        tracing::debug!(error = %e, "the built-in model did not read ahead");
+    }
+}
+
 fn answer(
     model: &LlamaModel,
     in_context: &mut InContext<'_>,
     template: Option<&LlamaChatTemplate>,
     context_tokens: u32,
     job: &Job,
-) -> Result<FinishReason, ProviderError> {
+) -> Result<Answered, ProviderError> {
     let mut spent = Spent::default();
     let outcome = answer_timed(model, in_context, template, context_tokens, job, &mut spent);
     tracing::debug!(
@@ -103,7 +148,7 @@ fn answer(
         generated = spent.generated,
         generating_ms = spent.generating.as_secs_f64() * 1e3,
         sampling_ms = spent.sampling.as_secs_f64() * 1e3,
-        outcome = ?outcome,
+        outcome = ?outcome.as_ref().map(|a| &a.reason),
         "the built-in model answered a turn"
     );
     outcome
@@ -128,7 +173,7 @@ fn answer_timed(
     context_tokens: u32,
     job: &Job,
     spent: &mut Spent,
-) -> Result<FinishReason, ProviderError> {
+) -> Result<Answered, ProviderError> {
     let prompt = render(model, template, &job.turns)?;
     let vocab = model.vocab();
     let tokens = vocab.tokenize(prompt.as_bytes(), false, true);
@@ -151,6 +196,7 @@ fn answer_timed(
     samplers.push(LlamaSampler::greedy());
     let mut sampler = LlamaSampler::chain_simple(samplers);
     let mut text = Utf8Buffer::default();
+    let mut answered = String::new();
     for _ in 0..room.min(job.max_tokens as usize) {
         if job.cancel.is_cancelled() {
             return Err(ProviderError::Cancelled);
@@ -161,24 +207,26 @@ fn answer_timed(
         let token = in_context.sample(&mut sampler);
         spent.sampling += started.elapsed();
         if vocab.is_eog(token) {
-            send_text(job, text.finish())?;
-            return Ok(FinishReason::Stop);
+            send_text(job, text.finish(), &mut answered)?;
+            return Ok(Answered { reason: FinishReason::Stop, text: answered });
         }
-        send_text(job, text.push(&vocab.token_to_piece(token, false, None)))?;
+        send_text(job, text.push(&vocab.token_to_piece(token, false, None)), &mut answered)?;
         let started = Instant::now();
         in_context.read_token(token)?;
         spent.generating += started.elapsed();
         spent.generated += 1;
     }
-    send_text(job, text.finish())?;
-    Ok(FinishReason::Length)
+    send_text(job, text.finish(), &mut answered)?;
+    Ok(Answered { reason: FinishReason::Length, text: answered })
 }
 
-/// Nobody listening any more (the run was stopped or ended) ends the turn.
-fn send_text(job: &Job, text: String) -> Result<(), ProviderError> {
+/// Sends the text on and adds it to the answer. Nobody listening any more (the run was stopped or
+/// ended) ends the turn.
+fn send_text(job: &Job, text: String, answered: &mut String) -> Result<(), ProviderError> {
     if text.is_empty() {
         return Ok(());
     }
+    answered.push_str(&text);
     job.events.send(Ok(StreamEvent::TextDelta(text))).map_err(|_| ProviderError::Cancelled)
 }
 
