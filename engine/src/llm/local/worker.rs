@@ -126,7 +126,7 @@ fn read_ahead(
     next.push(Turn { role: "user", text: NEXT.into() });
     let Ok(prompt) = render(model, template, &next) else { return };
     let Some(at) = prompt.find(NEXT) else { return };
-    let tokens = model.vocab().tokenize(prompt[..at].as_bytes(), false, true);
+    let tokens = model.vocab().tokenize(&prompt.as_bytes()[..at], false, true);
     if let Err(e) = in_context.read_ahead(&tokens) {
         tracing::debug!(error = %e, "the built-in model did not read ahead");
     }
