@@ -3,7 +3,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -73,6 +73,37 @@ pub(super) unsafe fn become_child() -> io::Result<()> {
     libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
     check(libc::setpgid(0, 0))
+}
+
+/// The two sides of `fork_with_status`.
+pub(super) enum Forked {
+    /// The child, holding the write end of the status pipe (for `fail`; closed by a successful exec).
+    Child { status: libc::c_int },
+    /// The parent, holding the read end (for `process::await_exec`).
+    Parent { pid: libc::pid_t, status: OwnedFd },
+}
+
+/// Forks with a close-on-exec status pipe between parent and child, each side closing the end that is
+/// not its own.
+///
+/// # Safety
+/// The calling process has one thread, so the child may run any code.
+pub(super) unsafe fn fork_with_status() -> io::Result<Forked> {
+    let mut status = [-1 as libc::c_int; 2];
+    check(libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC))?;
+    let pid = libc::fork();
+    if pid < 0 {
+        let error = io::Error::last_os_error();
+        libc::close(status[0]);
+        libc::close(status[1]);
+        return Err(error);
+    }
+    if pid == 0 {
+        libc::close(status[0]);
+        return Ok(Forked::Child { status: status[1] });
+    }
+    libc::close(status[1]);
+    Ok(Forked::Parent { pid, status: OwnedFd::from_raw_fd(status[0]) })
 }
 
 /// In a child that could not execute its program: tells the spawner why through `status` (the pipe

@@ -7,7 +7,7 @@
 
 use std::ffi::{CString, OsStr};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -186,31 +186,14 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
         }
     }
 
-    let mut status = [-1 as libc::c_int; 2];
-    // SAFETY: pipe2 into a two-element array.
-    check(unsafe { libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC) }).map_err(|e| e.to_string())?;
-    // SAFETY: this process has one thread, so the child may do anything the parent could.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        let error = io::Error::last_os_error();
-        // SAFETY: closing the pipe this function made.
-        unsafe {
-            libc::close(status[0]);
-            libc::close(status[1]);
-        }
-        return Err(format!("cannot fork: {error}"));
-    }
-    if pid == 0 {
+    // SAFETY: this process has one thread.
+    let forked = unsafe { exec::fork_with_status() }.map_err(|error| format!("cannot fork: {error}"))?;
+    let (pid, status) = match forked {
         // SAFETY: the child: system calls on data made above, then exec or _exit.
-        unsafe {
-            libc::close(status[0]);
-            exec::fail(status[1], &launch(&exec, stdout, stderr, prepared.as_ref()));
-        }
-    }
-    // SAFETY: the parent closes its copy of the write end; the read end is owned from here on.
-    let status = unsafe {
-        libc::close(status[1]);
-        OwnedFd::from_raw_fd(status[0])
+        exec::Forked::Child { status } => unsafe {
+            exec::fail(status, &launch(&exec, stdout, stderr, prepared.as_ref()))
+        },
+        exec::Forked::Parent { pid, status } => (pid, status),
     };
     await_exec(status, pid).map_err(|error| format!("cannot start `{}`: {error}", request.program.display()))
 }

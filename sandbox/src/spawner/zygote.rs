@@ -10,7 +10,7 @@
 //! closes without a command exits.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -59,37 +59,23 @@ impl Zygote {
     /// descriptors of the spawner the child closes at once (the server's socket, the signal one).
     pub(super) fn make(shared: &'static SharedNamespaces, close: &[libc::c_int]) -> io::Result<Self> {
         let (ours, theirs) = wire::pair()?;
-        let mut status = [-1 as libc::c_int; 2];
-        // SAFETY: pipe2 into a two-element array.
-        check(unsafe { libc::pipe2(status.as_mut_ptr(), libc::O_CLOEXEC) })?;
-        // SAFETY: the spawner has one thread, so the child may run any code.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            let error = io::Error::last_os_error();
-            // SAFETY: closing the pipe made above.
-            unsafe {
-                libc::close(status[0]);
-                libc::close(status[1]);
-            }
-            return Err(error);
-        }
-        if pid == 0 {
-            drop(ours);
-            // SAFETY: the child: system calls, then it waits for its command or exits.
-            unsafe {
-                libc::close(status[0]);
-                for fd in close {
-                    libc::close(*fd);
+        // SAFETY: the spawner has one thread.
+        match unsafe { exec::fork_with_status() }? {
+            exec::Forked::Child { status } => {
+                drop(ours);
+                // SAFETY: the child: system calls, then it waits for its command or exits.
+                unsafe {
+                    for fd in close {
+                        libc::close(*fd);
+                    }
+                    exec::fail(status, &wait_and_execute(shared, &theirs));
                 }
-                exec::fail(status[1], &wait_and_execute(shared, &theirs));
+            }
+            exec::Forked::Parent { pid, status } => {
+                drop(theirs);
+                Ok(Self { pid, control: ours, status })
             }
         }
-        drop(theirs);
-        // SAFETY: the parent keeps the read end; the write end is the child's.
-        unsafe { libc::close(status[1]) };
-        // SAFETY: a descriptor pipe2 just made, owned here from now on.
-        let status = unsafe { OwnedFd::from_raw_fd(status[0]) };
-        Ok(Self { pid, control: ours, status })
     }
 
     /// Hands it `go`, the output descriptors and `prepared`'s ruleset; its pid once the program
@@ -135,13 +121,5 @@ unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::
     match steps() {
         Ok(exec) => exec.execute(),
         Err(error) => error,
-    }
-}
-
-fn check(result: libc::c_int) -> io::Result<()> {
-    if result < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
     }
 }
