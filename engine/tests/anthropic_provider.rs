@@ -15,7 +15,7 @@ use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_testkit::{FixtureModel, Script, ScriptedCall, ScriptedError, Turn};
 use warden_types::message::{Block, Message, Role};
 
-use crate::common::provider_turns::{ask, run, script, text_deltas, GUARD};
+use crate::common::provider_turns::{ask, closed_after_first_token, run, script, text_deltas, GUARD};
 
 fn config(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> AnthropicConfig {
     AnthropicConfig {
@@ -284,15 +284,7 @@ async fn a_stalled_stream_ends_with_a_timeout_after_the_tokens_it_sent() {
 
 #[tokio::test]
 async fn a_connection_closed_before_the_message_stopped_is_a_stream_error() {
-    let turn = Turn { repeat_tokens: Some(10), stall_after_tokens: Some(1), ..Default::default() };
-    let model = FixtureModel::start(script("cut", vec![turn])).await.unwrap();
-    let p = provider(&model, None, Duration::from_secs(60));
-    let mut stream = p.stream_turn(ask("cut"), CancellationToken::new()).await.unwrap();
-    let first = tokio::time::timeout(GUARD, stream.next()).await.unwrap();
-    assert_eq!(first, Some(Ok(StreamEvent::TextDelta("tok0".into()))));
-    // Stopping the fixture ends the stalled response cleanly, without message_delta or message_stop.
-    drop(model);
-    let rest: Vec<_> = tokio::time::timeout(GUARD, stream.collect::<Vec<_>>()).await.unwrap();
+    let rest = closed_after_first_token(|model| provider(model, None, Duration::from_secs(60))).await;
     assert!(matches!(rest.as_slice(), [Err(ProviderError::Stream(_))]), "{rest:?}");
 }
 
