@@ -9,6 +9,7 @@
 //! an outside client (socket and long-poll) and holds WARDEN_BENCH_OUTSIDE_WAITING (10,000) outside
 //! requests waiting, then restarts the server (see `outside.rs`).
 
+mod local;
 mod outside;
 
 use std::path::PathBuf;
@@ -76,10 +77,21 @@ fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str
 }
 
 fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Server {
-    let port = free_port();
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     // The server's log, shown only when asked for (its filter in `WARDEN_BENCH_RUST_LOG`).
     let log = std::env::var("WARDEN_BENCH_RUST_LOG").ok();
+    let (mut cmd, base) = server_command(data_dir, extra);
+    cmd.env("RUST_LOG", log.as_deref().unwrap_or("warn")).stdout(if log.is_some() {
+        Stdio::inherit()
+    } else {
+        Stdio::null()
+    });
+    spawn(cmd, base)
+}
+
+/// The server's command, on a free port, with `extra` set last; its log filter and stdout are the caller's.
+fn server_command(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> (Command, String) {
+    let port = free_port();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut cmd = Command::new(server_bin());
     cmd.env_remove("OPENAI_BASE_URL")
         .env_remove("WARDEN_LOCAL_THREADS")
@@ -90,14 +102,16 @@ fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Serv
         .env("LEPTOS_SITE_ROOT", root.join("target/site"))
         .env("LEPTOS_SITE_PKG_DIR", "pkg")
         .env("LEPTOS_RELOAD_PORT", "3001")
-        .env("RUST_LOG", log.as_deref().unwrap_or("warn"))
-        .stdout(if log.is_some() { Stdio::inherit() } else { Stdio::null() })
         .stderr(Stdio::inherit());
     for (k, v) in extra {
         cmd.env(k, v);
     }
+    (cmd, format!("http://127.0.0.1:{port}"))
+}
+
+fn spawn(mut cmd: Command, base: String) -> Server {
     let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e} (build it first)", server_bin().display()));
-    Server { child, base: format!("http://127.0.0.1:{port}") }
+    Server { child, base }
 }
 
 async fn wait_healthy(http: &Client, base: &str) {
@@ -566,76 +580,6 @@ async fn waiting() {
 
 /// The built-in model through the server, on one CPU thread (`WARDEN_LOCAL_THREADS=1`) and on the
 /// server's default.
-async fn local() {
-    local_on(Some(1)).await;
-    local_on(None).await;
-}
-
-/// The built-in model through the server: time from sending a message to its first token, tokens per
-/// second as the client receives them, and the server's RSS with the model loaded and at its peak.
-/// `threads` pins inference to that many CPU threads.
-async fn local_on(threads: Option<u32>) {
-    let model = std::env::var("WARDEN_LOCAL_MODEL").unwrap_or_else(|_| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        root.join("target/models/SmolLM2-135M-Instruct.Q4_1.gguf").display().to_string()
-    });
-    let dir = data_dir();
-    let threads_setting = threads.map(|n| n.to_string());
-    let mut env = vec![("WARDEN_MODEL", "local"), ("WARDEN_LOCAL_MODEL", model.as_str())];
-    if let Some(n) = &threads_setting {
-        env.push(("WARDEN_LOCAL_THREADS", n));
-    }
-    let server = spawn_server_with(dir.path(), &env);
-    let http = client();
-    wait_healthy(&http, &server.base).await;
-    let pid = server.child.id();
-    let loaded = rss_kib(pid);
-    let thread = new_thread(&http, &server.base).await;
-    // The first message of a thread also asks the model for a title; it is measured, not counted.
-    let questions = [
-        "Say hello.",
-        "What is the capital of France?",
-        "Name three colours.",
-        "What is 2 plus 2?",
-        "Write a short poem about the sea.",
-        "What is a lighthouse?",
-        "Name a fruit.",
-    ];
-    let (mut first, mut rates, mut peak) = (Vec::new(), Vec::new(), loaded);
-    for (i, q) in questions.iter().enumerate() {
-        let sent = Instant::now();
-        let res = http.post(format!("{}/api/threads/{thread}/messages", server.base)).json(&json!({ "content": q }));
-        let mut stream = res.send().await.expect("send").bytes_stream().eventsource();
-        let mut times = Vec::new();
-        while let Some(Ok(event)) = stream.next().await {
-            match event.event.as_str() {
-                "text_delta" => times.push(Instant::now()),
-                "run_finished" | "run_failed" => break,
-                _ => {}
-            }
-        }
-        peak = peak.max(rss_kib(pid));
-        if i == 0 || times.len() < 2 {
-            continue;
-        }
-        first.push((times[0] - sent).as_secs_f64() * 1000.0);
-        rates.push((times.len() - 1) as f64 / (times[times.len() - 1] - times[0]).as_secs_f64());
-    }
-    first.sort_by(f64::total_cmp);
-    rates.sort_by(f64::total_cmp);
-    let mid = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(0.0);
-    println!(
-        "local ({}): {} answers; first token p50 {:.0} ms (min {:.0}); {:.1} tokens/s p50 (min {:.1}, max {:.1}); RSS with the model loaded {:.0} MB, peak {:.0} MB",
-        match threads {
-            Some(n) => format!("WARDEN_LOCAL_THREADS={n}"),
-            None => format!("default: {} threads here", std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)),
-        },
-        first.len(), mid(&first), first.first().copied().unwrap_or(0.0), mid(&rates), rates.first().copied().unwrap_or(0.0),
-        rates.last().copied().unwrap_or(0.0), loaded as f64 / 1024.0, peak as f64 / 1024.0
-    );
-    drop(server);
-}
-
 #[tokio::main]
 async fn main() {
     // 1,000 streams are 2,000 sockets here, and as many in the server (which raises its own limit).
@@ -665,6 +609,6 @@ async fn main() {
         outside::outside().await;
     }
     if matches!(which.as_str(), "all" | "local") {
-        local().await;
+        local::local().await;
     }
 }

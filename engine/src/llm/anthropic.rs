@@ -62,7 +62,7 @@ impl Anthropic {
             messages.iter().flat_map(|m| &m.content).any(|b| !matches!(b, crate::message::Block::Text { .. }));
         let as_text;
         let messages = if tools.is_empty() && has_tool_blocks {
-            as_text = super::text_tool_calls::as_text_conversation(messages, &[]);
+            as_text = super::text_tool_calls::history_as_text(messages);
             &as_text[..]
         } else {
             messages

@@ -26,7 +26,8 @@ use crate::message::Message;
 /// The file `scripts/fetch-model.sh` puts in `<data dir>/models/`.
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
-/// What the built-in model is told it cannot do, and what the UI says about it.
+/// What the UI says the built-in model can and cannot do (people are told; the model is not: its prompt
+/// is kept short).
 pub const LIMITS: &str = "The built-in model is small (135M parameters, on the CPU): it chats and answers \
     short questions and is often wrong. It is shown the tools and a call it writes is held to a valid one, but \
     it seldom picks the right tool. Configure a provider for real work.";
@@ -80,7 +81,7 @@ impl LocalModel {
     ) -> Result<TurnStream, ProviderError> {
         let (events, rx) = tokio::sync::mpsc::unbounded_channel();
         let job = worker::Job {
-            turns: prompt::turns(messages, LIMITS),
+            turns: prompt::turns(messages),
             max_tokens,
             min_answer_tokens: MIN_ANSWER_TOKENS.min(max_tokens),
             cancel,

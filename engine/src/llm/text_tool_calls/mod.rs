@@ -2,10 +2,10 @@
 //! writes each call as a JSON block in its answer, and those blocks are read back out of the streamed
 //! text as tool calls (`scanner`). The rest of the engine sees an ordinary provider with native calls.
 
+mod instructions;
 mod scanner;
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -13,6 +13,7 @@ use futures::stream::{self, StreamExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use self::instructions::{tool_instructions, Detail};
 use self::scanner::{CallScanner, Piece};
 use super::openai_wire::tool_text;
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
@@ -52,9 +53,12 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
 
     async fn stream_turn(&self, req: TurnRequest, cancel: CancellationToken) -> Result<TurnStream, ProviderError> {
         let tools: HashSet<String> = req.tools.iter().map(|t| t.name.clone()).collect();
-        let messages = as_text_conversation(&req.messages, &req.tools);
-        // Only a provider that constrains its decoding gets the tools (for its grammar, never as native ones).
-        let passed_on = if self.inner.constrains_text_calls() { req.tools.clone() } else { Vec::new() };
+        // Only a provider that constrains its decoding gets the tools (for its grammar, never as native ones);
+        // its grammar keeps calls valid, so its model is shown the tools in brief.
+        let constrains = self.inner.constrains_text_calls();
+        let detail = if constrains { Detail::Brief } else { Detail::Schema };
+        let messages = as_text_conversation(&req.messages, &req.tools, detail);
+        let passed_on = if constrains { req.tools.clone() } else { Vec::new() };
         let request = TurnRequest { messages, tools: passed_on };
         let events = self.inner.stream_turn(request, cancel).await?;
         if tools.is_empty() {
@@ -65,7 +69,7 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
     }
 
     async fn complete(&self, messages: Vec<Message>) -> Result<String, ProviderError> {
-        self.inner.complete(as_text_conversation(&messages, &[])).await
+        self.inner.complete(history_as_text(&messages)).await
     }
 
     async fn list_models(&self) -> Result<Vec<String>, ProviderError> {
@@ -80,9 +84,14 @@ impl<P: Provider + ?Sized> Provider for TextToolCalls<P> {
 // ---------------------------------------------------------------------------------------------
 // Outgoing: the conversation as plain text.
 
+/// The conversation with earlier calls and results written as text, and no tools offered.
+pub(super) fn history_as_text(messages: &[Message]) -> Vec<Message> {
+    as_text_conversation(messages, &[], Detail::Schema)
+}
+
 /// The conversation with calls written as the model is asked to write them, results as user
 /// messages, and (with tools) their description in the system message.
-pub(super) fn as_text_conversation(messages: &[Message], tools: &[ToolSpec]) -> Vec<Message> {
+pub(super) fn as_text_conversation(messages: &[Message], tools: &[ToolSpec], detail: Detail) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     // Tool names by call id, for naming results; a later call with the same id wins, as its result follows it.
     let mut names: HashMap<&str, &str> = HashMap::new();
@@ -129,7 +138,7 @@ pub(super) fn as_text_conversation(messages: &[Message], tools: &[ToolSpec]) -> 
         results_open = true;
     }
     if !tools.is_empty() {
-        let instructions = tool_instructions(tools);
+        let instructions = tool_instructions(tools, detail);
         match out.first_mut() {
             Some(first) if first.role == Role::System => {
                 first.content.push(Block::Text { text: format!("\n\n{instructions}") })
@@ -164,29 +173,6 @@ fn result_text(name: Option<&str>, call_id: &str, content: &[ToolContent], is_er
     };
     let outcome = if is_error { ", which failed" } else { "" };
     format!("Result of {which}{outcome}:\n{}", tool_text(content, false))
-}
-
-fn tool_instructions(tools: &[ToolSpec]) -> String {
-    let mut text = String::from(
-        "# Tools\n\n\
-         You can call the tools listed below. To call one, write a JSON object with the tool's name and \
-         its arguments in a fenced json block, exactly like this:\n\n\
-         ```json\n{\"tool\": \"<tool name>\", \"arguments\": {<the arguments, as the tool's parameters \
-         describe them>}}\n```\n\n\
-         Write one block per call; to make several calls, write several blocks. Write such a block only \
-         when you mean to call the tool. After your calls, end your answer: each result comes back in a \
-         message that starts with \"Result of <tool name>\".\n",
-    );
-    for tool in tools {
-        let _ = write!(
-            text,
-            "\n## {}\n{}\nParameters (JSON Schema): {}\n",
-            tool.name,
-            tool.description.trim(),
-            tool.parameters
-        );
-    }
-    text
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +393,7 @@ mod tests {
             },
             Message::text(Role::Assistant, "Done."),
         ];
-        let out = as_text_conversation(&messages, &[spec("read_file")]);
+        let out = as_text_conversation(&messages, &[spec("read_file")], Detail::Schema);
         assert_eq!(out.len(), 5, "{out:#?}");
         assert_eq!(out[0].role, Role::System);
         let system = out[0].joined_text();
@@ -439,10 +425,10 @@ mod tests {
     #[test]
     fn tools_get_a_system_message_of_their_own_and_no_tools_get_none() {
         let messages = vec![Message::text(Role::User, "hi")];
-        let out = as_text_conversation(&messages, &[spec("read_file"), spec("run_shell")]);
+        let out = as_text_conversation(&messages, &[spec("read_file"), spec("run_shell")], Detail::Brief);
         assert_eq!(out[0].role, Role::System);
         assert!(out[0].joined_text().contains("## run_shell"));
         assert_eq!(out[1..], messages[..]);
-        assert_eq!(as_text_conversation(&messages, &[]), messages);
+        assert_eq!(as_text_conversation(&messages, &[], Detail::Schema), messages);
     }
 }
