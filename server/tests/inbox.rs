@@ -234,6 +234,17 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
     }
     assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
 
+    // A connection check is no approval: refused in a batch before anything is decided.
+    let with_check = json!({
+        "keys": [{"source": "chat", "id": approval}, {"source": "check", "id": "some-check"}],
+        "verdict": "approve",
+        "reason": null,
+    });
+    let (status, refused) = app.call(inbox::DecideBatch::PATH, with_check).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert!(refused["Invalid"].as_str().unwrap().contains("on its own"), "{refused}");
+    assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
+
     let batch = json!({
         "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": second}],
         "verdict": "deny",
