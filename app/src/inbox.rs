@@ -1,6 +1,7 @@
-//! What the inbox shows: every approval, from Warden's own chats (gated tool calls) and from outside
-//! clients (their requests), as one list; the filters on it; and the rule for batch decisions (one
-//! run or one client at a time). Plain data and functions, the same on the server and in the browser.
+//! What the inbox shows: every approval, from Warden's own chats (gated tool calls and connection
+//! checks, a run waiting for an MCP server) and from outside clients (their requests), as one list;
+//! the filters on it; and the rule for batch decisions (one run or one client at a time; connection
+//! checks one by one). Plain data and functions, the same on the server and in the browser.
 //!
 //! The list is fetched again on every change, so its items are trimmed: each long text (code,
 //! output, a diff, an argument) is cut to [`SHOWN_BYTES`]; the thread or the full-screen view shows
@@ -12,7 +13,9 @@ use warden_outside::protocol::{ClientFrame, DeciderKind, RequestKind, Verdict as
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::components::approval_card::decision_text;
-use crate::model::{Approval, ApprovalStatus, DecidedBy, DecisionInput, Preview, Verdict};
+use crate::model::{
+    Approval, ApprovalStatus, CheckReason, CheckStatus, DecidedBy, DecisionInput, Preview, ThreadCheck, Verdict,
+};
 
 /// Most items a batch decision takes at once.
 pub const MAX_BATCH: usize = 200;
@@ -31,6 +34,8 @@ pub enum InboxItem {
     Chat(Box<Approval>),
     /// A request of an outside executor or agent.
     Outside(Box<OutsideRequest>),
+    /// A connection check: a run of a chat waits for an MCP server that is offline or disabled.
+    Check(Box<ThreadCheck>),
 }
 
 /// Which item: stable across refreshes, and written into the page as `data-key`.
@@ -39,14 +44,16 @@ pub enum InboxItem {
 pub enum ItemKey {
     Chat(String),
     Outside(String),
+    Check(String),
 }
 
 impl ItemKey {
-    /// `chat:<id>` or `outside:<id>`.
+    /// `chat:<id>`, `outside:<id>` or `check:<id>`.
     pub fn to_attr(&self) -> String {
         match self {
             ItemKey::Chat(id) => format!("chat:{id}"),
             ItemKey::Outside(id) => format!("outside:{id}"),
+            ItemKey::Check(id) => format!("check:{id}"),
         }
     }
 
@@ -54,6 +61,7 @@ impl ItemKey {
         match attr.split_once(':')? {
             ("chat", id) if !id.is_empty() => Some(ItemKey::Chat(id.to_string())),
             ("outside", id) if !id.is_empty() => Some(ItemKey::Outside(id.to_string())),
+            ("check", id) if !id.is_empty() => Some(ItemKey::Check(id.to_string())),
             _ => None,
         }
     }
@@ -83,6 +91,7 @@ impl InboxItem {
         match self {
             InboxItem::Chat(a) => ItemKey::Chat(a.id.clone()),
             InboxItem::Outside(r) => ItemKey::Outside(r.id.clone()),
+            InboxItem::Check(c) => ItemKey::Check(c.check.id.clone()),
         }
     }
 
@@ -90,10 +99,11 @@ impl InboxItem {
         match self {
             InboxItem::Chat(a) => &a.created_at,
             InboxItem::Outside(r) => &r.created_at,
+            InboxItem::Check(c) => &c.check.created_at,
         }
     }
 
-    /// `low`, `medium` or `high`; a code response has none.
+    /// `low`, `medium` or `high`; a code response and a connection check have none.
     pub fn risk(&self) -> Option<&'static str> {
         match self {
             InboxItem::Chat(a) => Some(a.risk.label()),
@@ -102,6 +112,7 @@ impl InboxItem {
                 warden_outside::protocol::RiskLevel::Medium => "medium",
                 warden_outside::protocol::RiskLevel::High => "high",
             }),
+            InboxItem::Check(_) => None,
         }
     }
 
@@ -117,6 +128,10 @@ impl InboxItem {
                 RequestStatus::Expired => ItemState::Expired,
                 RequestStatus::Approved | RequestStatus::Rejected => ItemState::Decided,
             },
+            InboxItem::Check(c) => match c.check.status {
+                CheckStatus::Pending => ItemState::Pending,
+                _ => ItemState::Decided,
+            },
         }
     }
 
@@ -127,6 +142,13 @@ impl InboxItem {
             InboxItem::Outside(r) => {
                 format!("{:?}|{}|{}", r.status, r.decided_at.as_deref().unwrap_or_default(), r.expires_at)
             }
+            // A Connect that did not connect leaves it pending with its error.
+            InboxItem::Check(c) => format!(
+                "{:?}|{}|{}",
+                c.check.status,
+                c.check.decided_at.as_deref().unwrap_or_default(),
+                c.check.error.as_deref().unwrap_or_default()
+            ),
         }
     }
 
@@ -134,10 +156,13 @@ impl InboxItem {
         self.state() == ItemState::Pending
     }
 
-    pub fn group(&self) -> BatchGroup {
+    /// What a batch decision with it would span; `None` for a connection check, which is decided
+    /// on its own (Connect or Continue anyway is no approval or denial).
+    pub fn group(&self) -> Option<BatchGroup> {
         match self {
-            InboxItem::Chat(a) => BatchGroup::Run(a.run_id.clone()),
-            InboxItem::Outside(r) => BatchGroup::Client(r.client_id.clone()),
+            InboxItem::Chat(a) => Some(BatchGroup::Run(a.run_id.clone())),
+            InboxItem::Outside(r) => Some(BatchGroup::Client(r.client_id.clone())),
+            InboxItem::Check(_) => None,
         }
     }
 
@@ -146,6 +171,7 @@ impl InboxItem {
         match self {
             InboxItem::Chat(a) => format!("/chat/{}", a.thread_id),
             InboxItem::Outside(r) => format!("/approvals/{}", r.id),
+            InboxItem::Check(c) => format!("/chat/{}", c.check.thread_id),
         }
     }
 
@@ -154,6 +180,7 @@ impl InboxItem {
         match self {
             InboxItem::Chat(a) => a.summary.clone(),
             InboxItem::Outside(r) => format!("{} from {}", kind_label(r.kind), r.client_name),
+            InboxItem::Check(c) => format!("{} is {}", c.check.server, c.check.down.label()),
         }
     }
 
@@ -162,7 +189,26 @@ impl InboxItem {
         match self {
             InboxItem::Chat(a) => decision_text(a),
             InboxItem::Outside(r) => outside_decision_text(r),
+            InboxItem::Check(c) => check_decision_text(c),
         }
+    }
+}
+
+/// How a connection check was decided, in words.
+pub fn check_decision_text(item: &ThreadCheck) -> String {
+    match item.check.status {
+        CheckStatus::Pending => "Waiting: Connect or Continue anyway".into(),
+        CheckStatus::Connected => "Connected: the run went on with it".into(),
+        CheckStatus::ContinuedWithout => "Continued without it".into(),
+        CheckStatus::Cancelled => "Cancelled: the run was stopped".into(),
+    }
+}
+
+/// What the run wanted of the server, in words.
+pub fn check_reason_text(reason: &CheckReason, server: &str) -> String {
+    match reason {
+        CheckReason::CalledTool { tool } => format!("The model called {tool}, a tool of this server."),
+        CheckReason::Mentioned => format!("Your message names @{server}."),
     }
 }
 
@@ -236,6 +282,12 @@ pub fn trimmed(mut item: InboxItem) -> (InboxItem, bool) {
                 }
             }
             cut |= cut_json(&mut a.arguments);
+        }
+        InboxItem::Check(c) => {
+            cut |= text(&mut c.thread_title);
+            if let Some(error) = &mut c.check.error {
+                cut |= text(error);
+            }
         }
         InboxItem::Outside(r) => {
             let metadata = match &mut r.request {
@@ -441,6 +493,19 @@ impl StatusFilter {
             StatusFilter::All => &[None],
         }
     }
+
+    /// The statuses of connection checks to ask the store for, one query each (`None`: any).
+    pub fn check_statuses(self) -> &'static [Option<CheckStatus>] {
+        match self {
+            StatusFilter::Pending => &[Some(CheckStatus::Pending)],
+            StatusFilter::Decided => {
+                &[Some(CheckStatus::Connected), Some(CheckStatus::ContinuedWithout), Some(CheckStatus::Cancelled)]
+            }
+            // A check waits as long as its run does.
+            StatusFilter::Expired => &[],
+            StatusFilter::All => &[None],
+        }
+    }
 }
 
 impl InboxFilter {
@@ -460,7 +525,7 @@ impl InboxFilter {
     pub fn matches(&self, item: &InboxItem) -> bool {
         let source = match (&self.source, item) {
             (SourceFilter::All, _) => true,
-            (SourceFilter::Chat, InboxItem::Chat(_)) => true,
+            (SourceFilter::Chat, InboxItem::Chat(_) | InboxItem::Check(_)) => true,
             (SourceFilter::Client(id), InboxItem::Outside(r)) => r.client_id == *id,
             _ => false,
         };
@@ -509,7 +574,9 @@ pub struct BatchOutcome {
 
 /// The one run or client the items belong to, or why they cannot be decided together.
 pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
-    let Some(first) = items.first() else { return Err("Select the approvals to decide first.".into()) };
+    if items.is_empty() {
+        return Err("Select the approvals to decide first.".into());
+    }
     if items.len() > MAX_BATCH {
         return Err(format!("A batch decision takes at most {MAX_BATCH} approvals; {} are selected.", items.len()));
     }
@@ -520,14 +587,16 @@ pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
             items.len()
         ));
     }
-    let group = first.group();
-    if items.iter().all(|i| i.group() == group) {
-        return Ok(group);
+    let Some(groups) = items.iter().map(|i| i.group()).collect::<Option<Vec<_>>>() else {
+        return Err("A connection check is decided on its own: Connect or Continue anyway.".into());
+    };
+    if groups.iter().all(|g| *g == groups[0]) {
+        return Ok(groups[0].clone());
     }
     let mut runs: Vec<String> = Vec::new();
     let mut clients: Vec<String> = Vec::new();
-    for item in items {
-        let (list, id) = match item.group() {
+    for group in groups {
+        let (list, id) = match group {
             BatchGroup::Run(id) => (&mut runs, id),
             BatchGroup::Client(id) => (&mut clients, id),
         };
@@ -604,6 +673,56 @@ mod tests {
             decided_at: None,
             delivered_at: None,
         }))
+    }
+
+    fn check(id: &str, status: CheckStatus, created: &str) -> InboxItem {
+        use crate::model::{ConnectionCheck, ServerDown};
+        InboxItem::Check(Box::new(ThreadCheck {
+            check: ConnectionCheck {
+                id: id.into(),
+                run_id: "run1".into(),
+                thread_id: "t1".into(),
+                server: "fx".into(),
+                reason: CheckReason::CalledTool { tool: "fx__echo".into() },
+                down: ServerDown::Offline,
+                status,
+                error: None,
+                created_at: created.into(),
+                decided_at: None,
+            },
+            thread_title: "A thread".into(),
+        }))
+    }
+
+    #[test]
+    fn a_connection_check_is_a_chat_item_without_risk_that_is_never_batched() {
+        let waiting = check("c", CheckStatus::Pending, "2026-01-01T00:00:03.000Z");
+        assert_eq!(waiting.key().to_attr(), "check:c");
+        assert_eq!(ItemKey::from_attr("check:c"), Some(waiting.key()));
+        assert_eq!(waiting.href(), "/chat/t1");
+        assert_eq!(waiting.title(), "fx is offline");
+        let chats = InboxFilter { source: SourceFilter::Chat, risk: None, status: StatusFilter::Pending };
+        assert!(chats.matches(&waiting));
+        assert!(InboxFilter::default().matches(&waiting));
+        let client = InboxFilter { source: SourceFilter::Client("cl1".into()), ..InboxFilter::default() };
+        assert!(!client.matches(&waiting));
+        let risky = InboxFilter { risk: Some("low".into()), ..InboxFilter::default() };
+        assert!(!risky.matches(&waiting), "a check has no risk");
+        for status in [StatusFilter::Pending, StatusFilter::Decided, StatusFilter::Expired, StatusFilter::All] {
+            let filter = InboxFilter { status, ..InboxFilter::default() };
+            for s in
+                [CheckStatus::Pending, CheckStatus::Connected, CheckStatus::ContinuedWithout, CheckStatus::Cancelled]
+            {
+                let asked = status.check_statuses().iter().any(|q| q.is_none_or(|q| q == s));
+                assert_eq!(asked, filter.matches(&check("c", s, "2026-01-01T00:00:01.000Z")), "{status:?} {s:?}");
+            }
+        }
+        let approval = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
+        assert!(batch_group(&[&waiting]).unwrap_err().contains("on its own"));
+        assert!(batch_group(&[&approval, &waiting]).unwrap_err().contains("on its own"));
+        let mut items = vec![approval, waiting];
+        sort_newest_first(&mut items);
+        assert_eq!(items[0].key(), ItemKey::Check("c".into()), "newest first with the approvals");
     }
 
     fn evaluation(risk: RiskLevel) -> ClientFrame {

@@ -1,16 +1,20 @@
-//! The inbox's live state on every page: how many approvals wait (for the sidebar badge and the
-//! page title) and a counter the inbox page lists again on. In the browser it follows the server's
+//! The inbox's live state on every page: how many approvals and connection checks wait (for the
+//! sidebar badge and the page title), how many wait in each thread (the sidebar rows' badges, so an
+//! inbox change updates them without the lists being read again) and a counter the inbox page
+//! lists again on. In the browser it follows the server's
 //! feed (`GET /api/inbox/events`, server-sent events) for the life of the page, and shows a browser
 //! notification for a new approval while the tab is hidden, if the person allowed notifications
 //! (asked only when they press the button on the inbox page). On the server it is inert.
 
 use leptos::prelude::*;
-use warden_types::inbox::PendingCount;
+use warden_types::inbox::{PendingByThread, PendingCount};
 
 #[derive(Clone, Copy)]
 pub struct InboxLive {
     /// `None` until the feed's first count.
     pub count: RwSignal<Option<PendingCount>>,
+    /// `None` until the feed's first per-thread counts; threads with nothing waiting are absent.
+    pub threads: RwSignal<Option<PendingByThread>>,
     /// Bumped on every change the feed reports.
     pub changed: RwSignal<u32>,
 }
@@ -18,7 +22,7 @@ pub struct InboxLive {
 impl InboxLive {
     /// Provides the live state as context and, in the browser, follows the feed while the app lives.
     pub fn provide() -> Self {
-        let live = Self { count: RwSignal::new(None), changed: RwSignal::new(0) };
+        let live = Self { count: RwSignal::new(None), threads: RwSignal::new(None), changed: RwSignal::new(0) };
         provide_context(live);
         #[cfg(feature = "hydrate")]
         {
@@ -37,6 +41,12 @@ impl InboxLive {
     /// Approvals waiting, 0 while unknown.
     pub fn total(&self) -> u32 {
         self.count.get().map(|c| c.total()).unwrap_or(0)
+    }
+
+    /// What waits in the thread `id`, once the feed has said (`None` before: the list's own count
+    /// is shown until then, as the server rendered it).
+    pub fn waiting_in(&self, id: &str) -> Option<u32> {
+        self.threads.try_with(|t| t.as_ref().map(|t| t.get(id).copied().unwrap_or(0))).flatten()
     }
 
     /// The page title with the count in front while something waits: `(3) Warden`.
@@ -83,7 +93,7 @@ mod browser {
     use web_sys::{Event, EventSource, MessageEvent, Notification, NotificationOptions, NotificationPermission};
 
     use super::{InboxLive, NotifyPermission};
-    use warden_types::inbox::{ApprovalSource, Arrived, PendingCount};
+    use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount};
 
     pub struct Feed {
         source: EventSource,
@@ -107,12 +117,21 @@ mod browser {
                     None => {}
                 }
             });
+            let on_threads = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                match data(&event).map(|d| serde_json::from_str::<PendingByThread>(&d)) {
+                    Some(Ok(threads)) => {
+                        live.threads.try_set(Some(threads));
+                    }
+                    Some(Err(error)) => leptos::logging::warn!("unreadable inbox counts per thread: {error}"),
+                    None => {}
+                }
+            });
             let on_arrived = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
                 if let Some(Ok(arrived)) = data(&event).map(|d| serde_json::from_str::<Arrived>(&d)) {
                     notify(&arrived);
                 }
             });
-            for (name, listener) in [("count", on_count), ("arrived", on_arrived)] {
+            for (name, listener) in [("count", on_count), ("threads", on_threads), ("arrived", on_arrived)] {
                 if source.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref()).is_ok() {
                     listeners.push(listener);
                 }
@@ -169,6 +188,7 @@ mod browser {
         let title = match arrived.source {
             ApprovalSource::Chat => "Warden: a tool call waits for your approval",
             ApprovalSource::Outside => "Warden: an outside request waits for your approval",
+            ApprovalSource::Check => "Warden: a run waits for an MCP server",
         };
         let Ok(notification) = Notification::new_with_options(title, &options) else { return };
         let on_click = Closure::once_into_js(move || {

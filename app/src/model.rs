@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub use warden_types::approval::{
     Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, RuleMatcher, Scope, ThreadRule, Verdict,
 };
-pub use warden_types::connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
+pub use warden_types::connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
 pub use warden_types::event::{EventKind, RunEvent};
 pub use warden_types::message::Role;
 pub use warden_types::provider::{

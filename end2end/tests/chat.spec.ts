@@ -2,8 +2,7 @@
 // threads can be renamed, archived and deleted, a run can be stopped, a model error can be retried,
 // and whatever the model writes is rendered inert.
 import { expect, test } from "@playwright/test";
-import { TOKEN } from "../fixtures/access";
-import { activeThreadItem, openHydrated, startChat, watchForTrouble } from "./helpers";
+import { activeThreadItem, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page }) => {
   const trouble = watchForTrouble(page);
@@ -91,7 +90,7 @@ test("a thread can be renamed, archived, unarchived and deleted", async ({ page 
   expect(trouble.errors).toEqual([]);
 });
 
-test("a rename half typed survives the sidebar being read again when an approval arrives", async ({ page }) => {
+test("a rename half typed survives the sidebar being read again when a thread changes", async ({ page }) => {
   const trouble = watchForTrouble(page);
   await startChat(page, "say hello to the rebuilt sidebar");
   await expect(page.getByText("That is all.")).toBeVisible();
@@ -100,20 +99,14 @@ test("a rename half typed survives the sidebar being read again when an approval
   const input = sidebar.getByRole("textbox", { name: "New title" });
   await input.fill("Half");
 
-  // An outside client's request reaches the inbox, and the sidebar reads its lists again
-  // (a thread's row carries its count of waiting approvals): every row is built anew.
-  const person = { Authorization: `Bearer ${TOKEN}` };
-  const client = await page.request.post("/api/outside/clients", { headers: person, data: { name: `rebuild-${Date.now()}` } });
-  expect(client.status()).toBe(201);
+  // The model names the thread again (a thread change), and the sidebar reads its lists again:
+  // every row is built anew. The button takes the focus from the box meanwhile.
   const relisted = page.waitForResponse((r) => r.url().includes("/api/list_threads"));
-  const asked = await page.request.post("/api/outside/requests", {
-    headers: { Authorization: `Bearer ${(await client.json()).token}` },
-    data: { type: "security_evaluation", id: "rebuild-1", code: "print(1)", language: "python", explanation: "a print", risk_level: "low" },
-  });
-  expect(asked.status()).toBe(202);
+  await page.getByRole("button", { name: "Suggest a title" }).click();
   await relisted;
 
-  // The box is still there with what was typed, the caret still in it at the end.
+  // The box is still there with what was typed, the caret back in it at the end (the rebuilt
+  // row's box takes the focus: without a rebuild it would have stayed on the button).
   await expect(input).toHaveValue("Half");
   await expect(input).toBeFocused();
   const title = `Half typed ${Date.now()}`;
@@ -121,10 +114,29 @@ test("a rename half typed survives the sidebar being read again when an approval
   await input.press("Enter");
   await expect(sidebar.getByRole("link", { name: title })).toBeVisible();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+  expect(trouble.errors).toEqual([]);
+});
 
-  const requestId = (await asked.json()).request_id;
-  const decided = await page.request.post(`/api/outside/requests/${requestId}/decision`, { headers: person, data: { decision: "rejected" } });
-  expect(decided.status()).toBe(200);
+test("an approval coming and going updates its thread's badge without reading the thread lists again", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "count the requests");
+  await expect(approvalCard(page)).toContainText("counted.txt");
+  const id = page.url().split("/chat/")[1];
+
+  // Decided in the inbox, where no run is followed: only the inbox's feed tells the sidebar.
+  await openHydrated(page, "/inbox");
+  const row = page.getByRole("navigation", { name: "Threads" }).locator(`li.thread-item:has(a[href="/chat/${id}"])`);
+  await expect(row.locator(".thread-waiting")).toHaveText("1 approval waiting");
+  const listed: string[] = [];
+  page.on("request", (r) => {
+    if (new URL(r.url()).pathname.startsWith("/api/list_threads")) listed.push(r.url());
+  });
+  const waiting = page.getByRole("list", { name: "Approvals" }).getByRole("article", { name: /counted\.txt/ });
+  await waiting.getByRole("button", { name: "Approve" }).click();
+  await expect(waiting).toHaveCount(0);
+  await expect(row.locator(".thread-waiting")).toHaveCount(0);
+  await expect(row).toBeVisible();
+  expect(listed, "the thread lists are not read again for an inbox change").toEqual([]);
   expect(trouble.errors).toEqual([]);
 });
 

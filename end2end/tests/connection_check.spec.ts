@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { TOKEN } from "../fixtures/access";
 import { mcpFixtureBinary } from "../fixtures/mcp-fixture";
-import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
+import { activeThreadItem, answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 const SERVER = "conncheck";
 const PROMPT = "Please echo through the conncheck server";
@@ -97,6 +97,69 @@ test("a disabled or offline MCP server asks Connect or Continue anyway, and both
   await card.getByRole("button", { name: "Connect" }).click();
   await expect(card).toHaveCount(0);
   await expect(answer(page, "You said: What does @conncheck know?")).toBeVisible();
+
+  await api.dispose();
+  expect(trouble.errors).toEqual([]);
+  expect(trouble.dialogs).toEqual([]);
+});
+
+/** Chat approvals and outside requests waiting now (this file leaves no connection check waiting). */
+async function pendingCount(api: APIRequestContext): Promise<number> {
+  const chat = await (await api.get("/api/approvals?status=pending")).json();
+  const outside = await (await api.get("/api/outside/requests?status=pending")).json();
+  return chat.length + outside.length;
+}
+
+test("a waiting connection check is an inbox item: counted, listed, and Continue anyway there resumes the run", async ({ page }, testInfo) => {
+  const trouble = watchForTrouble(page);
+  const api = await personApi(testInfo.project.use.baseURL);
+  expect((await api.put(`/api/mcp/servers/${SERVER}/enabled`, { data: { enabled: false } })).ok()).toBe(true);
+  const before = await pendingCount(api);
+  const inboxLink = page.getByRole("navigation", { name: "Threads" }).getByRole("link", { name: /^Inbox/ });
+
+  // The run waits on its card; the badge, the title and the thread's row count it.
+  await startChat(page, PROMPT);
+  await expect(checkCard(page, "disabled")).toBeVisible();
+  const chatPath = new URL(page.url()).pathname;
+  const row = activeThreadItem(page);
+  await expect(row.locator(".thread-waiting")).toHaveText("1 approval waiting");
+  const threadTitle = ((await row.getByRole("link").first().textContent()) ?? "").trim();
+  expect(threadTitle).not.toBe("");
+  await expect(inboxLink).toContainText(`${before + 1} waiting`);
+  await expect(page).toHaveTitle(new RegExp(`^\\(${before + 1}\\) `));
+
+  // Listed in /inbox (also under "Chats") with its thread, its server and what the run wanted.
+  await inboxLink.click();
+  await page.waitForURL("**/inbox");
+  await page.getByLabel("Source").selectOption("chat");
+  const item = page.getByRole("list", { name: "Approvals" }).getByRole("article", { name: `${SERVER} is disabled` });
+  await expect(item).toContainText(threadTitle);
+  await expect(item).toContainText("The model called conncheck__echo");
+  await expect(item.getByRole("link", { name: "Open the thread" })).toHaveAttribute("href", chatPath);
+  await expect(item.getByRole("checkbox")).toHaveCount(0); // decided on its own, never in a batch
+  // `a` approves an approval; a check is no approval, so it leaves it alone and says so.
+  await item.focus();
+  await page.keyboard.press("a");
+  await expect(page.locator(".inbox-status")).toContainText("use Connect or Continue anyway");
+  await expect(item.getByRole("button", { name: "Connect" })).toBeVisible();
+
+  // Continue anyway from here: the item leaves, the badge clears, and the run went on.
+  await item.getByRole("button", { name: "Continue anyway" }).click();
+  await expect(item).toHaveCount(0);
+  await expect(page.locator(".inbox-status")).toContainText("Continued without it");
+  if (before === 0) {
+    await expect(inboxLink.locator(".inbox-badge")).toHaveCount(0);
+  } else {
+    await expect(inboxLink).toContainText(`${before} waiting`);
+  }
+  const sidebarRow = page.getByRole("navigation", { name: "Threads" }).locator(`li.thread-item:has(a[href="${chatPath}"])`);
+  await expect(sidebarRow.locator(".thread-waiting")).toHaveCount(0);
+  await sidebarRow.getByRole("link").first().click();
+  await page.waitForURL(`**${chatPath}`);
+  // The answer depends on what the model was told.
+  await expect(answer(page, "The echo came back.")).toContainText("the user chose to continue without it");
+  await expect(checkCard(page, "disabled")).toHaveCount(0);
+  expect((await serverState(api)).enabled).toBe(false);
 
   await api.dispose();
   expect(trouble.errors).toEqual([]);

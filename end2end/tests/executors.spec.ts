@@ -1,7 +1,8 @@
 // Executors in Settings: the person adds an executor that listens (the fixture executor, a real
 // WebSocket server) with a bearer token, sees Warden connect to it, switches it off and on, and an
 // approval the executor asks for on that socket shows in the inbox, where approving it sends the
-// decision back to the executor; then the executor is removed after a confirmation. An executor
+// decision back to the executor; then the executor is removed after a confirmation. The Outside
+// clients table follows both without a reload (the executor's client appears, then is revoked). An executor
 // that refuses Warden shows as retrying, with why. The token is never shown back.
 import { expect, test, type Page } from "@playwright/test";
 import { TOKEN } from "../fixtures/access";
@@ -26,6 +27,11 @@ test.afterEach(() => {
 /** The card of one executor on the settings page. */
 function executorCard(page: Page, name: string) {
   return page.getByRole("region", { name, exact: true });
+}
+
+/** The executor's row in the Outside clients table (each executor asks as a client of its own). */
+function clientRow(page: Page, name: string) {
+  return page.getByRole("table", { name: "Registered clients" }).getByRole("row").filter({ has: page.getByRole("rowheader", { name, exact: true }) });
 }
 
 /** Opens Settings and adds an executor through the form. */
@@ -54,6 +60,8 @@ test("an executor added in settings is dialled, switched off and on, asks for an
   await addExecutor(page, name, executor.url, SECRET);
 
   const card = executorCard(page, name);
+  // Its outside client is in the table at once, without a reload.
+  await expect(clientRow(page, name)).toContainText("Active");
   await expect(card.getByText("State:")).toContainText("Connected");
   await expect(card).toContainText(executor.url);
   await expect(card).toContainText("Sends a bearer token");
@@ -102,6 +110,9 @@ test("an executor added in settings is dialled, switched off and on, asks for an
   await expect(confirm).toContainText(`Remove ${name}?`);
   await confirm.getByRole("button", { name: `Remove ${name}` }).click();
   await expect(executorCard(page, name)).toHaveCount(0);
+  // Its client is revoked with it, and the table says so without a reload.
+  await expect(clientRow(page, name)).toContainText("Revoked");
+  await expect(clientRow(page, name).getByRole("button", { name: `Revoke ${name}` })).toHaveCount(0);
   await executor.next(closed, 1);
   const after = await (await request.get("/api/outside/executors", { headers: person })).json();
   expect(after.map((e: { name: string }) => e.name)).not.toContain(name);

@@ -19,14 +19,14 @@ use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
-use crate::store::Store;
+use crate::store::{PendingInThread, Store};
 use crate::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery};
 use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
 use crate::tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
-use warden_types::connection::{CheckDecision, ConnectionCheck};
+use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -513,6 +513,25 @@ impl Engine {
 
     pub async fn connection_check(&self, id: &str) -> Result<ConnectionCheck> {
         self.rt.handles.store.connection_check(id).await
+    }
+
+    /// The connection checks with `status` (any if `None`), newest first, at most 500, each with
+    /// its thread's title: the inbox's list.
+    pub async fn list_connection_checks(&self, status: Option<CheckStatus>) -> Result<Vec<ThreadCheck>> {
+        self.rt.handles.store.listed_connection_checks(status, 500).await
+    }
+
+    /// Every connection check of any run as it is asked, as a Connect fails and as it is settled
+    /// (by a person or a stop), from now on: the inbox's live feed. Lossy for a listener that lags;
+    /// it should count again then.
+    pub fn watch_connection_checks(&self) -> tokio::sync::broadcast::Receiver<ConnectionCheck> {
+        self.rt.handles.events.watch_connection_checks()
+    }
+
+    /// What waits for a person, per thread that has anything waiting: its pending approvals and
+    /// connection checks, counted in one read.
+    pub async fn pending_by_thread(&self) -> Result<Vec<PendingInThread>> {
+        self.rt.handles.store.pending_by_thread().await
     }
 
     pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {

@@ -1,7 +1,8 @@
 //! The event hub: numbers each run event, hands it to live subscribers and to a background writer
 //! that appends it to SQLite in batches. Subscribing replays the log, then follows live events.
 //! Approvals requested or settled in any run are also told to [`EventHub::watch_approvals`]
-//! listeners (the inbox), since every approval change passes through here as a run event.
+//! listeners (the inbox), and connection checks to [`EventHub::watch_connection_checks`], since
+//! every change of either passes through here as a run event.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::error::Result;
 use crate::store::{Store, StoredEvent};
 use warden_types::approval::Approval;
+use warden_types::connection::ConnectionCheck;
 use warden_types::event::{EventKind, RunEvent};
 
 /// An event with its place in the run's stream (the SSE `id:`), already serialised: `data` is the
@@ -54,6 +56,8 @@ pub struct EventHub {
     writer: mpsc::UnboundedSender<WriterMsg>,
     /// Every approval as it is requested and as it is settled, across runs.
     approvals: broadcast::Sender<Approval>,
+    /// Every connection check as it is asked, as a Connect fails, and as it is settled, across runs.
+    checks: broadcast::Sender<ConnectionCheck>,
 }
 
 impl EventHub {
@@ -67,12 +71,19 @@ impl EventHub {
             live: Mutex::new(HashMap::new()),
             writer: tx,
             approvals: broadcast::channel(APPROVALS_BUFFER).0,
+            checks: broadcast::channel(APPROVALS_BUFFER).0,
         }))
     }
 
     /// Every approval of any run as it is requested (pending) and as it is settled, from now on.
     pub fn watch_approvals(&self) -> broadcast::Receiver<Approval> {
         self.approvals.subscribe()
+    }
+
+    /// Every connection check of any run as it is asked (pending), as a Connect fails (still
+    /// pending, with the error) and as it is settled, from now on.
+    pub fn watch_connection_checks(&self) -> broadcast::Receiver<ConnectionCheck> {
+        self.checks.subscribe()
     }
 
     /// Numbers the event, sends it to live subscribers and queues it for the log.
@@ -104,6 +115,9 @@ impl EventHub {
         if let RunEvent::ApprovalRequest { approval } | RunEvent::ApprovalResolved { approval, .. } = event {
             // Nobody listening is fine: no inbox is open.
             let _ = self.approvals.send(approval.clone());
+        }
+        if let RunEvent::ConnectionCheck { check } = event {
+            let _ = self.checks.send(check.clone());
         }
         seq
     }

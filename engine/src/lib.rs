@@ -43,7 +43,7 @@ pub use database::Database;
 pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, ErrorKind, Result};
 pub use events::RunEventRecord;
-pub use store::new_id;
+pub use store::{new_id, PendingInThread};
 
 /// Times as every store keeps them: RFC 3339 UTC with milliseconds, which sorts as text.
 pub mod timestamp {

@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use warden_engine::config::{Config, ModelConfig};
-use warden_engine::Engine;
+use warden_engine::{Engine, PendingInThread};
 use warden_mcp::{McpHub, McpStore, ToolPolicy};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::DecisionInput;
 use warden_types::connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
 use warden_types::run::{RunStatus, ToolCallStatus};
+use warden_types::thread::ThreadQuery;
 
 use crate::common::{stdio_config, wait_connected, wait_for, PATIENCE};
 
@@ -286,4 +287,56 @@ async fn stopping_a_run_cancels_its_check() {
 
     hub.shutdown().await;
     engine.shutdown();
+}
+
+/// The next check the engine tells the inbox of.
+async fn heard(watched: &mut tokio::sync::broadcast::Receiver<ConnectionCheck>) -> ConnectionCheck {
+    tokio::time::timeout(PATIENCE, watched.recv()).await.expect("a check in time").expect("the feed is open")
+}
+
+/// What the inbox and the sidebar are told waits: per thread, and the thread's own row.
+async fn waiting(engine: &Engine, thread_id: &str) -> (Vec<PendingInThread>, u32) {
+    let by_thread = engine.pending_by_thread().await.expect("counted");
+    let threads = engine.list_threads(ThreadQuery::default()).await.expect("threads");
+    let row = threads.iter().find(|t| t.id == thread_id).expect("the thread is listed");
+    (by_thread, row.pending_approvals)
+}
+
+#[tokio::test]
+async fn a_pending_check_is_counted_and_listed_for_the_inbox_until_it_is_decided_or_its_run_stops() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let model = model().await;
+    let (engine, hub) = open(dir.path(), &model).await;
+    disabled_fixture(&hub).await;
+    let mut watched = engine.watch_connection_checks();
+
+    let thread = engine.create_thread(Some("Echo thread".into())).await.expect("thread");
+    engine.send_message(&thread.id, "echo please".into()).await.expect("sent");
+    let check = pending_check(&engine, &thread.id).await;
+    let asked = heard(&mut watched).await;
+    assert_eq!((asked.id.as_str(), asked.status), (check.id.as_str(), CheckStatus::Pending));
+    let in_thread = PendingInThread { thread_id: thread.id.clone(), approvals: 0, checks: 1 };
+    assert_eq!(waiting(&engine, &thread.id).await, (vec![in_thread], 1), "counted, and on the thread's row");
+    let listed = engine.list_connection_checks(Some(CheckStatus::Pending)).await.expect("listed");
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!((&listed[0].check, listed[0].thread_title.as_str()), (&check, "Echo thread"));
+
+    engine.decide_connection_check(&check.id, CheckDecision::ContinueWithout).await.expect("decided");
+    assert_eq!(heard(&mut watched).await.status, CheckStatus::ContinuedWithout, "the inbox is told");
+    assert_eq!(waiting(&engine, &thread.id).await, (vec![], 0), "nothing waits any more");
+    assert!(engine.list_connection_checks(Some(CheckStatus::Pending)).await.expect("listed").is_empty());
+    let decided = engine.list_connection_checks(Some(CheckStatus::ContinuedWithout)).await.expect("listed");
+    assert_eq!(decided.iter().map(|c| c.check.id.as_str()).collect::<Vec<_>>(), [check.id.as_str()]);
+
+    // Another thread's check leaves the inbox when its run is stopped.
+    let other = engine.create_thread(Some("Stopped thread".into())).await.expect("thread");
+    let run_id = engine.send_message(&other.id, "echo please".into()).await.expect("sent").run_id;
+    let check = pending_check(&engine, &other.id).await;
+    assert_eq!(heard(&mut watched).await.id, check.id);
+    assert_eq!(waiting(&engine, &other.id).await.1, 1);
+    engine.stop_run(&run_id).await.expect("stopped");
+    let cancelled = heard(&mut watched).await;
+    assert_eq!((cancelled.id.as_str(), cancelled.status), (check.id.as_str(), CheckStatus::Cancelled));
+    assert_eq!(waiting(&engine, &other.id).await, (vec![], 0));
+    assert!(engine.list_connection_checks(Some(CheckStatus::Pending)).await.expect("listed").is_empty());
 }

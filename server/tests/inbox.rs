@@ -142,25 +142,33 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "the feed is behind the access gate");
 
     let mut feed = app.feed().await;
-    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0})));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0, "checks": 0})));
+    assert_eq!(next(&mut feed).await, ("threads".into(), json!({})), "then what waits per thread");
 
     let (_, token) = register(&app.served.base, "runner", Value::Null).await;
     let request_id = app.ask(&token, evaluation("r1", "ls -la", "medium")).await;
     let (name, arrived) = next(&mut feed).await;
     assert_eq!(name, "arrived");
     assert_eq!(arrived, json!({"source": "outside", "id": request_id, "summary": "Security evaluation from runner"}));
-    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 1})));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 1, "checks": 0})));
 
     let approval_id = app.chat_approval().await;
+    let thread_id = app.engine.approval(&approval_id).await.expect("approval").thread_id;
     let (name, arrived) = next(&mut feed).await;
     assert_eq!((name.as_str(), &arrived["source"], &arrived["id"]), ("arrived", &json!("chat"), &json!(approval_id)));
-    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 1})));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 1, "checks": 0})));
+    assert_eq!(next(&mut feed).await, ("threads".into(), json!({ (thread_id.clone()): 1 })), "its thread's badge");
 
     let (status, _) = common::outside::decide(&app.served.base, &request_id, json!({"decision": "approved"})).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 0})));
+    assert_eq!(
+        next(&mut feed).await,
+        ("count".into(), json!({"chat": 1, "outside": 0, "checks": 0})),
+        "an outside change leaves the threads' counts alone"
+    );
     app.engine.decide(&approval_id, DecisionInput::deny(None)).await.expect("decided");
-    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0})));
+    assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0, "checks": 0})));
+    assert_eq!(next(&mut feed).await, ("threads".into(), json!({})));
 }
 
 #[tokio::test]
@@ -224,6 +232,17 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
     for id in [&first, &other] {
         assert_eq!(app.served.state.outside.request(id).await.unwrap().status, warden_outside::RequestStatus::Pending);
     }
+    assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
+
+    // A connection check is no approval: refused in a batch before anything is decided.
+    let with_check = json!({
+        "keys": [{"source": "chat", "id": approval}, {"source": "check", "id": "some-check"}],
+        "verdict": "approve",
+        "reason": null,
+    });
+    let (status, refused) = app.call(inbox::DecideBatch::PATH, with_check).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert!(refused["Invalid"].as_str().unwrap().contains("on its own"), "{refused}");
     assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
 
     let batch = json!({

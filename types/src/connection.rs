@@ -68,6 +68,13 @@ pub struct ConnectionCheck {
     pub decided_at: Option<String>,
 }
 
+/// A check with the title of its thread, as the inbox lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadCheck {
+    pub check: ConnectionCheck,
+    pub thread_title: String,
+}
+
 /// A person's answer to a check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

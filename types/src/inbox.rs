@@ -1,23 +1,33 @@
-//! The inbox's live feed (`GET /api/inbox/events`, server-sent events): how many approvals wait for
-//! a person, from Warden's own chats and from outside clients, and each new one as it arrives (for
-//! the sidebar badge, the page title and browser notifications).
+//! The inbox's live feed (`GET /api/inbox/events`, server-sent events): how many approvals and
+//! connection checks wait for a person, from Warden's own chats and from outside clients, how many
+//! of them each thread has, and each new one as it arrives (for the sidebar's badges, the page
+//! title and browser notifications).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// How many approvals are pending: the SSE event `count`, sent first and on every change.
+/// How many items are pending: the SSE event `count`, sent first and on every change.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingCount {
     /// Gated tool calls of Warden's own runs.
     pub chat: u32,
     /// Requests of outside executors and agents.
     pub outside: u32,
+    /// Connection checks: runs waiting for an MCP server that is offline or disabled.
+    #[serde(default)]
+    pub checks: u32,
 }
 
 impl PendingCount {
     pub fn total(&self) -> u32 {
-        self.chat.saturating_add(self.outside)
+        self.chat.saturating_add(self.outside).saturating_add(self.checks)
     }
 }
+
+/// How many approvals and connection checks wait in each thread that has any: the SSE event
+/// `threads`, sent after the first count and whenever it changes (the sidebar rows' badges).
+pub type PendingByThread = BTreeMap<String, u32>;
 
 /// Where an approval comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -25,6 +35,8 @@ impl PendingCount {
 pub enum ApprovalSource {
     Chat,
     Outside,
+    /// A connection check: a run waits for an MCP server.
+    Check,
 }
 
 /// A new approval waits: the SSE event `arrived`. `summary` may come from a model or an outside
@@ -32,7 +44,7 @@ pub enum ApprovalSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Arrived {
     pub source: ApprovalSource,
-    /// The approval's id (chat) or the outside request's Warden id.
+    /// The approval's id (chat), the outside request's Warden id, or the connection check's id.
     pub id: String,
     pub summary: String,
 }

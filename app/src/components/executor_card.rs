@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::executors_section::ExecutorsUi;
+use super::outside_clients::OutsideClientsChanged;
 use super::timestamp::Timestamp;
 use crate::server_fns::outside_executors::{remove_outside_executor, set_outside_executor_enabled};
 use warden_outside::{DialState, DialStatus, Executor};
@@ -28,10 +29,18 @@ pub fn ExecutorCard(executor: Executor) -> impl IntoView {
         });
     };
     let confirming = move || ui.confirm_remove.read().as_deref() == Some(id.read_value().as_str());
+    let clients_changed = use_context::<OutsideClientsChanged>();
     let remove = move |_| {
         ui.confirm_remove.set(None);
         let (id, name) = (id.get_value(), name.get_value());
-        ui.run(id.clone(), name, "Could not remove", remove_outside_executor(id));
+        ui.run(id.clone(), name, "Could not remove", async move {
+            let removed = remove_outside_executor(id).await;
+            // Its outside client went with it.
+            if let (Ok(()), Some(changed)) = (&removed, clients_changed) {
+                changed.bump();
+            }
+            removed
+        });
     };
 
     view! {

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::executors_section::ExecutorsUi;
+use super::outside_clients::OutsideClientsChanged;
 use crate::server_fns::outside_executors::add_outside_executor;
 
 #[component]
@@ -25,6 +26,8 @@ pub fn ExecutorForm() -> impl IntoView {
         }
     });
 
+    // Taken here: the context is not reachable from inside the spawned task.
+    let clients_changed = use_context::<OutsideClientsChanged>();
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let bearer = Some(token.get_untracked()).filter(|t| !t.is_empty());
@@ -37,6 +40,10 @@ pub fn ExecutorForm() -> impl IntoView {
                     token.set(String::new());
                     ui.form.set(None);
                     ui.refresh();
+                    // Its outside client is new too.
+                    if let Some(changed) = clients_changed {
+                        changed.bump();
+                    }
                 }
                 Err(e) => error.set(Some(e.to_string())),
             }

@@ -1,7 +1,8 @@
 //! One item of the inbox: a chat approval (what the tool call will do: its diff, command or
 //! arguments, as its card in the chat shows them; a link to its thread) or an outside request (kind,
 //! client, risk, explanation, its countdown with Extend, the code), with Approve and Deny while it
-//! waits and how it was decided after. The item itself takes focus, so the page's keyboard shortcuts
+//! waits and how it was decided after; or a connection check (the thread, the MCP server and what
+//! the run wanted of it), with Connect and Continue anyway while it waits. The item itself takes focus, so the page's keyboard shortcuts
 //! act on the focused one. What the call or the code does is shown open while the item waits (nobody
 //! approves what they could not see; opening it on focus instead moved the buttons under a click)
 //! and folded away once it is decided.
@@ -13,13 +14,15 @@ use warden_outside::OutsideRequest;
 
 use crate::components::call_preview::{call_preview, preview_label};
 use crate::components::countdown::{Clock, Countdown};
-use crate::inbox::{kind_label, InboxItem, ItemKey, SHOWN_BYTES};
-use crate::model::{Approval, Verdict};
+use crate::inbox::{check_reason_text, kind_label, InboxItem, ItemKey, SHOWN_BYTES};
+use crate::model::{Approval, CheckDecision, ThreadCheck, Verdict};
 
 /// What an item can ask its page to do.
 #[derive(Clone, Copy)]
 pub struct InboxActions {
     pub decide: Callback<(ItemKey, Verdict)>,
+    /// Connect or Continue anyway, for the connection check with this id.
+    pub decide_check: Callback<(String, CheckDecision)>,
     /// The request came back changed (extended): show it as it is now.
     pub updated: Callback<OutsideRequest>,
     /// A decision is on its way: the buttons wait.
@@ -50,6 +53,12 @@ pub fn InboxEntry(
     let body = match &item {
         InboxItem::Chat(approval) => chat_body(approval, opened).into_any(),
         InboxItem::Outside(request) => outside_body(request, pending, actions, opened).into_any(),
+        InboxItem::Check(check) => check_body(check, pending).into_any(),
+    };
+    let batchable = item.group().is_some();
+    let check_id = match &item {
+        InboxItem::Check(c) => Some(c.check.id.clone()),
+        _ => None,
     };
     let decide = move |verdict: Verdict| {
         let key = key.clone();
@@ -66,7 +75,7 @@ pub fn InboxEntry(
                 aria-labelledby=labelled_by
             >
                 <header class="inbox-item-head">
-                    {pending.then(|| view! {
+                    {(pending && batchable).then(|| view! {
                         <input
                             type="checkbox"
                             class="select"
@@ -87,12 +96,14 @@ pub fn InboxEntry(
                         {match &item {
                             InboxItem::Chat(_) => "the thread shows all of it.",
                             InboxItem::Outside(_) => "the full-screen view shows all of it.",
+                            InboxItem::Check(_) => "the thread shows all of it.",
                         }}
                     </p>
                 })}
                 <footer class="inbox-item-foot">
-                    {if pending {
-                        view! {
+                    {match (pending, check_id) {
+                        (true, Some(id)) => check_buttons(id, actions).into_any(),
+                        (true, None) => view! {
                             <button type="button" class="approve" disabled=move || actions.busy.get() on:click=decide(Verdict::Approve)>
                                 "Approve"
                             </button>
@@ -100,13 +111,12 @@ pub fn InboxEntry(
                                 "Deny"
                             </button>
                         }
-                        .into_any()
-                    } else {
-                        view! { <p class="decided">{item.outcome()}</p> }.into_any()
+                        .into_any(),
+                        (false, _) => view! { <p class="decided">{item.outcome()}</p> }.into_any(),
                     }}
                     <a class="open" href=item.href()>
                         {match &item {
-                            InboxItem::Chat(_) => "Open the thread",
+                            InboxItem::Chat(_) | InboxItem::Check(_) => "Open the thread",
                             InboxItem::Outside(_) => "Open full screen",
                         }}
                     </a>
@@ -123,6 +133,41 @@ fn chat_body(approval: &Approval, opened: bool) -> impl IntoView {
             <summary>{preview_label(approval)}</summary>
             {call_preview(approval)}
         </details>
+    }
+}
+
+/// The thread and the server are named by the person and the model: text only.
+fn check_body(item: &ThreadCheck, pending: bool) -> impl IntoView {
+    let check = &item.check;
+    let error = check.error.clone().filter(|_| pending);
+    view! {
+        <p class="inbox-source">
+            "From the chat “" {item.thread_title.clone()} "” · MCP server " <code>{check.server.clone()}</code>
+            {format!(" ({})", check.down.label())}
+        </p>
+        <p class="explanation">{check_reason_text(&check.reason, &check.server)}</p>
+        {pending.then(|| view! {
+            <p class="explanation">
+                "The run waits: connect the server to go on with it, or continue without it (the thread will \
+                 not ask about it again for an hour)."
+            </p>
+        })}
+        {error.map(|message| view! { <p class="error" role="alert">"Could not connect: " {message}</p> })}
+    }
+}
+
+fn check_buttons(id: String, actions: InboxActions) -> impl IntoView {
+    let decide = move |decision: CheckDecision| {
+        let id = id.clone();
+        move |_| actions.decide_check.run((id.clone(), decision))
+    };
+    view! {
+        <button type="button" class="approve" disabled=move || actions.busy.get() on:click=decide(CheckDecision::Connect)>
+            "Connect"
+        </button>
+        <button type="button" disabled=move || actions.busy.get() on:click=decide(CheckDecision::ContinueWithout)>
+            "Continue anyway"
+        </button>
     }
 }
 

@@ -72,11 +72,31 @@ impl OutsideUi {
     }
 }
 
+/// Bumped when something outside this section adds or removes a client (Settings → Executors: each
+/// executor asks as a client of its own), so the table lists again without a reload. Provided by
+/// the settings page, above both sections.
+#[derive(Clone, Copy)]
+pub struct OutsideClientsChanged(RwSignal<u32>);
+
+impl OutsideClientsChanged {
+    pub fn provide() -> Self {
+        let changed = Self(RwSignal::new(0));
+        provide_context(changed);
+        changed
+    }
+
+    /// Tells the table to list again.
+    pub fn bump(self) {
+        self.0.try_update(|n| *n = n.wrapping_add(1));
+    }
+}
+
 #[component]
 pub fn OutsideClients() -> impl IntoView {
     let ui = OutsideUi::new();
     provide_context(ui);
-    let clients = Resource::new(move || ui.changed.get(), |_| list_outside_clients());
+    let elsewhere = use_context::<OutsideClientsChanged>();
+    let clients = Resource::new(move || (ui.changed.get(), elsewhere.map(|c| c.0.get())), |_| list_outside_clients());
     let policy = Resource::new(|| (), |_| outside_policy());
     // The token of the client just registered: in this signal only, gone with a reload.
     let revealed = RwSignal::new(None::<NewClient>);

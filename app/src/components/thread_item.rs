@@ -1,4 +1,5 @@
-//! One thread in the sidebar: its link (highlighted when open), a badge while approvals of it wait,
+//! One thread in the sidebar: its link (highlighted when open), a badge while approvals or connection
+//! checks of it wait (as the inbox's live feed counts them, the list's own count until it has),
 //! and Pin or Unpin, Rename (inline), Archive or Unarchive, and Delete (after a confirmation). What the
 //! row is doing (renaming, confirming, its last error) is kept in [`ThreadRowState`], above the list.
 
@@ -10,6 +11,7 @@ use leptos_router::hooks::use_navigate;
 use crate::components::icon::{Icon, IconSvg};
 use crate::components::thread_row_state::{RowMode as Mode, ThreadRowState};
 use crate::error::AppError;
+use crate::inbox_live::InboxLive;
 use crate::model::Thread;
 use crate::server_fns::{delete_thread, rename_thread, set_archived, set_pinned};
 use crate::{ThreadEdited, ThreadsChanged};
@@ -34,7 +36,11 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     };
     let archived = thread.archived;
     let pinned = thread.pinned;
-    let waiting = thread.pending_approvals;
+    let waiting = {
+        let (id, listed) = (id.clone(), thread.pending_approvals);
+        let live = use_context::<InboxLive>();
+        move || live.and_then(|l| l.waiting_in(&id)).unwrap_or(listed)
+    };
     let rename_input = NodeRef::<leptos::html::Input>::new();
     // Renaming starts with the caret at the end of the box (also when the list was rebuilt under it).
     Effect::new(move |_| {
@@ -174,12 +180,18 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     >
                         {title.clone()}
                     </a>
-                    {(waiting > 0).then(|| view! {
-                        <span class="thread-waiting" title="Approvals waiting for your decision">
-                            {waiting}
-                            <span class="visually-hidden">{if waiting == 1 { " approval waiting" } else { " approvals waiting" }}</span>
-                        </span>
-                    })}
+                    {
+                        let waiting = waiting.clone();
+                        move || {
+                            let waiting = waiting();
+                            (waiting > 0).then(|| view! {
+                                <span class="thread-waiting" title="Waiting for your decision">
+                                    {waiting}
+                                    <span class="visually-hidden">{if waiting == 1 { " approval waiting" } else { " approvals waiting" }}</span>
+                                </span>
+                            })
+                        }
+                    }
                     <span class="thread-actions">
                         {(!archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())

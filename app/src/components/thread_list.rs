@@ -1,7 +1,8 @@
 //! One list of threads (pinned, active or archived), newest first, a page at a time with "Load more".
 //! Pages loaded with "Load more" belong to one version of the list and are dropped when it changes.
-//! The list is read again when a thread changes and when the inbox does (a thread's count of waiting
-//! approvals is on its row).
+//! The list is read again when a thread changes (created, renamed, titled, archived, pinned,
+//! deleted, a run ended); a row's count of what waits comes from the inbox's live feed, so an
+//! approval or a check coming and going does not read the lists again.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -10,7 +11,6 @@ use leptos_router::hooks::use_location;
 use crate::components::error_notice::ErrorNotice;
 use crate::components::thread_item::ThreadItem;
 use crate::error::AppError;
-use crate::inbox_live::InboxLive;
 use crate::model::{Thread, ThreadPage};
 use crate::server_fns::list_threads;
 use crate::ThreadsChanged;
@@ -48,13 +48,12 @@ impl Which {
 #[component]
 pub fn ThreadList(which: Which) -> impl IntoView {
     let changed = expect_context::<ThreadsChanged>();
-    let inbox = use_context::<InboxLive>();
     let (archived, pinned) = which.query();
-    // The list's version: a thread or the inbox changed.
-    let version = Memo::new(move |_| (changed.0.get(), inbox.map_or(0, |i| i.changed.get())));
+    // The list's version: a thread changed.
+    let version = Memo::new(move |_| changed.0.get());
     let first = Resource::new(move || version.get(), move |_| list_threads(archived, pinned, None));
     // `(list version, pages after the first)`.
-    let more = RwSignal::new(((0u32, 0u32), Vec::<ThreadPage>::new()));
+    let more = RwSignal::new((0u32, Vec::<ThreadPage>::new()));
     let more_error = RwSignal::new(None::<AppError>);
     let location = use_location();
     let active_id = Memo::new(move |_| location.pathname.get().strip_prefix("/chat/").map(str::to_string));

@@ -1,7 +1,7 @@
 //! What the sidebar is doing with one of its thread rows: a title being typed, a delete being
 //! confirmed, or the error of the last change. It lives above the lists, which are read again and
-//! rebuilt whenever a thread or the inbox changes (a model naming its thread, an approval arriving),
-//! so a rename half typed or a confirmation on screen is not lost when that happens. Writes use
+//! rebuilt whenever a thread changes (a model naming its thread, a run ending), so a rename half
+//! typed or a confirmation on screen is not lost when that happens. Writes use
 //! `try_`: a handler of a row that was just replaced may still run after the sidebar is gone.
 
 use leptos::prelude::*;

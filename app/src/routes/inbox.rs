@@ -1,5 +1,5 @@
-//! `/inbox`: every approval waiting for a person, from Warden's chats and from outside clients,
-//! newest first; filters by source, risk and status; keyboard shortcuts (listed on the page); batch
+//! `/inbox`: every approval waiting for a person, from Warden's chats (with their connection checks:
+//! a run waiting for an MCP server) and from outside clients, newest first; filters by source, risk and status; keyboard shortcuts (listed on the page); batch
 //! decisions within one run or one client. The first list is rendered on the server; the live feed
 //! (`InboxLive`) makes the browser list again whenever something arrives or is decided, and the
 //! items are a keyed list, so what a person has opened or focused stays where it is.
@@ -17,9 +17,9 @@ use crate::inbox::{
 };
 use crate::inbox_keys::{FocusPlan, SHORTCUTS};
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
-use crate::model::Verdict;
-use crate::server_fns::decide_approval;
+use crate::model::{CheckDecision, CheckStatus, Verdict};
 use crate::server_fns::inbox::{decide_batch, decide_outside, list_inbox};
+use crate::server_fns::{decide_approval, decide_connection_check};
 
 #[component]
 pub fn InboxPage() -> impl IntoView {
@@ -123,25 +123,36 @@ pub fn InboxPage() -> impl IntoView {
     let find = move |key: &ItemKey| -> Option<InboxItem> {
         shown.with_untracked(|list| list.as_ref()?.items.iter().find(|i| i.key() == *key).cloned())
     };
+    // Only when the focus is in the item decided (a key or one of its buttons).
+    let plan_focus = move |key: &ItemKey| {
+        #[cfg(feature = "hydrate")]
+        focus_plan.set_value(
+            crate::inbox_keys::focused()
+                .filter(|(focused, _)| focused == key)
+                .map(|_| FocusPlan::new(key.clone(), &crate::inbox_keys::listed_keys(), &seen.get_value())),
+        );
+        #[cfg(not(feature = "hydrate"))]
+        let _ = key;
+    };
     let decide = Callback::new(move |(key, verdict): (ItemKey, Verdict)| {
         let Some(item) = find(&key) else { return };
         if !item.is_pending() {
             notice.set(Some(format!("Already decided: {}", item.title())));
             return;
         }
-        // Only when the focus is in the item decided (a key or one of its buttons).
-        #[cfg(feature = "hydrate")]
-        focus_plan.set_value(
-            crate::inbox_keys::focused()
-                .filter(|(focused, _)| *focused == key)
-                .map(|_| FocusPlan::new(key.clone(), &crate::inbox_keys::listed_keys(), &seen.get_value())),
-        );
+        if let InboxItem::Check(_) = item {
+            // Connect or Continue anyway is no approval or denial: `a` and `d` leave it alone.
+            notice.set(Some(format!("{}: use Connect or Continue anyway", item.title())));
+            return;
+        }
+        plan_focus(&key);
         busy.set(true);
         error.set(None);
         spawn_local(async move {
             let result = match &key {
                 ItemKey::Chat(id) => decide_approval(id.clone(), chat_input(verdict, None)).await.map(|_| ()),
                 ItemKey::Outside(id) => decide_outside(id.clone(), outside_input(verdict, None)).await.map(|_| ()),
+                ItemKey::Check(_) => return,
             };
             let done = match verdict {
                 Verdict::Approve => "Approved",
@@ -165,8 +176,41 @@ pub fn InboxPage() -> impl IntoView {
             refresh();
         });
     });
+    // A connection check, through the same server function (and gate) as its card in the chat.
+    let decide_check = Callback::new(move |(id, decision): (String, CheckDecision)| {
+        let key = ItemKey::Check(id.clone());
+        let Some(item) = find(&key) else { return };
+        plan_focus(&key);
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match decide_connection_check(id, decision).await {
+                Ok(answered) if answered.status == CheckStatus::Pending => {
+                    // A Connect that did not connect: the item stays, with why.
+                    focus_plan.try_set_value(None);
+                    notice.try_set(Some(format!("Could not connect: {}", item.title())));
+                }
+                Ok(_) => {
+                    let done = match decision {
+                        CheckDecision::Connect => "Connected",
+                        CheckDecision::ContinueWithout => "Continued without it",
+                    };
+                    notice.try_set(Some(format!("{done}: {}", item.title())));
+                }
+                Err(AppError::Conflict(_)) => {
+                    notice.try_set(Some(format!("Already decided elsewhere: {}", item.title())));
+                }
+                Err(e) => {
+                    focus_plan.try_set_value(None);
+                    error.try_set(Some(e));
+                }
+            }
+            busy.try_set(false);
+            refresh();
+        });
+    });
     let updated = Callback::new(move |_| refresh());
-    provide_context(InboxActions { decide, updated, busy, clock });
+    provide_context(InboxActions { decide, decide_check, updated, busy, clock });
 
     // The keyboard: shortcuts anywhere on the page except while typing in a field.
     #[cfg(feature = "hydrate")]
@@ -200,7 +244,7 @@ pub fn InboxPage() -> impl IntoView {
                     }
                     Shortcut::ToggleSelect => {
                         let Some((key, _)) = current else { return };
-                        if find(&key).is_some_and(|i| i.is_pending()) {
+                        if find(&key).is_some_and(|i| i.is_pending() && i.group().is_some()) {
                             selected.update(|s| crate::inbox::toggle_selected(s, key));
                         }
                     }

@@ -15,7 +15,7 @@ use crate::components::mcp_actions::McpUi;
 use crate::components::mcp_import_export::McpImportExport;
 use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
-use crate::components::outside_clients::OutsideClients;
+use crate::components::outside_clients::{OutsideClients, OutsideClientsChanged};
 use crate::components::providers_section::ProvidersSection;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
@@ -24,6 +24,8 @@ use warden_types::mcp::{McpServerStatus, ServerState};
 pub fn SettingsPage() -> impl IntoView {
     let ui = McpUi::new();
     provide_context(ui);
+    // Executors added or removed list again in the outside clients' table.
+    OutsideClientsChanged::provide();
     let servers = Resource::new(move || ui.changed.get(), |_| list_mcp_servers());
     // Effects run only in the browser: poll while the state may still change by itself.
     Effect::new(move |_| {

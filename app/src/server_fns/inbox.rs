@@ -1,6 +1,7 @@
 //! Server functions of the inbox and the full-screen view of an outside request: thin calls into
-//! the engine (chat approvals) and the `OutsideHub` (outside requests), both taken from context.
-//! A person's decision on a chat approval goes through `decide_approval`, as on the chat page.
+//! the engine (chat approvals, connection checks) and the `OutsideHub` (outside requests), both
+//! taken from context. A person's decision on a chat approval goes through `decide_approval`, and
+//! on a connection check through `decide_connection_check`, as on the chat page.
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
@@ -40,6 +41,10 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         let engine = super::engine()?;
         for status in filter.status.chat_statuses() {
             items.extend(engine.list_approvals(*status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
+        }
+        for status in filter.status.check_statuses() {
+            let checks = engine.list_connection_checks(*status).await?;
+            items.extend(checks.into_iter().map(|c| InboxItem::Check(Box::new(c))));
         }
     }
     if let Some(client_id) = filter.wants_outside() {
@@ -131,6 +136,10 @@ pub async fn decide_batch(
         items.push(match key {
             ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(id).await?)),
             ItemKey::Outside(id) => InboxItem::Outside(Box::new(hub.request(id).await?)),
+            ItemKey::Check(_) => {
+                let why = "A connection check is decided on its own: Connect or Continue anyway.";
+                return Err(AppError::Invalid(why.into()).answer());
+            }
         });
     }
     let refs: Vec<&InboxItem> = items.iter().collect();
@@ -145,6 +154,8 @@ pub async fn decide_batch(
             ItemKey::Outside(id) => {
                 hub.decide(&id, outside_input(verdict, reason.clone())).await.map(|_| ()).map_err(AppError::from)
             }
+            // Refused above.
+            ItemKey::Check(_) => continue,
         };
         match decided {
             Ok(()) => outcome.decided += 1,

@@ -8,7 +8,7 @@ use sqlx::{Row, Sqlite, Transaction};
 
 use super::{at, from_json, json, now, Store};
 use crate::error::{Error, Result};
-use warden_types::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown};
+use warden_types::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
 
 pub struct NewCheck<'a> {
     pub id: &'a str,
@@ -17,6 +17,14 @@ pub struct NewCheck<'a> {
     pub server: &'a str,
     pub reason: &'a CheckReason,
     pub down: ServerDown,
+}
+
+/// What waits in one thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingInThread {
+    pub thread_id: String,
+    pub approvals: u32,
+    pub checks: u32,
 }
 
 fn check_from_row(r: &SqliteRow) -> Result<ConnectionCheck> {
@@ -81,6 +89,49 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(check_from_row).collect()
+    }
+
+    /// The checks with `status` (any if `None`), newest first, at most `limit`, each with its
+    /// thread's title (the inbox's list).
+    pub async fn listed_connection_checks(&self, status: Option<CheckStatus>, limit: u32) -> Result<Vec<ThreadCheck>> {
+        let columns = COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {columns}, t.title AS thread_title FROM connection_checks c JOIN threads t ON t.id = c.thread_id \
+             WHERE (? IS NULL OR c.status = ?) ORDER BY c.created_at DESC, c.id LIMIT ?"
+        )))
+        .bind(status)
+        .bind(status)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok(ThreadCheck { check: check_from_row(r)?, thread_title: r.try_get("thread_title")? }))
+            .collect()
+    }
+
+    /// Per thread with any: how many approvals and how many connection checks wait, in one read
+    /// (the inbox's counts and the sidebar rows' badges).
+    pub async fn pending_by_thread(&self) -> Result<Vec<PendingInThread>> {
+        let rows = sqlx::query(
+            "SELECT thread_id, SUM(kind = 0) AS approvals, SUM(kind = 1) AS checks FROM ( \
+               SELECT thread_id, 0 AS kind FROM approvals WHERE status = 'pending' \
+               UNION ALL SELECT thread_id, 1 AS kind FROM connection_checks WHERE status = 'pending' \
+             ) GROUP BY thread_id ORDER BY thread_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let count = |r: &SqliteRow, column: &str| -> Result<u32> {
+            Ok(u32::try_from(r.try_get::<i64, _>(column)?).unwrap_or(u32::MAX))
+        };
+        rows.iter()
+            .map(|r| {
+                Ok(PendingInThread {
+                    thread_id: r.try_get("thread_id")?,
+                    approvals: count(r, "approvals")?,
+                    checks: count(r, "checks")?,
+                })
+            })
+            .collect()
     }
 
     /// Whether a check of the run waits for the person.

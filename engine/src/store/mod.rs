@@ -23,7 +23,7 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
-pub use connection_checks::NewCheck;
+pub use connection_checks::{NewCheck, PendingInThread};
 pub use events::StoredEvent;
 pub use providers::StoredProvider;
 pub use result_summaries::StoredSummary;

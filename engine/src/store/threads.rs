@@ -29,9 +29,12 @@ pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
     })
 }
 
-/// A thread's columns, with how many of its approvals wait (for the sidebar's badge).
+/// A thread's columns, with how many of its approvals and connection checks wait (for the sidebar's
+/// badge).
 pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, imported_at, \
-     (SELECT COUNT(*) FROM approvals a WHERE a.thread_id = threads.id AND a.status = 'pending') AS pending_approvals";
+     (SELECT COUNT(*) FROM approvals a WHERE a.thread_id = threads.id AND a.status = 'pending') \
+     + (SELECT COUNT(*) FROM connection_checks c WHERE c.thread_id = threads.id AND c.status = 'pending') \
+     AS pending_approvals";
 
 impl Store {
     pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {

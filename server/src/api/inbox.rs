@@ -1,8 +1,10 @@
-//! `GET /api/inbox/events`: the inbox's live feed as server-sent events, for the sidebar badge, the
-//! page title and notifications. `count` (how many approvals wait, chat and outside) comes first
-//! and again after every change; `arrived` tells of each new pending approval. It follows the
-//! engine's approvals and the outside hub's requests as they happen; a listener that falls behind
-//! just counts again. Behind the access gate like every `/api` route; ends at shutdown.
+//! `GET /api/inbox/events`: the inbox's live feed as server-sent events, for the sidebar's badges,
+//! the page title and notifications. `count` (how many approvals and connection checks wait, chat
+//! and outside) comes first and again after every change, and `threads` (how many wait in each
+//! thread) after it whenever that changed; `arrived` tells of each new pending item. It follows the
+//! engine's approvals and connection checks and the outside hub's requests as they happen; a
+//! listener that falls behind just counts again. Behind the access gate like every `/api` route;
+//! ends at shutdown.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -15,7 +17,8 @@ use warden_app::inbox::kind_label;
 use warden_engine::Engine;
 use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
 use warden_types::approval::{Approval, ApprovalStatus};
-use warden_types::inbox::{ApprovalSource, Arrived, PendingCount};
+use warden_types::connection::{CheckStatus, ConnectionCheck};
+use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount};
 
 /// Longest `arrived` summary, in characters (a notification shows a line or two).
 const MAX_SUMMARY_CHARS: usize = 200;
@@ -27,11 +30,13 @@ pub async fn events(
     // Subscribed before the first count, so nothing that happens in between is missed.
     let feed = Feed {
         chat: engine.watch_approvals(),
+        checks: engine.watch_connection_checks(),
         outside: hub.subscribe(),
         engine: engine.clone(),
         hub,
         queued: VecDeque::new(),
         last: None,
+        last_threads: None,
     };
     let stream = futures::stream::unfold((feed, true), |(mut feed, first)| async move {
         if first {
@@ -52,22 +57,35 @@ pub async fn events(
 
 struct Feed {
     chat: broadcast::Receiver<Approval>,
+    checks: broadcast::Receiver<ConnectionCheck>,
     outside: broadcast::Receiver<InboxEvent>,
     engine: Engine,
     hub: OutsideHub,
     queued: VecDeque<Event>,
     /// The count last sent: a change that leaves it as it was sends nothing.
     last: Option<PendingCount>,
+    /// The per-thread counts last sent.
+    last_threads: Option<PendingByThread>,
 }
 
 impl Feed {
-    /// Waits for the next change and queues what it means; false once both sources are gone.
+    /// Waits for the next change and queues what it means; false once the sources are gone.
     async fn next(&mut self) -> bool {
         let arrived = tokio::select! {
             approval = self.chat.recv() => match approval {
                 Ok(a) if a.status == ApprovalStatus::Pending => {
                     Some(Arrived { source: ApprovalSource::Chat, id: a.id, summary: a.summary })
                 }
+                Ok(_) | Err(RecvError::Lagged(_)) => None,
+                Err(RecvError::Closed) => return false,
+            },
+            check = self.checks.recv() => match check {
+                // Asked now (a failed Connect sends it again, still pending, with its error).
+                Ok(c) if c.status == CheckStatus::Pending && c.error.is_none() => Some(Arrived {
+                    source: ApprovalSource::Check,
+                    summary: format!("{} is {}", c.server, c.down.label()),
+                    id: c.id,
+                }),
                 Ok(_) | Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,
             },
@@ -91,12 +109,21 @@ impl Feed {
         true
     }
 
-    /// Counts what waits now and queues the count if it changed.
+    /// Counts what waits now and queues the count, and the counts per thread, if they changed.
     async fn count(&mut self) {
-        let chat = self.engine.count_approvals(ApprovalStatus::Pending).await;
+        let chat = self.engine.pending_by_thread().await;
         let outside = self.hub.count(RequestStatus::Pending).await;
-        let count = match (chat, outside) {
-            (Ok(chat), Ok(outside)) => PendingCount { chat: saturate(chat), outside: saturate(outside) },
+        let (count, threads) = match (chat, outside) {
+            (Ok(threads), Ok(outside)) => {
+                let mut count = PendingCount { outside: saturate(outside), ..PendingCount::default() };
+                let mut by_thread = PendingByThread::new();
+                for t in threads {
+                    count.chat = count.chat.saturating_add(t.approvals);
+                    count.checks = count.checks.saturating_add(t.checks);
+                    by_thread.insert(t.thread_id, t.approvals.saturating_add(t.checks));
+                }
+                (count, by_thread)
+            }
             (Err(error), _) => {
                 tracing::error!(%error, "could not count the pending approvals");
                 return;
@@ -109,6 +136,10 @@ impl Feed {
         if self.last != Some(count) {
             self.last = Some(count);
             self.queue("count", &count);
+        }
+        if self.last_threads.as_ref() != Some(&threads) {
+            self.queue("threads", &threads);
+            self.last_threads = Some(threads);
         }
     }
 
