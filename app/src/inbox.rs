@@ -614,6 +614,7 @@ mod tests {
             explanation: "lists".into(),
             risk_level: risk,
             metadata: None,
+            warden_call_id: None,
         })
     }
 
@@ -719,6 +720,7 @@ mod tests {
             explanation: "short".into(),
             risk_level: RiskLevel::Low,
             metadata: None,
+            warden_call_id: None,
         });
         let (item, cut) = trimmed(outside("x", "cl1", frame, RequestStatus::Pending, "2026-01-01T00:00:01.000Z"));
         assert!(cut);

@@ -1,5 +1,6 @@
 //! `GET /api/inbox/events`: the inbox's live feed as server-sent events, for the sidebar badge, the
-//! page title and notifications. `count` (how many approvals wait, chat and outside) comes first
+//! page title and notifications. `count` (how many approvals wait, chat and outside; an outside request
+//! on the card of one of Warden's own calls counts as chat) comes first
 //! and again after every change; `arrived` tells of each new pending approval. It follows the
 //! engine's approvals and the outside hub's requests as they happen; a listener that falls behind
 //! just counts again. Behind the access gate like every `/api` route; ends at shutdown.
@@ -72,8 +73,9 @@ impl Feed {
                 Err(RecvError::Closed) => return false,
             },
             event = self.outside.recv() => match event {
+                // One on a call's card belongs to that chat.
                 Ok(InboxEvent::Pending { request }) => Some(Arrived {
-                    source: ApprovalSource::Outside,
+                    source: if request.linked_call.is_some() { ApprovalSource::Chat } else { ApprovalSource::Outside },
                     summary: format!("{} from {}", kind_label(request.kind), request.client_name),
                     id: request.id,
                 }),
@@ -94,9 +96,12 @@ impl Feed {
     /// Counts what waits now and queues the count if it changed.
     async fn count(&mut self) {
         let chat = self.engine.count_approvals(ApprovalStatus::Pending).await;
-        let outside = self.hub.count(RequestStatus::Pending).await;
+        let outside = self.hub.count_by_link(RequestStatus::Pending).await;
         let count = match (chat, outside) {
-            (Ok(chat), Ok(outside)) => PendingCount { chat: saturate(chat), outside: saturate(outside) },
+            // A request on a call's card counts once, with the chats.
+            (Ok(chat), Ok(outside)) => {
+                PendingCount { chat: saturate(chat.saturating_add(outside.linked)), outside: saturate(outside.apart) }
+            }
             (Err(error), _) => {
                 tracing::error!(%error, "could not count the pending approvals");
                 return;
