@@ -14,6 +14,7 @@ use crate::linked_outside::LinkedOutside;
 #[component]
 pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl IntoView {
     let heading_id = format!("linked-{}", request.id);
+    let labelled_by = heading_id.clone();
     let title = format!("{} from {}", kind_label(request.kind), request.client_name);
     let risk = request.risk.map(|r| r.to_string());
     let decided = outside_decision_text(&request);
@@ -54,12 +55,13 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     let on_decided = Callback::new(move |decided: OutsideRequest| linked.replace(decided));
 
     view! {
-        <section class=class aria-labelledby=heading_id.clone()>
+        <section class=class aria-labelledby=labelled_by>
             <h4 id=heading_id>{title}</h4>
             {risk.map(|r| view! { <p class=format!("risk risk-{r}")>"Risk: " <strong>{r.clone()}</strong></p> })}
             {content}
             <p class="decided" role="status">{decided}</p>
-            {pending.then(|| view! { <OutsideDecision request_id=request.id.clone() code on_decided/> })}
+            {pending.then(|| view! { <OutsideDecision request_id=request.id.clone() code on_decided/> }.into_any())}
         </section>
     }
+    .into_any()
 }

@@ -36,6 +36,7 @@ pub fn ToolCallView(
                 <LinkedRequestCard request linked/>
             </For>
         }
+        .into_any()
     });
     let progress = {
         let (id, name, finished) = (call.id.clone(), call.name.clone(), call.output.is_some());
