@@ -603,6 +603,7 @@ mod tests {
             expires_at: "2030-01-01T00:00:00.000Z".into(),
             decided_at: None,
             delivered_at: None,
+            linked_call: None,
         }))
     }
 

@@ -41,7 +41,8 @@ impl LinkedOutside {
                 };
                 spawn_local(async move {
                     let answer = crate::server_fns::outside_linked::linked_outside_requests(id.clone()).await;
-                    if latest.try_get_value() != Some(this) || thread_id.try_get_untracked().as_deref() != Some(&id) {
+                    let newest = latest.try_update_value(|n| *n == this).unwrap_or(false);
+                    if !newest || thread_id.try_get_untracked().as_deref() != Some(id.as_str()) {
                         return;
                     }
                     match answer {

@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_app::server_fns::inbox::{DecideOutside, ListInbox};
 use warden_app::server_fns::outside_linked::LinkedOutsideRequests;
+use warden_app::server_fns::ListThreads;
 use warden_engine::config::{Config, ModelConfig};
 use warden_engine::Engine;
 use warden_mcp::{McpServerConfig, ToolPolicy, Transport};
@@ -161,6 +162,20 @@ impl Linked {
         items.iter().filter(|i| i["source"] == "outside").map(|i| i["item"]["id"].as_str().unwrap().into()).collect()
     }
 
+    /// What the sidebar's row of the thread counts as waiting.
+    async fn waiting_in_sidebar(&self, thread_id: &str) -> Value {
+        let res = client()
+            .post(format!("{}{}", self.served.base, ListThreads::PATH))
+            .form(&[("archived", "false")])
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status(), StatusCode::OK);
+        let page: Value = res.json().await.expect("JSON");
+        let threads = page["threads"].as_array().expect("threads");
+        threads.iter().find(|t| t["id"] == thread_id).expect("the thread is listed")["pending_approvals"].clone()
+    }
+
     /// The feed's first `count`: what the sidebar badge and the title show.
     async fn count(&self) -> Value {
         let res = client().get(format!("{}/api/inbox/events", self.served.base)).send().await.expect("sent");
@@ -201,6 +216,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     // Not an inbox item of its own; counted once, with the chats.
     assert_eq!(linked.inbox_outside_ids().await, Vec::<String>::new());
     assert_eq!(linked.count().await, json!({"chat": 1, "outside": 0}));
+    assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(1), "counted with its thread");
     // What a restart reads: the link is stored with the request.
     let reopened = OutsideHub::open(&linked.engine.database()).await.expect("reopened");
     let stored = reopened.linked_to_thread(&thread_id).await.expect("linked");
@@ -217,6 +233,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     let (status, again) = linked.call(DecideOutside::PATH, denial).await;
     assert_eq!(status, StatusCode::CONFLICT, "decided once: {again}");
     assert_eq!(linked.count().await, json!({"chat": 0, "outside": 0}));
+    assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(0));
 
     // A request naming that call now it is finished, or a call that never was, is one of its own.
     let finished = linked.call_in(&thread_id, ToolCallStatus::Done).await;
