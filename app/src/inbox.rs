@@ -672,6 +672,7 @@ mod tests {
             expires_at: "2030-01-01T00:00:00.000Z".into(),
             decided_at: None,
             delivered_at: None,
+            linked_call: None,
         }))
     }
 
@@ -733,6 +734,7 @@ mod tests {
             explanation: "lists".into(),
             risk_level: risk,
             metadata: None,
+            warden_call_id: None,
         })
     }
 
@@ -838,6 +840,7 @@ mod tests {
             explanation: "short".into(),
             risk_level: RiskLevel::Low,
             metadata: None,
+            warden_call_id: None,
         });
         let (item, cut) = trimmed(outside("x", "cl1", frame, RequestStatus::Pending, "2026-01-01T00:00:01.000Z"));
         assert!(cut);

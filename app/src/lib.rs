@@ -10,6 +10,7 @@ pub mod error;
 pub mod inbox;
 pub mod inbox_keys;
 pub mod inbox_live;
+pub mod linked_outside;
 pub mod live_run;
 pub mod model;
 pub mod routes;

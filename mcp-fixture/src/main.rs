@@ -3,7 +3,10 @@
 //! stdout) guarded by `--token <bearer>`. `--log <file>` records what the server saw (e.g. a
 //! cancellation); `--down-while <file>` makes it refuse to start while that file exists;
 //! `--many-tools <n>` offers n more tools (`get_forecast`, `create_invoice`, ... each answering
-//! "<name> ran"), for tool search.
+//! "<name> ran"), for tool search. `run_code` asks Warden's outside approvals before it "runs" its
+//! code (see `ask_warden`), naming the Warden call it serves.
+
+mod ask_warden;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,6 +31,12 @@ const PNG_BASE64: &str =
 struct EchoArgs {
     /// The text to send back.
     text: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct RunCodeArgs {
+    /// The code to run.
+    code: String,
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -131,6 +140,31 @@ impl Fixture {
     ) -> Result<CallToolResult, ErrorData> {
         self.record(&format!("deleted {id}"));
         Ok(CallToolResult::success(vec![ContentBlock::text(format!("deleted {id}"))]))
+    }
+
+    #[tool(description = "Runs code once Warden approves it: asks Warden's outside approvals (WARDEN_URL, \
+                       WARDEN_CLIENT_TOKEN), naming the Warden call from the request's _meta, and answers \
+                       `ran: <code>` or `refused: <reason>`")]
+    async fn run_code(
+        &self,
+        Parameters(RunCodeArgs { code }): Parameters<RunCodeArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let call_id = context.meta.get("warden/call_id").and_then(serde_json::Value::as_str).map(str::to_owned);
+        self.record(&format!("run_code for call {}", call_id.as_deref().unwrap_or("<none>")));
+        let asked = tokio::select! {
+            asked = ask_warden::ask(&code, call_id.as_deref()) => asked,
+            _ = context.ct.cancelled() => return Err(ErrorData::internal_error("cancelled", None)),
+        };
+        Ok(match asked {
+            Ok(ask_warden::Verdict::Run(code)) => {
+                CallToolResult::success(vec![ContentBlock::text(format!("ran: {code}"))])
+            }
+            Ok(ask_warden::Verdict::Refused(reason)) => {
+                CallToolResult::success(vec![ContentBlock::text(format!("refused: {reason}"))])
+            }
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(format!("could not ask Warden: {error}"))]),
+        })
     }
 
     #[tool(description = "Always fails, as a tool result with isError")]

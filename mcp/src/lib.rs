@@ -23,3 +23,4 @@ pub use hub::{McpHub, CONFIG_ENV};
 pub use model::{McpServerStatus, McpToolStatus, RemoteTool, ServerInfo, ServerProbe, ServerState};
 pub use result::ResultLimits;
 pub use store::{McpStore, MIGRATIONS_TABLE};
+pub use tool::CALL_ID_META_KEY;

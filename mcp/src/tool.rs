@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::StreamExt;
-use rmcp::model::{CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, ServerResult};
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, RequestMetaObject, ServerResult,
+};
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
 use warden_engine::tools::{Progress, Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
@@ -19,6 +21,9 @@ use crate::result::{deliver, ResultKeeper};
 
 /// Longest rendering of the arguments in an approval summary.
 const SUMMARY_ARGS_LEN: usize = 300;
+/// The `_meta` key of a `tools/call` that carries Warden's id of the call, for an executor that asks
+/// for approval over the outside channel to name it (docs/OUTSIDE_PROTOCOL.md, "Warden's own calls").
+pub const CALL_ID_META_KEY: &str = "warden/call_id";
 
 pub(crate) struct McpTool {
     pub inner: Arc<Inner>,
@@ -80,7 +85,7 @@ impl Tool for McpTool {
             CallToolRequestParams::new(self.tool.name.clone()).with_arguments(arguments),
         ));
         let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .send_request_with_option(request, request_options(ctx.call_id.as_deref()))
             .await
             .map_err(|_| self.offline())?;
         let request_id = handle.id.clone();
@@ -119,6 +124,15 @@ impl Tool for McpTool {
             }
         }
     }
+}
+
+/// The request's options: Warden's call id in `_meta`, when the call has one.
+fn request_options(call_id: Option<&str>) -> PeerRequestOptions {
+    let options = PeerRequestOptions::no_options();
+    let Some(call_id) = call_id else { return options };
+    let mut meta = RequestMetaObject::new();
+    meta.insert(CALL_ID_META_KEY.to_owned(), Value::String(call_id.to_owned()));
+    options.with_meta(meta)
 }
 
 impl McpTool {

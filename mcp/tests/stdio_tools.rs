@@ -140,7 +140,7 @@ async fn progress_notifications_are_forwarded_while_a_call_runs() {
     wait_connected(&hub, "fx").await;
 
     let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    let ctx = ToolContext { cancel: CancellationToken::new(), progress: Some(sink), network: false };
+    let ctx = ToolContext { cancel: CancellationToken::new(), progress: Some(sink), network: false, call_id: None };
     let output = tokio::time::timeout(PATIENCE, tool(&hub, "fx__slow").call(json!({ "seconds": 0.5 }), ctx))
         .await
         .expect("the call ends")
@@ -167,7 +167,7 @@ async fn stopping_a_run_cancels_the_call_and_the_server_is_told() {
 
     let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
-    let ctx = ToolContext { cancel: cancel.clone(), progress: Some(sink), network: false };
+    let ctx = ToolContext { cancel: cancel.clone(), progress: Some(sink), network: false, call_id: None };
     let slow = tool(&hub, "fx__slow");
     let call = tokio::spawn(async move { slow.call(json!({ "seconds": 600 }), ctx).await });
     // Once the server reports progress the call is surely running there.

@@ -4,21 +4,23 @@
 //! made while a client was away (or before a restart) reaches it when it comes back.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 use tokio_util::sync::CancellationToken;
 use warden_engine::timestamp::parse_time;
-use warden_engine::{new_id, Database};
+use warden_engine::{new_id, Database, Engine, ErrorKind};
+use warden_types::run::ToolCallStatus;
+use warden_types::tool::ToolOrigin;
 
 use crate::connection::Connection;
 use crate::error::{Error, Result};
 use crate::policy::{self, ClientPolicy, Policy, MAX_TIMEOUT_SECS};
 use crate::protocol::{Ack, ClientFrame, DecidedBy, DeciderKind, DecisionFrame, RequestKind, ServerFrame, Verdict};
 use crate::record::{
-    Client, Decision, DecisionInput, InboxEvent, NewClient, OutsideRequest, RequestQuery, RequestStatus,
+    Client, Decision, DecisionInput, InboxEvent, LinkedCall, NewClient, OutsideRequest, RequestQuery, RequestStatus,
     MAX_CLIENT_NAME_CHARS,
 };
 use crate::store::{self, Inserted, NewRequest, Store};
@@ -62,6 +64,14 @@ pub struct ClientSignal {
     pub revoked: bool,
 }
 
+/// How many requests of a status there are: those in the inbox on their own, and those on a card of
+/// one of Warden's own tool calls (they count with the call's thread).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkCount {
+    pub apart: u64,
+    pub linked: u64,
+}
+
 /// Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct OutsideHub {
@@ -76,6 +86,8 @@ struct Inner {
     /// Wakes the deadline task: a new deadline may be the earliest.
     deadlines: Notify,
     shutdown: CancellationToken,
+    /// Warden's engine, whose running tool calls a request may belong to (see [`OutsideHub::follow_runs`]).
+    runs: OnceLock<Engine>,
 }
 
 impl OutsideHub {
@@ -92,10 +104,17 @@ impl OutsideHub {
                 inbox: broadcast::channel(INBOX_CAPACITY).0,
                 deadlines: Notify::new(),
                 shutdown: CancellationToken::new(),
+                runs: OnceLock::new(),
             }),
         };
         tokio::spawn(hub.clone().expire_forever());
         Ok(hub)
+    }
+
+    /// Lets requests that name a running tool call of `engine`'s runs (`warden_call_id`) belong to that
+    /// call. Without it (or before it) every request is one of its own. Set once; later calls are ignored.
+    pub fn follow_runs(&self, engine: Engine) {
+        let _ = self.inner.runs.set(engine);
     }
 
     /// Ends the deadline task, open connections and long-polls.
@@ -201,6 +220,7 @@ impl OutsideHub {
             },
             ClientFrame::SecurityEvaluation(_) => None,
         };
+        let linked_call = self.linked_call(&frame, follows.as_deref()).await?;
         let policy = self.policy();
         let decision = policy::auto_approval(&policy, &client.policy, &frame).map(|auto| Decision {
             decision: Verdict::Approved,
@@ -222,6 +242,7 @@ impl OutsideHub {
                 timeout_secs: timeout.as_secs(),
                 expires_at: &expires_at,
                 decision: decision.as_ref().map(|d| (RequestStatus::Approved, d)),
+                linked_call: linked_call.as_ref(),
             })
             .await?;
         let request = match inserted {
@@ -235,6 +256,34 @@ impl OutsideHub {
             self.publish(InboxEvent::Pending { request: Box::new(request.clone()) });
         }
         Ok(Answer::of(&request))
+    }
+
+    /// The call of Warden's own runs a new request belongs to: the one a security evaluation names in
+    /// `warden_call_id`, or the one of the evaluation a code response follows, if that call is running
+    /// now. A call that is unknown, not running (finished, waiting, another state) or no MCP call (only
+    /// those pass their id on) links nothing: the request is one of its own, as if it named none.
+    async fn linked_call(&self, frame: &ClientFrame, follows: Option<&str>) -> Result<Option<LinkedCall>> {
+        let named = match (frame.warden_call_id(), follows) {
+            (Some(call_id), _) => call_id.to_string(),
+            (None, Some(follows)) => match self.inner.store.request(follows).await?.and_then(|r| r.linked_call) {
+                Some(linked) => linked.call_id,
+                None => return Ok(None),
+            },
+            (None, None) => return Ok(None),
+        };
+        let Some(engine) = self.inner.runs.get() else { return Ok(None) };
+        match engine.tool_call(&named).await {
+            Ok(call) if call.status == ToolCallStatus::Running && matches!(call.origin, ToolOrigin::Mcp { .. }) => {
+                Ok(Some(LinkedCall { call_id: call.id, thread_id: call.thread_id }))
+            }
+            Ok(_) => Ok(None),
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
+            // The request is stored all the same, as one of its own: better shown apart than lost.
+            Err(error) => {
+                tracing::warn!(%error, call_id = %named, "could not read the call an outside request names");
+                Ok(None)
+            }
+        }
     }
 
     /// A person decides the pending request `request_id`: its client is told at once (or when it
@@ -290,6 +339,22 @@ impl OutsideHub {
     /// How many requests have `status`: a count, with no rows read.
     pub async fn count(&self, status: RequestStatus) -> Result<u64> {
         self.inner.store.count(status).await
+    }
+
+    /// How many requests have `status`, apart and linked to calls of Warden's runs.
+    pub async fn count_by_link(&self, status: RequestStatus) -> Result<LinkCount> {
+        let (all, linked) = self.inner.store.count_by_link(status).await?;
+        Ok(LinkCount { apart: all.saturating_sub(linked), linked })
+    }
+
+    /// How many pending requests wait on calls of each thread (threads with none are left out).
+    pub async fn pending_linked_by_thread(&self) -> Result<HashMap<String, u64>> {
+        Ok(self.inner.store.pending_linked_by_thread().await?.into_iter().collect())
+    }
+
+    /// The requests that belong to calls of the thread (any status), oldest first, at most 500.
+    pub async fn linked_to_thread(&self, thread_id: &str) -> Result<Vec<OutsideRequest>> {
+        self.inner.store.linked_to_thread(thread_id).await
     }
 
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {

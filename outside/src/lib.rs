@@ -38,7 +38,7 @@ pub use dial::{Backoff, Dialer};
 #[cfg(feature = "server")]
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
-pub use hub::{Answer, ClientSignal, OutsideHub};
+pub use hub::{Answer, ClientSignal, LinkCount, OutsideHub};
 #[cfg(feature = "server")]
 pub use store::MIGRATIONS_TABLE;
 
@@ -46,4 +46,6 @@ pub use executor::{DialState, DialStatus, Executor, NewExecutor};
 pub use permission_prompt::{PermissionAnswer, PermissionPrompt};
 pub use policy::{ClientPolicy, CodeResponseAuto, Policy, SecurityAuto, Timeouts};
 pub use protocol::{ClientFrame, DecisionFrame, ServerFrame};
-pub use record::{Client, Decision, DecisionInput, InboxEvent, NewClient, OutsideRequest, RequestQuery, RequestStatus};
+pub use record::{
+    Client, Decision, DecisionInput, InboxEvent, LinkedCall, NewClient, OutsideRequest, RequestQuery, RequestStatus,
+};

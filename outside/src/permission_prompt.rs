@@ -124,6 +124,7 @@ impl PermissionPrompt {
             explanation: truncate(explanation, MAX_EXPLANATION_BYTES),
             risk_level: risk_of(&self.tool_name),
             metadata: Some(metadata),
+            warden_call_id: None,
         }
     }
 

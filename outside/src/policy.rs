@@ -165,6 +165,7 @@ mod tests {
             explanation: "list".into(),
             risk_level: risk,
             metadata: None,
+            warden_call_id: None,
         })
     }
 

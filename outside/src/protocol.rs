@@ -47,6 +47,11 @@ pub struct SecurityEvaluation {
     /// Anything else the client wants shown or kept with the request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// Warden's id of its own tool call this request belongs to: an MCP tool Warden called passes it in
+    /// the call's `_meta["warden/call_id"]`. While that call runs, the request shows on its card in the
+    /// chat instead of as an inbox item of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warden_call_id: Option<String>,
 }
 
 /// "May this output be passed on?"
@@ -218,6 +223,14 @@ impl ClientFrame {
         }
     }
 
+    /// The Warden call the request names as its own, for a security evaluation.
+    pub fn warden_call_id(&self) -> Option<&str> {
+        match self {
+            ClientFrame::SecurityEvaluation(r) => r.warden_call_id.as_deref(),
+            ClientFrame::CodeResponse(_) => None,
+        }
+    }
+
     /// The risk the client gave, for a security evaluation.
     pub fn risk(&self) -> Option<RiskLevel> {
         match self {
@@ -243,6 +256,9 @@ impl ClientFrame {
                     }
                 }
                 check_metadata(r.metadata.as_ref()).map_err(invalid)?;
+                if let Some(call_id) = &r.warden_call_id {
+                    check_id("warden_call_id", call_id).map_err(invalid)?;
+                }
             }
             ClientFrame::CodeResponse(r) => {
                 if let Some(follows) = &r.follows {
@@ -424,6 +440,21 @@ mod tests {
         let metadata = json!({"k": "m".repeat(MAX_METADATA_BYTES)});
         let err = parse(json!({"type": "code_response", "id": "g", "metadata": metadata})).unwrap_err();
         assert_eq!(err.code, ErrorCode::Invalid);
+    }
+
+    #[test]
+    fn a_warden_call_id_is_read_and_checked_like_an_id() {
+        let frame = parse(json!({"type": "security_evaluation", "id": "w", "code": "ls", "explanation": "x",
+            "risk_level": "low", "warden_call_id": "call-7"}))
+        .unwrap();
+        assert_eq!(frame.warden_call_id(), Some("call-7"));
+        let err = parse(json!({"type": "security_evaluation", "id": "w", "code": "ls", "explanation": "x",
+            "risk_level": "low", "warden_call_id": ""}))
+        .unwrap_err();
+        assert_eq!((err.code, err.id.as_deref()), (ErrorCode::Invalid, Some("w")));
+        // Only a security evaluation belongs to a call.
+        let err = parse(json!({"type": "code_response", "id": "o", "warden_call_id": "call-7"})).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Malformed);
     }
 
     #[test]

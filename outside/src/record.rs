@@ -81,6 +81,20 @@ pub struct OutsideRequest {
     pub decided_at: Option<String>,
     /// When the decision was sent to the client.
     pub delivered_at: Option<String>,
+    /// Warden's own tool call this request belongs to (see [`LinkedCall`]); `None` for a request shown
+    /// in the inbox on its own.
+    #[serde(default)]
+    pub linked_call: Option<LinkedCall>,
+}
+
+/// The running tool call of one of Warden's own runs that an outside request named as its own
+/// (`warden_call_id`) when it arrived: the request shows on that call's card in the thread and counts
+/// with the thread, not as an inbox item of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkedCall {
+    /// Warden's id of the tool call.
+    pub call_id: String,
+    pub thread_id: String,
 }
 
 impl OutsideRequest {
@@ -141,6 +155,9 @@ pub struct RequestQuery {
     pub status: Option<RequestStatus>,
     #[serde(default)]
     pub client_id: Option<String>,
+    /// Only those linked to a call of Warden's own runs (`true`) or only those that are not (`false`).
+    #[serde(default)]
+    pub linked: Option<bool>,
     /// At most this many (default 100, at most 500).
     #[serde(default)]
     pub limit: Option<u32>,

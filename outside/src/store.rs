@@ -13,7 +13,7 @@ use warden_engine::Database;
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
 use crate::protocol::{ClientFrame, DeciderKind, DecisionFrame, RiskLevel};
-use crate::record::{Client, Decision, OutsideRequest, RequestQuery, RequestStatus};
+use crate::record::{Client, Decision, LinkedCall, OutsideRequest, RequestQuery, RequestStatus};
 
 /// Where warden-outside's migrations are recorded, apart from the engine's and warden-mcp's.
 pub const MIGRATIONS_TABLE: &str = "_warden_outside_migrations";
@@ -42,6 +42,8 @@ pub struct NewRequest<'a> {
     pub expires_at: &'a str,
     /// Set when a policy decided it on arrival.
     pub decision: Option<(RequestStatus, &'a Decision)>,
+    /// The running call of Warden's own runs it belongs to.
+    pub linked_call: Option<&'a LinkedCall>,
 }
 
 /// What storing a request did.
@@ -55,7 +57,8 @@ pub enum Inserted {
 macro_rules! select_request {
     () => {
         "SELECT r.id, r.client_id, c.name AS client_name, r.client_request_id, r.kind, r.payload, r.risk, \
-         r.follows, r.status, r.decision, r.created_at, r.expires_at, r.decided_at, r.delivered_at \
+         r.follows, r.status, r.decision, r.created_at, r.expires_at, r.decided_at, r.delivered_at, \
+         r.linked_call_id, r.linked_thread_id \
          FROM outside_requests r JOIN outside_clients c ON c.id = r.client_id"
     };
 }
@@ -154,8 +157,9 @@ impl Store {
         };
         let done = sqlx::query(
             "INSERT INTO outside_requests (id, client_id, client_request_id, kind, payload, risk, follows, status, \
-               decision, decided_by, timeout_secs, created_at, expires_at, decided_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+               decision, decided_by, timeout_secs, created_at, expires_at, decided_at, linked_call_id, \
+               linked_thread_id) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
              ON CONFLICT (client_id, client_request_id) DO NOTHING",
         )
         .bind(new.id)
@@ -172,6 +176,8 @@ impl Store {
         .bind(&created_at)
         .bind(new.expires_at)
         .bind(decision.map(|_| created_at.clone()))
+        .bind(new.linked_call.map(|l| l.call_id.as_str()))
+        .bind(new.linked_call.map(|l| l.thread_id.as_str()))
         .execute(&self.pool)
         .await?;
         let stored = self
@@ -327,15 +333,51 @@ impl Store {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
+    /// How many requests have `status`: (all of them, those linked to a call of Warden's runs).
+    pub async fn count_by_link(&self, status: RequestStatus) -> Result<(u64, u64)> {
+        let (all, linked): (i64, i64) =
+            sqlx::query_as("SELECT COUNT(*), COUNT(linked_call_id) FROM outside_requests WHERE status = ?")
+                .bind(status.to_string())
+                .fetch_one(&self.pool)
+                .await?;
+        Ok((u64::try_from(all).unwrap_or(0), u64::try_from(linked).unwrap_or(0)))
+    }
+
+    /// How many pending requests are linked to calls of each thread, for the threads that have any.
+    pub async fn pending_linked_by_thread(&self) -> Result<Vec<(String, u64)>> {
+        let rows: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT linked_thread_id, COUNT(*) FROM outside_requests \
+             WHERE linked_thread_id IS NOT NULL AND status = 'pending' GROUP BY linked_thread_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(thread, n)| (thread, u64::try_from(n).unwrap_or(0))).collect())
+    }
+
+    /// The requests linked to calls of the thread, oldest first.
+    pub async fn linked_to_thread(&self, thread_id: &str) -> Result<Vec<OutsideRequest>> {
+        let rows = sqlx::query(concat!(
+            select_request!(),
+            " WHERE r.linked_thread_id = ? ORDER BY r.created_at, r.id LIMIT ?"
+        ))
+        .bind(thread_id)
+        .bind(MAX_LIMIT)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(request_from_row).collect()
+    }
+
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
         let rows = sqlx::query(concat!(
             select_request!(),
             " WHERE (?1 IS NULL OR r.status = ?1) AND (?2 IS NULL OR r.client_id = ?2) \
-             ORDER BY r.created_at DESC, r.id DESC LIMIT ?3"
+             AND (?3 IS NULL OR (r.linked_call_id IS NOT NULL) = ?3) \
+             ORDER BY r.created_at DESC, r.id DESC LIMIT ?4"
         ))
         .bind(query.status.map(|s| s.to_string()))
         .bind(query.client_id.as_deref())
+        .bind(query.linked)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
@@ -371,6 +413,10 @@ fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
         expires_at: r.try_get("expires_at")?,
         decided_at: r.try_get("decided_at")?,
         delivered_at: r.try_get("delivered_at")?,
+        linked_call: match (r.try_get::<Option<String>, _>("linked_call_id")?, r.try_get("linked_thread_id")?) {
+            (Some(call_id), Some(thread_id)) => Some(LinkedCall { call_id, thread_id }),
+            _ => None,
+        },
     })
 }
 

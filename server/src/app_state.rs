@@ -40,12 +40,14 @@ impl AppState {
     /// Opens the engine on `config` (database, model, built-in tools, runs to resume), then warden-mcp
     /// on the same database with its own migrations; merges the `mcpServers` file the config names,
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
-    /// the outside approvals on the same database (their own migrations; overdue requests expire), and
-    /// starts dialling the enabled executors.
+    /// the outside approvals on the same database (their own migrations; overdue requests expire; a
+    /// request naming a running call of the engine's runs belongs to it), and starts dialling the
+    /// enabled executors.
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
         let outside = OutsideHub::open(&engine.database()).await?;
+        outside.follow_runs(engine.clone());
         let outside_mcp = OutsideMcp::new(outside.clone());
         let dialer = Dialer::start(&engine.database(), outside.clone(), Backoff::default()).await?;
         Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, access })

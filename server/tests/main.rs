@@ -18,6 +18,7 @@ mod mcp_api;
 mod outside_access;
 mod outside_claude_code;
 mod outside_dial;
+mod outside_linked;
 mod outside_mcp;
 mod outside_restart;
 mod outside_ws;

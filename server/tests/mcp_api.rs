@@ -84,7 +84,12 @@ impl Api {
             .into_iter()
             .find(|t| t.spec().name == qualified)
             .unwrap_or_else(|| panic!("no tool {qualified} in {names:?}"));
-        let ctx = ToolContext { cancel: tokio_util::sync::CancellationToken::new(), progress: None, network: false };
+        let ctx = ToolContext {
+            cancel: tokio_util::sync::CancellationToken::new(),
+            progress: None,
+            network: false,
+            call_id: None,
+        };
         let output = tokio::time::timeout(PATIENCE, tool.call(args, ctx))
             .await
             .expect("the call ends")

@@ -31,11 +31,17 @@ pub fn OutsideDecision(
         error.set(None);
         let id = request_id.clone();
         spawn_local(async move {
+            // `try_run`: the view that asked may be gone by the answer (a card shown anew when the
+            // decision reached its list first).
             match decide_outside(id.clone(), input).await {
-                Ok(request) => on_decided.run(request),
+                Ok(request) => {
+                    on_decided.try_run(request);
+                }
                 // Decided first elsewhere (another tab, the policy, its timeout): show how.
                 Err(AppError::Conflict(_)) => match get_outside_request(id).await {
-                    Ok(view) => on_decided.run(view.request),
+                    Ok(view) => {
+                        on_decided.try_run(view.request);
+                    }
                     Err(e) => {
                         error.try_set(Some(e.to_string()));
                     }

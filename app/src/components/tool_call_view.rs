@@ -1,11 +1,14 @@
 //! One tool call in the conversation: what was called, how it was decided, and its result
 //! (collapsed; the full output opens on request). A pending gated call shows its approval card,
-//! a running one its progress, and one that found its MCP server offline offers to reconnect it.
+//! a running one its progress, and one that found its MCP server offline offers to reconnect it. An
+//! outside request that names the call (an executor its MCP tool reached asks for approval) shows on it.
 
 use leptos::prelude::*;
 
 use crate::components::approval_card::{decision_text, ApprovalCard};
+use crate::components::linked_request_card::LinkedRequestCard;
 use crate::components::offline_server::OfflineServer;
+use crate::linked_outside::LinkedOutside;
 use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCallRecord as ToolCall, ToolCallStatus};
 
@@ -25,6 +28,16 @@ pub fn ToolCallView(
     let status_label = if waits_for_server { "waiting for its MCP server" } else { call.status.label() };
     let interrupted = call.status == ToolCallStatus::Interrupted;
     let offline_server = call.offline_server().map(str::to_owned);
+    // Requests outside clients sent naming this call, each decided on its own card.
+    let linked_requests = use_context::<LinkedOutside>().map(|linked| {
+        let id = call.id.clone();
+        view! {
+            <For each=move || linked.of_call(&id) key=|r| (r.id.clone(), r.status) let:request>
+                <LinkedRequestCard request linked/>
+            </For>
+        }
+        .into_any()
+    });
     let progress = {
         let (id, name, finished) = (call.id.clone(), call.name.clone(), call.output.is_some());
         move || {
@@ -59,6 +72,7 @@ pub fn ToolCallView(
                     </details>
                 }.into_any(),
             }}
+            {linked_requests}
             {progress}
             {offline_server.map(|server| view! { <OfflineServer server/> })}
             {output.map(|text| {

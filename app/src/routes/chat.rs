@@ -20,6 +20,7 @@ use crate::components::run_status::RunStatusBar;
 use crate::components::thread_switches::ThreadSwitches;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
+use crate::linked_outside::LinkedOutside;
 use crate::live_run::{Follow, LiveRun};
 use crate::model::{ModelChoice, RunEvent, RunStarted, SandboxInfo, ThreadDetail, ThreadOptions};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
@@ -56,6 +57,8 @@ pub fn ChatPage() -> impl IntoView {
         current.try_with(|d| d.as_ref().map(|d| d.sandbox.clone())).flatten()
     })));
     let live = LiveRun::new();
+    // Outside requests that belong to the thread's calls, shown on their cards.
+    let linked = LinkedOutside::provide(thread_id);
     let stream = new_stream_slot();
     let action_error = RwSignal::new(None::<AppError>);
 
@@ -107,6 +110,10 @@ pub fn ChatPage() -> impl IntoView {
     let reread_when_run_ends = StoredValue::new(false);
     let on_event = move |event: RunEvent| {
         let follow = live.apply(&event);
+        // A call that starts or ends may have had a request decided by policy (no count changes).
+        if matches!(event, RunEvent::ToolCall { .. } | RunEvent::ToolResult { .. } | RunEvent::RunFinished { .. }) {
+            linked.refresh();
+        }
         if matches!(event, RunEvent::RunFinished { .. } | RunEvent::RunFailed { .. })
             && reread_when_run_ends.try_update_value(std::mem::take).unwrap_or(false)
         {

@@ -52,6 +52,8 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             let query = RequestQuery {
                 status: *status,
                 client_id: client_id.map(str::to_string),
+                // A request on a call's card in its thread is not listed apart.
+                linked: Some(false),
                 limit: Some(MAX_LISTED as u32),
             };
             items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));

@@ -9,6 +9,7 @@ pub mod inbox;
 pub mod mcp;
 pub mod outside;
 pub mod outside_executors;
+pub mod outside_linked;
 pub mod providers;
 pub mod runs;
 pub mod threads;

@@ -26,8 +26,8 @@ pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cu
         limit: PAGE_SIZE,
         pinned,
     };
-    let found = engine.list_threads(query).await?;
-    let threads: Vec<Thread> = found;
+    let mut threads: Vec<Thread> = engine.list_threads(query).await?;
+    super::outside_linked::count_linked_pending(&mut threads).await?;
     let next = match threads.last() {
         Some(last) if threads.len() as u32 >= PAGE_SIZE => {
             Some(Cursor { updated_at: last.updated_at.clone(), id: last.id.clone() })

@@ -229,7 +229,12 @@ async fn execute(
             );
         }
     });
-    let ctx = ToolContext { cancel: cancel.child_token(), progress: Some(progress_tx), network };
+    let ctx = ToolContext {
+        cancel: cancel.child_token(),
+        progress: Some(progress_tx),
+        network,
+        call_id: Some(call.id.clone()),
+    };
     let limit = rt.config.tool_timeout;
     // `None`: the per-call limit ran out.
     let result = match registry.get(&call.name) {

@@ -74,6 +74,10 @@ pub struct ToolContext {
     /// The person granted this call network access (the approval's "with network" choice); the shell
     /// runs without network otherwise.
     pub network: bool,
+    /// Warden's id of the tool call being run (`None` outside a run, e.g. a test calling a tool
+    /// directly). An MCP call passes it on in `_meta["warden/call_id"]`, so an executor the tool
+    /// asks for approval over the outside channel can name the call (docs/OUTSIDE_PROTOCOL.md).
+    pub call_id: Option<String>,
 }
 
 /// Failures of a tool call that are not the tool's own error result.

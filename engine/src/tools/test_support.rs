@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 use super::{ToolContent, ToolContext, ToolOutput};
 
 pub(crate) fn ctx() -> ToolContext {
-    ToolContext { cancel: CancellationToken::new(), progress: None, network: false }
+    ToolContext { cancel: CancellationToken::new(), progress: None, network: false, call_id: None }
 }
 
 #[track_caller]

@@ -94,7 +94,7 @@ pub fn tool(hub: &McpHub, qualified: &str) -> Arc<dyn Tool> {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext { cancel: CancellationToken::new(), progress: None, network: false }
+    ToolContext { cancel: CancellationToken::new(), progress: None, network: false, call_id: None }
 }
 
 pub async fn call(hub: &McpHub, qualified: &str, args: Value) -> Result<ToolOutput, ToolError> {

@@ -1,7 +1,8 @@
 //! `GET /api/inbox/events`: the inbox's live feed as server-sent events, for the sidebar's badges,
 //! the page title and notifications. `count` (how many approvals and connection checks wait, chat
-//! and outside) comes first and again after every change, and `threads` (how many wait in each
-//! thread) after it whenever that changed; `arrived` tells of each new pending item. It follows the
+//! and outside; an outside request on the card of one of Warden's own calls counts as chat) comes
+//! first and again after every change, and `threads` (how many wait in each thread, such requests
+//! included) after it whenever that changed; `arrived` tells of each new pending item. It follows the
 //! engine's approvals and connection checks and the outside hub's requests as they happen; a
 //! listener that falls behind just counts again. Behind the access gate like every `/api` route;
 //! ends at shutdown.
@@ -90,8 +91,9 @@ impl Feed {
                 Err(RecvError::Closed) => return false,
             },
             event = self.outside.recv() => match event {
+                // One on a call's card belongs to that chat.
                 Ok(InboxEvent::Pending { request }) => Some(Arrived {
-                    source: ApprovalSource::Outside,
+                    source: if request.linked_call.is_some() { ApprovalSource::Chat } else { ApprovalSource::Outside },
                     summary: format!("{} from {}", kind_label(request.kind), request.client_name),
                     id: request.id,
                 }),
@@ -112,15 +114,22 @@ impl Feed {
     /// Counts what waits now and queues the count, and the counts per thread, if they changed.
     async fn count(&mut self) {
         let chat = self.engine.pending_by_thread().await;
-        let outside = self.hub.count(RequestStatus::Pending).await;
-        let (count, threads) = match (chat, outside) {
-            (Ok(threads), Ok(outside)) => {
-                let mut count = PendingCount { outside: saturate(outside), ..PendingCount::default() };
-                let mut by_thread = PendingByThread::new();
+        let outside = self.hub.count_by_link(RequestStatus::Pending).await;
+        let linked = self.hub.pending_linked_by_thread().await;
+        let (count, threads) = match (chat, outside.and_then(|o| linked.map(|l| (o, l)))) {
+            (Ok(threads), Ok((outside, linked))) => {
+                // A request on a call's card counts once, with the chats, and on its thread's row.
+                let mut count = PendingCount {
+                    chat: saturate(outside.linked),
+                    outside: saturate(outside.apart),
+                    ..PendingCount::default()
+                };
+                let mut by_thread: PendingByThread = linked.into_iter().map(|(id, n)| (id, saturate(n))).collect();
                 for t in threads {
                     count.chat = count.chat.saturating_add(t.approvals);
                     count.checks = count.checks.saturating_add(t.checks);
-                    by_thread.insert(t.thread_id, t.approvals.saturating_add(t.checks));
+                    let waiting = by_thread.entry(t.thread_id).or_default();
+                    *waiting = waiting.saturating_add(t.approvals).saturating_add(t.checks);
                 }
                 (count, by_thread)
             }

@@ -145,7 +145,7 @@ pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) ->
                 ApiError::unprocessable("status must be one of pending, approved, rejected, expired, all")
             })?),
         };
-    Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, limit: p.limit }).await?))
+    Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, linked: None, limit: p.limit }).await?))
 }
 
 pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {

@@ -1,0 +1,67 @@
+//! An outside request on the card of the tool call it belongs to: an executor the call's MCP tool
+//! reached asked whether its code may run (or its output be passed on), naming the call. It shows what
+//! the client sent (as text: it is untrusted), its risk, how it was decided, and while it waits
+//! Approve / Edit / Deny, which decide this request alone through `decide_outside`, as the inbox does.
+
+use leptos::prelude::*;
+use warden_outside::protocol::ClientFrame;
+use warden_outside::{OutsideRequest, RequestStatus};
+
+use crate::components::outside_decision::OutsideDecision;
+use crate::inbox::{kind_label, outside_decision_text};
+use crate::linked_outside::LinkedOutside;
+
+#[component]
+pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl IntoView {
+    let heading_id = format!("linked-{}", request.id);
+    let labelled_by = heading_id.clone();
+    let title = format!("{} from {}", kind_label(request.kind), request.client_name);
+    let risk = request.risk.map(|r| r.to_string());
+    let decided = outside_decision_text(&request);
+    let pending = request.status == RequestStatus::Pending;
+    let class = match &risk {
+        Some(r) => format!("linked-request approval-card risk-{r}"),
+        None => "linked-request approval-card".to_string(),
+    };
+    let (content, code) = match &request.request {
+        ClientFrame::SecurityEvaluation(e) => (
+            view! {
+                <p class="code-meta">
+                    {e.language.clone().map(|l| format!("Language: {l}")).unwrap_or_else(|| "Plain text".into())}
+                </p>
+                <pre class="code"><code>{e.code.clone()}</code></pre>
+                <p class="explanation">{e.explanation.clone()}</p>
+            }
+            .into_any(),
+            Some(e.code.clone()),
+        ),
+        ClientFrame::CodeResponse(r) => (
+            view! {
+                <p class="exit-code">
+                    {match r.exit_code {
+                        Some(code) => format!("Exit code: {code}"),
+                        None => "Exit code: unknown".to_string(),
+                    }}
+                </p>
+                <h5>"Standard output"</h5>
+                <pre class="stdout">{r.stdout.clone()}</pre>
+                <h5>"Standard error"</h5>
+                <pre class="stderr">{r.stderr.clone()}</pre>
+            }
+            .into_any(),
+            None,
+        ),
+    };
+    let on_decided = Callback::new(move |decided: OutsideRequest| linked.replace(decided));
+
+    view! {
+        <section class=class aria-labelledby=labelled_by>
+            <h4 id=heading_id>{title}</h4>
+            {risk.map(|r| view! { <p class=format!("risk risk-{r}")>"Risk: " <strong>{r.clone()}</strong></p> })}
+            {content}
+            <p class="decided" role="status">{decided}</p>
+            {pending.then(|| view! { <OutsideDecision request_id=request.id.clone() code on_decided/> }.into_any())}
+        </section>
+    }
+    .into_any()
+}
