@@ -91,7 +91,7 @@ pub(super) fn history_as_text(messages: &[Message]) -> Vec<Message> {
 
 /// The conversation with calls written as the model is asked to write them, results as user
 /// messages, and (with tools) their description in the system message.
-pub(super) fn as_text_conversation(messages: &[Message], tools: &[ToolSpec], detail: Detail) -> Vec<Message> {
+fn as_text_conversation(messages: &[Message], tools: &[ToolSpec], detail: Detail) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     // Tool names by call id, for naming results; a later call with the same id wins, as its result follows it.
     let mut names: HashMap<&str, &str> = HashMap::new();
