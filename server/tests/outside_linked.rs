@@ -215,7 +215,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     assert_eq!(on_cards.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [request.id.as_str()]);
     // Not an inbox item of its own; counted once, with the chats.
     assert_eq!(linked.inbox_outside_ids().await, Vec::<String>::new());
-    assert_eq!(linked.count().await, json!({"chat": 1, "outside": 0}));
+    assert_eq!(linked.count().await, json!({"chat": 1, "outside": 0, "checks": 0}));
     assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(1), "counted with its thread");
     // What a restart reads: the link is stored with the request.
     let reopened = OutsideHub::open(&linked.engine.database()).await.expect("reopened");
@@ -232,7 +232,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     assert_eq!(linked.tool_results_sent(), [json!("refused: not on Fridays").to_string()]);
     let (status, again) = linked.call(DecideOutside::PATH, denial).await;
     assert_eq!(status, StatusCode::CONFLICT, "decided once: {again}");
-    assert_eq!(linked.count().await, json!({"chat": 0, "outside": 0}));
+    assert_eq!(linked.count().await, json!({"chat": 0, "outside": 0, "checks": 0}));
     assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(0));
 
     // A request naming that call now it is finished, or a call that never was, is one of its own.
@@ -252,7 +252,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     }
     apart.reverse();
     assert_eq!(linked.inbox_outside_ids().await, apart, "both listed apart, newest first");
-    assert_eq!(linked.count().await, json!({"chat": 0, "outside": 2}));
+    assert_eq!(linked.count().await, json!({"chat": 0, "outside": 2, "checks": 0}));
     let (_, on_cards) = linked.call(LinkedOutsideRequests::PATH, json!({"thread_id": thread_id})).await;
     assert_eq!(on_cards.as_array().map(Vec::len), Some(1), "only the first is on the card: {on_cards}");
     linked.engine.shutdown();
