@@ -170,7 +170,7 @@ fn chat_filter(filter: &AuditFilter) -> Option<(Option<ApprovalStatus>, Option<D
         Some(AuditDecider::Timeout) => Some(DecidedByKind::Timeout),
         Some(AuditDecider::RunStopped) => Some(DecidedByKind::RunStopped),
         Some(AuditDecider::TargetChanged) => Some(DecidedByKind::TargetChanged),
-        Some(AuditDecider::Policy) => return None,
+        Some(AuditDecider::Policy | AuditDecider::CallEnded) => return None,
     };
     Some((status, by))
 }
@@ -192,6 +192,7 @@ fn outside_filter(filter: &AuditFilter) -> Option<(Option<RequestStatus>, Option
         Some(AuditDecider::Person) => Some(DeciderKind::Person),
         Some(AuditDecider::Policy) => Some(DeciderKind::Policy),
         Some(AuditDecider::Timeout) => Some(DeciderKind::Timeout),
+        Some(AuditDecider::CallEnded) => Some(DeciderKind::CallEnded),
         Some(AuditDecider::Rule | AuditDecider::RunStopped | AuditDecider::TargetChanged) => return None,
     };
     Some((status, by))
@@ -306,6 +307,7 @@ fn outside_entry(r: &OutsideRequest) -> Option<AuditEntry> {
         DeciderKind::Person => (AuditDecider::Person, "a person".to_string()),
         DeciderKind::Policy => (AuditDecider::Policy, decision.decided_by.detail.clone()),
         DeciderKind::Timeout => (AuditDecider::Timeout, decision.decided_by.detail.clone()),
+        DeciderKind::CallEnded => (AuditDecider::CallEnded, decision.decided_by.detail.clone()),
     };
     let (summary, code) = match &r.request {
         ClientFrame::SecurityEvaluation(e) => (e.explanation.clone(), Some(e.code.clone())),

@@ -166,11 +166,15 @@ impl InboxItem {
         }
     }
 
-    /// Where Enter (or "Open") takes the person: the chat of the run, or the request full screen.
+    /// Where Enter (or "Open") takes the person: the chat of the run (also for an outside request on the
+    /// card of one of its calls), or the request full screen.
     pub fn href(&self) -> String {
         match self {
             InboxItem::Chat(a) => format!("/chat/{}", a.thread_id),
-            InboxItem::Outside(r) => format!("/approvals/{}", r.id),
+            InboxItem::Outside(r) => match &r.linked_call {
+                Some(linked) => format!("/chat/{}", linked.thread_id),
+                None => format!("/approvals/{}", r.id),
+            },
             InboxItem::Check(c) => format!("/chat/{}", c.check.thread_id),
         }
     }
@@ -231,6 +235,7 @@ pub fn outside_decision_text(request: &OutsideRequest) -> String {
         DeciderKind::Person => format!("{verdict} by you"),
         DeciderKind::Policy => format!("{verdict} automatically by policy ({})", decision.decided_by.detail),
         DeciderKind::Timeout => return format!("Expired: {}", decision.decided_by.detail),
+        DeciderKind::CallEnded => return format!("Rejected: {}", decision.decided_by.detail),
     };
     if decision.edited_code.is_some() {
         text.push_str(" with edited code");
@@ -526,6 +531,8 @@ impl InboxFilter {
         let source = match (&self.source, item) {
             (SourceFilter::All, _) => true,
             (SourceFilter::Chat, InboxItem::Chat(_) | InboxItem::Check(_)) => true,
+            // On the card of one of Warden's calls: the chat's.
+            (SourceFilter::Chat, InboxItem::Outside(r)) => r.linked_call.is_some(),
             (SourceFilter::Client(id), InboxItem::Outside(r)) => r.client_id == *id,
             _ => false,
         };

@@ -1,7 +1,7 @@
 // Issue 13's correlation in the browser: an MCP tool Warden's chat calls (the rmcp fixture's
 // `run_code`) asks Warden for approval over the outside channel as a registered client, naming the
 // call Warden passed in `_meta`. The request shows on that call's card in the chat, is approved
-// there, the answer shows the tool result the approval made, and /inbox has no separate item for it.
+// there, the answer shows the tool result the approval made, and /inbox lists it once, with the chats.
 import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
 import { TOKEN } from "../fixtures/access";
 import { mcpFixtureBinary } from "../fixtures/mcp-fixture";
@@ -64,6 +64,16 @@ test("an executor the chat is calling asks on the call's card, is approved there
   await expect(card).toContainText("The model asked the fixture to run this code.");
   await expect(card.locator(".risk")).toContainText("medium");
   await expect(card.getByRole("status")).toHaveText("Waiting for a decision");
+  // Its time left ticks on the card, and Extend gives it two more minutes.
+  const countdown = card.locator(".countdown-text");
+  const secondsLeft = async () => {
+    const [, m, s] = /Times out in (\d+):(\d\d)/.exec((await countdown.textContent()) ?? "") ?? [];
+    return Number(m) * 60 + Number(s);
+  };
+  await expect(countdown).toHaveText(/^Times out in \d+:\d\d$/);
+  const left = await secondsLeft();
+  await card.getByRole("button", { name: "Extend by 2 minutes" }).click();
+  await expect.poll(secondsLeft).toBeGreaterThan(left + 60);
 
   // Not an item of its own in the inbox; a request of the same client that names no call is.
   const apart = await request.post("/api/outside/requests", {
@@ -78,6 +88,16 @@ test("an executor the chat is calling asks on the call's card, is approved there
   const listed = inbox.getByRole("list", { name: "Approvals" }).getByRole("article");
   await expect(listed).toHaveCount(1);
   await expect(listed).toContainText("ls build");
+  // It is listed once, with the chats, and opens its thread.
+  await inbox.getByLabel("Source").selectOption({ label: "Chats" });
+  const onTheCard = listed.filter({ hasText: "make check" });
+  await expect(onTheCard).toHaveCount(1);
+  await expect(onTheCard).toContainText("on a tool call of a chat");
+  await expect(onTheCard.getByRole("link", { name: "Open the thread" })).toHaveAttribute(
+    "href",
+    new URL(page.url()).pathname,
+  );
+  await expect(listed.filter({ hasText: "ls build" })).toHaveCount(0);
   await inbox.close();
   const person = { Authorization: `Bearer ${TOKEN}` };
   const denied = await request.post(`/api/outside/requests/${apartId}/decision`, {

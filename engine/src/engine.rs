@@ -528,6 +528,12 @@ impl Engine {
         self.rt.handles.events.watch_connection_checks()
     }
 
+    /// The id of every tool call of any run as its result is settled (done, failed, cancelled by a
+    /// stop, interrupted by a restart), from now on. Lossy for a listener that lags.
+    pub fn watch_ended_calls(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.rt.handles.events.watch_ended_calls()
+    }
+
     /// What waits for a person, per thread that has anything waiting: its pending approvals and
     /// connection checks, counted in one read.
     pub async fn pending_by_thread(&self) -> Result<Vec<PendingInThread>> {

@@ -1,8 +1,9 @@
 //! The event hub: numbers each run event, hands it to live subscribers and to a background writer
 //! that appends it to SQLite in batches. Subscribing replays the log, then follows live events.
 //! Approvals requested or settled in any run are also told to [`EventHub::watch_approvals`]
-//! listeners (the inbox), and connection checks to [`EventHub::watch_connection_checks`], since
-//! every change of either passes through here as a run event.
+//! listeners (the inbox), connection checks to [`EventHub::watch_connection_checks`], and the calls
+//! that ended to [`EventHub::watch_ended_calls`], since every change of these passes through here as a
+//! run event.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,6 +59,8 @@ pub struct EventHub {
     approvals: broadcast::Sender<Approval>,
     /// Every connection check as it is asked, as a Connect fails, and as it is settled, across runs.
     checks: broadcast::Sender<ConnectionCheck>,
+    /// The id of every tool call as its result is settled (done, failed, cancelled, interrupted).
+    ended_calls: broadcast::Sender<String>,
 }
 
 impl EventHub {
@@ -72,6 +75,7 @@ impl EventHub {
             writer: tx,
             approvals: broadcast::channel(APPROVALS_BUFFER).0,
             checks: broadcast::channel(APPROVALS_BUFFER).0,
+            ended_calls: broadcast::channel(APPROVALS_BUFFER).0,
         }))
     }
 
@@ -84,6 +88,11 @@ impl EventHub {
     /// pending, with the error) and as it is settled, from now on.
     pub fn watch_connection_checks(&self) -> broadcast::Receiver<ConnectionCheck> {
         self.checks.subscribe()
+    }
+
+    /// The id of every tool call of any run as its result is settled, from now on.
+    pub fn watch_ended_calls(&self) -> broadcast::Receiver<String> {
+        self.ended_calls.subscribe()
     }
 
     /// Numbers the event, sends it to live subscribers and queues it for the log.
@@ -118,6 +127,9 @@ impl EventHub {
         }
         if let RunEvent::ConnectionCheck { check } = event {
             let _ = self.checks.send(check.clone());
+        }
+        if let RunEvent::ToolResult { tool_call_id, .. } = event {
+            let _ = self.ended_calls.send(tool_call_id.clone());
         }
         seq
     }

@@ -3,6 +3,8 @@
 //! the truth; the in-memory signals only wake waiters, who then read what is stored, so a decision
 //! made while a client was away (or before a restart) reaches it when it comes back.
 
+mod calls_ended;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, SystemTime};
@@ -112,9 +114,12 @@ impl OutsideHub {
     }
 
     /// Lets requests that name a running tool call of `engine`'s runs (`warden_call_id`) belong to that
-    /// call. Without it (or before it) every request is one of its own. Set once; later calls are ignored.
+    /// call, and ends those that still wait when their call ends (`calls_ended`). Without it (or before
+    /// it) every request is one of its own. Set once; later calls are ignored.
     pub fn follow_runs(&self, engine: Engine) {
-        let _ = self.inner.runs.set(engine);
+        if self.inner.runs.set(engine.clone()).is_ok() {
+            tokio::spawn(self.clone().end_with_their_calls(engine));
+        }
     }
 
     /// Ends the deadline task, open connections and long-polls.

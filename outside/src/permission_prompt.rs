@@ -164,6 +164,7 @@ fn deny_message(decision: &DecisionFrame) -> String {
         DeciderKind::Person => "The person denied this in Warden",
         DeciderKind::Timeout => "Nobody decided in Warden in time, so this was denied",
         DeciderKind::Policy => "A Warden policy denied this",
+        DeciderKind::CallEnded => "The Warden call this belonged to ended first, so this was denied",
     };
     match decision.reason.as_deref().map(str::trim).filter(|r| !r.is_empty()) {
         Some(reason) => format!("{by}: {reason}"),

@@ -144,7 +144,8 @@ pub enum Verdict {
 #[serde(deny_unknown_fields)]
 pub struct DecidedBy {
     pub kind: DeciderKind,
-    /// For a policy, the rule that decided; for a timeout, when it fired; for a person, how they decided.
+    /// For a policy, the rule that decided; for a timeout, when it fired; for a person, how they decided;
+    /// for a call that ended, how it ended.
     pub detail: String,
 }
 
@@ -155,6 +156,9 @@ pub enum DeciderKind {
     Person,
     Policy,
     Timeout,
+    /// The call of Warden's own runs the request belonged to (`warden_call_id`) ended before anyone
+    /// decided (its run was stopped, or it finished or failed): the request is rejected.
+    CallEnded,
 }
 
 /// A frame Warden could not take. The connection stays open.

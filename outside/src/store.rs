@@ -354,6 +354,17 @@ impl Store {
         Ok(rows.into_iter().map(|(thread, n)| (thread, u64::try_from(n).unwrap_or(0))).collect())
     }
 
+    /// The pending requests linked to calls of Warden's runs: (request id, call id).
+    pub async fn pending_linked(&self) -> Result<Vec<(String, String)>> {
+        Ok(sqlx::query_as(
+            // Linked requests have both ids: this reads the (small) index of linked requests only.
+            "SELECT id, linked_call_id FROM outside_requests \
+             WHERE linked_thread_id IS NOT NULL AND linked_call_id IS NOT NULL AND status = 'pending'",
+        )
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// The requests linked to calls of the thread, oldest first.
     pub async fn linked_to_thread(&self, thread_id: &str) -> Result<Vec<OutsideRequest>> {
         let rows = sqlx::query(concat!(

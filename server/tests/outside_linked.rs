@@ -5,7 +5,7 @@
 //! not as an inbox item of its own, counted once with the chats; decided through the same
 //! `decide_outside` as the inbox, and the model's next request carries the tool result the decision
 //! made. A request naming an unknown or finished call stays one of its own; the policy applies as to
-//! any request.
+//! any request; a request still waiting when its call ends (the run stopped) is rejected with it.
 
 use crate::common;
 
@@ -154,12 +154,16 @@ impl Linked {
     }
 
     /// The pending outside items `/inbox` lists.
-    async fn inbox_outside_ids(&self) -> Vec<String> {
-        let filter = json!({"source": {"kind": "all"}, "risk": null, "status": "pending"});
+    async fn inbox_outside_ids(&self, source: &str) -> Vec<(String, bool)> {
+        let filter = json!({"source": {"kind": source}, "risk": null, "status": "pending"});
         let (status, list) = self.call(ListInbox::PATH, json!({ "filter": filter })).await;
         assert_eq!(status, StatusCode::OK, "{list}");
         let items = list["items"].as_array().expect("items");
-        items.iter().filter(|i| i["source"] == "outside").map(|i| i["item"]["id"].as_str().unwrap().into()).collect()
+        items
+            .iter()
+            .filter(|i| i["source"] == "outside")
+            .map(|i| (i["item"]["id"].as_str().unwrap().into(), !i["item"]["linked_call"].is_null()))
+            .collect()
     }
 
     /// What the sidebar's row of the thread counts as waiting.
@@ -214,7 +218,10 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     let on_cards: Vec<OutsideRequest> = serde_json::from_value(on_cards).expect("requests");
     assert_eq!(on_cards.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [request.id.as_str()]);
     // Not an inbox item of its own; counted once, with the chats.
-    assert_eq!(linked.inbox_outside_ids().await, Vec::<String>::new());
+    // Listed once, with the chats (on its call's card, not apart).
+    let once = vec![(request.id.clone(), true)];
+    assert_eq!(linked.inbox_outside_ids("all").await, once);
+    assert_eq!(linked.inbox_outside_ids("chat").await, once);
     assert_eq!(linked.count().await, json!({"chat": 1, "outside": 0, "checks": 0}));
     assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(1), "counted with its thread");
     // What a restart reads: the link is stored with the request.
@@ -251,7 +258,9 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
         apart.push(id);
     }
     apart.reverse();
-    assert_eq!(linked.inbox_outside_ids().await, apart, "both listed apart, newest first");
+    let apart: Vec<(String, bool)> = apart.into_iter().map(|id| (id, false)).collect();
+    assert_eq!(linked.inbox_outside_ids("all").await, apart, "both listed apart, newest first");
+    assert_eq!(linked.inbox_outside_ids("chat").await, [], "neither is a chat's");
     assert_eq!(linked.count().await, json!({"chat": 0, "outside": 2, "checks": 0}));
     let (_, on_cards) = linked.call(LinkedOutsideRequests::PATH, json!({"thread_id": thread_id})).await;
     assert_eq!(on_cards.as_array().map(Vec::len), Some(1), "only the first is on the card: {on_cards}");
@@ -273,6 +282,37 @@ async fn the_policy_decides_a_linked_request_as_any_other_and_the_card_says_so()
     assert_eq!(decided_by.as_deref(), Some("policy"), "{request:?}");
     let (_, on_cards) = linked.call(LinkedOutsideRequests::PATH, json!({"thread_id": thread_id})).await;
     assert_eq!(on_cards[0]["decision"]["decided_by"]["kind"], "policy", "{on_cards}");
-    assert_eq!(linked.inbox_outside_ids().await, Vec::<String>::new());
+    // Decided as it came: nothing waits in the inbox.
+    assert_eq!(linked.inbox_outside_ids("all").await, []);
+    linked.engine.shutdown();
+}
+
+#[tokio::test]
+async fn a_request_still_waiting_when_the_run_is_stopped_is_rejected_with_its_call() {
+    let linked = Linked::start(Value::Null).await;
+    let thread_id = linked.chat().await;
+    let call = linked.call_in(&thread_id, ToolCallStatus::Running).await;
+    let request = linked.request(RequestStatus::Pending).await;
+    assert_eq!(request.linked_call.as_ref().map(|l| l.call_id.as_str()), Some(call.id.as_str()));
+
+    let run = linked.engine.thread(&thread_id).await.expect("thread").active_run.expect("the run waits on its call");
+    linked.engine.stop_run(&run.id).await.expect("stopped");
+    // Stopped while it ran, the call ends (done, with the stop as its result).
+    let ended_call = linked.call_in(&thread_id, ToolCallStatus::Done).await;
+    assert_eq!(ended_call.id, call.id);
+
+    // Nobody is left to use a decision: rejected at once, saying why, and nothing waits any more.
+    let ended = linked.request(RequestStatus::Rejected).await;
+    assert_eq!(ended.id, request.id);
+    let decision = ended.decision.expect("decided");
+    assert_eq!(decision.decided_by.kind.to_string(), "call_ended", "{decision:?}");
+    assert!(decision.decided_by.detail.contains("ended before a decision"), "{decision:?}");
+    assert_eq!(linked.count().await, json!({"chat": 0, "outside": 0, "checks": 0}));
+    assert_eq!(linked.inbox_outside_ids("all").await, []);
+    let (_, on_cards) = linked.call(LinkedOutsideRequests::PATH, json!({"thread_id": thread_id})).await;
+    assert_eq!(on_cards[0]["status"], "rejected", "{on_cards}");
+    // A person's decision after that is refused: it was decided.
+    let late = json!({"id": request.id, "decision": {"decision": "approved"}});
+    assert_eq!(linked.call(DecideOutside::PATH, late).await.0, StatusCode::CONFLICT);
     linked.engine.shutdown();
 }

@@ -81,6 +81,8 @@ pub enum AuditDecider {
     Timeout,
     RunStopped,
     TargetChanged,
+    /// An outside request on the card of one of Warden's calls, rejected as that call ended first.
+    CallEnded,
 }
 
 macro_rules! labels {

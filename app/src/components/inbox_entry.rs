@@ -117,6 +117,7 @@ pub fn InboxEntry(
                     <a class="open" href=item.href()>
                         {match &item {
                             InboxItem::Chat(_) | InboxItem::Check(_) => "Open the thread",
+                            InboxItem::Outside(r) if r.linked_call.is_some() => "Open the thread",
                             InboxItem::Outside(_) => "Open full screen",
                         }}
                     </a>
@@ -172,7 +173,8 @@ fn check_buttons(id: String, actions: InboxActions) -> impl IntoView {
 }
 
 fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions, opened: bool) -> impl IntoView {
-    let source = format!("{} · client {}", kind_label(request.kind), request.client_name);
+    let on_a_call = if request.linked_call.is_some() { " · on a tool call of a chat" } else { "" };
+    let source = format!("{} · client {}{on_a_call}", kind_label(request.kind), request.client_name);
     let details = match &request.request {
         ClientFrame::SecurityEvaluation(e) => view! {
             <p class="explanation">{e.explanation.clone()}</p>

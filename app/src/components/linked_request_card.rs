@@ -1,12 +1,14 @@
 //! An outside request on the card of the tool call it belongs to: an executor the call's MCP tool
 //! reached asked whether its code may run (or its output be passed on), naming the call. It shows what
 //! the client sent (as text: it is untrusted), its risk, how it was decided, and while it waits
-//! Approve / Edit / Deny, which decide this request alone through `decide_outside`, as the inbox does.
+//! Approve / Edit / Deny, which decide this request alone through `decide_outside`, as the inbox does,
+//! with the time it has left before it times out and "Extend".
 
 use leptos::prelude::*;
 use warden_outside::protocol::ClientFrame;
 use warden_outside::{OutsideRequest, RequestStatus};
 
+use crate::components::countdown::{Clock, Countdown};
 use crate::components::outside_decision::OutsideDecision;
 use crate::inbox::{kind_label, outside_decision_text};
 use crate::linked_outside::LinkedOutside;
@@ -60,7 +62,23 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
             {risk.map(|r| view! { <p class=format!("risk risk-{r}")>"Risk: " <strong>{r.clone()}</strong></p> })}
             {content}
             <p class="decided" role="status">{decided}</p>
-            {pending.then(|| view! { <OutsideDecision request_id=request.id.clone() code on_decided/> }.into_any())}
+            {pending.then(|| {
+                let clock = Clock::start();
+                // Extended, only the countdown is drawn again (an edit under way stays).
+                let deadline = RwSignal::new(request.expires_at.clone());
+                let on_extended = Callback::new(move |extended: OutsideRequest| {
+                    deadline.set(extended.expires_at.clone());
+                    linked.replace(extended);
+                });
+                let id = request.id.clone();
+                view! {
+                    {move || view! {
+                        <Countdown request_id=id.clone() expires_at=deadline.get() clock on_extended/>
+                    }}
+                    <OutsideDecision request_id=request.id.clone() code on_decided/>
+                }
+                .into_any()
+            })}
         </section>
     }
     .into_any()

@@ -46,6 +46,16 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             let checks = engine.list_connection_checks(*status).await?;
             items.extend(checks.into_iter().map(|c| InboxItem::Check(Box::new(c))));
         }
+        // Requests on the cards of Warden's own calls belong to their chats.
+        for status in filter.status.outside_statuses() {
+            let query = RequestQuery {
+                status: *status,
+                linked: Some(true),
+                limit: Some(MAX_LISTED as u32),
+                ..Default::default()
+            };
+            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+        }
     }
     if let Some(client_id) = filter.wants_outside() {
         for status in filter.status.outside_statuses() {
