@@ -5,6 +5,7 @@
 // bordered Markdown table, and a phone-sized page that is not wider than the phone.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { TOKEN } from "../fixtures/access";
 import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 /** The serious and critical violations axe finds on the page as it is now. */
@@ -56,10 +57,22 @@ test("the theme toggle goes light and dark, is remembered, and the server render
 });
 
 // Axe takes seconds a page on a slow machine: each theme is a test of its own, with room for ten pages.
+// Every page: welcome, a chat with an approval card waiting, settings, the inbox, an outside request in
+// full screen, the audit log, and the page for an address that is none.
 for (const theme of ["light", "dark"] as const) {
-  test(`no page has a serious or critical accessibility violation in the ${theme} theme`, async ({ page }) => {
+  test(`no page has a serious or critical accessibility violation in the ${theme} theme`, async ({ page, request }) => {
     test.setTimeout(180_000);
     const trouble = watchForTrouble(page);
+    // An outside request waiting, for its full-screen view.
+    const person = { Authorization: `Bearer ${TOKEN}` };
+    const client = await request.post("/api/outside/clients", { headers: person, data: { name: `axe-${theme}-${Date.now()}` } });
+    expect(client.status()).toBe(201);
+    const asked = await request.post("/api/outside/requests", {
+      headers: { Authorization: `Bearer ${(await client.json()).token}` },
+      data: { type: "security_evaluation", id: "axe", code: "print(1)", language: "python", explanation: "Prints", risk_level: "low" },
+    });
+    expect(asked.status()).toBe(202);
+    const outsideId = (await asked.json()).request_id;
     await startChat(page, `Please take an accessibility look in ${theme}`);
     const card = approvalCard(page);
     await expect(card).toBeVisible();
@@ -70,13 +83,18 @@ for (const theme of ["light", "dark"] as const) {
 
     await chooseTheme(page, theme);
     const found: string[] = [];
-    for (const url of ["/", chatUrl, "/settings", "/inbox", "/audit"]) {
+    for (const url of ["/", chatUrl, "/settings", "/inbox", `/approvals/${outsideId}`, "/audit", "/no-such-page"]) {
       await openHydrated(page, url);
       for (const violation of await seriousViolations(page)) {
         found.push(`${url}: ${violation}`);
       }
     }
     expect(found).toEqual([]);
+    const rejected = await request.post(`/api/outside/requests/${outsideId}/decision`, {
+      headers: person,
+      data: { decision: "rejected" },
+    });
+    expect(rejected.ok()).toBe(true);
 
     // Leave nothing waiting for the specs after this one; the model's table is bordered.
     await openHydrated(page, chatUrl);

@@ -46,7 +46,7 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
             <td class="outside-actions">
                 <Show when=move || active>
                     <button type="button" aria-expanded=move || editing().to_string()
-                        aria-label=format!("Policy override of {}", name.get_value()) on:click=toggle_editing>
+                        aria-label=format!("Override policy of {}", name.get_value()) on:click=toggle_editing>
                         "Override policy"
                     </button>
                     <button type="button" class="danger" disabled=move || ui.busy.get()
