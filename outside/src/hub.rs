@@ -66,14 +66,6 @@ pub struct ClientSignal {
     pub revoked: bool,
 }
 
-/// How many requests of a status there are: those in the inbox on their own, and those on a card of
-/// one of Warden's own tool calls (they count with the call's thread).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LinkCount {
-    pub apart: u64,
-    pub linked: u64,
-}
-
 /// Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct OutsideHub {
@@ -346,13 +338,8 @@ impl OutsideHub {
         self.inner.store.count(status).await
     }
 
-    /// How many requests have `status`, apart and linked to calls of Warden's runs.
-    pub async fn count_by_link(&self, status: RequestStatus) -> Result<LinkCount> {
-        let (all, linked) = self.inner.store.count_by_link(status).await?;
-        Ok(LinkCount { apart: all.saturating_sub(linked), linked })
-    }
-
-    /// How many pending requests wait on calls of each thread (threads with none are left out).
+    /// How many pending requests wait on calls of each thread (threads with none are left out); their
+    /// sum is how many pending requests are on cards rather than apart.
     pub async fn pending_linked_by_thread(&self) -> Result<HashMap<String, u64>> {
         Ok(self.inner.store.pending_linked_by_thread().await?.into_iter().collect())
     }

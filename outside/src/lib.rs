@@ -38,7 +38,7 @@ pub use dial::{Backoff, Dialer};
 #[cfg(feature = "server")]
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
-pub use hub::{Answer, ClientSignal, LinkCount, OutsideHub};
+pub use hub::{Answer, ClientSignal, OutsideHub};
 #[cfg(feature = "server")]
 pub use store::MIGRATIONS_TABLE;
 

@@ -333,16 +333,6 @@ impl Store {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
-    /// How many requests have `status`: (all of them, those linked to a call of Warden's runs).
-    pub async fn count_by_link(&self, status: RequestStatus) -> Result<(u64, u64)> {
-        let (all, linked): (i64, i64) =
-            sqlx::query_as("SELECT COUNT(*), COUNT(linked_call_id) FROM outside_requests WHERE status = ?")
-                .bind(status.to_string())
-                .fetch_one(&self.pool)
-                .await?;
-        Ok((u64::try_from(all).unwrap_or(0), u64::try_from(linked).unwrap_or(0)))
-    }
-
     /// How many pending requests are linked to calls of each thread, for the threads that have any.
     pub async fn pending_linked_by_thread(&self) -> Result<Vec<(String, u64)>> {
         let rows: Vec<(String, i64)> = sqlx::query_as(

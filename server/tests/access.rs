@@ -129,6 +129,7 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         warden_app::server_fns::RegenerateAnswer::PATH,
         warden_app::server_fns::SwitchBranch::PATH,
         warden_app::server_fns::RegenerateTitle::PATH,
+        warden_app::server_fns::outside_linked::LinkedOutsideRequests::PATH,
     ] {
         let res = http
             .post(app.url(path))

@@ -16,7 +16,7 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use leptos::prelude::LeptosOptions;
 use leptos::server_fn::ServerFn;
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_app::server_fns::inbox::{DecideOutside, ListInbox};
@@ -87,16 +87,7 @@ impl Linked {
 
     /// Calls a server function with a JSON body, as the page does; the status and the JSON answer.
     async fn call(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        let res = client()
-            .post(format!("{}{}", self.served.base, path))
-            .header("content-type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .expect("sent");
-        let status = res.status();
-        let text = res.text().await.expect("body");
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        common::send_json(&client(), Method::POST, format!("{}{}", self.served.base, path), Some(body)).await
     }
 
     /// Starts a chat whose model calls `fx__run_code`; the thread's id.

@@ -114,14 +114,15 @@ impl Feed {
     /// Counts what waits now and queues the count, and the counts per thread, if they changed.
     async fn count(&mut self) {
         let chat = self.engine.pending_by_thread().await;
-        let outside = self.hub.count_by_link(RequestStatus::Pending).await;
+        let outside = self.hub.count(RequestStatus::Pending).await;
         let linked = self.hub.pending_linked_by_thread().await;
         let (count, threads) = match (chat, outside.and_then(|o| linked.map(|l| (o, l)))) {
             (Ok(threads), Ok((outside, linked))) => {
                 // A request on a call's card counts once, with the chats, and on its thread's row.
+                let on_cards: u64 = linked.values().sum();
                 let mut count = PendingCount {
-                    chat: saturate(outside.linked),
-                    outside: saturate(outside.apart),
+                    chat: saturate(on_cards),
+                    outside: saturate(outside.saturating_sub(on_cards)),
                     ..PendingCount::default()
                 };
                 let mut by_thread: PendingByThread = linked.into_iter().map(|(id, n)| (id, saturate(n))).collect();
