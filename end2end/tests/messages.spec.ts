@@ -21,7 +21,7 @@ test("a code block is highlighted by the server and copies; a message copies who
   const html = await (await page.request.get(page.url())).text();
   expect(html).toMatch(/<code class="language-rust"><span class="hl-[^"]*">/);
   const block = reply.locator("pre");
-  await expect(block.locator("span.hl-storage").first()).toHaveText("fn");
+  await expect(block.locator("span.hl-keyword").first()).toHaveText("fn");
 
   await reply.hover();
   await block.getByRole("button", { name: "Copy code" }).click();

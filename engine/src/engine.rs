@@ -233,7 +233,7 @@ impl Engine {
         let thread = store.thread(id).await?;
         let last_run = store.last_run(id).await?;
         // The chosen branch, and only its calls and their approvals.
-        let messages = store.messages(id).await?;
+        let messages = store.messages_shown(id).await?;
         let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
         let on_path: std::collections::HashSet<&str> = path.iter().map(String::as_str).collect();
         let mut tool_calls = store.tool_calls_of_thread(id).await?;

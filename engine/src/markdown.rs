@@ -202,7 +202,7 @@ mod tests {
         let html = render("Hello *world*\n\n```rust\nfn main() {}\n```");
         assert!(html.contains("<em>world</em>"), "{html}");
         assert!(html.contains(r#"<pre><code class="language-rust">"#), "{html}");
-        assert!(html.contains(r#"<span class="hl-storage hl-type hl-function hl-rust">fn</span>"#), "{html}");
+        assert!(html.contains(r#"<span class="hl-keyword">fn</span>"#), "{html}");
     }
 
     #[test]

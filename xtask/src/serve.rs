@@ -13,8 +13,7 @@ use crate::project::{Profile, Project};
 use crate::site;
 
 pub fn run(project: &Project, profile: Profile) -> Result<()> {
-    site::build(project, profile)?;
-    let server = build_server(project, profile)?;
+    let server = build_site_and_server(project, profile)?;
     let mut command = Command::new(&server);
     command
         .current_dir(&project.root)
@@ -35,6 +34,20 @@ pub fn run(project: &Project, profile: Profile) -> Result<()> {
     }
     eprintln!("[xtask] running {}", server.display());
     exec(command).with_context(|| format!("cannot run {}", server.display()))
+}
+
+/// The site and the server build at once, two cargo processes on their own profile directories. Each
+/// ends in work that keeps one core busy (the wasm's single-unit LTO; the server's last crates and its
+/// link), and llama.cpp's C++ build runs beside the Rust crates either way, so together they finish
+/// sooner than one after the other.
+fn build_site_and_server(project: &Project, profile: Profile) -> Result<PathBuf> {
+    std::thread::scope(|scope| {
+        let server = scope.spawn(|| build_server(project, profile));
+        let site = site::build(project, profile);
+        let server = server.join().map_err(|_| anyhow::anyhow!("the server build panicked"))?;
+        site?;
+        server
+    })
 }
 
 fn build_server(project: &Project, profile: Profile) -> Result<PathBuf> {

@@ -13,7 +13,7 @@ fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     Ok(StoredMessage { html: shown_as_html(message.role, &message.content), ..message })
 }
 
-/// A message as stored, without the HTML it is shown as (for an export).
+/// A message as stored, without the HTML it is shown as (for the engine and an export).
 fn record_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     let blocks: Vec<Block> = from_json(&r.try_get::<String, _>("blocks")?)?;
     let content = Message { role: Role::User, content: blocks.clone() }.joined_text();
@@ -77,9 +77,20 @@ impl Store {
         })
     }
 
-    /// The thread's chosen branch: from its first message to its head, in order.
+    /// The thread's chosen branch: from its first message to its head, in order, as stored (no HTML):
+    /// what the engine reads, for the model's conversation, a title or a connection check.
     pub async fn messages(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
-        let rows = sqlx::query(
+        self.branch_rows(thread_id).await?.iter().map(record_from_row).collect()
+    }
+
+    /// The chosen branch as a page shows it: the model's messages with their Markdown rendered to
+    /// sanitised HTML. Rendering (highlighting above all) is the costly part, so only a page asks.
+    pub async fn messages_shown(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
+        self.branch_rows(thread_id).await?.iter().map(message_from_row).collect()
+    }
+
+    async fn branch_rows(&self, thread_id: &str) -> Result<Vec<SqliteRow>> {
+        Ok(sqlx::query(
             "WITH RECURSIVE path (id, depth) AS ( \
                SELECT head_id, 0 FROM threads WHERE id = ?1 AND head_id IS NOT NULL \
                UNION ALL \
@@ -91,8 +102,7 @@ impl Store {
         )
         .bind(thread_id)
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(message_from_row).collect()
+        .await?)
     }
 
     /// Every message of the thread, on any branch, with its parent, in the order written (as records:
@@ -146,7 +156,7 @@ impl Store {
         Ok(())
     }
 
-    /// The last message of a run, if any.
+    /// The last message of a run, if any, as stored (no HTML).
     pub async fn last_message_of_run(&self, run_id: &str) -> Result<Option<StoredMessage>> {
         let row = sqlx::query(
             "SELECT id, run_id, role, blocks, created_at FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1",
@@ -154,6 +164,6 @@ impl Store {
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(message_from_row).transpose()
+        row.as_ref().map(record_from_row).transpose()
     }
 }
