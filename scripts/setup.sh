@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Warden needs that is missing, and nothing that is already there:
 # the Rust toolchain with the wasm32 target (rustup first, Debian's Rust + std source as a fallback),
-# cmake and libclang for llama.cpp, and the npm packages (binaryen's wasm-opt, Playwright). `scripts/setup.sh test` also installs what only the
-# tests need: cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive, the built-in model's file in target/models, the pinned Claude Code CLI. The site is built by
+# cmake and libclang for llama.cpp. `scripts/setup.sh test` also installs what only the
+# tests need: the npm packages of the browser tests, cargo-machete, Debian's chromium and dash, the published MCP servers the tests drive, the built-in model's file in target/models, the pinned Claude Code CLI. The site is built by
 # the workspace's own `cargo xtask` (wasm-bindgen as a library), so neither cargo-leptos nor wasm-bindgen-cli
 # is installed.
 set -euo pipefail
@@ -47,13 +47,13 @@ fi
 # 2. What the built-in model's llama.cpp is built with: cmake, a C++ compiler, libclang (for bindgen).
 apt_install cmake g++ libclang-dev
 
-# 3. npm packages: binaryen's wasm-opt for the release site, Playwright for the browser tests.
-if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
-  log "npm ci in end2end/"
-  (cd end2end && npm ci --no-audit --no-fund)
-fi
-
 if [ "${1:-}" = test ]; then
+  # 3. npm packages for the browser tests (Playwright, axe). Running the app needs none: the site is
+  # built by `cargo xtask`, without wasm-opt.
+  if [ ! -x end2end/node_modules/.bin/playwright ] || [ end2end/package-lock.json -nt end2end/node_modules/.package-lock.json ]; then
+    log "npm ci in end2end/"
+    (cd end2end && npm ci --no-audit --no-fund)
+  fi
   # 4. cargo-machete: the test command checks that no crate declares a dependency it does not use.
   if ! cargo machete --version 2>/dev/null | grep -q "$CARGO_MACHETE_VERSION"; then
     log "installing cargo-machete $CARGO_MACHETE_VERSION"
