@@ -290,6 +290,14 @@ mod log_tests {
         Store::open(&format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display())).await.unwrap()
     }
 
+    /// A store with one thread and a run started in it.
+    async fn store_with_a_run(dir: &tempfile::TempDir) -> (Store, String) {
+        let store = store(dir).await;
+        let thread = store.create_thread(None).await.unwrap();
+        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
+        (store, run)
+    }
+
     fn delta(text: &str) -> RunEvent {
         RunEvent::TextDelta { text: text.into() }
     }
@@ -358,9 +366,7 @@ mod log_tests {
     #[tokio::test]
     async fn a_reader_that_falls_behind_the_live_buffer_catches_up_from_the_log() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store(&dir).await;
-        let thread = store.create_thread(None).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
+        let (store, run) = store_with_a_run(&dir).await;
         let hub = EventHub::start(store.clone()).await.unwrap();
         hub.emit(&run, &delta("before "));
         let mut events = hub.subscribe(&run, 0, false).await.unwrap();
@@ -371,9 +377,10 @@ mod log_tests {
         }
         hub.emit(&run, &RunEvent::RunFinished { message_id: None, stopped: false });
         let rest: Vec<RunEventRecord> = events.collect().await;
+        let all: Vec<&RunEventRecord> = std::iter::once(&first).chain(&rest).collect();
 
-        let text: Vec<String> = std::iter::once(&first)
-            .chain(&rest)
+        let text: Vec<String> = all
+            .iter()
             .filter_map(|r| match r.event() {
                 Some(RunEvent::TextDelta { text }) => Some(text),
                 _ => None,
@@ -382,16 +389,14 @@ mod log_tests {
         let want: Vec<String> =
             std::iter::once("before ".to_string()).chain((0..count).map(|i| format!("t{i} "))).collect();
         assert_eq!(text, want, "every delta once, in order");
-        assert!(std::iter::once(&first).chain(&rest).collect::<Vec<_>>().windows(2).all(|w| w[0].seq < w[1].seq));
-        assert!(rest.last().is_some_and(RunEventRecord::is_terminal), "the stream ends with the run");
+        assert!(all.windows(2).all(|w| w[0].seq < w[1].seq), "ids increase");
+        assert!(all.last().is_some_and(|r| r.is_terminal()), "the stream ends with the run");
     }
 
     #[tokio::test]
     async fn an_event_id_beyond_i64_replays_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let store = store(&dir).await;
-        let thread = store.create_thread(None).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
+        let (store, run) = store_with_a_run(&dir).await;
         let hub = EventHub::start(store.clone()).await.unwrap();
         hub.emit(&run, &delta("x"));
         hub.flush().await;

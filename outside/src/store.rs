@@ -344,15 +344,20 @@ impl Store {
         Ok(rows.into_iter().map(|(thread, n)| (thread, u64::try_from(n).unwrap_or(0))).collect())
     }
 
-    /// The pending requests linked to calls of Warden's runs: (request id, call id).
-    pub async fn pending_linked(&self) -> Result<Vec<(String, String)>> {
-        Ok(sqlx::query_as(
-            // Linked requests have both ids: this reads the (small) index of linked requests only.
-            "SELECT id, linked_call_id FROM outside_requests \
-             WHERE linked_thread_id IS NOT NULL AND linked_call_id IS NOT NULL AND status = 'pending'",
-        )
-        .fetch_all(&self.pool)
-        .await?)
+    /// The pending requests linked to a call of Warden's runs, or to `call` alone: (request id, call id).
+    pub async fn pending_linked(&self, call: Option<&str>) -> Result<Vec<(String, String)>> {
+        // Both read the partial index of pending linked requests (a comparison implies IS NOT NULL).
+        let query = match call {
+            Some(call) => sqlx::query_as(
+                "SELECT id, linked_call_id FROM outside_requests WHERE linked_call_id = ? AND status = 'pending'",
+            )
+            .bind(call.to_string()),
+            None => sqlx::query_as(
+                "SELECT id, linked_call_id FROM outside_requests \
+                 WHERE linked_call_id IS NOT NULL AND status = 'pending'",
+            ),
+        };
+        Ok(query.fetch_all(&self.pool).await?)
     }
 
     /// The requests linked to calls of the thread, oldest first.

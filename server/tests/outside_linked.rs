@@ -90,6 +90,16 @@ impl Linked {
         common::send_json(&client(), Method::POST, format!("{}{}", self.served.base, path), Some(body)).await
     }
 
+    /// A chat (with no policy for the client) whose running call's executor asked and waits: the
+    /// thread's id, the call and the request.
+    async fn waiting_on_a_call() -> (Self, String, ToolCallRecord, OutsideRequest) {
+        let linked = Self::start(Value::Null).await;
+        let thread_id = linked.chat().await;
+        let call = linked.call_in(&thread_id, ToolCallStatus::Running).await;
+        let request = linked.request(RequestStatus::Pending).await;
+        (linked, thread_id, call, request)
+    }
+
     /// Starts a chat whose model calls `fx__run_code`; the thread's id.
     async fn chat(&self) -> String {
         let thread = self.engine.create_thread(None).await.expect("thread");
@@ -195,10 +205,7 @@ impl Linked {
 
 #[tokio::test]
 async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision_makes_the_tool_result() {
-    let linked = Linked::start(Value::Null).await;
-    let thread_id = linked.chat().await;
-    let call = linked.call_in(&thread_id, ToolCallStatus::Running).await;
-    let request = linked.request(RequestStatus::Pending).await;
+    let (linked, thread_id, call, request) = Linked::waiting_on_a_call().await;
 
     // It names the call Warden passed in `_meta`, and belongs to it.
     assert_eq!(request.request.warden_call_id(), Some(call.id.as_str()), "{request:?}");
@@ -280,10 +287,7 @@ async fn the_policy_decides_a_linked_request_as_any_other_and_the_card_says_so()
 
 #[tokio::test]
 async fn a_request_still_waiting_when_the_run_is_stopped_is_rejected_with_its_call() {
-    let linked = Linked::start(Value::Null).await;
-    let thread_id = linked.chat().await;
-    let call = linked.call_in(&thread_id, ToolCallStatus::Running).await;
-    let request = linked.request(RequestStatus::Pending).await;
+    let (linked, thread_id, call, request) = Linked::waiting_on_a_call().await;
     assert_eq!(request.linked_call.as_ref().map(|l| l.call_id.as_str()), Some(call.id.as_str()));
 
     let run = linked.engine.thread(&thread_id).await.expect("thread").active_run.expect("the run waits on its call");

@@ -33,7 +33,6 @@ use super::outside::hub;
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     use crate::inbox::{sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
-    use warden_outside::RequestQuery;
 
     let hub = hub()?;
     let mut items = Vec::new();
@@ -47,27 +46,11 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             items.extend(checks.into_iter().map(|c| InboxItem::Check(Box::new(c))));
         }
         // Requests on the cards of Warden's own calls belong to their chats.
-        for status in filter.status.outside_statuses() {
-            let query = RequestQuery {
-                status: *status,
-                linked: Some(true),
-                limit: Some(MAX_LISTED as u32),
-                ..Default::default()
-            };
-            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
-        }
+        items.extend(outside_items(&hub, &filter, None, true).await?);
     }
     if let Some(client_id) = filter.wants_outside() {
-        for status in filter.status.outside_statuses() {
-            let query = RequestQuery {
-                status: *status,
-                client_id: client_id.map(str::to_string),
-                // A request on a call's card in its thread is not listed apart.
-                linked: Some(false),
-                limit: Some(MAX_LISTED as u32),
-            };
-            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
-        }
+        // A request on a call's card in its thread is not listed apart.
+        items.extend(outside_items(&hub, &filter, client_id, false).await?);
     }
     items.retain(|item| filter.matches(item));
     sort_newest_first(&mut items);
@@ -85,6 +68,29 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         .collect();
     let clients = hub.clients().await?.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
     Ok(InboxList { items, clients, cut })
+}
+
+/// The outside requests of the statuses `filter` shows, of one client or any, on the cards of Warden's
+/// calls (`linked`) or apart.
+#[cfg(feature = "ssr")]
+async fn outside_items(
+    hub: &warden_outside::OutsideHub,
+    filter: &InboxFilter,
+    client_id: Option<&str>,
+    linked: bool,
+) -> Result<Vec<crate::inbox::InboxItem>, AppError> {
+    use crate::inbox::{InboxItem, MAX_LISTED};
+    let mut items = Vec::new();
+    for status in filter.status.outside_statuses() {
+        let query = warden_outside::RequestQuery {
+            status: *status,
+            client_id: client_id.map(str::to_string),
+            linked: Some(linked),
+            limit: Some(MAX_LISTED as u32),
+        };
+        items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+    }
+    Ok(items)
 }
 
 /// A person's decision on an outside request; the client hears it at once (or when it is back).

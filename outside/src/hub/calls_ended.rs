@@ -13,28 +13,30 @@ use crate::protocol::{DecidedBy, DeciderKind, Verdict};
 use crate::record::{Decision, RequestStatus};
 
 impl OutsideHub {
-    /// Until shutdown: looks at the waiting requests of Warden's calls now (calls may have ended while
-    /// Warden was down), then again whenever a call ends.
+    /// Until shutdown: looks at every waiting request of Warden's calls now (calls may have ended while
+    /// Warden was down), then at the waiting requests of each call as it ends (at all of them again
+    /// after missing some ends).
     pub(super) async fn end_with_their_calls(self, engine: Engine) {
         let mut ended = engine.watch_ended_calls();
+        let mut call: Option<String> = None;
         loop {
-            if let Err(error) = self.reject_orphans(&engine).await {
+            if let Err(error) = self.reject_orphans(&engine, call.as_deref()).await {
                 tracing::error!(%error, "could not end the outside requests of calls that ended");
             }
-            tokio::select! {
+            call = tokio::select! {
                 () = self.inner.shutdown.cancelled() => return,
                 next = ended.recv() => match next {
-                    // A listener that lagged looks at every waiting request anyway.
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Ok(call) => Some(call),
+                    Err(RecvError::Lagged(_)) => None,
                     Err(RecvError::Closed) => return,
                 },
-            }
+            };
         }
     }
 
-    /// Rejects every pending request whose call is no longer running.
-    async fn reject_orphans(&self, engine: &Engine) -> Result<()> {
-        for (request_id, call_id) in self.inner.store.pending_linked().await? {
+    /// Rejects every pending request (of `call`, or of any call) whose call is no longer running.
+    async fn reject_orphans(&self, engine: &Engine, call: Option<&str>) -> Result<()> {
+        for (request_id, call_id) in self.inner.store.pending_linked(call).await? {
             let how = match engine.tool_call(&call_id).await {
                 Ok(call) if call.status == ToolCallStatus::Running => continue,
                 Ok(call) => ended_how(call.status).to_string(),
