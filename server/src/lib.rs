@@ -6,8 +6,8 @@ pub mod access;
 pub mod api;
 pub mod app_state;
 pub mod body_limit;
+pub mod render_alone;
 pub mod render_arena;
-pub mod render_thread;
 pub mod security_headers;
 pub mod serve;
 pub mod shutdown;
@@ -47,8 +47,8 @@ pub fn router(state: AppState) -> Router {
     let pkg_dir = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
     let pkg = ServeDir::new(pkg_dir).precompressed_br();
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
-    // Pages and server functions are rendered on the render thread, each in its own reactive world
-    // (see `render_thread` and `render_arena`); the API and static files are served where they come in.
+    // Pages and server functions are each rendered alone, in a runtime of their own, and sent whole
+    // (see `render_alone` and `render_arena`); the API and static files are served where they come in.
     let pages = Router::new()
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
         // Other static files (`public/`) go out gzipped to clients that accept it.
@@ -56,7 +56,7 @@ pub fn router(state: AppState) -> Router {
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
-        .layer(axum::middleware::from_fn(render_thread::render_there));
+        .layer(axum::middleware::from_fn(render_alone::render_alone));
     let app = pages
         .merge(api::router::<AppState>())
         .nest_service(&format!("/{}", state.leptos_options.site_pkg_dir), CompressionLayer::new().layer(pkg))

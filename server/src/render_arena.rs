@@ -1,20 +1,23 @@
-//! Keeps each rendered page in its own reactive world while other pages share its thread.
+//! Keeps a rendered page in its own reactive world, whatever else was polled on its thread.
 //!
 //! Leptos finds "the current owner" (which new signals, memos and effects belong to, and which
 //! disposes them) and, with `sandboxed-arenas` (which `leptos_axum` turns on), "the current arena"
 //! (where each request's values are stored) in two thread-locals. Code sets them and never puts them
 //! back. `leptos_integration_utils` 0.8 renders the page's first chunk, calls the `<Title>` formatter
-//! and streams the body from futures that do not set them: once such a future has waited (it always
-//! does, for a tick) and another page was polled on the same thread meanwhile (every page is rendered
-//! on the render thread), it goes on under the *other* page's owner and arena. Its values are then
-//! "already disposed" (or are disposed when the other page ends): the render panics, and the browser
-//! gets a cut connection or a page load that never finishes. Under eight concurrent loads that was
-//! about one page in a hundred (`tests/pages.rs`).
+//! and produces the body from futures that do not set them: once such a future has waited (it always
+//! does, for a tick) and another task was polled on the thread meanwhile, it goes on under whatever
+//! owner and arena that task left. When pages shared a thread, that was another page's: its values
+//! were then "already disposed" (or were disposed when the other page ended), and the render panicked
+//! or never finished (`tests/pages.rs`).
 //!
-//! [`own_world`] makes both task-local for the task that renders a page (its handler and its body,
-//! which `render_thread` streams from the same task): what the task left current when one poll ended
-//! is made current again when its next poll begins, as if no other page had been polled on the thread
-//! between.
+//! Pages are now rendered alone (`render_alone`), so the other tasks on a page's thread are its own.
+//! But the threads are reused: a page's first poll began in the world the previous page left, and
+//! whatever Leptos creates before the page's root owner (the response options, the meta context)
+//! went into that page's arena.
+//!
+//! [`own_world`] makes both task-local for the task that renders a page: its first poll begins in a
+//! world of its own (no owner, an empty arena the task keeps), and what the task left current when
+//! one poll ended is made current again when its next poll begins.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,7 +32,7 @@ pub fn own_world<F: Future>(task: F) -> impl Future<Output = F::Output> {
 
 struct OwnWorld<F> {
     task: Pin<Box<F>>,
-    /// What the last poll left current (`None` before the first).
+    /// What the last poll left current (before the first: a blank world).
     saved: Option<Saved>,
 }
 
@@ -41,6 +44,15 @@ struct Saved {
 }
 
 impl Saved {
+    /// A world of its own: no owner, and a new, empty arena (which this keeps alive).
+    fn blank() -> Self {
+        // A root owner brings a new arena and makes both current; only the arena is kept.
+        let root = Owner::new_root(None);
+        let blank = Saved { owner: None, arena: Sandboxed::new(std::future::pending()) };
+        root.unset();
+        blank
+    }
+
     /// Remembers what is current now.
     fn now() -> Self {
         Saved { owner: Owner::current().map(|o| o.downgrade()), arena: Sandboxed::new(std::future::pending()) }
@@ -67,9 +79,7 @@ impl<F: Future> Future for OwnWorld<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
-        if let Some(saved) = this.saved.as_mut() {
-            saved.restore();
-        }
+        this.saved.get_or_insert_with(Saved::blank).restore();
         let polled = this.task.as_mut().poll(cx);
         this.saved = Some(Saved::now());
         polled

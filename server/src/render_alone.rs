@@ -1,0 +1,138 @@
+//! Every page and server function is rendered alone: on a thread of the blocking pool, in a
+//! current-thread Tokio runtime of its own that ends with it, and sent once it is whole.
+//!
+//! A Leptos page rendered on the server spawns tasks of its own (one per resource, one per
+//! `<Suspense>` waiting for its resources) and keeps its reactive owner and arena in thread-locals.
+//! Leptos 0.8 does not survive pages that share threads:
+//! - on the multi-threaded runtime, two workers brought one page's memo up to date at once and found
+//!   it empty ("already disposed"), and the response never finished;
+//! - on one render thread shared by all pages, a page's `<Suspense>` sometimes never heard that its
+//!   resources had loaded: its first chunk was sent, the rest never came. Eight new servers loading
+//!   pages at once (`tests/pages.rs`) hung within seconds, every time. Leptos' own issue tracker
+//!   has the same symptom (leptos-rs/leptos#4851, #4673); its fixes (a polling `Suspense`, a
+//!   `Sandboxed` that restores the caller's arena) are not in a 0.8 release.
+//!
+//! Rendered alone, a page's tasks share their thread with no other page's, and whatever a page
+//! leaves behind (an effect still waiting) is dropped with its runtime instead of running on beside
+//! the next one. A thread of the pool is reused once a page is done, so each page also starts in a
+//! reactive world of its own (`render_arena`).
+//!
+//! The body is gathered on that thread and sent whole: a slow reader then holds no render thread,
+//! and a render that fails is answered with an error status instead of a page cut off midway. (Pages
+//! are rendered in a few milliseconds from the local store; streaming them bought nothing.)
+//! [`RENDERS_AT_ONCE`] renders run at a time; more wait their turn.
+//!
+//! Rendered alone, a page still sometimes never finished: eight new servers loading eight pages
+//! each, a few in a thousand of their first pages hung, the sidebar rendered and the `<Suspense>`
+//! after it never resolved (Leptos 0.8's Suspense waits for its resources through an effect that can
+//! miss the last one finishing; 0.9 replaces it with a polling future). Until that release, a page
+//! (GET or HEAD: a render reads and changes nothing) that is not whole after [`ATTEMPT_LIMIT`] is
+//! rendered again, from the start, in a new runtime; a server function (a POST, which may change
+//! something) is never run twice. Whatever takes longer than [`RENDER_LIMIT`] in all is answered
+//! with 503.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use tokio::runtime::Builder;
+use tokio::sync::Semaphore;
+use tracing::instrument::WithSubscriber;
+use tracing::Instrument;
+
+use crate::render_arena;
+
+/// How many pages and server functions are rendered at the same time (each on a thread of its own).
+pub const RENDERS_AT_ONCE: usize = 8;
+
+/// How long one render may take, body included, before it is given up.
+pub const RENDER_LIMIT: Duration = Duration::from_secs(30);
+
+/// How long a page's render may take before it is given up and the page rendered again. The
+/// slowest page measured (ten answers of highlighted code) renders in 0.17 s, 1.7 s unoptimised.
+pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(5);
+
+static RENDERS: Semaphore = Semaphore::const_new(RENDERS_AT_ONCE);
+
+/// How a render ended, when it did not end with a response.
+enum Failed {
+    /// The runtime for it could not be started.
+    NoRuntime(std::io::Error),
+    TooSlow,
+    /// Reading the body it produced failed.
+    Body(axum::Error),
+    Panicked(tokio::task::JoinError),
+}
+
+/// Middleware: renders the request alone (see the module's description) and answers with the whole
+/// response.
+pub async fn render_alone(request: Request, next: Next) -> Response {
+    let Ok(_turn) = RENDERS.acquire().await else {
+        // The semaphore is never closed.
+        return (StatusCode::SERVICE_UNAVAILABLE, "the page could not be rendered").into_response();
+    };
+    let rendered = if matches!(*request.method(), Method::GET | Method::HEAD) {
+        let again = request_again(&request);
+        match render_once(request, next.clone(), ATTEMPT_LIMIT).await {
+            Err(Failed::TooSlow) => {
+                tracing::warn!(limit = ?ATTEMPT_LIMIT, "a page was not whole in time; rendering it again");
+                render_once(again, next, RENDER_LIMIT - ATTEMPT_LIMIT).await
+            }
+            done => done,
+        }
+    } else {
+        render_once(request, next, RENDER_LIMIT).await
+    };
+    match rendered {
+        Ok(response) => response,
+        Err(Failed::TooSlow) => {
+            tracing::error!(limit = ?RENDER_LIMIT, "a page's render took too long and was given up");
+            (StatusCode::SERVICE_UNAVAILABLE, "the page took too long to render; try again").into_response()
+        }
+        Err(Failed::NoRuntime(e)) => {
+            tracing::error!(error = %e, "no runtime could be started to render a page");
+            (StatusCode::SERVICE_UNAVAILABLE, "the page could not be rendered").into_response()
+        }
+        Err(Failed::Body(e)) => {
+            tracing::error!(error = %e, "a page's body could not be rendered");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
+        }
+        Err(Failed::Panicked(e)) => {
+            tracing::error!(error = %e, "a page's render panicked");
+            (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
+        }
+    }
+}
+
+/// A copy of a request without a body (a GET's or HEAD's), to render it again.
+fn request_again(request: &Request) -> Request {
+    let mut again = Request::new(Body::empty());
+    *again.method_mut() = request.method().clone();
+    *again.uri_mut() = request.uri().clone();
+    *again.version_mut() = request.version();
+    *again.headers_mut() = request.headers().clone();
+    *again.extensions_mut() = request.extensions().clone();
+    again
+}
+
+/// Renders the request on a thread of the blocking pool, in a runtime of its own, within `limit`.
+async fn render_once(request: Request, next: Next, limit: Duration) -> Result<Response, Failed> {
+    // The request's span and log subscriber go along, so what the render logs is the request's.
+    let render = async move {
+        let (head, body) = next.run(request).await.into_parts();
+        let body = body.collect().await.map_err(Failed::Body)?.to_bytes();
+        Ok::<_, Failed>(Response::from_parts(head, Body::from(body)))
+    };
+    let render = render_arena::own_world(render).in_current_span().with_current_subscriber();
+    tokio::task::spawn_blocking(move || {
+        let runtime = Builder::new_current_thread().enable_all().build().map_err(Failed::NoRuntime)?;
+        // Dropping the runtime drops whatever the page left running.
+        runtime.block_on(async { tokio::time::timeout(limit, render).await.map_err(|_| Failed::TooSlow)? })
+    })
+    .await
+    .map_err(Failed::Panicked)?
+}
