@@ -17,6 +17,7 @@ use axum::Router;
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower::Layer;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
@@ -56,12 +57,28 @@ pub fn router(state: AppState) -> Router {
             leptos_axum::file_and_error_handler_with_context::<AppState, _>(provide_engine, shell)
                 .layer(CompressionLayer::new()),
         )
+        // Pages go out gzipped to browsers that accept it: a chat's HTML carries every message twice
+        // (as HTML and in the hydration data). Only HTML: server functions answer JSON that may hold a
+        // secret shown once (a new client's token) beside text a client chose, which is what a
+        // compression oracle needs; a page's one secret, its CSP nonce, is new in every answer. Gzipped
+        // on the page's own render thread, before it is sent whole.
+        .layer(CompressionLayer::new().compress_when(DefaultPredicate::new().and(is_html)))
         .layer(axum::middleware::from_fn(render_alone::render_alone));
     let app = pages
         .merge(api::router::<AppState>())
         .nest_service(&format!("/{}", state.leptos_options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .with_state(state);
     protect(app, access)
+}
+
+/// Whether an answer is an HTML page (what the pages' compression is for).
+fn is_html(
+    _: axum::http::StatusCode,
+    _: axum::http::Version,
+    headers: &axum::http::HeaderMap,
+    _: &axum::http::Extensions,
+) -> bool {
+    headers.get(axum::http::header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"text/html"))
 }
 
 /// Wraps any router in Warden's edge, outermost first: tracing, security headers on every answer,

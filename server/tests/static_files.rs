@@ -1,11 +1,13 @@
 //! Static site files (the wasm above all) are served as their brotli copy or gzipped to a client that
 //! accepts it, and plain to one that does not, without the access token (they hold nothing secret).
+//! Pages go out gzipped too; server functions' JSON does not.
 
 use crate::common;
 
 use std::io::Read;
 
 use leptos::prelude::LeptosOptions;
+use leptos::server_fn::ServerFn;
 use warden_engine::config::Config;
 
 #[tokio::test]
@@ -72,4 +74,49 @@ async fn a_brotli_copy_made_at_build_time_goes_to_clients_that_accept_br() {
     // Public, but only under this server's own name: a rebinding page's host gets nothing.
     let stranger = http.get(&url).header("host", "evil.example").header("accept-encoding", "br").send().await;
     assert_eq!(stranger.expect("request").status(), 403);
+}
+
+/// A chat page is gzipped for a client that accepts it and is the same page once unpacked (but for
+/// its CSP nonce, new in every answer); a server function's JSON answer is never compressed.
+#[tokio::test]
+async fn pages_go_out_gzipped_and_server_function_answers_do_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).expect("site dir");
+    let leptos_options = LeptosOptions::builder().output_name("warden").site_root(site.display().to_string()).build();
+    let served = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await;
+    let thread = served.engine().create_thread(Some("A compressed page".into())).await.expect("thread");
+    let http = common::client();
+    let url = format!("{}/chat/{}", served.base, thread.id);
+
+    let gzipped = http.get(&url).header("accept-encoding", "gzip").send().await.expect("request");
+    assert_eq!(gzipped.status(), 200);
+    assert_eq!(gzipped.headers()["content-encoding"], "gzip");
+    let body = gzipped.bytes().await.expect("body");
+    let mut unpacked = String::new();
+    flate2::read::GzDecoder::new(&body[..]).read_to_string(&mut unpacked).expect("valid gzip");
+    assert!(body.len() < unpacked.len(), "compressed: {} of {} bytes", body.len(), unpacked.len());
+    let plain = http.get(&url).send().await.expect("request");
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.text().await.expect("body");
+    // The nonce is in the page as the scripts' `nonce` and the preloads' `crossorigin`.
+    let without_nonce = |page: &str| {
+        let at = page.find("crossorigin=\"").expect("a preload with the nonce") + "crossorigin=\"".len();
+        let nonce = &page[at..at + page[at..].find('"').expect("its end")];
+        assert!(nonce.len() >= 16, "a nonce: {nonce}");
+        page.replace(nonce, "")
+    };
+    assert!(unpacked.contains("A compressed page"), "{unpacked}");
+    assert_eq!(without_nonce(&unpacked), without_nonce(&plain));
+
+    let json = http
+        .post(format!("{}{}", served.base, warden_app::server_fns::ListThreads::PATH))
+        .header("accept-encoding", "gzip")
+        .form(&[("archived", "false")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(json.status(), 200);
+    assert!(json.headers().get("content-encoding").is_none());
+    assert!(json.text().await.expect("body").contains("A compressed page"));
 }
