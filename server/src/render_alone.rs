@@ -1,36 +1,35 @@
-//! Every page and server function is rendered alone: on a thread of the blocking pool, in a
-//! current-thread Tokio runtime of its own that ends with it, and sent once it is whole.
+//! Every page is rendered alone: on a thread of the blocking pool, in a current-thread Tokio
+//! runtime of its own that ends with it, and sent once it is whole. Server functions run on a thread
+//! of their own that lives as long as the process.
 //!
 //! A Leptos page rendered on the server spawns tasks of its own (one per resource, one per
 //! `<Suspense>` waiting for its resources) and keeps its reactive owner and arena in thread-locals.
-//! Leptos 0.8 does not survive pages that share threads:
-//! - on the multi-threaded runtime, two workers brought one page's memo up to date at once and found
-//!   it empty ("already disposed"), and the response never finished;
-//! - on one render thread shared by all pages, a page's `<Suspense>` sometimes never heard that its
-//!   resources had loaded: its first chunk was sent, the rest never came. Eight new servers loading
-//!   pages at once (`tests/pages.rs`) hung within seconds, every time. Leptos' own issue tracker
-//!   has the same symptom (leptos-rs/leptos#4851, #4673); its fixes (a polling `Suspense`, a
-//!   `Sandboxed` that restores the caller's arena) are not in a 0.8 release.
-//!
-//! Rendered alone, a page's tasks share their thread with no other page's, and whatever a page
-//! leaves behind (an effect still waiting) is dropped with its runtime instead of running on beside
-//! the next one. A thread of the pool is reused once a page is done, so each page also starts in a
-//! reactive world of its own (`render_arena`).
+//! Leptos 0.8 does not survive pages that share threads: on the multi-threaded runtime, two workers
+//! brought one page's memo up to date at once and found it empty ("already disposed"), and the
+//! response never finished. Rendered alone, a page's tasks share their thread with no other page's,
+//! and whatever a page leaves behind (an effect still waiting) is dropped with its runtime. A thread
+//! of the pool is reused once a page is done, so each page also starts in a reactive world of its own
+//! (`render_arena`).
 //!
 //! The body is gathered on that thread and sent whole: a slow reader then holds no render thread,
 //! and a render that fails is answered with an error status instead of a page cut off midway. (Pages
 //! are rendered in a few milliseconds from the local store; streaming them bought nothing.)
-//! [`RENDERS_AT_ONCE`] renders run at a time; more wait their turn.
+//! [`RENDERS_AT_ONCE`] pages are rendered at a time; more wait their turn.
 //!
-//! Rendered alone, a page still sometimes never finished: eight new servers loading eight pages
-//! each, a few in a thousand of their first pages hung, the sidebar rendered and the `<Suspense>`
-//! after it never resolved (Leptos 0.8's Suspense waits for its resources through an effect that can
-//! miss the last one finishing; 0.9 replaces it with a polling future). Until that release, a page
-//! (GET or HEAD: a render reads and changes nothing) that is not whole after [`ATTEMPT_LIMIT`] is
-//! rendered again, from the start, in a new runtime; a server function (a POST, which may change
-//! something) is never run twice. Whatever takes longer than [`RENDER_LIMIT`] in all is answered
-//! with 503.
+//! A page still sometimes never finishes, alone or not: eight new servers loading eight pages each,
+//! a few in a thousand of their first pages hang, the sidebar rendered and what follows never (one of
+//! its resources never resumes after its first query, and its `<Suspense>` never resolves).
+//! Leptos' tracker has the symptom (leptos-rs/leptos#4851, #4673); 0.9 replaces the Suspense's
+//! effect with a polling future and makes `Sandboxed` restore the caller's arena, neither in a 0.8
+//! release. Until then, a page (a GET or HEAD: rendering it reads and changes nothing) that is not
+//! whole after [`ATTEMPT_LIMIT`] is rendered again, from the start, in a new runtime; one that takes
+//! longer than [`RENDER_LIMIT`] in all is answered with 503.
+//!
+//! Server functions (POSTs, which may change something) are never run twice, and what they start in
+//! the background (connecting an MCP server, dialling an executor) must outlive the request: they
+//! run on the long-lived server functions' thread, as pages did before, to their end.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -39,7 +38,8 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use tokio::runtime::Builder;
+
+use tokio::runtime::{Builder, Handle};
 use tokio::sync::Semaphore;
 use tracing::instrument::WithSubscriber;
 use tracing::Instrument;
@@ -71,11 +71,11 @@ enum Failed {
 /// Middleware: renders the request alone (see the module's description) and answers with the whole
 /// response.
 pub async fn render_alone(request: Request, next: Next) -> Response {
-    let Ok(_turn) = RENDERS.acquire().await else {
-        // The semaphore is never closed.
-        return (StatusCode::SERVICE_UNAVAILABLE, "the page could not be rendered").into_response();
-    };
     let rendered = if matches!(*request.method(), Method::GET | Method::HEAD) {
+        let Ok(_turn) = RENDERS.acquire().await else {
+            // The semaphore is never closed.
+            return (StatusCode::SERVICE_UNAVAILABLE, "the page could not be rendered").into_response();
+        };
         let again = request_again(&request);
         match render_once(request, next.clone(), ATTEMPT_LIMIT).await {
             Err(Failed::TooSlow) => {
@@ -85,7 +85,7 @@ pub async fn render_alone(request: Request, next: Next) -> Response {
             done => done,
         }
     } else {
-        render_once(request, next, RENDER_LIMIT).await
+        on_function_thread(request, next).await
     };
     match rendered {
         Ok(response) => response,
@@ -117,6 +117,43 @@ fn request_again(request: &Request) -> Request {
     *again.headers_mut() = request.headers().clone();
     *again.extensions_mut() = request.extensions().clone();
     again
+}
+
+/// Runs a server function on the thread kept for them, to its end (see the module's description).
+async fn on_function_thread(request: Request, next: Next) -> Result<Response, Failed> {
+    let run = async move {
+        let (head, body) = next.run(request).await.into_parts();
+        let body = body.collect().await.map_err(Failed::Body)?.to_bytes();
+        Ok::<_, Failed>(Response::from_parts(head, Body::from(body)))
+    };
+    let run = render_arena::own_world(run).in_current_span().with_current_subscriber();
+    function_thread()?.spawn(run).await.map_err(Failed::Panicked)?
+}
+
+/// The server functions' thread: a current-thread runtime for the life of the process, started by the
+/// first server function.
+fn function_thread() -> Result<&'static Handle, Failed> {
+    static HANDLE: OnceLock<Result<Handle, String>> = OnceLock::new();
+    HANDLE
+        .get_or_init(|| {
+            let (started, handle) = std::sync::mpsc::channel();
+            std::thread::Builder::new()
+                .name("warden-functions".into())
+                .spawn(move || match Builder::new_current_thread().enable_all().build() {
+                    Ok(runtime) => {
+                        let _ = started.send(Ok(runtime.handle().clone()));
+                        runtime.block_on(std::future::pending::<()>())
+                    }
+                    Err(e) => {
+                        let _ = started.send(Err(e.to_string()));
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+            // Waits the few microseconds a runtime takes to build, once.
+            handle.recv().map_err(|e| e.to_string())?
+        })
+        .as_ref()
+        .map_err(|e| Failed::NoRuntime(std::io::Error::other(e.clone())))
 }
 
 /// Renders the request on a thread of the blocking pool, in a runtime of its own, within `limit`.
