@@ -38,6 +38,14 @@ impl Api {
         Api { dir, hub: served.mcp().clone(), base: served.base, http: common::client() }
     }
 
+    /// The whole app (pages and server functions too), not only the API.
+    async fn start_app() -> Api {
+        let dir = tempfile::tempdir().unwrap();
+        let leptos_options = leptos::prelude::LeptosOptions::builder().output_name("warden").build();
+        let served = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await;
+        Api { dir, hub: served.mcp().clone(), base: served.base, http: common::client() }
+    }
+
     fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }
@@ -178,6 +186,26 @@ async fn the_list_starts_empty_and_an_added_stdio_server_connects_with_namespace
     let (s, body) = api.json(Method::GET, "/api/mcp/servers/nope", None).await;
     assert_error(s, &body, StatusCode::NOT_FOUND, "not_found");
     api.shutdown().await;
+}
+
+/// A server saved by the settings page's server function goes on connecting after the function has
+/// answered: what a server function starts outlives its request (it ran in a runtime of its own once,
+/// and the connection died with it, "Connecting…" for ever).
+#[tokio::test]
+async fn a_server_saved_by_the_settings_server_function_connects_after_it_answers() {
+    use leptos::server_fn::ServerFn;
+
+    let api = Api::start_app().await;
+    let saved = api
+        .http
+        .post(api.url(warden_app::server_fns::mcp::SaveMcpServer::PATH))
+        .json(&json!({"config": stdio("later")}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(saved.status(), StatusCode::OK, "{}", saved.text().await.unwrap());
+    let status = api.wait_connected("later").await;
+    assert_eq!(status["server_info"]["name"], "warden-mcp-fixture");
 }
 
 #[tokio::test]
