@@ -119,14 +119,16 @@ fn request_again(request: &Request) -> Request {
     again
 }
 
+/// The response to `request`, its body gathered whole.
+async fn whole(request: Request, next: Next) -> Result<Response, Failed> {
+    let (head, body) = next.run(request).await.into_parts();
+    let body = body.collect().await.map_err(Failed::Body)?.to_bytes();
+    Ok(Response::from_parts(head, Body::from(body)))
+}
+
 /// Runs a server function on the thread kept for them, to its end (see the module's description).
 async fn on_function_thread(request: Request, next: Next) -> Result<Response, Failed> {
-    let run = async move {
-        let (head, body) = next.run(request).await.into_parts();
-        let body = body.collect().await.map_err(Failed::Body)?.to_bytes();
-        Ok::<_, Failed>(Response::from_parts(head, Body::from(body)))
-    };
-    let run = render_arena::own_world(run).in_current_span().with_current_subscriber();
+    let run = render_arena::own_world(whole(request, next)).in_current_span().with_current_subscriber();
     function_thread()?.spawn(run).await.map_err(Failed::Panicked)?
 }
 
@@ -159,12 +161,7 @@ fn function_thread() -> Result<&'static Handle, Failed> {
 /// Renders the request on a thread of the blocking pool, in a runtime of its own, within `limit`.
 async fn render_once(request: Request, next: Next, limit: Duration) -> Result<Response, Failed> {
     // The request's span and log subscriber go along, so what the render logs is the request's.
-    let render = async move {
-        let (head, body) = next.run(request).await.into_parts();
-        let body = body.collect().await.map_err(Failed::Body)?.to_bytes();
-        Ok::<_, Failed>(Response::from_parts(head, Body::from(body)))
-    };
-    let render = render_arena::own_world(render).in_current_span().with_current_subscriber();
+    let render = render_arena::own_world(whole(request, next)).in_current_span().with_current_subscriber();
     tokio::task::spawn_blocking(move || {
         let runtime = Builder::new_current_thread().enable_all().build().map_err(Failed::NoRuntime)?;
         // Dropping the runtime drops whatever the page left running.
