@@ -46,14 +46,14 @@ use tracing::Instrument;
 
 use crate::render_arena;
 
-/// How many pages and server functions are rendered at the same time (each on a thread of its own).
+/// How many pages are rendered at the same time (each on a thread of its own).
 pub const RENDERS_AT_ONCE: usize = 8;
 
 /// How long one render may take, body included, before it is given up.
 pub const RENDER_LIMIT: Duration = Duration::from_secs(30);
 
 /// How long a page's render may take before it is given up and the page rendered again. The
-/// slowest page measured (ten answers of highlighted code) renders in 0.17 s, 1.7 s unoptimised.
+/// slowest page measured (ten answers of highlighted code) renders in 0.14-0.17 s, 1.7 s unoptimised.
 pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(5);
 
 static RENDERS: Semaphore = Semaphore::const_new(RENDERS_AT_ONCE);
