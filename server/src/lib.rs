@@ -48,8 +48,9 @@ pub fn router(state: AppState) -> Router {
     let pkg_dir = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
     let pkg = ServeDir::new(pkg_dir).precompressed_br();
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
-    // Pages and server functions are each rendered alone, in a runtime of their own, and sent whole
-    // (see `render_alone` and `render_arena`); the API and static files are served where they come in.
+    // Pages are each rendered alone, in a runtime of their own, and sent whole; server functions run
+    // on one long-lived thread of their own (see `render_alone` and `render_arena`). The API and static
+    // files are served where they come in.
     let pages = Router::new()
         .leptos_routes_with_context(&state, routes, provide_engine.clone(), move || shell(options.clone()))
         // Other static files (`public/`) go out gzipped to clients that accept it.

@@ -10,14 +10,14 @@
 //! were then "already disposed" (or were disposed when the other page ended), and the render panicked
 //! or never finished (`tests/pages.rs`).
 //!
-//! Pages are now rendered alone (`render_alone`), so the other tasks on a page's thread are its own.
-//! But the threads are reused: a page's first poll began in the world the previous page left, and
-//! whatever Leptos creates before the page's root owner (the response options, the meta context)
-//! went into that page's arena.
+//! Pages are now rendered alone (`render_alone`), so the other tasks on a page's thread are its own;
+//! server functions still share one thread, taking turns. And the pages' threads are reused: a page's
+//! first poll began in the world the previous page left, and whatever Leptos creates before the
+//! page's root owner (the response options, the meta context) went into that page's arena.
 //!
-//! [`own_world`] makes both task-local for the task that renders a page: its first poll begins in a
-//! world of its own (no owner, an empty arena the task keeps), and what the task left current when
-//! one poll ended is made current again when its next poll begins.
+//! [`own_world`] makes both task-local for the task that renders a page or runs a server function:
+//! its first poll begins in a world of its own (no owner, an empty arena the task keeps), and what
+//! the task left current when one poll ended is made current again when its next poll begins.
 
 use std::future::Future;
 use std::pin::Pin;

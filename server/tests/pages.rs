@@ -60,8 +60,8 @@ async fn pages_rendered_at_the_same_time_each_finish_whole() {
 
 /// Eight servers started at once, each loaded with eight pages at a time as soon as it is up: every
 /// page finishes whole. A few of the first pages of such servers never finished (the sidebar sent,
-/// then nothing: Leptos 0.8's `<Suspense>` missed its resources' end), on every run of 24 servers;
-/// `render_alone` renders a page again that is not whole in time.
+/// then nothing: Leptos 0.8's `<Suspense>` missed its resources' end): this test failed on both runs
+/// tried without `render_alone`'s second render of a page that is not whole in time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_pages_of_servers_started_at_once_each_finish_whole() {
     let mut cut = Vec::new();
