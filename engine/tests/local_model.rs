@@ -45,8 +45,9 @@ async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
         .await
         .expect("send");
     let events = run_to_end_slowly(&engine, &started.run_id).await;
-    // Streamed token by token, and the answer depends on the question.
-    assert!(of_kind(&events, "text_delta").len() > 3, "{events:#?}");
+    // Streamed, not sent in one piece, and the answer depends on the question. (Tokens that arrive
+    // within one 16 ms text frame go out as one delta: a one-sentence answer came in 3 on a busy run.)
+    assert!(of_kind(&events, "text_delta").len() >= 2, "{events:#?}");
     assert!(text_of(&events).contains("Paris"), "{}", text_of(&events));
     assert_eq!(of_kind(&events, "run_finished").len(), 1);
 }
