@@ -1,5 +1,5 @@
 //! Constrained tool calls for the built-in model: a grammar (llama.cpp's GBNF, made from JSON Schema by
-//! llama.cpp's own converter) that only admits `{"tool": "<a registered tool>", "arguments": <arguments
+//! our converter, `gbnf`, in the shape of llama.cpp's own) that only admits `{"tool": "<a registered tool>", "arguments": <arguments
 //! valid for that tool's schema>}`. It is lazy: it takes effect once the model opens a ```json block (the
 //! form `TextToolCalls` asks for), so ordinary answers are free text and a call the model starts can only
 //! be a valid one.
@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
+use super::gbnf::{json_schema_to_grammar_with, Options};
 use crate::tools::ToolSpec;
 
 /// Where a call starts: a json fence, then the object (the grammar is fed from the `{`).
@@ -35,7 +36,10 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
         })
         .collect();
     let schema = if calls.len() == 1 { calls[0].clone() } else { json!({ "oneOf": calls }) };
-    match llama_cpp_2::json_schema_to_grammar(&schema.to_string()) {
+    // Closed objects, as llama.cpp's converter made them: a small model invents keys, and an object
+    // that lists its properties is taken to mean only those.
+    let options = Options { closed_objects: true, ..Options::default() };
+    match json_schema_to_grammar_with(&schema, &options) {
         Ok(grammar) => Some(grammar),
         Err(e) => {
             tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
@@ -44,8 +48,8 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
     }
 }
 
-/// The grammar of the last tool set asked for: the same tools every turn of a thread, so llama.cpp's
-/// converter runs once per change of tools, not once per turn.
+/// The grammar of the last tool set asked for: the same tools every turn of a thread, so the converter
+/// runs once per change of tools, not once per turn.
 #[derive(Default)]
 pub struct GrammarCache {
     last: Mutex<Option<(u64, Option<String>)>>,
