@@ -130,7 +130,7 @@ async fn the_next_turn_carries_the_call_as_text_and_its_result_as_a_user_message
     assert_eq!(
         messages[2],
         json!({"role": "assistant",
-               "content": "I will read it.\n\n```json\n{\"arguments\":{\"path\":\"a.txt\"},\"tool\":\"read_file\"}\n```"})
+               "content": "I will read it.\n\n```json\n{\"tool\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}\n```"})
     );
     assert_eq!(messages[3], json!({"role": "user", "content": "Result of read_file (call text-call-1):\nhello"}));
     assert!(messages.iter().all(|m| m.get("tool_calls").is_none()));

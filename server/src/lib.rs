@@ -15,7 +15,7 @@ pub mod shutdown;
 use axum::handler::Handler;
 use axum::Router;
 use leptos::prelude::provide_context;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use tower::Layer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
@@ -31,7 +31,7 @@ pub use body_limit::MAX_BODY_BYTES;
 /// The whole app: pages, server functions, static files under the site root, and `/api`, behind
 /// `protect` with the state's access policy (static files under the site root need no token).
 pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    let routes = routes();
     let engine = state.engine.clone();
     let mcp = state.mcp.clone();
     let outside = state.outside.clone();
@@ -70,6 +70,20 @@ pub fn router(state: AppState) -> Router {
         .nest_service(&format!("/{}", state.leptos_options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .with_state(state);
     protect(app, access)
+}
+
+/// The app's routes, listed once per process, before its first router exists.
+///
+/// Listing them renders the app with every resource held back by a switch that is global to the
+/// process (leptos_server's `SuppressResourceLoad`, leptos-rs/leptos#4773): a resource whose first poll
+/// came while the switch was on, in a page that any other server of the same process was rendering,
+/// waited forever, and so did that page (the sidebar sent, then nothing). Listing the routes anew for
+/// every router did that to the first pages of servers started side by side (as the tests start
+/// them). The routes are the same for every router, so they are listed once, and no page can be
+/// rendering then: no router exists before they are.
+fn routes() -> Vec<AxumRouteListing> {
+    static ROUTES: std::sync::LazyLock<Vec<AxumRouteListing>> = std::sync::LazyLock::new(|| generate_route_list(App));
+    ROUTES.clone()
 }
 
 /// Whether an answer is an HTML page (what the pages' compression is for).

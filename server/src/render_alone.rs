@@ -16,18 +16,13 @@
 //! are rendered in a few milliseconds from the local store; streaming them bought nothing.)
 //! [`RENDERS_AT_ONCE`] pages are rendered at a time; more wait their turn.
 //!
-//! A page still sometimes never finishes, alone or not: eight new servers loading eight pages each,
-//! a few in a thousand of their first pages hang, the sidebar rendered and what follows never (one of
-//! its resources never resumes after its first query, and its `<Suspense>` never resolves).
-//! Leptos' tracker has the symptom (leptos-rs/leptos#4851, #4673); 0.9 replaces the Suspense's
-//! effect with a polling future and makes `Sandboxed` restore the caller's arena, neither in a 0.8
-//! release. Until then, a page (a GET or HEAD: rendering it reads and changes nothing) that is not
-//! whole after [`ATTEMPT_LIMIT`] is rendered again, from the start, in a new runtime; one that takes
-//! longer than [`RENDER_LIMIT`] in all is answered with 503.
+//! A page that is not whole after [`RENDER_LIMIT`] is answered with 503, and the log says so. (A few
+//! first pages of servers started side by side in one process used to hang: listing the routes held
+//! back every resource of the process; see `routes` in this crate's root. They are listed once now.)
 //!
-//! Server functions (POSTs, which may change something) are never run twice, and what they start in
-//! the background (connecting an MCP server, dialling an executor) must outlive the request: they
-//! run on the long-lived server functions' thread, as pages did before, to their end.
+//! Server functions (POSTs) are not run alone: what they start in the background (connecting an MCP
+//! server, dialling an executor) must outlive the request, so they run on the long-lived server
+//! functions' thread, to their end.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -49,12 +44,9 @@ use crate::render_arena;
 /// How many pages are rendered at the same time (each on a thread of its own).
 pub const RENDERS_AT_ONCE: usize = 8;
 
-/// How long one render may take, body included, before it is given up.
+/// How long one render may take, body included, before it is given up. The slowest page measured (ten
+/// answers of highlighted code) renders in 0.14-0.17 s, 1.7 s unoptimised.
 pub const RENDER_LIMIT: Duration = Duration::from_secs(30);
-
-/// How long a page's render may take before it is given up and the page rendered again. The
-/// slowest page measured (ten answers of highlighted code) renders in 0.14-0.17 s, 1.7 s unoptimised.
-pub const ATTEMPT_LIMIT: Duration = Duration::from_secs(5);
 
 static RENDERS: Semaphore = Semaphore::const_new(RENDERS_AT_ONCE);
 
@@ -76,14 +68,7 @@ pub async fn render_alone(request: Request, next: Next) -> Response {
             // The semaphore is never closed.
             return (StatusCode::SERVICE_UNAVAILABLE, "the page could not be rendered").into_response();
         };
-        let again = request_again(&request);
-        match render_once(request, next.clone(), ATTEMPT_LIMIT).await {
-            Err(Failed::TooSlow) => {
-                tracing::warn!(limit = ?ATTEMPT_LIMIT, "a page was not whole in time; rendering it again");
-                render_once(again, next, RENDER_LIMIT - ATTEMPT_LIMIT).await
-            }
-            done => done,
-        }
+        render_page(request, next).await
     } else {
         on_function_thread(request, next).await
     };
@@ -106,17 +91,6 @@ pub async fn render_alone(request: Request, next: Next) -> Response {
             (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
         }
     }
-}
-
-/// A copy of a request without a body (a GET's or HEAD's), to render it again.
-fn request_again(request: &Request) -> Request {
-    let mut again = Request::new(Body::empty());
-    *again.method_mut() = request.method().clone();
-    *again.uri_mut() = request.uri().clone();
-    *again.version_mut() = request.version();
-    *again.headers_mut() = request.headers().clone();
-    *again.extensions_mut() = request.extensions().clone();
-    again
 }
 
 /// The response to `request`, its body gathered whole.
@@ -158,14 +132,15 @@ fn function_thread() -> Result<&'static Handle, Failed> {
         .map_err(|e| Failed::NoRuntime(std::io::Error::other(e.clone())))
 }
 
-/// Renders the request on a thread of the blocking pool, in a runtime of its own, within `limit`.
-async fn render_once(request: Request, next: Next, limit: Duration) -> Result<Response, Failed> {
+/// Renders the request on a thread of the blocking pool, in a runtime of its own, within
+/// [`RENDER_LIMIT`].
+async fn render_page(request: Request, next: Next) -> Result<Response, Failed> {
     // The request's span and log subscriber go along, so what the render logs is the request's.
     let render = render_arena::own_world(whole(request, next)).in_current_span().with_current_subscriber();
     tokio::task::spawn_blocking(move || {
         let runtime = Builder::new_current_thread().enable_all().build().map_err(Failed::NoRuntime)?;
         // Dropping the runtime drops whatever the page left running.
-        runtime.block_on(async { tokio::time::timeout(limit, render).await.map_err(|_| Failed::TooSlow)? })
+        runtime.block_on(async { tokio::time::timeout(RENDER_LIMIT, render).await.map_err(|_| Failed::TooSlow)? })
     })
     .await
     .map_err(Failed::Panicked)?

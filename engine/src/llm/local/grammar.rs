@@ -7,7 +7,7 @@
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Mutex;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::gbnf::{json_schema_to_grammar_with, Options};
 use crate::tools::ToolSpec;
@@ -21,21 +21,29 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
     if tools.is_empty() {
         return None;
     }
+    let one = tools.len() == 1;
+    let mut defs = Map::new();
     let calls: Vec<Value> = tools
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(i, t)| {
+            let at =
+                if one { "#/properties/arguments".to_string() } else { format!("#/oneOf/{i}/properties/arguments") };
             json!({
                 "type": "object",
                 "properties": {
                     "tool": {"const": t.name},
-                    "arguments": arguments_schema(&t.parameters),
+                    "arguments": hoisted(arguments_schema(&t.parameters), &format!("t{i}-"), &at, &mut defs),
                 },
                 "required": ["tool", "arguments"],
                 "additionalProperties": false,
             })
         })
         .collect();
-    let schema = if calls.len() == 1 { calls[0].clone() } else { json!({ "oneOf": calls }) };
+    let mut schema = if one { calls[0].clone() } else { json!({ "oneOf": calls }) };
+    if let (false, Value::Object(root)) = (defs.is_empty(), &mut schema) {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
     // Closed objects, as llama.cpp's converter made them: a small model invents keys, and an object
     // that lists its properties is taken to mean only those.
     let options = Options { closed_objects: true, ..Options::default() };
@@ -71,6 +79,54 @@ impl GrammarCache {
                 grammar
             }
         }
+    }
+}
+
+/// A tool's schema as it reads inside the call's schema: its definitions (`$defs`, `definitions`) moved
+/// into `defs` under names that start with `prefix` (every tool may have a `Node` of its own), and its
+/// `$ref`s pointed at them, or, for the rest of the tool's own document (`#`, `#/properties/...`), at
+/// `at`, where the tool's schema now sits. Without this, a tool whose schema refers to its own
+/// definitions (what pydantic writes for nested models) got no grammar, as its refs named the wrong
+/// document.
+fn hoisted(mut schema: Value, prefix: &str, at: &str, defs: &mut Map<String, Value>) -> Value {
+    let mut own = Vec::new();
+    if let Value::Object(o) = &mut schema {
+        for key in ["$defs", "definitions"] {
+            if let Some(Value::Object(found)) = o.remove(key) {
+                own.extend(found);
+            }
+        }
+    }
+    repoint(&mut schema, prefix, at);
+    for (name, mut def) in own {
+        repoint(&mut def, prefix, at);
+        defs.insert(format!("{prefix}{name}"), def);
+    }
+    schema
+}
+
+/// Points every `$ref` inside `value` as [`hoisted`] says.
+fn repoint(value: &mut Value, prefix: &str, at: &str) {
+    match value {
+        Value::Object(o) => {
+            for (key, inner) in o.iter_mut() {
+                match (key.as_str(), inner) {
+                    ("$ref", Value::String(r)) => {
+                        let local = ["#/$defs/", "#/definitions/"].iter().find_map(|d| r.strip_prefix(d));
+                        *r = match local {
+                            Some(name) => format!("#/$defs/{prefix}{name}"),
+                            None => match r.strip_prefix('#') {
+                                Some(rest) => format!("{at}{rest}"),
+                                None => r.clone(),
+                            },
+                        };
+                    }
+                    (_, inner) => repoint(inner, prefix, at),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| repoint(v, prefix, at)),
+        _ => {}
     }
 }
 
@@ -110,6 +166,36 @@ mod tests {
         assert!(grammar.contains("path"), "{grammar}");
         assert!(grammar.contains("root ::="), "{grammar}");
         assert!(for_tools(&[]).is_none());
+    }
+
+    #[test]
+    fn tools_that_refer_to_their_own_definitions_get_a_grammar_that_holds_calls_to_them() {
+        // What pydantic writes for nested models, twice with the same definition name and a recursive one.
+        let tree = json!({
+            "$defs": {"Node": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+            }, "required": ["name"]}},
+            "type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "required": ["root"],
+        });
+        let point = json!({
+            "definitions": {"Node": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}},
+            "type": "object", "properties": {"at": {"$ref": "#/definitions/Node"}, "also": {"$ref": "#/properties/at"}},
+            "required": ["at"],
+        });
+        // Required keys come first in a call, then the optional ones (as llama.cpp's converter orders them).
+        for tools in [vec![spec("tree", tree.clone())], vec![spec("tree", tree), spec("point", point)]] {
+            let text = for_tools(&tools).expect("a grammar");
+            let grammar = super::super::gbnf::recognizer::parse(&text).expect("a grammar llama.cpp loads");
+            let tree_call = r#"{"tool":"tree","arguments":{"root":{"name":"a","children":[{"name":"b"}]}}}"#;
+            assert!(grammar.accepts(tree_call), "{text}");
+            assert!(!grammar.accepts(r#"{"tool":"tree","arguments":{"root":{"name":"a","children":[{}]}}}"#));
+            if tools.len() == 2 {
+                assert!(grammar.accepts(r#"{"tool":"point","arguments":{"at":{"x":1},"also":{"x":2}}}"#), "{text}");
+                assert!(!grammar.accepts(r#"{"tool":"point","arguments":{"at":{"x":"1"}}}"#));
+                assert!(!grammar.accepts(r#"{"tool":"point","arguments":{"root":{"name":"a"}}}"#));
+            }
+        }
     }
 
     #[test]

@@ -159,11 +159,12 @@ fn separate(text: &mut String) {
     }
 }
 
-/// A call as the model is asked to write it. Arguments the model sent as invalid JSON are kept as a
-/// JSON string, so they go back as they were.
+/// A call as the model is asked to write it, the tool first (a `json!` object would put `arguments`
+/// first: its keys are sorted). Arguments the model sent as invalid JSON are kept as a JSON string, so
+/// they go back as they were.
 fn call_block(name: &str, arguments: &Value) -> String {
-    let call = serde_json::json!({ "tool": name, "arguments": arguments });
-    format!("```json\n{call}\n```")
+    let name = Value::from(name);
+    format!("```json\n{{\"tool\":{name},\"arguments\":{arguments}}}\n```")
 }
 
 fn result_text(name: Option<&str>, call_id: &str, content: &[ToolContent], is_error: bool) -> String {

@@ -13,10 +13,12 @@
 //! - `type`: `object`, `array`, `string`, `number`, `integer`, `boolean`, `null`, and a list of types
 //!   (one alternative per type).
 //! - Objects: `properties`, `required`, `additionalProperties` (`false`; `true` or absent = extra keys
-//!   with any value, never a declared key again; or a schema for the extra values). Properties come in
-//!   the order the schema's map yields them (serde_json keeps declared order only with its
-//!   `preserve_order` feature, otherwise keys are sorted): the required ones first, then the optional
-//!   ones, each of which may be left out, then the extra keys. A `required` name that is not declared is
+//!   with any value, never a declared key again; or a schema for the extra values). The required keys
+//!   come first, in the order `required` names them, then the optional ones, each of which may be left
+//!   out, in the order the schema's map yields them (serde_json keeps declared order only with its
+//!   `preserve_order` feature, otherwise keys are sorted), then the extra keys. (llama.cpp's converter
+//!   takes the required ones in the map's order too, which made `{"arguments": …, "tool": …}` of a call
+//!   whose prompt shows `{"tool": …, "arguments": …}`.) A `required` name that is not declared is
 //!   required with any value. [`Options::closed_objects`] makes an absent `additionalProperties` mean
 //!   `false` on an object that declares properties, as llama.cpp's converter does.
 //! - Arrays: `items` (a schema), `minItems` / `maxItems`; `prefixItems`, or `items` given as an array,
@@ -565,6 +567,7 @@ impl<'a> Converter<'a> {
         let mut properties: Vec<(&'a str, &'a Value)> = Vec::new();
         let mut declared: HashSet<&'a str> = HashSet::new();
         let mut required: HashSet<&'a str> = HashSet::new();
+        let mut required_order: Vec<&'a str> = Vec::new();
         let mut extras = Vec::new();
         for map in objects {
             if let Some(Value::Object(props)) = map.get("properties") {
@@ -575,7 +578,11 @@ impl<'a> Converter<'a> {
                 }
             }
             if let Some(Value::Array(names)) = map.get("required") {
-                required.extend(names.iter().filter_map(Value::as_str));
+                for name in names.iter().filter_map(Value::as_str) {
+                    if required.insert(name) {
+                        required_order.push(name);
+                    }
+                }
             }
             extras.push(match map.get("additionalProperties") {
                 Some(Value::Bool(false)) => Some(Extra::None),
@@ -584,9 +591,13 @@ impl<'a> Converter<'a> {
                 _ => None,
             });
         }
-        let mut undeclared: Vec<&'a str> = required.difference(&declared).copied().collect();
-        undeclared.sort_unstable();
-        properties.extend(undeclared.into_iter().map(|r| (r, &ANY_SCHEMA)));
+        // The required keys in the order `required` names them (the order a person or pydantic wrote;
+        // `properties` is a map sorted by key here), then the optional ones in the map's order.
+        let schemas: HashMap<&'a str, &'a Value> = properties.iter().copied().collect();
+        let mut ordered: Vec<(&'a str, &'a Value)> =
+            required_order.iter().map(|&r| (r, schemas.get(r).copied().unwrap_or(&ANY_SCHEMA))).collect();
+        ordered.extend(properties.into_iter().filter(|(k, _)| !required.contains(k)));
+        let properties = ordered;
 
         let declared_any = objects.iter().any(|m| m.contains_key("properties"));
         let default = if declared_any && self.options.closed_objects { Extra::None } else { Extra::Any };
@@ -1050,7 +1061,8 @@ fn key_other_than(keys: &[&str]) -> String {
     format!(r#""\"" {} "\"""#, rest(&trie))
 }
 
+/// Also used by the tool-call grammar's tests (`grammar`).
 #[cfg(test)]
-mod recognizer;
+pub(super) mod recognizer;
 #[cfg(test)]
 mod tests;

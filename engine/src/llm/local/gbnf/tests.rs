@@ -208,16 +208,23 @@ fn a_read_file_call_without_its_required_path_or_with_a_wrong_type_is_rejected()
 }
 
 #[test]
+fn required_keys_come_in_the_order_required_lists_them_not_the_maps() {
+    // `properties` is sorted by key ("arguments" before "tool"); `required` says "tool" first.
+    assert_accepts_json(&tool_calls_schema(), &[r#"{"tool":"list_dir","arguments":{}}"#]);
+    assert_rejects_json(&tool_calls_schema(), &[r#"{"arguments":{},"tool":"list_dir"}"#]);
+}
+
+#[test]
 fn each_registered_tool_call_is_accepted_in_compact_and_pretty_form() {
     assert_accepts_json(
         &tool_calls_schema(),
         &[
-            r#"{"arguments":{"path":"README.md"},"tool":"read_file"}"#,
-            r#"{"arguments":{},"tool":"list_dir"}"#,
-            r#"{"arguments":{"query":"fn main"},"tool":"search"}"#,
-            r#"{"arguments":{"query":"x","case_sensitive":true,"limit":5},"tool":"search"}"#,
-            r#"{"arguments":{"query":"x","case_sensitive":false},"tool":"search"}"#,
-            r#"{"arguments":{"query":"x","limit":-3},"tool":"search"}"#,
+            r#"{"tool":"read_file","arguments":{"path":"README.md"}}"#,
+            r#"{"tool":"list_dir","arguments":{}}"#,
+            r#"{"tool":"search","arguments":{"query":"fn main"}}"#,
+            r#"{"tool":"search","arguments":{"query":"x","case_sensitive":true,"limit":5}}"#,
+            r#"{"tool":"search","arguments":{"query":"x","case_sensitive":false}}"#,
+            r#"{"tool":"search","arguments":{"query":"x","limit":-3}}"#,
         ],
     );
 }
@@ -227,10 +234,10 @@ fn a_call_to_an_unknown_tool_is_rejected() {
     assert_rejects_json(
         &tool_calls_schema(),
         &[
-            r#"{"arguments":{"path":"README.md"},"tool":"write_file"}"#,
-            r#"{"arguments":{"path":"README.md"},"tool":"read_files"}"#,
-            r#"{"arguments":{"path":"README.md"},"tool":"READ_FILE"}"#,
-            r#"{"arguments":{"path":"README.md"},"tool":read_file}"#,
+            r#"{"tool":"write_file","arguments":{"path":"README.md"}}"#,
+            r#"{"tool":"read_files","arguments":{"path":"README.md"}}"#,
+            r#"{"tool":"READ_FILE","arguments":{"path":"README.md"}}"#,
+            r#"{"tool":read_file,"arguments":{"path":"README.md"}}"#,
             r#"{"arguments":{"path":"README.md"}}"#,
         ],
     );
@@ -241,12 +248,12 @@ fn a_call_with_the_arguments_of_another_tool_is_rejected() {
     assert_rejects_json(
         &tool_calls_schema(),
         &[
-            r#"{"arguments":{"query":"x"},"tool":"read_file"}"#,
-            r#"{"arguments":{"path":"x"},"tool":"list_dir"}"#,
-            r#"{"arguments":{"limit":5},"tool":"search"}"#,
-            r#"{"arguments":{"query":""},"tool":"search"}"#,
-            r#"{"arguments":{"query":"x","limit":1.5},"tool":"search"}"#,
-            r#"{"arguments":{"query":"x","limit":"5"},"tool":"search"}"#,
+            r#"{"tool":"read_file","arguments":{"query":"x"}}"#,
+            r#"{"tool":"list_dir","arguments":{"path":"x"}}"#,
+            r#"{"tool":"search","arguments":{"limit":5}}"#,
+            r#"{"tool":"search","arguments":{"query":""}}"#,
+            r#"{"tool":"search","arguments":{"query":"x","limit":1.5}}"#,
+            r#"{"tool":"search","arguments":{"query":"x","limit":"5"}}"#,
         ],
     );
 }
@@ -256,9 +263,9 @@ fn an_extra_key_is_rejected_where_additional_properties_is_false() {
     assert_rejects_json(
         &tool_calls_schema(),
         &[
-            r#"{"arguments":{"path":"a","mode":"r"},"tool":"read_file"}"#,
-            r#"{"arguments":{"path":"a"},"tool":"read_file","why":"because"}"#,
-            r#"{"arguments":{"":1},"tool":"list_dir"}"#,
+            r#"{"tool":"read_file","arguments":{"path":"a","mode":"r"}}"#,
+            r#"{"tool":"read_file","arguments":{"path":"a"},"why":"because"}"#,
+            r#"{"tool":"list_dir","arguments":{"":1}}"#,
         ],
     );
 }
