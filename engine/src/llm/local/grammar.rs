@@ -1,8 +1,8 @@
 //! Constrained tool calls for the built-in model: a grammar (llama.cpp's GBNF, made from JSON Schema by
-//! our converter, `gbnf`, in the shape of llama.cpp's own) that only admits `{"tool": "<a registered tool>", "arguments": <arguments
-//! valid for that tool's schema>}`. It is lazy: it takes effect once the model opens a ```json block (the
-//! form `TextToolCalls` asks for), so ordinary answers are free text and a call the model starts can only
-//! be a valid one.
+//! our converter, `gbnf`, in the shape of llama.cpp's own) that only admits
+//! `{"tool": "<a registered tool>", "arguments": <arguments valid for that tool's schema>}`. It is lazy:
+//! it takes effect once the model opens a ```json block (the form `TextToolCalls` asks for), so ordinary
+//! answers are free text and a call the model starts can only be a valid one.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Mutex;
@@ -40,7 +40,10 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
             })
         })
         .collect();
-    let mut schema = if one { calls[0].clone() } else { json!({ "oneOf": calls }) };
+    let mut schema = match <[Value; 1]>::try_from(calls) {
+        Ok([call]) => call,
+        Err(calls) => json!({ "oneOf": calls }),
+    };
     if let (false, Value::Object(root)) = (defs.is_empty(), &mut schema) {
         root.insert("$defs".into(), Value::Object(defs));
     }
