@@ -10,10 +10,10 @@ mod site;
 
 use std::process::ExitCode;
 
-use project::{Profile, Project};
+use project::{Profile, Profiles, Project};
 
 const USAGE: &str = "\
-usage: cargo xtask <command> [--release]
+usage: cargo xtask <command> [--release | --release-site]
 
 commands:
   site    build the browser side into <target dir>/site: the frontend for wasm32 (its leptos
@@ -22,9 +22,12 @@ commands:
           needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
 
 options:
-  --release   the wasm in the lib-profile-release profile, the server in release; without it
-              both are built in the dev profile, as `cargo test` builds the server
-  -h, --help  this text";
+  --release       the wasm in the lib-profile-release profile, the server in release; without it
+                  both are built in the dev profile, as `cargo test` builds the server
+  --release-site  the wasm as --release builds it, the server in the dev profile (what
+                  scripts/dev.sh serves: the browser gets the small wasm, the build takes
+                  about two thirds of the CPU time of --release)
+  -h, --help      this text";
 
 #[derive(Debug, PartialEq)]
 enum Command {
@@ -35,16 +38,17 @@ enum Command {
 #[derive(Debug, PartialEq)]
 enum Args {
     Help,
-    Run { command: Command, profile: Profile },
+    Run { command: Command, profiles: Profiles },
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
     let mut command = None;
-    let mut profile = Profile::Dev;
+    let mut profiles = Profiles::both(Profile::Dev);
     for arg in args {
         match arg.as_str() {
             "-h" | "--help" | "help" => return Ok(Args::Help),
-            "--release" | "-r" => profile = Profile::Release,
+            "--release" | "-r" => profiles = Profiles::both(Profile::Release),
+            "--release-site" => profiles.site = Profile::Release,
             "site" | "serve" if command.is_some() => return Err(format!("one command at a time, not also `{arg}`")),
             "site" => command = Some(Command::Site),
             "serve" => command = Some(Command::Serve),
@@ -53,26 +57,26 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
         }
     }
     match command {
-        Some(command) => Ok(Args::Run { command, profile }),
+        Some(command) => Ok(Args::Run { command, profiles }),
         None => Err("no command given".into()),
     }
 }
 
 fn main() -> ExitCode {
-    let (command, profile) = match parse_args(std::env::args().skip(1)) {
+    let (command, profiles) = match parse_args(std::env::args().skip(1)) {
         Ok(Args::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
         }
-        Ok(Args::Run { command, profile }) => (command, profile),
+        Ok(Args::Run { command, profiles }) => (command, profiles),
         Err(message) => {
             eprintln!("xtask: {message}\n\n{USAGE}");
             return ExitCode::from(2);
         }
     };
     let result = Project::load().and_then(|project| match command {
-        Command::Site => site::build(&project, profile),
-        Command::Serve => serve::run(&project, profile),
+        Command::Site => site::build(&project, profiles.site),
+        Command::Serve => serve::run(&project, profiles),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,12 +97,25 @@ mod tests {
 
     #[test]
     fn a_command_with_or_without_release() {
-        assert_eq!(parse(&["site"]), Ok(Args::Run { command: Command::Site, profile: Profile::Dev }));
-        assert_eq!(
-            parse(&["--release", "serve"]),
-            Ok(Args::Run { command: Command::Serve, profile: Profile::Release })
-        );
+        let (dev, release) = (Profiles::both(Profile::Dev), Profiles::both(Profile::Release));
+        assert_eq!(parse(&["site"]), Ok(Args::Run { command: Command::Site, profiles: dev }));
+        assert_eq!(parse(&["--release", "serve"]), Ok(Args::Run { command: Command::Serve, profiles: release }));
         assert_eq!(parse(&["serve", "--help"]), Ok(Args::Help));
+    }
+
+    #[test]
+    fn release_site_builds_only_the_site_in_release() {
+        let mixed = Profiles { site: Profile::Release, server: Profile::Dev };
+        assert_eq!(parse(&["serve", "--release-site"]), Ok(Args::Run { command: Command::Serve, profiles: mixed }));
+        // With `--release` as well, before or after it, both are release.
+        assert_eq!(
+            parse(&["serve", "--release-site", "--release"]),
+            Ok(Args::Run { command: Command::Serve, profiles: Profiles::both(Profile::Release) })
+        );
+        assert_eq!(
+            parse(&["--release", "serve", "--release-site"]),
+            Ok(Args::Run { command: Command::Serve, profiles: Profiles::both(Profile::Release) })
+        );
     }
 
     #[test]

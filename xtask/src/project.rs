@@ -17,6 +17,21 @@ pub enum Profile {
     Release,
 }
 
+/// What `serve` builds the site and the server in. They may differ: `--release-site` (scripts/dev.sh)
+/// sends the browser the small release wasm and builds the server as `cargo test` does, in about two
+/// thirds of the CPU time of a release server.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profiles {
+    pub site: Profile,
+    pub server: Profile,
+}
+
+impl Profiles {
+    pub fn both(profile: Profile) -> Self {
+        Self { site: profile, server: profile }
+    }
+}
+
 pub struct Project {
     pub root: PathBuf,
     pub target_dir: PathBuf,

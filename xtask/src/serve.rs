@@ -9,11 +9,11 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use crate::cargo;
-use crate::project::{Profile, Project};
+use crate::project::{Profile, Profiles, Project};
 use crate::site;
 
-pub fn run(project: &Project, profile: Profile) -> Result<()> {
-    let server = build_site_and_server(project, profile)?;
+pub fn run(project: &Project, profiles: Profiles) -> Result<()> {
+    let server = build_site_and_server(project, profiles)?;
     let mut command = Command::new(&server);
     command
         .current_dir(&project.root)
@@ -25,7 +25,7 @@ pub fn run(project: &Project, profile: Profile) -> Result<()> {
     let defaults = [
         ("LEPTOS_SITE_ADDR", project.site_addr.as_str()),
         ("LEPTOS_RELOAD_PORT", project.reload_port.as_str()),
-        ("LEPTOS_ENV", if profile == Profile::Release { "PROD" } else { "DEV" }),
+        ("LEPTOS_ENV", if profiles.server == Profile::Release { "PROD" } else { "DEV" }),
     ];
     for (key, value) in defaults {
         if std::env::var_os(key).is_none() {
@@ -36,15 +36,16 @@ pub fn run(project: &Project, profile: Profile) -> Result<()> {
     exec(command).with_context(|| format!("cannot run {}", server.display()))
 }
 
-/// The site and the server build at once, two cargo processes. In release each has its own profile
-/// directories (`wasm-release`, `release`), and each ends in work that keeps one core busy (the wasm's
-/// single-unit LTO; the server's last crates and its link), so together they finish sooner: a cold
-/// `scripts/dev.sh` took 12.6 min instead of 13.4 here. In the dev profile both use `target/debug` for
-/// build scripts and macros, so cargo's lock on it makes the second wait for the first.
-fn build_site_and_server(project: &Project, profile: Profile) -> Result<PathBuf> {
+/// The site and the server build at once, two cargo processes. With a release site each has its own
+/// profile directories (`wasm-release`, and `release` or `debug`), and each ends in work that keeps one
+/// core busy (the wasm's single-unit LTO; the server's last crates and its link), so together they
+/// finish sooner: a cold release build took 12.6 min instead of 13.4 here. When both are in the dev
+/// profile they share `target/debug` for build scripts and macros, so cargo's lock on it makes the
+/// second wait for the first.
+fn build_site_and_server(project: &Project, profiles: Profiles) -> Result<PathBuf> {
     std::thread::scope(|scope| {
-        let server = scope.spawn(|| build_server(project, profile));
-        let site = site::build(project, profile);
+        let server = scope.spawn(|| build_server(project, profiles.server));
+        let site = site::build(project, profiles.site);
         let server = server.join().map_err(|_| anyhow::anyhow!("the server build panicked"))?;
         site?;
         server
