@@ -2,7 +2,7 @@
 # Runs Warden for development: installs what is missing (setup.sh), then builds the site in release mode (the
 # small wasm the browser downloads) and the server in the dev profile, as `cargo test` builds it, with the
 # workspace's own tool (`cargo xtask serve --release-site`, see xtask/), and serves. A release server builds
-# in about 1.5x the CPU time (a cold dev.sh took 14.1 min with it, 8.9 without, on 2 cores):
+# in about 1.5x the CPU time (a cold dev.sh took 14.1 min with it, 7.1-8.9 without, on 2 cores):
 # `cargo xtask serve --release`.
 # `scripts/dev.sh watch` rebuilds on change with cargo-leptos, for those who have it installed.
 # Configure the model with OPENAI_BASE_URL, OPENAI_API_KEY and WARDEN_MODEL; data goes to WARDEN_DATA_DIR (./data).
