@@ -9,11 +9,16 @@
 set -euo pipefail
 what="${1:-dev}"
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-dir="${WARDEN_BENCH_CLONE_DIR:-$(mktemp -d)}/warden"
+parent="${WARDEN_BENCH_CLONE_DIR:-$(mktemp -d)}"
+dir="$parent/warden"
 server=""
 cleanup() {
   if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  if [ -z "${WARDEN_BENCH_KEEP:-}" ]; then rm -rf "$dir"; fi
+  if [ -z "${WARDEN_BENCH_KEEP:-}" ]; then
+    rm -rf "$dir"
+    # The temporary dir this made, not one given.
+    if [ -z "${WARDEN_BENCH_CLONE_DIR:-}" ]; then rmdir "$parent"; fi
+  fi
 }
 trap cleanup EXIT
 git clone -q --no-hardlinks "file://$repo" "$dir"

@@ -115,14 +115,15 @@ fn repoint(value: &mut Value, prefix: &str, at: &str) {
             for (key, inner) in o.iter_mut() {
                 match (key.as_str(), inner) {
                     ("$ref", Value::String(r)) => {
-                        let local = ["#/$defs/", "#/definitions/"].iter().find_map(|d| r.strip_prefix(d));
-                        *r = match local {
-                            Some(name) => format!("#/$defs/{prefix}{name}"),
-                            None => match r.strip_prefix('#') {
-                                Some(rest) => format!("{at}{rest}"),
-                                None => r.clone(),
-                            },
+                        let own = ["#/$defs/", "#/definitions/"].iter().find_map(|d| r.strip_prefix(d));
+                        let moved = match own {
+                            Some(name) => Some(format!("#/$defs/{prefix}{name}")),
+                            // The rest of the tool's document; a ref to another document stays as it is.
+                            None => r.strip_prefix('#').map(|rest| format!("{at}{rest}")),
                         };
+                        if let Some(moved) = moved {
+                            *r = moved;
+                        }
                     }
                     (_, inner) => repoint(inner, prefix, at),
                 }

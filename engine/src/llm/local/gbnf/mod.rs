@@ -824,22 +824,10 @@ fn json_depth(value: &Value) -> usize {
     deepest
 }
 
-/// The value a same-document `$ref` (`#`, `#/$defs/Name`, `#/definitions/a~1b`) points at.
+/// The value a same-document `$ref` (`#`, `#/$defs/Name`, `#/definitions/a~1b`) points at: the
+/// fragment is a JSON Pointer, which serde_json resolves (`~1` and `~0` unescaped, array indices).
 fn resolve_pointer<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    let mut target = root;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
-        target = match target {
-            Value::Object(map) => map.get(&token)?,
-            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(target)
+    root.pointer(reference.strip_prefix('#')?)
 }
 
 // ---------------------------------------------------------------------------------------------------
