@@ -7,7 +7,8 @@
 //! WARDEN_BENCH_LISTENERS (500) paused runs with their event streams open; `waiting` leaves
 //! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision; `outside` times a person's decision to
 //! an outside client (socket and long-poll) and holds WARDEN_BENCH_OUTSIDE_WAITING (10,000) outside
-//! requests waiting, then restarts the server (see `outside.rs`).
+//! requests waiting, then restarts the server (see `outside.rs`). `approvals` runs with
+//! WARDEN_BENCH_HISTORY (50,000) messages of earlier threads in the store, as a store in use has.
 
 mod local;
 mod outside;
@@ -265,12 +266,45 @@ fn shell_script() -> Script {
     }
 }
 
+/// Messages of earlier threads, imported before the timed rounds so every query meets a store in use.
+const HISTORY_PER_THREAD: usize = 5_000;
+
+/// Imports `n` messages (a person's question and an answer, in turn) in threads of
+/// `HISTORY_PER_THREAD`, through the import API.
+async fn fill_history(http: &Client, base: &str, n: usize) {
+    let mut left = n;
+    let mut thread = 0;
+    while left > 0 {
+        let count = left.min(HISTORY_PER_THREAD);
+        let messages: Vec<Value> = (0..count)
+            .map(|i| {
+                let (role, text) = if i % 2 == 0 { ("user", "what changed?") } else { ("assistant", "the config") };
+                json!({"id": format!("h{thread}-{i}"), "run_id": null, "role": role, "content": text,
+                       "blocks": [{"type": "text", "text": text}], "created_at": "2026-01-01T00:00:00Z"})
+            })
+            .collect();
+        let export = json!({
+            "format": "warden.thread.v1", "exported_at": "2026-01-01T00:00:00Z",
+            "thread": {"id": format!("history-{thread}"), "title": "Earlier", "archived": false,
+                       "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"},
+            "messages": messages, "tool_calls": [], "approvals": [],
+        });
+        let res = http.post(format!("{base}/api/threads/import")).json(&export).send().await.unwrap();
+        assert!(res.status().is_success(), "history import: {} {}", res.status(), res.text().await.unwrap_or_default());
+        left -= count;
+        thread += 1;
+    }
+}
+
 async fn approvals() {
     let model = FixtureModel::start(shell_script()).await.unwrap();
     let dir = data_dir();
     let server = spawn_server(dir.path(), &model, &[]);
     let http = client();
     wait_healthy(&http, &server.base).await;
+    let history: usize = std::env::var("WARDEN_BENCH_HISTORY").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000);
+    fill_history(&http, &server.base, history).await;
+    println!("approvals: {history} messages of earlier threads in the store (WARDEN_BENCH_HISTORY)");
     let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
     let mut cpu_from = 0.0;
     for i in 0..120 {

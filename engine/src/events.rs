@@ -1,11 +1,13 @@
 //! The event hub: numbers each run event, hands it to live subscribers and to a background writer
-//! that appends it to SQLite in batches. Subscribing replays the log, then follows live events.
+//! that appends it to SQLite in batches. Subscribing replays the log, then follows live events; the
+//! events the writer has not stored yet are kept here until it has, so a reader replays them from
+//! memory instead of waiting for the writer (a new run's stream starts at once).
 //! Approvals requested or settled in any run are also told to [`EventHub::watch_approvals`]
 //! listeners (the inbox), connection checks to [`EventHub::watch_connection_checks`], and the calls
 //! that ended to [`EventHub::watch_ended_calls`], since every change of these passes through here as a
 //! run event.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -46,6 +48,35 @@ const LIVE_BUFFER: usize = 8;
 /// Approval changes buffered for a slow inbox listener; one that lags is told so and reads the store.
 const APPROVALS_BUFFER: usize = 256;
 
+/// The runs' live channels and the events numbered but not stored yet, per run, in order.
+#[derive(Default)]
+struct Streams {
+    live: HashMap<String, broadcast::Sender<RunEventRecord>>,
+    unstored: HashMap<String, VecDeque<RunEventRecord>>,
+}
+
+impl Streams {
+    fn unstored_after(&self, run_id: &str, after: u64) -> Vec<RunEventRecord> {
+        self.unstored
+            .get(run_id)
+            .map_or_else(Vec::new, |events| events.iter().filter(|r| r.seq > after).cloned().collect())
+    }
+
+    /// Drops the events of `batch`, which the writer has handled, from the unstored ones.
+    fn forget(&mut self, batch: &[StoredEvent]) {
+        for event in batch {
+            if let Some(events) = self.unstored.get_mut(&event.run_id) {
+                while events.front().is_some_and(|r| r.seq <= event.seq) {
+                    events.pop_front();
+                }
+                if events.is_empty() {
+                    self.unstored.remove(&event.run_id);
+                }
+            }
+        }
+    }
+}
+
 enum WriterMsg {
     Event(StoredEvent),
     Flush(oneshot::Sender<()>),
@@ -56,7 +87,9 @@ pub struct EventHub {
     /// Global, monotonic across runs and restarts, never given twice (each boot starts above every id
     /// an earlier process could have sent: see `Store::first_event_seq_of_this_boot`).
     next_seq: AtomicU64,
-    live: Mutex<HashMap<String, broadcast::Sender<RunEventRecord>>>,
+    /// Live channels and unstored events, under one lock: numbering, sending and keeping an event is one
+    /// step, and so is subscribing and copying what is not stored yet.
+    streams: Arc<Mutex<Streams>>,
     writer: mpsc::UnboundedSender<WriterMsg>,
     /// Every approval as it is requested and as it is settled, across runs.
     approvals: broadcast::Sender<Approval>,
@@ -70,11 +103,12 @@ impl EventHub {
     pub async fn start(store: Store) -> Result<Arc<Self>> {
         let next = store.first_event_seq_of_this_boot().await?;
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_batches(store.clone(), rx));
+        let streams = Arc::new(Mutex::new(Streams::default()));
+        tokio::spawn(write_batches(store.clone(), rx, streams.clone()));
         Ok(Arc::new(Self {
             store,
             next_seq: AtomicU64::new(next),
-            live: Mutex::new(HashMap::new()),
+            streams,
             writer: tx,
             approvals: broadcast::channel(APPROVALS_BUFFER).0,
             checks: broadcast::channel(APPROVALS_BUFFER).0,
@@ -109,7 +143,7 @@ impl EventHub {
         };
         let kind = event.kind();
         // The lock makes numbering and sending one step, so subscribers see numbers in order.
-        let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
+        let mut streams = self.lock();
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
         let _ = self.writer.send(WriterMsg::Event(StoredEvent {
             run_id: run_id.to_string(),
@@ -117,13 +151,15 @@ impl EventHub {
             kind,
             data: data.to_string(),
         }));
+        let record = RunEventRecord { seq, kind, data };
+        let Streams { live, unstored } = &mut *streams;
         if let Some(tx) = live.get(run_id) {
-            let record = RunEventRecord { seq, kind, data };
-            if tx.send(record).is_err() || event.is_terminal() {
+            if tx.send(record.clone()).is_err() || event.is_terminal() {
                 live.remove(run_id);
             }
         }
-        drop(live);
+        unstored.entry(run_id.to_string()).or_default().push_back(record);
+        drop(streams);
         if let RunEvent::ApprovalRequest { approval } | RunEvent::ApprovalResolved { approval, .. } = event {
             // Nobody listening is fine: no inbox is open.
             let _ = self.approvals.send(approval.clone());
@@ -145,6 +181,27 @@ impl EventHub {
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Streams> {
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The run's stored events after `after`, then those of `unstored` (copied before the log was read)
+    /// that the log did not hold yet. The writer stores events in the order they were numbered and
+    /// forgets them only once stored, so the two together miss none and the second half only repeats
+    /// what was stored in between (skipped by id).
+    async fn replay(&self, run_id: &str, after: u64, unstored: Vec<RunEventRecord>) -> Result<Vec<RunEventRecord>> {
+        let mut replay: Vec<RunEventRecord> = self
+            .store
+            .events_after(run_id, after)
+            .await?
+            .into_iter()
+            .map(|(seq, kind, data)| RunEventRecord { seq, kind, data: data.into() })
+            .collect();
+        let stored_up_to = replay.last().map_or(after, |r| r.seq);
+        replay.extend(unstored.into_iter().filter(|r| r.seq > stored_up_to));
+        Ok(replay)
+    }
+
     /// The run's events after `after`: first the log, then live ones, ending after the terminal event.
     /// `run_done` says whether the run has already ended (then the log is all there is).
     pub async fn subscribe(
@@ -153,20 +210,14 @@ impl EventHub {
         after: u64,
         run_done: bool,
     ) -> Result<BoxStream<'static, RunEventRecord>> {
-        let rx = if run_done {
-            None
-        } else {
-            let mut live = self.live.lock().unwrap_or_else(|p| p.into_inner());
-            Some(live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(LIVE_BUFFER).0).subscribe())
+        let (rx, unstored) = {
+            let mut streams = self.lock();
+            let rx = (!run_done).then(|| {
+                streams.live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(LIVE_BUFFER).0).subscribe()
+            });
+            (rx, streams.unstored_after(run_id, after))
         };
-        self.flush().await;
-        let replay: Vec<RunEventRecord> = self
-            .store
-            .events_after(run_id, after)
-            .await?
-            .into_iter()
-            .map(|(seq, kind, data)| RunEventRecord { seq, kind, data: data.into() })
-            .collect();
+        let replay = self.replay(run_id, after, unstored).await?;
         let last = replay.last().map(|r| r.seq).unwrap_or(after);
         let ended = replay.iter().any(RunEventRecord::is_terminal);
         let replay = futures::stream::iter(replay);
@@ -190,12 +241,8 @@ impl EventHub {
                     }
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         // Too slow a reader: catch up from the log.
-                        hub.flush().await;
-                        let missed = hub.store.events_after(&run_id, last).await.unwrap_or_default();
-                        let missed: Vec<RunEventRecord> = missed
-                            .into_iter()
-                            .map(|(seq, kind, data)| RunEventRecord { seq, kind, data: data.into() })
-                            .collect();
+                        let unstored = hub.lock().unstored_after(&run_id, last);
+                        let missed = hub.replay(&run_id, last, unstored).await.unwrap_or_default();
                         if let Some(l) = missed.last() {
                             last = l.seq;
                         }
@@ -221,14 +268,14 @@ struct Subscription {
 impl Drop for Subscription {
     fn drop(&mut self) {
         drop(self.rx.take());
-        let mut live = self.hub.live.lock().unwrap_or_else(|p| p.into_inner());
-        if live.get(&self.run_id).is_some_and(|tx| tx.receiver_count() == 0) {
-            live.remove(&self.run_id);
+        let mut streams = self.hub.lock();
+        if streams.live.get(&self.run_id).is_some_and(|tx| tx.receiver_count() == 0) {
+            streams.live.remove(&self.run_id);
         }
     }
 }
 
-async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>) {
+async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>, streams: Arc<Mutex<Streams>>) {
     let mut batch = Vec::new();
     let mut waiters = Vec::new();
     while let Some(first) = rx.recv().await {
@@ -248,6 +295,8 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>)
                 Ok(dropped) => tracing::warn!(dropped, of = batch.len(), "some run events could not be stored"),
                 Err(e) => tracing::error!(error = %e, lost = batch.len(), "could not write run events"),
             }
+            // Stored, or failed and logged as lost: either way the log is all a reader gets of them now.
+            streams.lock().unwrap_or_else(|p| p.into_inner()).forget(&batch);
             batch.clear();
         }
         for w in waiters.drain(..) {
@@ -391,6 +440,52 @@ mod log_tests {
         assert_eq!(text, want, "every delta once, in order");
         assert!(all.windows(2).all(|w| w[0].seq < w[1].seq), "ids increase");
         assert!(all.last().is_some_and(|r| r.is_terminal()), "the stream ends with the run");
+    }
+
+    fn texts(records: &[RunEventRecord]) -> Vec<String> {
+        records
+            .iter()
+            .filter_map(|r| match r.event() {
+                Some(RunEvent::TextDelta { text }) => Some(text),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A reader that comes while the writer has stored none or only part of a run's events (more than
+    /// one batch, on this current-thread runtime the writer has not run yet) gets them from memory:
+    /// every event once, in order, through to the end, with no wait for the writer. Once they are
+    /// stored, the hub keeps none of them.
+    #[tokio::test]
+    async fn a_reader_gets_the_events_not_stored_yet_once_and_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, run) = store_with_a_run(&dir).await;
+        let hub = EventHub::start(store.clone()).await.unwrap();
+        let count = 1500;
+        let first = (0..count).map(|i| hub.emit(&run, &delta(&format!("t{i} ")))).min().unwrap_or_default();
+        assert!(store.events_after(&run, 0).await.unwrap().len() < count, "the writer is behind");
+        // A reader of a run still going, then more events and the end of the run.
+        let following = hub.subscribe(&run, 0, false).await.unwrap();
+        hub.emit(&run, &delta("last "));
+        hub.emit(&run, &RunEvent::RunFinished { message_id: None, stopped: false });
+        // A reader of the ended run, before its end is stored: the replay is all it gets.
+        let ended = hub.subscribe(&run, 0, true).await.unwrap();
+        // A reader that resumes after some id.
+        let resumed = hub.subscribe(&run, first + 1000, true).await.unwrap();
+
+        let want: Vec<String> = (0..count).map(|i| format!("t{i} ")).chain(["last ".to_string()]).collect();
+        for (name, stream) in [("following", following), ("ended", ended)] {
+            let all: Vec<RunEventRecord> = stream.collect().await;
+            assert_eq!(texts(&all), want, "{name}: every delta once, in order");
+            assert!(all.windows(2).all(|w| w[0].seq < w[1].seq), "{name}: ids increase");
+            assert!(all.last().is_some_and(|r| r.is_terminal()), "{name}: ends with the run");
+        }
+        let all: Vec<RunEventRecord> = resumed.collect().await;
+        assert_eq!(texts(&all), want[1001..], "a resumed reader gets what follows the id it gave");
+
+        hub.flush().await;
+        assert!(hub.lock().unstored.is_empty(), "nothing is kept once stored");
+        assert_eq!(texts(&hub.subscribe(&run, 0, true).await.unwrap().collect::<Vec<_>>().await), want);
     }
 
     #[tokio::test]

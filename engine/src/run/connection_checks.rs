@@ -31,6 +31,10 @@ pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptio
 /// server the thread goes on without is not asked about). The driver then waits while any check of
 /// the run is pending.
 pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()> {
+    // No server is down (the common case): nothing to ask, nothing to read.
+    if rt.tools.servers().iter().all(|s| s.down.is_none()) {
+        return Ok(());
+    }
     let options = rt.store.thread_options(&run.thread_id).await?;
     let servers = server_view(rt, &run.thread_id, &options).await?;
     if !servers.any_to_ask_about() {

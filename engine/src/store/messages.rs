@@ -158,12 +158,43 @@ impl Store {
 
     /// The last message of a run, if any, as stored (no HTML).
     pub async fn last_message_of_run(&self, run_id: &str) -> Result<Option<StoredMessage>> {
-        let row = sqlx::query(
-            "SELECT id, run_id, role, blocks, created_at FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1",
-        )
-        .bind(run_id)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query(LAST_MESSAGE_OF_RUN).bind(run_id).fetch_optional(&self.pool).await?;
         row.as_ref().map(record_from_row).transpose()
+    }
+}
+
+/// The driver reads this at every step and every decision: found by `messages_by_run`, not by a scan of
+/// every thread's messages.
+const LAST_MESSAGE_OF_RUN: &str =
+    "SELECT id, run_id, role, blocks, created_at FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a real SQLite file with the migrations applied: the run's latest message is looked up by
+    /// index (SQLite's own plan says so), and it is that run's, among other threads' messages.
+    #[tokio::test]
+    async fn a_runs_latest_message_is_found_by_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            Store::open(&format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display())).await.unwrap();
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {LAST_MESSAGE_OF_RUN}")))
+            .bind("any")
+            .fetch_all(store.pool())
+            .await
+            .unwrap();
+        let plan: Vec<String> = rows.iter().map(|r| r.get::<String, _>("detail")).collect();
+        assert_eq!(plan, ["SEARCH messages USING INDEX messages_by_run (run_id=?)"], "the plan: {plan:?}");
+
+        let mut runs = Vec::new();
+        for title in ["one", "two"] {
+            let thread = store.create_thread(Some(title)).await.unwrap();
+            runs.push(store.start_run(&thread.id, 5, Some(title), None, None, None).await.unwrap().run_id);
+        }
+        for run in &runs {
+            let last = store.last_message_of_run(run).await.unwrap().expect("the run's message");
+            assert_eq!(last.run_id.as_deref(), Some(run.as_str()));
+        }
     }
 }
