@@ -79,6 +79,8 @@ impl Streams {
 
 enum WriterMsg {
     Event(StoredEvent),
+    /// Tests wait on it to read the log; readers take what is not stored yet from `Streams`.
+    #[cfg(test)]
     Flush(oneshot::Sender<()>),
 }
 
@@ -174,6 +176,7 @@ impl EventHub {
     }
 
     /// Waits until every event emitted so far is in SQLite.
+    #[cfg(test)]
     pub async fn flush(&self) {
         let (tx, rx) = oneshot::channel();
         if self.writer.send(WriterMsg::Flush(tx)).is_ok() {
@@ -277,12 +280,13 @@ impl Drop for Subscription {
 
 async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>, streams: Arc<Mutex<Streams>>) {
     let mut batch = Vec::new();
-    let mut waiters = Vec::new();
+    let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
     while let Some(first) = rx.recv().await {
         let mut next = Some(first);
         while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
             match msg {
                 WriterMsg::Event(e) => batch.push(e),
+                #[cfg(test)]
                 WriterMsg::Flush(w) => waiters.push(w),
             }
             if batch.len() >= 1024 {
