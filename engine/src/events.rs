@@ -151,7 +151,7 @@ impl EventHub {
             run_id: run_id.to_string(),
             seq,
             kind,
-            data: data.to_string(),
+            data: data.clone(),
         }));
         let record = RunEventRecord { seq, kind, data };
         let Streams { live, unstored } = &mut *streams;

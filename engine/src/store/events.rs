@@ -16,10 +16,11 @@ pub struct StoredEvent {
     pub run_id: String,
     pub seq: u64,
     pub kind: EventKind,
-    pub data: String,
+    /// The event's JSON, shared with the live stream and the events not stored yet (not copied per event).
+    pub data: std::sync::Arc<str>,
 }
 
-/// One INSERT for `rows` (sqlx 0.9's query builder owns what it binds, so the strings are copied).
+/// One INSERT for `rows` (sqlx 0.9's query builder owns what it binds: the run id is copied, the JSON shared).
 fn insert_statement(rows: &[(&StoredEvent, i64)]) -> QueryBuilder<Sqlite> {
     // `WHERE EXISTS`: a run deleted while its driver still emitted has no row to point to.
     let mut q = QueryBuilder::<Sqlite>::new(
