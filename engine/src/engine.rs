@@ -20,7 +20,10 @@ use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
 use crate::store::{PendingInThread, Store};
-use crate::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery};
+use crate::thread::{
+    page_window, SearchHit, StoredMessage, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery,
+    ThreadSlice, MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE,
+};
 use crate::toolbox::{ToolBox, ToolSource};
 use crate::tools::registry::builtin_tools;
 use crate::tools::ShellConfig;
@@ -228,20 +231,53 @@ impl Engine {
         self.rt.handles.store.create_thread(title.as_deref()).await
     }
 
+    /// The whole thread: every message of its chosen branch (the API's answer).
     pub async fn thread(&self, id: &str) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
-        let last_run = store.last_run(id).await?;
-        // The chosen branch, and only its calls and their approvals.
         let messages = store.messages_shown(id).await?;
-        let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
-        let on_path: std::collections::HashSet<&str> = path.iter().map(String::as_str).collect();
-        let mut tool_calls = store.tool_calls_of_thread(id).await?;
-        tool_calls.retain(|c| on_path.contains(c.message_id.as_str()));
-        let shown_calls: std::collections::HashSet<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
-        let mut approvals = store.approvals_of_thread(id).await?;
-        approvals.retain(|a| shown_calls.contains(a.tool_call_id.as_str()));
-        let branches = branches::branch_points(&store.message_tree(id).await?, &path);
+        self.thread_detail(thread, messages, false).await
+    }
+
+    /// The thread as its chat page opens: its newest messages, at least `at_least` of them (a page
+    /// read again keeps what the person had loaded, up to `MESSAGES_KEPT_ON_REREAD`), and whether
+    /// earlier ones exist ([`Self::earlier_messages`]).
+    pub async fn thread_page(&self, id: &str, at_least: usize) -> Result<ThreadDetail> {
+        let store = &self.rt.handles.store;
+        let thread = store.thread(id).await?;
+        let limit = at_least.clamp(MESSAGES_PER_PAGE, MESSAGES_KEPT_ON_REREAD);
+        let (messages, earlier) = page_window(store.messages_shown_before(id, None, limit + 1).await?, limit);
+        self.thread_detail(thread, messages, earlier).await
+    }
+
+    /// The messages of the thread's chosen branch just before `before` (a page's first message),
+    /// as many as a page adds at a time, with their calls, approvals and other versions.
+    pub async fn earlier_messages(&self, thread_id: &str, before: &str) -> Result<ThreadSlice> {
+        let store = &self.rt.handles.store;
+        store.thread(thread_id).await?;
+        if !store.has_message(thread_id, before).await? {
+            return Err(Error::not_found("message", before));
+        }
+        let read = store.messages_shown_before(thread_id, Some(before), MESSAGES_PER_PAGE + 1).await?;
+        let (messages, earlier) = page_window(read, MESSAGES_PER_PAGE);
+        let (tool_calls, approvals, branches) = self.calls_and_versions(thread_id, &messages).await?;
+        Ok(ThreadSlice {
+            thread_id: thread_id.to_string(),
+            before: before.to_string(),
+            messages,
+            tool_calls,
+            approvals,
+            branches,
+            earlier,
+        })
+    }
+
+    /// `messages` (of the chosen branch) with everything else a page shows of the thread.
+    async fn thread_detail(&self, thread: Thread, messages: Vec<StoredMessage>, earlier: bool) -> Result<ThreadDetail> {
+        let store = &self.rt.handles.store;
+        let id = thread.id.as_str();
+        let last_run = store.last_run(id).await?;
+        let (tool_calls, approvals, branches) = self.calls_and_versions(id, &messages).await?;
         Ok(ThreadDetail {
             messages,
             tool_calls,
@@ -255,8 +291,25 @@ impl Engine {
             options: store.thread_options(id).await?,
             default_max_steps: self.rt.handles.config.max_steps,
             connection_checks: store.connection_checks_of_thread(id).await?,
+            earlier,
             thread,
         })
+    }
+
+    /// The calls of `messages`, those calls' approvals, and which of the messages have other versions.
+    async fn calls_and_versions(
+        &self,
+        thread_id: &str,
+        messages: &[StoredMessage],
+    ) -> Result<(Vec<ToolCallRecord>, Vec<Approval>, Vec<warden_types::thread::BranchPoint>)> {
+        let store = &self.rt.handles.store;
+        let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+        let tool_calls = store.tool_calls_of_messages(&ids).await?;
+        let call_ids: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
+        let approvals = store.approvals_of_calls(&call_ids).await?;
+        let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
+        let branches = branches::branch_points(&store.message_tree(thread_id).await?, &path);
+        Ok((tool_calls, approvals, branches))
     }
 
     pub async fn update_thread(&self, id: &str, mut patch: ThreadPatch) -> Result<Thread> {
@@ -410,12 +463,18 @@ impl Engine {
     /// Shows the branch through `message_id` (to its newest end). A run going on is stopped first:
     /// what waits on the branch left is cancelled, never denied.
     pub async fn switch_branch(&self, thread_id: &str, message_id: &str) -> Result<ThreadDetail> {
+        self.choose_branch(thread_id, message_id).await?;
+        self.thread(thread_id).await
+    }
+
+    /// Shows the branch through `message_id` from now on (ending the thread's run first, if one is
+    /// going on). `switch_branch` answers the whole thread; a page reads its window after this.
+    pub async fn choose_branch(&self, thread_id: &str, message_id: &str) -> Result<()> {
         let store = &self.rt.handles.store;
         let tree = store.message_tree(thread_id).await?;
         branches::find(&tree, message_id).ok_or_else(|| Error::not_found("message", message_id))?;
         self.end_active_run(thread_id).await?;
-        store.set_head(thread_id, Some(&branches::newest_leaf(&tree, message_id))).await?;
-        self.thread(thread_id).await
+        store.set_head(thread_id, Some(&branches::newest_leaf(&tree, message_id))).await
     }
 
     /// Stops the thread's run if one is going on and waits (up to 10 s) until it has ended.

@@ -44,6 +44,7 @@ pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, ErrorKind, Result};
 pub use events::RunEventRecord;
 pub use store::{new_id, PendingInThread};
+pub use thread::{MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE};
 
 /// Times as every store keeps them: RFC 3339 UTC with milliseconds, which sorts as text.
 pub mod timestamp {

@@ -16,6 +16,7 @@ mod find_and_keep;
 mod gemini_provider;
 mod local_model;
 mod long_results;
+mod long_threads;
 mod network_grant;
 mod openai_provider;
 mod providers;

@@ -164,6 +164,27 @@ pub struct ThreadDetail {
     /// a pending one is a Connect / Continue anyway card.
     #[serde(default)]
     pub connection_checks: Vec<ConnectionCheck>,
+    /// Whether the chosen branch has messages before the first of `messages`. A chat page shows a
+    /// long thread's newest messages and adds earlier ones when the person asks ([`ThreadSlice`]);
+    /// the API's thread is whole (`false`).
+    #[serde(default)]
+    pub earlier: bool,
+}
+
+/// Messages of a thread's chosen branch just before the first one a page shows, with their calls,
+/// the calls' approvals and their other versions: what "Show earlier messages" adds
+/// ([`ThreadDetail::prepend`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSlice {
+    pub thread_id: String,
+    /// The message the slice ends just before.
+    pub before: String,
+    pub messages: Vec<StoredMessage>,
+    pub tool_calls: Vec<ToolCallRecord>,
+    pub approvals: Vec<Approval>,
+    pub branches: Vec<BranchPoint>,
+    /// Whether there are messages before these too.
+    pub earlier: bool,
 }
 
 /// A message of the chosen branch with other versions: the picker shows "2 / 3" and switches.
@@ -218,6 +239,21 @@ impl ThreadDetail {
         }
     }
 
+    /// Puts `slice` in front of the shown messages, if it ends where they begin (one read for an
+    /// older view of the thread, say before a branch switch, is not applied: `false`). What is
+    /// shown already stays as it is.
+    pub fn prepend(&mut self, slice: &ThreadSlice) -> bool {
+        if slice.thread_id != self.thread.id || self.messages.first().map(|m| &m.id) != Some(&slice.before) {
+            return false;
+        }
+        in_front(&mut self.messages, &slice.messages, |m| &m.id);
+        in_front(&mut self.tool_calls, &slice.tool_calls, |c| &c.id);
+        in_front(&mut self.approvals, &slice.approvals, |a| &a.id);
+        in_front(&mut self.branches, &slice.branches, |b| &b.message_id);
+        self.earlier = slice.earlier;
+        true
+    }
+
     fn put_call(&mut self, call: &ToolCallRecord) {
         if call.thread_id == self.thread.id {
             upsert(&mut self.tool_calls, call.clone(), |c| &c.id);
@@ -237,6 +273,14 @@ fn upsert<T>(records: &mut Vec<T>, record: T, id: impl Fn(&T) -> &String) {
         Some(slot) => *slot = record,
         None => records.push(record),
     }
+}
+
+/// Puts the `older` records that `records` lacks in front of them, in their order.
+fn in_front<T: Clone>(records: &mut Vec<T>, older: &[T], id: impl Fn(&T) -> &String) {
+    let known: std::collections::HashSet<&String> = records.iter().map(&id).collect();
+    let mut merged: Vec<T> = older.iter().filter(|o| !known.contains(id(o))).cloned().collect();
+    merged.append(records);
+    *records = merged;
 }
 
 #[cfg(test)]
@@ -281,6 +325,7 @@ mod tests {
             default_max_steps: 10,
             branches: vec![],
             connection_checks: vec![],
+            earlier: false,
         }
     }
 
@@ -376,6 +421,66 @@ mod tests {
             RunEvent::MessageStored { message: message("m3", Role::Assistant) },
             RunEvent::RunFinished { message_id: Some("m3".into()), stopped: false },
         ]
+    }
+
+    fn slice(before: &str) -> ThreadSlice {
+        let mut earlier_call = call("t", ToolCallStatus::Done);
+        earlier_call.message_id = "m0".into();
+        ThreadSlice {
+            thread_id: "t".into(),
+            before: before.into(),
+            messages: vec![message("u0", Role::User), message("m0", Role::Assistant)],
+            tool_calls: vec![earlier_call],
+            approvals: vec![approval(ApprovalStatus::Approved)],
+            branches: vec![BranchPoint { message_id: "u0".into(), siblings: vec!["u0".into(), "u0b".into()] }],
+            earlier: true,
+        }
+    }
+
+    #[test]
+    fn earlier_messages_go_in_front_of_the_shown_ones_with_their_calls() {
+        let mut shown = detail();
+        shown.earlier = true;
+        shown.messages.push(message("m2", Role::Assistant));
+        let mut later_call = call("t", ToolCallStatus::Pending);
+        later_call.id = "c2".into();
+        shown.tool_calls.push(later_call);
+
+        assert!(shown.prepend(&slice("m1")));
+
+        let ids: Vec<&str> = shown.messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["u0", "m0", "m1", "m2"]);
+        let calls: Vec<&str> = shown.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(calls, ["c1", "c2"]);
+        assert_eq!(shown.approvals.len(), 1);
+        assert_eq!(shown.branches[0].message_id, "u0");
+        assert!(shown.earlier, "the slice says more come before it");
+    }
+
+    #[test]
+    fn a_slice_read_for_another_first_message_or_thread_changes_nothing() {
+        let mut shown = detail();
+        shown.earlier = true;
+        let before = shown.clone();
+        assert!(!shown.prepend(&slice("m9")), "the page's first message is m1");
+        let mut other = slice("m1");
+        other.thread_id = "other".into();
+        assert!(!shown.prepend(&other));
+        assert_eq!(shown, before);
+    }
+
+    #[test]
+    fn a_record_shown_already_is_kept_as_it_is() {
+        let mut shown = detail();
+        let mut newer = approval(ApprovalStatus::Pending);
+        newer.summary = "as the page has it".into();
+        shown.approvals.push(newer);
+        let mut last = slice("m1");
+        last.earlier = false;
+        assert!(shown.prepend(&last));
+        assert_eq!(shown.approvals.len(), 1);
+        assert_eq!(shown.approvals[0].summary, "as the page has it");
+        assert!(!shown.earlier, "the first message is shown now");
     }
 
     #[test]

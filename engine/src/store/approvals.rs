@@ -174,6 +174,17 @@ impl Store {
         rows.iter().map(approval_from_row).collect()
     }
 
+    /// The approvals of the calls `call_ids`, oldest first (as `approvals_of_thread`).
+    pub async fn approvals_of_calls(&self, call_ids: &[&str]) -> Result<Vec<Approval>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE a.tool_call_id IN (SELECT value FROM json_each(?)) ORDER BY a.created_at, a.id"
+        )))
+        .bind(json(&call_ids)?)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(approval_from_row).collect()
+    }
+
     /// Pending approvals that carry a deadline: (id, expires_at).
     pub async fn expiring_approvals(&self) -> Result<Vec<(String, String)>> {
         Ok(sqlx::query_as("SELECT id, expires_at FROM approvals WHERE expires_at IS NOT NULL AND status = 'pending'")

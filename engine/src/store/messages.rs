@@ -89,20 +89,54 @@ impl Store {
         self.branch_rows(thread_id).await?.iter().map(message_from_row).collect()
     }
 
+    /// Up to `limit` messages of the chosen branch as a page shows them (see `messages_shown`), the
+    /// newest ones, or the ones just before `before` (a message of the thread), in order. The walk
+    /// up the branch stops after `limit`, so a long thread costs only what is shown.
+    pub async fn messages_shown_before(
+        &self,
+        thread_id: &str,
+        before: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<StoredMessage>> {
+        let rows = self.path_rows(thread_id, before, limit).await?;
+        rows.iter().map(message_from_row).collect()
+    }
+
     async fn branch_rows(&self, thread_id: &str) -> Result<Vec<SqliteRow>> {
+        self.path_rows(thread_id, None, usize::MAX).await
+    }
+
+    /// The branch from its head (or from `before`'s parent) up towards its first message, at most
+    /// `limit` rows, returned oldest first.
+    async fn path_rows(&self, thread_id: &str, before: Option<&str>, limit: usize) -> Result<Vec<SqliteRow>> {
         Ok(sqlx::query(
             "WITH RECURSIVE path (id, depth) AS ( \
-               SELECT head_id, 0 FROM threads WHERE id = ?1 AND head_id IS NOT NULL \
+               SELECT head_id, 0 FROM threads WHERE ?2 IS NULL AND id = ?1 AND head_id IS NOT NULL \
+               UNION ALL \
+               SELECT parent_id, 0 FROM messages WHERE ?2 IS NOT NULL AND id = ?2 AND thread_id = ?1 \
+                 AND parent_id IS NOT NULL \
                UNION ALL \
                SELECT m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.id \
-               WHERE m.parent_id IS NOT NULL AND m.thread_id = ?1 \
+               WHERE m.parent_id IS NOT NULL AND m.thread_id = ?1 AND path.depth + 1 < ?3 \
              ) \
              SELECT m.id, m.run_id, m.role, m.blocks, m.created_at FROM path JOIN messages m ON m.id = path.id \
-             ORDER BY path.depth DESC",
+             WHERE ?3 > 0 ORDER BY path.depth DESC",
         )
         .bind(thread_id)
+        .bind(before)
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
         .fetch_all(&self.pool)
         .await?)
+    }
+
+    /// Whether `id` is a message of the thread (on any branch).
+    pub async fn has_message(&self, thread_id: &str, id: &str) -> Result<bool> {
+        Ok(sqlx::query("SELECT 1 FROM messages WHERE id = ? AND thread_id = ?")
+            .bind(id)
+            .bind(thread_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .is_some())
     }
 
     /// Every message of the thread, on any branch, with its parent, in the order written (as records:

@@ -119,6 +119,18 @@ impl Store {
         rows.iter().map(call_from_row).collect()
     }
 
+    /// The calls of the messages `message_ids` (of one thread), in the order `tool_calls_of_thread` gives.
+    pub async fn tool_calls_of_messages(&self, message_ids: &[&str]) -> Result<Vec<ToolCallRecord>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM tool_calls WHERE message_id IN (SELECT value FROM json_each(?)) \
+             ORDER BY created_at, position"
+        )))
+        .bind(json(&message_ids)?)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(call_from_row).collect()
+    }
+
     /// The thread's calls with a stored output of more than `bytes` bytes (of JSON, so every call whose
     /// text is that long, and a few whose text is shorter) and no summary row yet, `read_result`'s own
     /// slices left out (see `run::long_results`).
