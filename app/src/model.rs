@@ -16,7 +16,7 @@ pub use warden_types::provider::{
 pub use warden_types::run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 pub use warden_types::status::{ModelStatus, NewChat, RunStarted, SandboxInfo};
 pub use warden_types::thread::{
-    BranchPoint, SearchHit, SnippetPiece, StoredMessage, Thread, ThreadDetail, ThreadOptions,
+    BranchPoint, SearchHit, SnippetPiece, StoredMessage, Thread, ThreadDetail, ThreadOptions, ThreadSlice,
 };
 pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 

@@ -240,13 +240,20 @@ impl Engine {
     }
 
     /// The thread as its chat page opens: its newest messages, at least `at_least` of them (a page
-    /// read again keeps what the person had loaded, up to `MESSAGES_KEPT_ON_REREAD`), and whether
-    /// earlier ones exist ([`Self::earlier_messages`]).
-    pub async fn thread_page(&self, id: &str, at_least: usize) -> Result<ThreadDetail> {
+    /// read again keeps what the person had loaded) and back to `through` (a message a search
+    /// result links to) when it is on the branch shown, up to `MESSAGES_KEPT_ON_REREAD`; and
+    /// whether earlier ones exist ([`Self::earlier_messages`]).
+    pub async fn thread_page(&self, id: &str, at_least: usize, through: Option<&str>) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
-        let limit = at_least.clamp(MESSAGES_PER_PAGE, MESSAGES_KEPT_ON_REREAD);
-        let (messages, earlier) = page_window(store.messages_shown_before(id, None, limit + 1).await?, limit);
+        let through = match through {
+            Some(message) => store.depth_on_branch(id, message, MESSAGES_KEPT_ON_REREAD).await?,
+            None => None,
+        };
+        let limit =
+            at_least.max(through.map_or(0, |depth| depth + 1)).clamp(MESSAGES_PER_PAGE, MESSAGES_KEPT_ON_REREAD);
+        let read = store.messages_shown_before(id, None, limit + 1).await?;
+        let (messages, earlier) = page_window(read, limit, through.is_none());
         self.thread_detail(thread, messages, earlier).await
     }
 
@@ -259,7 +266,7 @@ impl Engine {
             return Err(Error::not_found("message", before));
         }
         let read = store.messages_shown_before(thread_id, Some(before), MESSAGES_PER_PAGE + 1).await?;
-        let (messages, earlier) = page_window(read, MESSAGES_PER_PAGE);
+        let (messages, earlier) = page_window(read, MESSAGES_PER_PAGE, true);
         let (tool_calls, approvals, branches) = self.calls_and_versions(thread_id, &messages).await?;
         Ok(ThreadSlice {
             thread_id: thread_id.to_string(),

@@ -47,7 +47,7 @@ async fn a_long_thread_opens_at_its_newest_messages_and_earlier_ones_come_a_slic
     assert!(n > MESSAGES_PER_PAGE + 20, "{n} messages");
     assert_eq!((whole.tool_calls.len(), whole.approvals.len()), (2, 2));
 
-    let page = h.engine.thread_page(&thread, 0).await.unwrap();
+    let page = h.engine.thread_page(&thread, 0, None).await.unwrap();
     assert!(page.earlier);
     let shown = page.messages.len();
     assert!((MESSAGES_PER_PAGE / 2..=MESSAGES_PER_PAGE).contains(&shown), "{shown} shown");
@@ -71,8 +71,19 @@ async fn a_long_thread_opens_at_its_newest_messages_and_earlier_ones_come_a_slic
     assert_eq!(loaded.tool_calls, whole.tool_calls);
     assert_eq!(loaded.approvals, whole.approvals);
 
+    // A search result's link: the page reaches back to its message (the first call's, not a prompt).
+    let linked = &whole.messages[1];
+    let from_link = h.engine.thread_page(&thread, 0, Some(&linked.id)).await.unwrap();
+    assert_eq!(from_link.messages[0].id, linked.id);
+    assert_eq!(from_link.messages[..], whole.messages[1..]);
+    assert!(from_link.earlier);
+    assert_eq!(from_link.tool_calls, whole.tool_calls, "the first call's message is shown now");
+    // A message not on the branch (or not there at all) links to the newest page.
+    let elsewhere = h.engine.thread_page(&thread, 0, Some("no-such-message")).await.unwrap();
+    assert_eq!(elsewhere.messages, page.messages);
+
     // Read again (a reconnect): what was loaded stays loaded.
-    let again = h.engine.thread_page(&thread, loaded.messages.len()).await.unwrap();
+    let again = h.engine.thread_page(&thread, loaded.messages.len(), None).await.unwrap();
     assert_eq!(again.messages, whole.messages);
     assert!(!again.earlier);
 }
@@ -87,7 +98,9 @@ async fn earlier_messages_of_a_message_not_in_the_thread_are_not_found() {
     let theirs = h.engine.thread(&other).await.unwrap().messages[0].id.clone();
     let first = h.engine.thread(&thread).await.unwrap().messages[0].id.clone();
 
-    for (t, m) in [(&thread, "no-such-message"), (&thread, theirs.as_str()), (&"no-such-thread".to_string(), first.as_str())] {
+    for (t, m) in
+        [(&thread, "no-such-message"), (&thread, theirs.as_str()), (&"no-such-thread".to_string(), first.as_str())]
+    {
         assert!(matches!(h.engine.earlier_messages(t, m).await, Err(Error::NotFound { .. })), "{t} {m}");
     }
     // Before the first message there is nothing, and nothing more.

@@ -1,6 +1,7 @@
 //! Following a conversation as it grows: while the person is at the bottom of the page, new text
 //! (streaming or stored) keeps the bottom in view; once they scroll up it stays where they put it,
-//! and a "Jump to latest" button takes them back down (and following starts again).
+//! and a "Jump to latest" button takes them back down (and following starts again). A link to one
+//! message (a search result's) opens with that message in view.
 
 use leptos::prelude::*;
 
@@ -32,10 +33,13 @@ pub fn AutoScroll(
             });
             on_cleanup(move || handle.remove());
         });
+        // A link to one message (`#m-…`, a search result) brings that message into view, once,
+        // instead of the bottom; following starts again at the bottom.
+        let linked = StoredValue::new(None::<String>);
         Effect::new(move |_| {
             grows.track();
             if at_bottom.get_untracked() {
-                browser::to_bottom(false, at_bottom);
+                browser::to_bottom(false, at_bottom, Some(linked));
             }
         });
     }
@@ -44,7 +48,7 @@ pub fn AutoScroll(
     let jump = move |_| {
         at_bottom.set(true);
         #[cfg(feature = "hydrate")]
-        browser::to_bottom(true, at_bottom);
+        browser::to_bottom(true, at_bottom, None);
     };
     view! {
         <Show when=move || !at_bottom.get()>
@@ -68,11 +72,31 @@ mod browser {
         scroll_height() - seen
     }
 
+    /// Scrolls the message the address names (`#m-…`) into view, if it is on the page and was not
+    /// scrolled to already: whether it did.
+    fn to_linked_message(done: StoredValue<Option<String>>) -> bool {
+        let hash = window().location().hash().unwrap_or_default();
+        let Some(id) = hash.strip_prefix('#').filter(|id| id.starts_with("m-")) else { return false };
+        if done.try_with_value(|d| d.as_deref() == Some(id)).unwrap_or(true) {
+            return false;
+        }
+        let Some(message) = document().get_element_by_id(id) else { return false };
+        done.set_value(Some(id.to_string()));
+        message.scroll_into_view();
+        true
+    }
+
     /// After the next layout (the new text is in the page by then), unless the person scrolled up
-    /// meanwhile (scroll events come before animation frames).
-    pub fn to_bottom(smooth: bool, following: RwSignal<bool>) {
+    /// meanwhile (scroll events come before animation frames). With `linked`, a message the address
+    /// names and that was not shown yet is brought into view instead, and following stops (the
+    /// router sets the address after the page renders, so this looks in the frame, not before).
+    pub fn to_bottom(smooth: bool, following: RwSignal<bool>, linked: Option<StoredValue<Option<String>>>) {
         request_animation_frame(move || {
             if !following.try_get_untracked().unwrap_or(false) {
+                return;
+            }
+            if linked.is_some_and(to_linked_message) {
+                following.set(false);
                 return;
             }
             let options = web_sys::ScrollToOptions::new();

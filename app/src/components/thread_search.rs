@@ -63,7 +63,8 @@ pub fn SearchResults(query: RwSignal<String>) -> impl IntoView {
 #[component]
 fn SearchHitView(hit: SearchHit) -> impl IntoView {
     let href = match &hit.message_id {
-        Some(message) => format!("/chat/{}#m-{message}", hit.thread.id),
+        // `?m=`: a long thread's page reaches back to the message, so the anchor is there.
+        Some(message) => format!("/chat/{}?m={message}#m-{message}", hit.thread.id),
         None => format!("/chat/{}", hit.thread.id),
     };
     let snippet = hit

@@ -26,6 +26,9 @@ pub fn ThreadView(
     live: LiveRun,
     on_retry: Callback<()>,
     on_rule_revoked: Callback<String>,
+    /// Asks for the messages before the first one shown (a long thread opens at its newest).
+    on_earlier: Callback<()>,
+    loading_earlier: Signal<bool>,
 ) -> impl IntoView {
     let title = move || detail.with(|d| d.thread.title.clone());
     let export =
@@ -36,6 +39,16 @@ pub fn ThreadView(
                 <p class="imported-note">
                     "Imported on " <Timestamp at/> ". Its decisions were made elsewhere and are not in this server's audit log."
                 </p>
+            }
+        })
+    };
+    let earlier = move || {
+        detail.with(|d| d.earlier).then(|| {
+            view! {
+                <button type="button" class="earlier-messages" on:click=move |_| on_earlier.run(())
+                    disabled=move || loading_earlier.get()>
+                    {move || if loading_earlier.get() { "Loading earlier messages…" } else { "Show earlier messages" }}
+                </button>
             }
         })
     };
@@ -71,6 +84,7 @@ pub fn ThreadView(
         </div>
         {imported}
         <RulesPanel rules on_revoked=on_rule_revoked/>
+        {earlier}
         <ol class="messages" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
             <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
         </ol>

@@ -25,8 +25,8 @@ use crate::live_run::{Follow, LiveRun};
 use crate::model::{ModelChoice, RunEvent, RunStarted, SandboxInfo, ThreadDetail, ThreadOptions};
 use crate::run_stream::{new_stream_slot, RunStream, StreamSignal};
 use crate::server_fns::{
-    edit_message, get_thread, list_providers, regenerate_answer, retry_run, send_message, set_thread_model,
-    set_thread_options, stop_run, switch_branch,
+    earlier_messages, edit_message, get_thread, list_providers, regenerate_answer, retry_run, send_message,
+    set_thread_model, set_thread_options, stop_run, switch_branch,
 };
 use crate::{ThreadEdited, ThreadsChanged};
 
@@ -41,7 +41,10 @@ pub fn ChatPage() -> impl IntoView {
     let threads_changed = expect_context::<ThreadsChanged>();
     let thread_edited = expect_context::<ThreadEdited>();
     // What the server renders and hydrates; fetched again only when another thread opens.
-    let detail = Resource::new(move || thread_id.get(), get_thread);
+    // `?m=` (a search result's message): the page reaches back to it, so its `#m-` anchor is there.
+    let query = use_query_map();
+    let through = Memo::new(move |_| query.with(|q| q.get("m")));
+    let detail = Resource::new(move || (thread_id.get(), through.get()), |(id, through)| get_thread(id, 0, through));
     // The models the picker offers.
     let providers = Resource::new(|| (), |_| list_providers());
     // The thread as patched by events since (and read again after a reconnect).
@@ -87,8 +90,10 @@ pub fn ChatPage() -> impl IntoView {
         }) else {
             return; // the page is gone
         };
+        // As many messages as the page shows: earlier ones the person loaded stay.
+        let shown = current.with_untracked(|d| d.as_ref().map_or(0, |d| d.messages.len()));
         spawn_local(async move {
-            let answer = get_thread(id.clone()).await;
+            let answer = get_thread(id.clone(), u32::try_from(shown).unwrap_or(u32::MAX), None).await;
             let kept = since_reread.try_update_value(|(n, kept)| if *n == this { kept.take() } else { None });
             let Some(Some(kept)) = kept else { return };
             match answer {
@@ -181,6 +186,14 @@ pub fn ChatPage() -> impl IntoView {
             patched.set(None);
         }
         id
+    });
+    // Another search result in the same thread: the page it is read with replaces the one shown.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let now = through.get();
+        if previous.is_some_and(|p| p != now) {
+            patched.set(None);
+        }
+        now
     });
     // A rename or archive in the sidebar shows in the heading.
     Effect::new(move |_| {
@@ -287,6 +300,28 @@ pub fn ChatPage() -> impl IntoView {
             patch(change);
         }
     };
+    // "Show earlier messages": the slice before the first message shown goes in front of it.
+    let loading_earlier = RwSignal::new(false);
+    let on_earlier = Callback::new(move |()| {
+        let Some(first) = current.with_untracked(|d| d.as_ref().and_then(|d| d.messages.first().map(|m| m.id.clone())))
+        else {
+            return;
+        };
+        action_error.set(None);
+        loading_earlier.set(true);
+        let id = thread_id.get_untracked();
+        spawn_local(async move {
+            match earlier_messages(id.clone(), first).await {
+                Ok(slice) => patch_thread(&id, &|d| {
+                    d.prepend(&slice);
+                }),
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
+            }
+            loading_earlier.try_set(false);
+        });
+    });
     // The thread's model and switches: shown at once, then stored; a refusal puts back what was there.
     // Read with `try_`: the server may still be resolving the composer's suspense when the page's own
     // values are already disposed (seen in streaming SSR); a default then beats a panicked render
@@ -331,7 +366,7 @@ pub fn ChatPage() -> impl IntoView {
     let busy = Signal::derive(move || live.run_id.get().is_some());
     // `/chat/{id}?q=…` starts with that prompt in the box, for the person to send: a link (from any
     // site) must never make the agent act, so it is only ever typed in, not sent.
-    let initial = use_query_map().with_untracked(|q| q.get("q")).filter(|q| !q.trim().is_empty());
+    let initial = query.with_untracked(|q| q.get("q")).filter(|q| !q.trim().is_empty());
     #[cfg(feature = "hydrate")]
     if initial.is_some() {
         Effect::new(move |_| {
@@ -363,7 +398,7 @@ pub fn ChatPage() -> impl IntoView {
                     {move || Suspend::new(async move {
                         detail.await.map(|first| {
                             let shown = Memo::new(move |_| current.try_get().flatten().unwrap_or_else(|| first.clone()));
-                            view! { <ThreadView detail=shown.into() live on_retry on_rule_revoked/> }
+                            view! { <ThreadView detail=shown.into() live on_retry on_rule_revoked on_earlier loading_earlier=loading_earlier.into()/> }
                         })
                     })}
                 </ErrorBoundary>

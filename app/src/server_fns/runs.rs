@@ -49,10 +49,12 @@ pub async fn regenerate_answer(thread_id: String, message_id: String) -> Result<
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
-/// Shows the branch through `message_id`; answers the thread as it is then.
+/// Shows the branch through `message_id`; answers the thread as its page then shows it.
 #[server(output = crate::server_fns::codec::TextJson)]
 pub async fn switch_branch(thread_id: String, message_id: String) -> Result<crate::model::ThreadDetail, AppError> {
-    Ok(super::engine()?.switch_branch(&thread_id, &message_id).await?)
+    let engine = super::engine()?;
+    engine.choose_branch(&thread_id, &message_id).await?;
+    Ok(engine.thread_page(&thread_id, 0, None).await?)
 }
 
 #[server(output = crate::server_fns::codec::TextJson)]

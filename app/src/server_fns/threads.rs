@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPage};
+use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPage, ThreadSlice};
 
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
@@ -37,10 +37,20 @@ pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cu
     Ok(ThreadPage { threads, next })
 }
 
+/// The thread as its page shows it: its newest messages, at least `at_least` of them (a page read
+/// again asks for as many as it had loaded) and back to `through` (a search result's message), and
+/// whether earlier ones exist.
 #[server(output = crate::server_fns::codec::TextJson)]
-pub async fn get_thread(id: String) -> Result<ThreadDetail, AppError> {
+pub async fn get_thread(id: String, at_least: u32, through: Option<String>) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
-    Ok(engine.thread(&id).await?)
+    Ok(engine.thread_page(&id, at_least as usize, through.as_deref()).await?)
+}
+
+/// "Show earlier messages": the messages of the thread's branch just before `before` (the first
+/// one the page shows), with their calls and approvals.
+#[server(output = crate::server_fns::codec::TextJson)]
+pub async fn earlier_messages(thread_id: String, before: String) -> Result<ThreadSlice, AppError> {
+    Ok(super::engine()?.earlier_messages(&thread_id, &before).await?)
 }
 
 #[server(output = crate::server_fns::codec::TextJson)]

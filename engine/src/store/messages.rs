@@ -129,6 +129,26 @@ impl Store {
         .await?)
     }
 
+    /// How far `message_id` is from the head of the thread's chosen branch (0: the head), if it is
+    /// on that branch within `max` messages of the head.
+    pub async fn depth_on_branch(&self, thread_id: &str, message_id: &str, max: usize) -> Result<Option<usize>> {
+        let depth: Option<i64> = sqlx::query_scalar(
+            "WITH RECURSIVE path (id, depth) AS ( \
+               SELECT head_id, 0 FROM threads WHERE id = ?1 AND head_id IS NOT NULL \
+               UNION ALL \
+               SELECT m.parent_id, path.depth + 1 FROM messages m JOIN path ON m.id = path.id \
+               WHERE m.parent_id IS NOT NULL AND m.thread_id = ?1 AND path.id != ?2 AND path.depth + 1 < ?3 \
+             ) \
+             SELECT depth FROM path WHERE id = ?2",
+        )
+        .bind(thread_id)
+        .bind(message_id)
+        .bind(i64::try_from(max).unwrap_or(i64::MAX))
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(depth.and_then(|d| usize::try_from(d).ok()))
+    }
+
     /// Whether `id` is a message of the thread (on any branch).
     pub async fn has_message(&self, thread_id: &str, id: &str) -> Result<bool> {
         Ok(sqlx::query("SELECT 1 FROM messages WHERE id = ? AND thread_id = ?")
