@@ -2,6 +2,8 @@
 //! for another answer adds a sibling. The thread shows one branch, the path to its head. These are the
 //! tree's questions, answered over the `(id, parent, role)` rows the store lists (`message_tree`).
 
+use std::collections::HashMap;
+
 use warden_types::message::Role;
 use warden_types::thread::BranchPoint;
 
@@ -10,12 +12,19 @@ pub type Link = (String, Option<String>, Role);
 
 /// The messages of `path` that have siblings, each with all of them in the order written.
 pub fn branch_points(tree: &[Link], path: &[String]) -> Vec<BranchPoint> {
+    // Indexed once: a whole long thread's path is read against its whole tree.
+    let parent_of: HashMap<&str, Option<&str>> = tree.iter().map(|(m, p, _)| (m.as_str(), p.as_deref())).collect();
+    let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
+    for (m, p, _) in tree {
+        children.entry(p.as_deref()).or_default().push(m);
+    }
     path.iter()
         .filter_map(|id| {
-            let parent = &tree.iter().find(|(m, _, _)| m == id)?.1;
-            let siblings: Vec<String> =
-                tree.iter().filter(|(_, p, _)| p == parent).map(|(m, _, _)| m.clone()).collect();
-            (siblings.len() > 1).then(|| BranchPoint { message_id: id.clone(), siblings })
+            let siblings = &children[parent_of.get(id.as_str())?];
+            (siblings.len() > 1).then(|| BranchPoint {
+                message_id: id.clone(),
+                siblings: siblings.iter().map(|s| s.to_string()).collect(),
+            })
         })
         .collect()
 }

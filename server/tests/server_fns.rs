@@ -141,6 +141,18 @@ async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_inp
         (fns::StopRun::PATH, form(&[("run_id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
         (fns::RevokeRule::PATH, form(&[("rule_id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
         (fns::GetThread::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            fns::EarlierMessages::PATH,
+            form(&[("thread_id", "nope"), ("before", "x")]),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (
+            fns::EarlierMessages::PATH,
+            form(&[("thread_id", thread), ("before", "nope")]),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
         (fns::RenameThread::PATH, form(&[("id", "nope"), ("title", "New")]), StatusCode::NOT_FOUND, "NotFound"),
         (
             fns::RenameThread::PATH,
@@ -173,6 +185,8 @@ async fn arguments_that_do_not_parse_are_a_422_not_a_server_failure_and_change_n
         (fns::SetArchived::PATH, form(&[("id", thread.as_str()), ("archived", "maybe")])),
         (fns::SendMessage::PATH, form(&[("thread_id", thread.as_str())])),
         (fns::GetThread::PATH, form(&[])),
+        (fns::GetThread::PATH, form(&[("id", thread.as_str()), ("at_least", "-1")])),
+        (fns::EarlierMessages::PATH, form(&[("thread_id", thread.as_str())])),
         (mcp::SetMcpToolPolicy::PATH, Body::Json(json!({"name": "x", "tool": "y", "policy": "sometimes"}))),
     ] {
         let (s, answer) = app.call(path, body).await;

@@ -44,7 +44,7 @@ pub fn ChatPage() -> impl IntoView {
     // `?m=` (a search result's message): the page reaches back to it, so its `#m-` anchor is there.
     let query = use_query_map();
     let through = Memo::new(move |_| query.with(|q| q.get("m")));
-    let detail = Resource::new(move || (thread_id.get(), through.get()), |(id, through)| get_thread(id, 0, through));
+    let detail = Resource::new(move || (thread_id.get(), through.get()), |(id, through)| get_thread(id, None, through));
     // The models the picker offers.
     let providers = Resource::new(|| (), |_| list_providers());
     // The thread as patched by events since (and read again after a reconnect).
@@ -93,7 +93,7 @@ pub fn ChatPage() -> impl IntoView {
         // As many messages as the page shows: earlier ones the person loaded stay.
         let shown = current.with_untracked(|d| d.as_ref().map_or(0, |d| d.messages.len()));
         spawn_local(async move {
-            let answer = get_thread(id.clone(), u32::try_from(shown).unwrap_or(u32::MAX), None).await;
+            let answer = get_thread(id.clone(), u32::try_from(shown).ok(), None).await;
             let kept = since_reread.try_update_value(|(n, kept)| if *n == this { kept.take() } else { None });
             let Some(Some(kept)) = kept else { return };
             match answer {

@@ -41,9 +41,9 @@ pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cu
 /// again asks for as many as it had loaded) and back to `through` (a search result's message), and
 /// whether earlier ones exist.
 #[server(output = crate::server_fns::codec::TextJson)]
-pub async fn get_thread(id: String, at_least: u32, through: Option<String>) -> Result<ThreadDetail, AppError> {
+pub async fn get_thread(id: String, at_least: Option<u32>, through: Option<String>) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
-    Ok(engine.thread_page(&id, at_least as usize, through.as_deref()).await?)
+    Ok(engine.thread_page(&id, at_least.unwrap_or(0) as usize, through.as_deref()).await?)
 }
 
 /// "Show earlier messages": the messages of the thread's branch just before `before` (the first
