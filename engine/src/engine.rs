@@ -315,7 +315,7 @@ impl Engine {
         let call_ids: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
         let approvals = store.approvals_of_calls(&call_ids).await?;
         let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
-        let branches = branches::branch_points(&store.message_tree(thread_id).await?, &path);
+        let branches = branches::branch_points(&store.versions_of(thread_id, &ids).await?, &path);
         Ok((tool_calls, approvals, branches))
     }
 

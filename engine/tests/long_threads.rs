@@ -86,6 +86,17 @@ async fn a_long_thread_opens_at_its_newest_messages_and_earlier_ones_come_a_slic
     let again = h.engine.thread_page(&thread, loaded.messages.len(), None).await.unwrap();
     assert_eq!(again.messages, whole.messages);
     assert!(!again.earlier);
+
+    // Another answer to the newest turn: the page lists its versions as the whole thread does.
+    turn(&h, &thread, "one more question", 0).await;
+    let answered = h.engine.thread(&thread).await.unwrap().messages.last().unwrap().id.clone();
+    let other = h.engine.regenerate(&thread, &answered).await.unwrap();
+    run_to_end(&h.engine, &other.run_id).await;
+    let whole = h.engine.thread(&thread).await.unwrap();
+    let page = h.engine.thread_page(&thread, 0, None).await.unwrap();
+    assert_eq!(whole.branches.len(), 1);
+    assert_eq!(whole.branches[0].siblings.len(), 2);
+    assert_eq!(page.branches, whole.branches);
 }
 
 #[tokio::test]

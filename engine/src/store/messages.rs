@@ -171,6 +171,27 @@ impl Store {
         rows.iter().map(|r| Ok((record_from_row(r)?, r.try_get("parent_id")?))).collect()
     }
 
+    /// The part of the thread's tree that says which of `ids` have other versions: every message
+    /// whose parent is the parent of one of them (the first messages of the thread, for one that
+    /// has none), as `(id, parent_id, role)` in the order written. A page of a long thread reads
+    /// these instead of the whole tree.
+    pub async fn versions_of(&self, thread_id: &str, ids: &[&str]) -> Result<Vec<(String, Option<String>, Role)>> {
+        let rows = sqlx::query(
+            "SELECT id, parent_id, role, position FROM messages WHERE thread_id = ?1 AND parent_id IN \
+               (SELECT parent_id FROM messages WHERE thread_id = ?1 AND id IN (SELECT value FROM json_each(?2))) \
+             UNION ALL \
+             SELECT id, parent_id, role, position FROM messages WHERE thread_id = ?1 AND parent_id IS NULL \
+               AND EXISTS (SELECT 1 FROM messages WHERE thread_id = ?1 AND parent_id IS NULL \
+                 AND id IN (SELECT value FROM json_each(?2))) \
+             ORDER BY position",
+        )
+        .bind(thread_id)
+        .bind(json(&ids)?)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
+    }
+
     /// Every message of the thread, on any branch, as `(id, parent_id, role)` in the order written.
     pub async fn message_tree(&self, thread_id: &str) -> Result<Vec<(String, Option<String>, Role)>> {
         let rows = sqlx::query("SELECT id, parent_id, role FROM messages WHERE thread_id = ? ORDER BY position")
