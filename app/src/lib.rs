@@ -15,6 +15,7 @@ pub mod live_run;
 pub mod model;
 pub mod routes;
 pub mod run_stream;
+pub mod scroll_anchor;
 pub mod server_fns;
 pub mod shortcuts;
 pub mod theme;

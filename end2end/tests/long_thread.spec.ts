@@ -50,6 +50,9 @@ test("a long thread opens at its newest messages and shows the earlier ones on r
   await earlier.click();
   await expect(shown).toHaveCount(200);
   await expect(shown.first()).toContainText("Question number 30.");
+  // What was on screen stays there; the earlier messages are above it.
+  await expect(shown.filter({ hasText: "Question number 80." })).toBeInViewport();
+  await expect(shown.first()).not.toBeInViewport();
   await earlier.click();
   await expect(shown).toHaveCount(COUNT);
   await expect(shown.first()).toContainText("Question number 0.");

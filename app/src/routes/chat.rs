@@ -312,9 +312,16 @@ pub fn ChatPage() -> impl IntoView {
         let id = thread_id.get_untracked();
         spawn_local(async move {
             match earlier_messages(id.clone(), first).await {
-                Ok(slice) => patch_thread(&id, &|d| {
-                    d.prepend(&slice);
-                }),
+                Ok(slice) => {
+                    // What the person was reading stays where it is; the earlier messages are above it.
+                    let anchor = crate::scroll_anchor::Anchor::first_row();
+                    patch_thread(&id, &|d| {
+                        d.prepend(&slice);
+                    });
+                    if let Some(anchor) = anchor {
+                        anchor.restore();
+                    }
+                }
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
