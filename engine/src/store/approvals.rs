@@ -264,20 +264,15 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::test_db;
 
     /// On a real SQLite file with the migrations applied: a page of approvals of any status is read
     /// in index order (SQLite's own plan says so: no sort of every approval).
     #[tokio::test]
     async fn a_page_of_the_newest_approvals_is_read_by_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let store =
-            Store::open(&format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display())).await.unwrap();
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {SELECT} {NEWEST_FIRST}")))
-            .bind(10)
-            .fetch_all(store.pool())
-            .await
-            .unwrap();
-        let plan: Vec<String> = rows.iter().map(|r| r.get::<String, _>("detail")).collect();
+        let (_dir, store) = test_db::store().await;
+        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {SELECT} {NEWEST_FIRST}")));
+        let plan = test_db::plan(&store, explained.bind(10)).await;
         assert!(plan.iter().any(|step| step.contains("USING INDEX approvals_by_creation")), "the plan: {plan:?}");
         assert!(!plan.iter().any(|step| step.contains("TEMP B-TREE")), "the plan: {plan:?}");
         assert!(store.approvals(None, 10).await.unwrap().is_empty());

@@ -246,20 +246,15 @@ const LAST_MESSAGE_OF_RUN: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::test_db;
 
     /// On a real SQLite file with the migrations applied: the run's latest message is looked up by
     /// index (SQLite's own plan says so), and it is that run's, among other threads' messages.
     #[tokio::test]
     async fn a_runs_latest_message_is_found_by_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let store =
-            Store::open(&format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display())).await.unwrap();
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {LAST_MESSAGE_OF_RUN}")))
-            .bind("any")
-            .fetch_all(store.pool())
-            .await
-            .unwrap();
-        let plan: Vec<String> = rows.iter().map(|r| r.get::<String, _>("detail")).collect();
+        let (_dir, store) = test_db::store().await;
+        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {LAST_MESSAGE_OF_RUN}")));
+        let plan = test_db::plan(&store, explained.bind("any")).await;
         assert_eq!(plan, ["SEARCH messages USING INDEX messages_by_run (run_id=?)"], "the plan: {plan:?}");
 
         let mut runs = Vec::new();

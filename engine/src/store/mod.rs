@@ -108,3 +108,25 @@ fn found(done: sqlx::sqlite::SqliteQueryResult, what: &'static str, id: &str) ->
     }
     Ok(())
 }
+
+/// A store on a fresh SQLite file with every migration applied, and SQLite's plan for a query on it.
+#[cfg(test)]
+pub(crate) mod test_db {
+    use sqlx::sqlite::{SqliteArguments, SqliteRow};
+    use sqlx::{Row, Sqlite};
+
+    use super::Store;
+
+    pub async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            Store::open(&format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display())).await.unwrap();
+        (dir, store)
+    }
+
+    /// SQLite's plan for `explained` (an `EXPLAIN QUERY PLAN` query with its arguments), a step each.
+    pub async fn plan(store: &Store, explained: sqlx::query::Query<'_, Sqlite, SqliteArguments>) -> Vec<String> {
+        let rows: Vec<SqliteRow> = explained.fetch_all(store.pool()).await.unwrap();
+        rows.iter().map(|r| r.get::<String, _>("detail")).collect()
+    }
+}
