@@ -176,19 +176,7 @@ impl Store {
     /// has none), as `(id, parent_id, role)` in the order written. A page of a long thread reads
     /// these instead of the whole tree.
     pub async fn versions_of(&self, thread_id: &str, ids: &[&str]) -> Result<Vec<(String, Option<String>, Role)>> {
-        let rows = sqlx::query(
-            "SELECT id, parent_id, role, position FROM messages WHERE thread_id = ?1 AND parent_id IN \
-               (SELECT parent_id FROM messages WHERE thread_id = ?1 AND id IN (SELECT value FROM json_each(?2))) \
-             UNION ALL \
-             SELECT id, parent_id, role, position FROM messages WHERE thread_id = ?1 AND parent_id IS NULL \
-               AND EXISTS (SELECT 1 FROM messages WHERE thread_id = ?1 AND parent_id IS NULL \
-                 AND id IN (SELECT value FROM json_each(?2))) \
-             ORDER BY position",
-        )
-        .bind(thread_id)
-        .bind(json(&ids)?)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(VERSIONS_OF).bind(thread_id).bind(json(&ids)?).fetch_all(&self.pool).await?;
         rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
     }
 
@@ -238,6 +226,14 @@ impl Store {
     }
 }
 
+/// `versions_of`: from each shown message (by id) to its parent's children (`IS`: the first messages
+/// of the thread share a NULL parent). CROSS JOIN keeps that order: left to itself SQLite walked the
+/// thread's every message in position order to spare the sort of the few it returns.
+const VERSIONS_OF: &str = "SELECT m.id, m.parent_id, m.role FROM json_each(?2) AS shown \
+     CROSS JOIN messages s ON s.id = shown.value AND s.thread_id = ?1 \
+     CROSS JOIN messages m ON m.thread_id = ?1 AND m.parent_id IS s.parent_id \
+     ORDER BY m.position";
+
 /// The driver reads this at every step and every decision: found by `messages_by_run`, not by a scan of
 /// every thread's messages.
 const LAST_MESSAGE_OF_RUN: &str =
@@ -266,5 +262,23 @@ mod tests {
             let last = store.last_message_of_run(run).await.unwrap().expect("the run's message");
             assert_eq!(last.run_id.as_deref(), Some(run.as_str()));
         }
+    }
+
+    /// A page's message versions are looked up from its messages, not by walking the thread.
+    #[tokio::test]
+    async fn the_versions_of_a_pages_messages_are_found_by_index() {
+        let (_dir, store) = test_db::store().await;
+        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {VERSIONS_OF}")));
+        let plan = test_db::plan(&store, explained.bind("t").bind("[]")).await;
+        assert_eq!(
+            plan,
+            [
+                "SCAN shown VIRTUAL TABLE INDEX 1:",
+                "SEARCH s USING INDEX sqlite_autoindex_messages_1 (id=?)",
+                "SEARCH m USING INDEX messages_by_parent (thread_id=? AND parent_id=?)",
+                "USE TEMP B-TREE FOR ORDER BY"
+            ],
+            "the plan: {plan:?}"
+        );
     }
 }
