@@ -344,7 +344,7 @@ async fn approvals() {
     to_request.sort_by(f64::total_cmp);
     to_result.sort_by(f64::total_cmp);
     println!(
-        "approvals: message sent -> approval_request p50 {:.2} ms p95 {:.2} ms (target p50 < 3 ms)",
+        "approvals: message sent -> approval_request p50 {:.2} ms p95 {:.2} ms (target p50 < 2 ms)",
         percentile(&to_request, 0.5),
         percentile(&to_request, 0.95)
     );
