@@ -11,7 +11,7 @@ use warden_types::thread::BranchPoint;
 pub type Link = (String, Option<String>, Role);
 
 /// The messages of `path` that have siblings, each with all of them in the order written.
-pub fn branch_points(tree: &[Link], path: &[String]) -> Vec<BranchPoint> {
+pub fn branch_points(tree: &[Link], path: &[&str]) -> Vec<BranchPoint> {
     // Indexed once: a whole long thread's path is read against its whole tree.
     let parent_of: HashMap<&str, Option<&str>> = tree.iter().map(|(m, p, _)| (m.as_str(), p.as_deref())).collect();
     let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
@@ -20,9 +20,9 @@ pub fn branch_points(tree: &[Link], path: &[String]) -> Vec<BranchPoint> {
     }
     path.iter()
         .filter_map(|id| {
-            let siblings = &children[parent_of.get(id.as_str())?];
+            let siblings = children.get(parent_of.get(id)?)?;
             (siblings.len() > 1).then(|| BranchPoint {
-                message_id: id.clone(),
+                message_id: id.to_string(),
                 siblings: siblings.iter().map(|s| s.to_string()).collect(),
             })
         })
@@ -68,11 +68,11 @@ mod tests {
 
     #[test]
     fn siblings_are_listed_for_each_message_of_the_path_that_has_them() {
-        let points = branch_points(&tree(), &["u1".into(), "a2".into()]);
+        let points = branch_points(&tree(), &["u1", "a2"]);
         assert_eq!(points.len(), 2);
         assert_eq!(points[0].siblings, ["u1", "u2"]);
         assert_eq!(points[1].siblings, ["a1", "a2"]);
-        assert!(branch_points(&tree(), &["u2".into(), "a3".into()]).iter().all(|p| p.message_id == "u2"));
+        assert!(branch_points(&tree(), &["u2", "a3"]).iter().all(|p| p.message_id == "u2"));
     }
 
     #[test]

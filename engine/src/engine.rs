@@ -19,7 +19,7 @@ use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
-use crate::store::{PendingInThread, Store};
+use crate::store::{shown, PendingInThread, Store};
 use crate::thread::{
     page_window, SearchHit, StoredMessage, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery,
     ThreadSlice, MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE,
@@ -252,9 +252,9 @@ impl Engine {
         };
         let limit =
             at_least.max(through.map_or(0, |depth| depth + 1)).clamp(MESSAGES_PER_PAGE, MESSAGES_KEPT_ON_REREAD);
-        let read = store.messages_shown_before(id, None, limit + 1).await?;
+        let read = store.branch_before(id, None, limit + 1).await?;
         let (messages, earlier) = page_window(read, limit, through.is_none());
-        self.thread_detail(thread, messages, earlier).await
+        self.thread_detail(thread, messages.into_iter().map(shown).collect(), earlier).await
     }
 
     /// The messages of the thread's chosen branch just before `before` (a page's first message),
@@ -265,13 +265,13 @@ impl Engine {
         if !store.has_message(thread_id, before).await? {
             return Err(Error::not_found("message", before));
         }
-        let read = store.messages_shown_before(thread_id, Some(before), MESSAGES_PER_PAGE + 1).await?;
+        let read = store.branch_before(thread_id, Some(before), MESSAGES_PER_PAGE + 1).await?;
         let (messages, earlier) = page_window(read, MESSAGES_PER_PAGE, true);
         let (tool_calls, approvals, branches) = self.calls_and_versions(thread_id, &messages).await?;
         Ok(ThreadSlice {
             thread_id: thread_id.to_string(),
             before: before.to_string(),
-            messages,
+            messages: messages.into_iter().map(shown).collect(),
             tool_calls,
             approvals,
             branches,
@@ -314,8 +314,7 @@ impl Engine {
         let tool_calls = store.tool_calls_of_messages(&ids).await?;
         let call_ids: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
         let approvals = store.approvals_of_calls(&call_ids).await?;
-        let path: Vec<String> = messages.iter().map(|m| m.id.clone()).collect();
-        let branches = branches::branch_points(&store.versions_of(thread_id, &ids).await?, &path);
+        let branches = branches::branch_points(&store.versions_of(thread_id, &ids).await?, &ids);
         Ok((tool_calls, approvals, branches))
     }
 

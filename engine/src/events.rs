@@ -56,6 +56,11 @@ struct Streams {
 }
 
 impl Streams {
+    /// A panic elsewhere while it was held leaves nothing half-done here: the maps are used as they are.
+    fn lock(streams: &Mutex<Streams>) -> std::sync::MutexGuard<'_, Streams> {
+        streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn unstored_after(&self, run_id: &str, after: u64) -> Vec<RunEventRecord> {
         self.unstored
             .get(run_id)
@@ -185,7 +190,7 @@ impl EventHub {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Streams> {
-        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+        Streams::lock(&self.streams)
     }
 
     /// The run's stored events after `after`, then those of `unstored` (copied before the log was read)
@@ -300,7 +305,7 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>,
                 Err(e) => tracing::error!(error = %e, lost = batch.len(), "could not write run events"),
             }
             // Stored, or failed and logged as lost: either way the log is all a reader gets of them now.
-            streams.lock().unwrap_or_else(|p| p.into_inner()).forget(&batch);
+            Streams::lock(&streams).forget(&batch);
             batch.clear();
         }
         for w in waiters.drain(..) {

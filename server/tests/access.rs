@@ -130,10 +130,19 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         warden_app::server_fns::SwitchBranch::PATH,
         warden_app::server_fns::RegenerateTitle::PATH,
         warden_app::server_fns::outside_linked::LinkedOutsideRequests::PATH,
+        warden_app::server_fns::GetThread::PATH,
+        warden_app::server_fns::EarlierMessages::PATH,
     ] {
         let res = http
             .post(app.url(path))
-            .form(&[("query", "x"), ("id", "x"), ("pinned", "true"), ("text", "{}")])
+            .form(&[
+                ("query", "x"),
+                ("id", "x"),
+                ("pinned", "true"),
+                ("text", "{}"),
+                ("thread_id", "x"),
+                ("before", "x"),
+            ])
             .send()
             .await;
         let res = res.expect("request");

@@ -9,8 +9,13 @@ use warden_types::message::{Block, Message, Role};
 use warden_types::thread::StoredMessage;
 
 fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
-    let message = record_from_row(r)?;
-    Ok(StoredMessage { html: shown_as_html(message.role, &message.content), ..message })
+    Ok(shown(record_from_row(r)?))
+}
+
+/// A stored message as a page shows it: the model's words rendered to sanitised HTML (the costly
+/// part: only for what a page shows).
+pub fn shown(message: StoredMessage) -> StoredMessage {
+    StoredMessage { html: shown_as_html(message.role, &message.content), ..message }
 }
 
 /// A message as stored, without the HTML it is shown as (for the engine and an export).
@@ -89,17 +94,17 @@ impl Store {
         self.branch_rows(thread_id).await?.iter().map(message_from_row).collect()
     }
 
-    /// Up to `limit` messages of the chosen branch as a page shows them (see `messages_shown`), the
-    /// newest ones, or the ones just before `before` (a message of the thread), in order. The walk
-    /// up the branch stops after `limit`, so a long thread costs only what is shown.
-    pub async fn messages_shown_before(
+    /// Up to `limit` messages of the chosen branch, as stored (no HTML: a page renders the ones it
+    /// keeps with [`shown`]), the newest ones, or the ones just before `before` (a message of the
+    /// thread), in order. The walk up the branch stops after `limit`, so a long thread costs only
+    /// what is read.
+    pub async fn branch_before(
         &self,
         thread_id: &str,
         before: Option<&str>,
         limit: usize,
     ) -> Result<Vec<StoredMessage>> {
-        let rows = self.path_rows(thread_id, before, limit).await?;
-        rows.iter().map(message_from_row).collect()
+        self.path_rows(thread_id, before, limit).await?.iter().map(record_from_row).collect()
     }
 
     async fn branch_rows(&self, thread_id: &str) -> Result<Vec<SqliteRow>> {

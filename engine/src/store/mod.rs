@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 pub use approvals::NewApproval;
 pub use connection_checks::{NewCheck, PendingInThread};
 pub use events::StoredEvent;
+pub use messages::shown;
 pub use providers::StoredProvider;
 pub use result_summaries::StoredSummary;
 pub use runs::StartedRun;
