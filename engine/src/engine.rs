@@ -354,9 +354,8 @@ impl Engine {
     /// Stores the user's message and starts the run that answers it.
     pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
         let content = input::message(&content)?;
-        let model = self.model_for_new_run(thread_id).await?;
+        let (model, max_steps) = self.new_run_settings(thread_id).await?;
         let prompt_title = title::from_prompt(&content);
-        let max_steps = self.max_steps_for_new_run(thread_id).await?;
         let started = self
             .rt
             .handles
@@ -368,22 +367,19 @@ impl Engine {
         Ok(RunStarted { run_id, message_id })
     }
 
-    /// The model a new run of this thread records: the thread's choice if it still exists, else the default.
-    async fn model_for_new_run(&self, thread_id: &str) -> Result<warden_types::provider::ModelChoice> {
-        let providers = &self.rt.handles.providers;
-        match self.rt.handles.store.thread_model(thread_id).await? {
+    /// The model and step limit a new run of this thread records: the thread's own if it has them
+    /// (a model only while it still exists), else the server's.
+    async fn new_run_settings(&self, thread_id: &str) -> Result<(warden_types::provider::ModelChoice, u32)> {
+        let handles = &self.rt.handles;
+        let (choice, max_steps) = handles.store.new_run_settings(thread_id).await?;
+        let model = match choice {
             Some(choice) => {
-                providers.check_choice(&choice)?;
-                Ok(choice)
+                handles.providers.check_choice(&choice)?;
+                choice
             }
-            None => providers.default_choice().ok_or(Error::NoModel),
-        }
-    }
-
-    /// The step limit a new run of this thread records: the thread's own, else the server's.
-    async fn max_steps_for_new_run(&self, thread_id: &str) -> Result<u32> {
-        let options = self.rt.handles.store.thread_options(thread_id).await?;
-        Ok(options.max_steps.unwrap_or(self.rt.handles.config.max_steps))
+            None => handles.providers.default_choice().ok_or(Error::NoModel)?,
+        };
+        Ok((model, max_steps.unwrap_or(handles.config.max_steps)))
     }
 
     /// Tells a new run's stream what starting it stored, and starts driving it.
@@ -408,8 +404,7 @@ impl Engine {
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
-        let model = self.model_for_new_run(thread_id).await?;
-        let max_steps = self.max_steps_for_new_run(thread_id).await?;
+        let (model, max_steps) = self.new_run_settings(thread_id).await?;
         let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), None).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
     }
@@ -429,8 +424,7 @@ impl Engine {
         }
         let parent = parent.clone();
         self.end_active_run(thread_id).await?;
-        let model = self.model_for_new_run(thread_id).await?;
-        let max_steps = self.max_steps_for_new_run(thread_id).await?;
+        let (model, max_steps) = self.new_run_settings(thread_id).await?;
         let started = self
             .rt
             .handles
@@ -459,8 +453,7 @@ impl Engine {
         };
         let from = shown[person].id.clone();
         self.end_active_run(thread_id).await?;
-        let model = self.model_for_new_run(thread_id).await?;
-        let max_steps = self.max_steps_for_new_run(thread_id).await?;
+        let (model, max_steps) = self.new_run_settings(thread_id).await?;
         let started =
             self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), Some(Some(&from))).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
@@ -517,6 +510,13 @@ impl Engine {
     pub async fn subscribe(&self, run_id: &str, after: u64) -> Result<BoxStream<'static, RunEventRecord>> {
         let run = self.rt.handles.store.run(run_id).await?;
         self.rt.handles.events.subscribe(run_id, after, run.status.is_terminal() && !self.rt.is_driving(run_id)).await
+    }
+
+    /// The events of a run this engine just started (`RunStarted`), from its first: the run is known
+    /// to exist and to have been running, so its row is not read again. Had it ended already, its
+    /// log holds its last event and the stream ends there.
+    pub async fn subscribe_started(&self, run_id: &str) -> Result<BoxStream<'static, RunEventRecord>> {
+        self.rt.handles.events.subscribe(run_id, 0, false).await
     }
 
     // --- approvals ---

@@ -225,6 +225,8 @@ impl EventHub {
             });
             (rx, streams.unstored_after(run_id, after))
         };
+        // Made at once, so that however this ends, a channel nobody reads is dropped with it.
+        let rx = rx.map(|rx| Subscription { rx: Some(rx), hub: self.clone(), run_id: run_id.to_string() });
         let replay = self.replay(run_id, after, unstored).await?;
         let last = replay.last().map(|r| r.seq).unwrap_or(after);
         let ended = replay.iter().any(RunEventRecord::is_terminal);
@@ -232,7 +234,6 @@ impl EventHub {
         let (Some(rx), false) = (rx, ended) else {
             return Ok(replay.boxed());
         };
-        let rx = Subscription { rx: Some(rx), hub: self.clone(), run_id: run_id.to_string() };
         let live = futures::stream::unfold((rx, last, false), |(mut sub, mut last, done)| async move {
             if done {
                 return None;
@@ -496,6 +497,29 @@ mod log_tests {
         hub.flush().await;
         assert!(hub.lock().unstored.is_empty(), "nothing is kept once stored");
         assert_eq!(texts(&hub.subscribe(&run, 0, true).await.unwrap().collect::<Vec<_>>().await), want);
+    }
+
+    /// A reader that asks for a run as still going (a run just started, whose row is not read again)
+    /// after it has ended gets the whole run, and leaves no live channel behind; a reader still
+    /// following keeps its channel until it goes.
+    #[tokio::test]
+    async fn a_reader_of_a_run_that_ended_meanwhile_leaves_no_channel_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, run) = store_with_a_run(&dir).await;
+        let hub = EventHub::start(store.clone()).await.unwrap();
+        hub.emit(&run, &delta("all "));
+        hub.emit(&run, &RunEvent::RunFinished { message_id: None, stopped: false });
+        let late = hub.subscribe(&run, 0, false).await.unwrap();
+        assert!(!hub.lock().live.contains_key(&run), "no channel is kept for an ended run");
+        let all: Vec<RunEventRecord> = late.collect().await;
+        assert_eq!(texts(&all), ["all "]);
+        assert!(all.last().is_some_and(|r| r.is_terminal()));
+
+        let (_, other) = store_with_a_run(&tempfile::tempdir().unwrap()).await;
+        let following = hub.subscribe(&other, 0, false).await.unwrap();
+        assert!(hub.lock().live.contains_key(&other), "a reader of a run going on has its channel");
+        drop(following);
+        assert!(!hub.lock().live.contains_key(&other), "and it goes with the reader");
     }
 
     #[tokio::test]

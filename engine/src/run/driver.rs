@@ -7,8 +7,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::call_plan::{self, CallPlan, Recorded};
 use super::connection_checks::{self, Replan};
+use super::conversation::Conversation;
 use super::{
-    conversation, long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus,
+    long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus,
 };
 use crate::approval::gate::parse_arguments;
 use crate::approval::lifecycle::result_event;
@@ -87,8 +88,8 @@ pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) ->
             Turn::CalledTools => continue,
             Turn::Answered { message_id } => {
                 title::maybe_generate(rt, &run).await;
+                // Storing the answer marked the thread's activity.
                 rt.store.set_run_status(run_id, RunStatus::Finished, None).await?;
-                rt.store.touch_thread(&run.thread_id).await?;
                 rt.events.emit(run_id, &RunEvent::RunFinished { message_id: Some(message_id), stopped: false });
                 return Ok(Outcome::Ended);
             }
@@ -107,6 +108,11 @@ async fn settle_latest_turn(
     step: u32,
     cancel: &CancellationToken,
 ) -> Result<Option<bool>> {
+    // Before its first step a run has asked the model nothing, so it has no turn (the step is stored
+    // before the model is asked): a new run skips the read.
+    if step == 0 {
+        return Ok(None);
+    }
     let Some(last) = rt.store.last_message_of_run(&run.id).await? else { return Ok(None) };
     if last.role != Role::Assistant {
         return Ok(None);
@@ -359,8 +365,9 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     // A call to a tool not offered is answered as one to an unknown tool and never runs.
     let options = rt.store.thread_options(&run.thread_id).await?;
     let registry = tool_set::registry(rt, run, &options);
-    long_results::summarise_new(rt, run, provider.as_ref(), cancel).await?;
-    let messages = conversation::build(&rt.store, &run.thread_id, &rt.config).await?;
+    let mut conversation = Conversation::load(&rt.store, &run.thread_id).await?;
+    long_results::summarise_new(rt, run, provider.as_ref(), cancel, &mut conversation).await?;
+    let messages = conversation.for_model(&rt.config);
     let request = TurnRequest { messages, tools: tool_set::offered(rt, run, &registry).await? };
     let stream = match provider.stream_turn(request, cancel.clone()).await {
         Ok(s) => s,

@@ -70,7 +70,13 @@ impl Store {
         .bind(thread_id)
         .execute(&mut **tx)
         .await?;
-        Self::set_head_in(tx, thread_id, Some(&id)).await?;
+        // A new message is the thread's latest activity too (the list is ordered by it).
+        sqlx::query("UPDATE threads SET head_id = ?, updated_at = ? WHERE id = ?")
+            .bind(&id)
+            .bind(&ts)
+            .bind(thread_id)
+            .execute(&mut **tx)
+            .await?;
         Ok(StoredMessage {
             id,
             run_id: run_id.map(str::to_string),

@@ -17,21 +17,15 @@ pub struct StoredSummary {
 }
 
 impl Store {
-    /// The summaries of a thread's results, by tool call id.
-    pub async fn result_summaries_of_thread(&self, thread_id: &str) -> Result<HashMap<String, StoredSummary>> {
-        let rows = sqlx::query("SELECT tool_call_id, summary, kept FROM result_summaries WHERE thread_id = ?")
-            .bind(thread_id)
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter()
-            .map(|r| {
-                let kept: String = r.try_get("kept")?;
-                Ok((
-                    r.try_get("tool_call_id")?,
-                    StoredSummary { summary: r.try_get("summary")?, kept: from_json(&kept)? },
-                ))
-            })
-            .collect()
+    /// The summaries of the results of the calls `call_ids`, by tool call id (each found by its key).
+    pub async fn result_summaries_of_calls(&self, call_ids: &[&str]) -> Result<HashMap<String, StoredSummary>> {
+        let rows = sqlx::query(
+            "SELECT tool_call_id, summary, kept FROM result_summaries WHERE tool_call_id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(json(&call_ids)?)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(summary_from_row).collect()
     }
 
     /// Records the summary of a result (or why there is none); the first record of a result stays.
@@ -56,4 +50,9 @@ impl Store {
         .await?;
         Ok(())
     }
+}
+
+fn summary_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<(String, StoredSummary)> {
+    let kept: String = r.try_get("kept")?;
+    Ok((r.try_get("tool_call_id")?, StoredSummary { summary: r.try_get("summary")?, kept: from_json(&kept)? }))
 }

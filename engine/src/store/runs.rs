@@ -133,13 +133,16 @@ impl Store {
                 let role = warden_types::message::Role::User;
                 Some(Self::insert_message(&mut tx, thread_id, Some(&run_id), role, &blocks).await?)
             }
-            None => None,
+            // Storing the message marked the thread's activity; without one the run does.
+            None => {
+                sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
+                    .bind(&ts)
+                    .bind(thread_id)
+                    .execute(&mut *tx)
+                    .await?;
+                None
+            }
         };
-        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
-            .bind(&ts)
-            .bind(thread_id)
-            .execute(&mut *tx)
-            .await?;
         let mut title = None;
         if let Some(prompt_title) = prompt_title {
             let titled = sqlx::query(

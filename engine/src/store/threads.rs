@@ -186,6 +186,21 @@ impl Store {
         })
     }
 
+    /// What a new run of the thread starts from, in one read: the thread's own model choice and step
+    /// limit, if it has them.
+    pub async fn new_run_settings(
+        &self,
+        id: &str,
+    ) -> Result<(Option<warden_types::provider::ModelChoice>, Option<u32>)> {
+        let row = sqlx::query("SELECT provider_id, model, max_steps FROM threads WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("thread", id))?;
+        let max_steps = row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok());
+        Ok((super::providers::choice(row.try_get("provider_id")?, row.try_get("model")?), max_steps))
+    }
+
     /// Stores the switches (checked by the engine before they get here).
     pub async fn set_thread_options(&self, id: &str, options: &ThreadOptions) -> Result<()> {
         let result = sqlx::query("UPDATE threads SET tools_enabled = ?, mcp_enabled = ?, max_steps = ? WHERE id = ?")

@@ -131,24 +131,6 @@ impl Store {
         rows.iter().map(call_from_row).collect()
     }
 
-    /// The thread's calls with a stored output of more than `bytes` bytes (of JSON, so every call whose
-    /// text is that long, and a few whose text is shorter) and no summary row yet, `read_result`'s own
-    /// slices left out (see `run::long_results`).
-    pub async fn calls_to_summarise(&self, thread_id: &str, bytes: usize) -> Result<Vec<ToolCallRecord>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? AND output IS NOT NULL \
-               AND name != 'read_result' AND length(CAST(output AS BLOB)) > ? \
-               AND id NOT IN (SELECT tool_call_id FROM result_summaries WHERE thread_id = ?) \
-             ORDER BY created_at, position"
-        )))
-        .bind(thread_id)
-        .bind(i64::try_from(bytes).unwrap_or(i64::MAX))
-        .bind(thread_id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(call_from_row).collect()
-    }
-
     /// Claims an approved call for execution. Only one caller ever gets `true` for a call.
     pub async fn mark_tool_call_started(&self, id: &str) -> Result<bool> {
         let r = sqlx::query(

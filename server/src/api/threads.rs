@@ -188,6 +188,6 @@ pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -
 
 /// The event stream of a run just started, from its first event.
 async fn run_events(engine: &Engine, started: RunStarted) -> ApiResult<impl IntoResponse + use<>> {
-    let events = engine.subscribe(&started.run_id, 0).await?;
+    let events = engine.subscribe_started(&started.run_id).await?;
     Ok(to_sse(events, engine.shutdown_token()))
 }

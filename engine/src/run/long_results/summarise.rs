@@ -1,4 +1,4 @@
-//! Making the summaries: before a model turn, each long result of the thread that has none yet is
+//! Making the summaries: before a model turn, each long result of the branch that has none yet is
 //! summarised by the run's model (a `complete` call with its own prompt, not a chat turn) and the
 //! summary stored with what it left out, once. A failure is stored too, so the result is shown cut
 //! from then on rather than tried again every turn.
@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::llm::Provider;
 use crate::message::{Message, Role};
 use crate::outcome_text::full_text;
+use crate::run::conversation::Conversation;
 use crate::run::handles::RunHandles;
 use crate::run::{RunEvent, RunSummary};
 use crate::store::StoredSummary;
@@ -33,34 +34,39 @@ const MAX_SUMMARY: usize = 6 * 1024;
 /// Characters of the call's arguments shown to the summariser.
 const MAX_ARGUMENTS: usize = 300;
 
-/// Summarises the thread's long results that have no summary yet, one after the other. Returns early
-/// (storing nothing for the result at hand) when the run is stopped.
+/// Summarises the long results of the conversation's branch that have no summary yet, one after the
+/// other, and adds each summary to `conversation`. Returns early (storing nothing for the result at
+/// hand) when the run is stopped.
 pub async fn summarise_new(
     rt: &RunHandles,
     run: &RunSummary,
     provider: &dyn Provider,
     cancel: &CancellationToken,
+    conversation: &mut Conversation,
 ) -> Result<()> {
-    let above = rt.config.summarize_results_above;
-    if above == 0 {
+    if rt.config.summarize_results_above == 0 {
         return Ok(());
     }
+    // Measured in memory (the branch's calls are loaded for the request anyway): a short result
+    // costs nothing and is never stored as "not summarised".
+    let long: Vec<(ToolCallRecord, String)> = conversation
+        .calls()
+        .iter()
+        .filter(|call| !conversation.has_summary(&call.id))
+        .filter_map(|call| {
+            let text = full_text(call.output.as_ref()?);
+            wants_summary(call, text.len(), &rt.config).then(|| (call.clone(), text))
+        })
+        .collect();
     // The run's step as it is now, read once and only when there is something to summarise.
     let mut step = None;
-    for call in rt.store.calls_to_summarise(&run.thread_id, above).await? {
-        let Some(output) = &call.output else { continue };
-        let text = full_text(output);
-        // Stored either way, so no result is loaded again on the next turn to be turned down again.
-        let not_made = if !wants_summary(&call, text.len(), &rt.config) {
-            Some("no summary needed: the text is short (its images made the stored output long)")
-        } else if provider.name() == "local" {
-            Some("the built-in model's context is too small to summarise a long result")
-        } else {
-            None
-        };
-        if let Some(why) = not_made {
+    for (call, text) in long {
+        if provider.name() == "local" {
+            // Stored, so the result is not offered to the built-in model again on every turn.
+            let why = "the built-in model's context is too small to summarise a long result";
             let stored = StoredSummary { summary: None, kept: Vec::new() };
             rt.store.insert_result_summary(&call.id, &run.thread_id, &stored, Some(why)).await?;
+            conversation.add_summary(&call.id, stored);
             continue;
         }
         let step = match step {
@@ -84,6 +90,7 @@ pub async fn summarise_new(
             }
         };
         rt.store.insert_result_summary(&call.id, &run.thread_id, &stored, failure.as_deref()).await?;
+        conversation.add_summary(&call.id, stored);
     }
     Ok(())
 }
