@@ -26,15 +26,18 @@ pub const MIGRATIONS_TABLE: &str = "_warden_mcp_migrations";
 /// in this crate that holds the connection pool.
 #[derive(Debug, Clone)]
 pub struct McpStore {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: the database's one writer connection (see `Database`).
+    writer: SqlitePool,
 }
 
 impl McpStore {
     /// Applies warden-mcp's pending migrations to `database` and keeps it. On a database made when
     /// the engine's migrations still created `mcp_servers`, the table and its rows are kept.
     pub async fn open(database: &Database) -> Result<Self> {
-        migrator().run(database.pool()).await?;
-        Ok(Self { pool: database.pool().clone() })
+        migrator().run(database.writer()).await?;
+        Ok(Self { pool: database.pool().clone(), writer: database.writer().clone() })
     }
 
     pub async fn load_all(&self) -> Result<Vec<StoredServer>> {
@@ -70,7 +73,7 @@ impl McpStore {
         .bind(&config.name)
         .bind(json)
         .bind(transport_changed)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
@@ -82,14 +85,14 @@ impl McpStore {
             .bind(name)
             .bind(tools)
             .bind(info)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }
 
     /// Returns whether a row was deleted.
     pub async fn delete(&self, name: &str) -> Result<bool> {
-        let result = sqlx::query("DELETE FROM mcp_servers WHERE name = ?1").bind(name).execute(&self.pool).await?;
+        let result = sqlx::query("DELETE FROM mcp_servers WHERE name = ?1").bind(name).execute(&self.writer).await?;
         Ok(result.rows_affected() > 0)
     }
 }

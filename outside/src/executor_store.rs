@@ -43,13 +43,16 @@ macro_rules! select_executor {
 
 #[derive(Debug, Clone)]
 pub struct ExecutorStore {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: the database's one writer connection (see `Database`).
+    writer: SqlitePool,
 }
 
 impl ExecutorStore {
     /// The executors' table in `database`, whose migrations the hub has run.
     pub fn new(database: &Database) -> Self {
-        Self { pool: database.pool().clone() }
+        Self { pool: database.pool().clone(), writer: database.writer().clone() }
     }
 
     pub async fn insert(&self, row: &ExecutorRow) -> Result<()> {
@@ -63,7 +66,7 @@ impl ExecutorStore {
         .bind(row.bearer_token.as_deref())
         .bind(row.enabled)
         .bind(&row.created_at)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
@@ -86,14 +89,14 @@ impl ExecutorStore {
         let done = sqlx::query("UPDATE outside_executors SET enabled = ? WHERE id = ?")
             .bind(enabled)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(done.rows_affected() > 0)
     }
 
     /// Returns whether the executor existed.
     pub async fn delete(&self, id: &str) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM outside_executors WHERE id = ?").bind(id).execute(&self.pool).await?;
+        let done = sqlx::query("DELETE FROM outside_executors WHERE id = ?").bind(id).execute(&self.writer).await?;
         Ok(done.rows_affected() > 0)
     }
 }

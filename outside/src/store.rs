@@ -29,7 +29,10 @@ const MAX_DECIDED_LIMIT: u32 = 1000;
 /// warden-outside's handle on its tables.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: the database's one writer connection (see `Database`).
+    writer: SqlitePool,
 }
 
 /// A request to store.
@@ -66,8 +69,8 @@ macro_rules! select_request {
 impl Store {
     /// Applies warden-outside's pending migrations to `database` and keeps it.
     pub async fn open(database: &Database) -> Result<Self> {
-        migrator().run(database.pool()).await?;
-        Ok(Self { pool: database.pool().clone() })
+        migrator().run(database.writer()).await?;
+        Ok(Self { pool: database.pool().clone(), writer: database.writer().clone() })
     }
 
     pub async fn insert_client(&self, client: &Client, token_hash: &str) -> Result<()> {
@@ -77,7 +80,7 @@ impl Store {
             .bind(token_hash)
             .bind(json(&client.policy)?)
             .bind(&client.created_at)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }
@@ -113,7 +116,7 @@ impl Store {
         let done = sqlx::query("UPDATE outside_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
             .bind(now())
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -123,7 +126,7 @@ impl Store {
         let done = sqlx::query("UPDATE outside_clients SET policy = ? WHERE id = ?")
             .bind(json(policy)?)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -142,7 +145,7 @@ impl Store {
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         )
         .bind(json(policy)?)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }
@@ -178,7 +181,7 @@ impl Store {
         .bind(decision.map(|_| created_at.clone()))
         .bind(new.linked_call.map(|l| l.call_id.as_str()))
         .bind(new.linked_call.map(|l| l.thread_id.as_str()))
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         let stored = self
             .request_of_client(new.client_id, new.frame.id())
@@ -219,7 +222,7 @@ impl Store {
         .bind(decision.decided_by.kind.to_string())
         .bind(now())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -232,7 +235,7 @@ impl Store {
         .bind(expires_at)
         .bind(i64::try_from(timeout_secs).unwrap_or(i64::MAX))
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -292,7 +295,7 @@ impl Store {
         sqlx::query("UPDATE outside_requests SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL")
             .bind(now())
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }

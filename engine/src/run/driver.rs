@@ -72,7 +72,13 @@ pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) ->
         if step == 0 {
             connection_checks::ask_about_mentions(rt, &run).await?;
         }
-        if rt.store.run_has_pending_check(run_id).await? {
+        // The next step is stored only if no check waits: one statement for the check and the step.
+        let waits = if step >= run.max_steps {
+            rt.store.run_has_pending_check(run_id).await?
+        } else {
+            !rt.store.advance_step_unless_a_check_waits(run_id, step + 1).await?
+        };
+        if waits {
             rt.store.set_run_status(run_id, RunStatus::Waiting, None).await?;
             return Ok(Outcome::Waiting);
         }
@@ -82,7 +88,6 @@ pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) ->
             return failed(rt, &run, msg).await;
         }
         step += 1;
-        rt.store.set_run_step(run_id, step).await?;
         rt.events.emit(run_id, &RunEvent::Step { n: step, max: run.max_steps, action: "Thinking".into() });
         match model_turn(rt, &run, cancel).await? {
             Turn::CalledTools => continue,
@@ -363,9 +368,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     };
     // The thread's switches, read at every turn: a change applies from the next turn of a run.
     // A call to a tool not offered is answered as one to an unknown tool and never runs.
-    let options = rt.store.thread_options(&run.thread_id).await?;
+    // Two readers at once: neither waits for the other.
+    let (options, mut conversation) =
+        tokio::try_join!(rt.store.thread_options(&run.thread_id), Conversation::load(&rt.store, &run.thread_id))?;
     let registry = tool_set::registry(rt, run, &options);
-    let mut conversation = Conversation::load(&rt.store, &run.thread_id).await?;
     long_results::summarise_new(rt, run, provider.as_ref(), cancel, &mut conversation).await?;
     let messages = conversation.for_model(&rt.config);
     let request = TurnRequest { messages, tools: tool_set::offered(rt, run, &registry).await? };
@@ -476,10 +482,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     let (rules, servers) = if assembled.is_empty() {
         (Vec::new(), ServerView::default())
     } else {
-        (
-            rt.store.rules_of_thread(&run.thread_id).await?,
-            connection_checks::server_view(rt, &run.thread_id, &options).await?,
-        )
+        tokio::try_join!(
+            rt.store.rules_of_thread(&run.thread_id),
+            connection_checks::server_view(rt, &run.thread_id, &options)
+        )?
     };
     let mut blocks = Vec::new();
     if !text.is_empty() {

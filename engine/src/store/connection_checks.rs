@@ -167,7 +167,7 @@ impl Store {
         )))
         .bind(error)
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?;
         row.as_ref().map(check_from_row).transpose()
     }
@@ -198,7 +198,7 @@ impl Store {
         )))
         .bind(now())
         .bind(run_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.writer)
         .await?;
         rows.iter().map(check_from_row).collect()
     }

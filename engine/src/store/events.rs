@@ -73,7 +73,7 @@ impl Store {
             rows.push((e, seq));
         }
         if rows.len() <= ROWS_PER_INSERT {
-            insert_statement(&rows).build().persistent(keep_prepared(rows.len())).execute(&self.pool).await?;
+            insert_statement(&rows).build().persistent(keep_prepared(rows.len())).execute(&self.writer).await?;
             return Ok(());
         }
         let mut tx = self.write_tx().await?;
@@ -115,7 +115,7 @@ impl Store {
     pub async fn first_event_seq_of_this_boot(&self) -> Result<u64> {
         let boot: i64 = sqlx::query_scalar("INSERT INTO boots (started_at) VALUES (?) RETURNING n")
             .bind(super::now())
-            .fetch_one(&self.pool)
+            .fetch_one(&self.writer)
             .await?;
         let base = u64::try_from(boot).unwrap_or(0) << 32;
         Ok(base.max(self.max_event_seq().await? + 1))

@@ -1,4 +1,5 @@
-//! The SQLite store: one pool, schema by sqlx migrations, and one module per table group.
+//! The SQLite store: a pool of readers and one writer (see `Database`), schema by sqlx migrations,
+//! and one module per table group.
 //! Every step of a run is written here before it takes effect; memory holds only handles.
 
 mod approvals;
@@ -33,7 +34,10 @@ pub use tool_calls::{NewToolCall, Replanned};
 
 #[derive(Clone)]
 pub struct Store {
+    /// Reads only.
     pool: SqlitePool,
+    /// Every write: statements and `write_tx`.
+    writer: SqlitePool,
     database: Database,
 }
 
@@ -45,19 +49,20 @@ impl Store {
 
     /// Applies the engine's pending migrations to `database` and keeps it.
     pub async fn on(database: Database) -> Result<Self> {
-        migrator().run(database.pool()).await?;
-        Ok(Self { pool: database.pool().clone(), database })
+        migrator().run(database.writer()).await?;
+        Ok(Self { pool: database.pool().clone(), writer: database.writer().clone(), database })
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
 
-    /// A transaction that writes: it takes SQLite's write lock at its start (`BEGIN IMMEDIATE`),
-    /// waiting its turn behind other writers. A deferred one that read first could not upgrade once
-    /// another writer had committed (SQLITE_BUSY_SNAPSHOT, which no busy timeout retries).
+    /// A transaction that writes, on the writer connection (waiting its turn behind other writers):
+    /// it takes SQLite's write lock at its start (`BEGIN IMMEDIATE`). A deferred one that read first
+    /// could not upgrade once another writer had committed (SQLITE_BUSY_SNAPSHOT, which no busy
+    /// timeout retries). Inside it, write only through the transaction: the writer is taken.
     pub async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
     /// The shared database handle (for crates that own their own tables in the same file).

@@ -84,7 +84,7 @@ impl Store {
         .bind(p.text_tool_calls as i64)
         .bind(&ts)
         .bind(&ts)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await;
         match result {
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
@@ -99,7 +99,7 @@ impl Store {
         sqlx::query("UPDATE providers SET models = ? WHERE id = ?")
             .bind(json(&models)?)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }
@@ -132,7 +132,7 @@ impl Store {
             .bind(model.map(|m| &m.provider_id))
             .bind(model.map(|m| &m.model))
             .bind(thread_id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         super::found(updated, "thread", thread_id)
     }

@@ -46,7 +46,7 @@ impl Store {
         .bind(json(&summary.kept)?)
         .bind(failure)
         .bind(now())
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(())
     }

@@ -62,7 +62,7 @@ impl Store {
     }
 
     pub async fn delete_rule(&self, id: &str) -> Result<()> {
-        let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.pool).await?;
+        let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.writer).await?;
         super::found(r, "rule", id)
     }
 }

@@ -67,14 +67,23 @@ impl Store {
             .bind(error)
             .bind(finished)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         Ok(())
     }
 
-    pub async fn set_run_step(&self, id: &str, step: u32) -> Result<()> {
-        sqlx::query("UPDATE runs SET step = ? WHERE id = ?").bind(step as i64).bind(id).execute(&self.pool).await?;
-        Ok(())
+    /// Stores the run's next step, unless a connection check of the run waits for the person.
+    /// `false`: one waits (or the run is gone), and the step is not stored.
+    pub async fn advance_step_unless_a_check_waits(&self, id: &str, step: u32) -> Result<bool> {
+        let advanced = sqlx::query(
+            "UPDATE runs SET step = ?1 WHERE id = ?2 \
+             AND NOT EXISTS (SELECT 1 FROM connection_checks WHERE run_id = ?2 AND status = 'pending')",
+        )
+        .bind(step as i64)
+        .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(advanced.rows_affected() == 1)
     }
 }
 

@@ -59,7 +59,7 @@ impl Store {
         .bind(source)
         .bind(&ts)
         .bind(&ts)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?
         .rows_affected()
             == 1;
@@ -130,7 +130,7 @@ impl Store {
         .bind(patch.archived.map(|a| a as i64))
         .bind(now())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         super::found(result, "thread", id)?;
         self.thread(id).await
@@ -141,7 +141,7 @@ impl Store {
         let result = sqlx::query("UPDATE threads SET title = ?, title_source = 'model' WHERE id = ?")
             .bind(title)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         super::found(result, "thread", id)
     }
@@ -153,7 +153,7 @@ impl Store {
         )
         .bind(title)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(result.rows_affected() == 1)
     }
@@ -167,7 +167,7 @@ impl Store {
     }
 
     pub async fn touch_thread(&self, id: &str) -> Result<()> {
-        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(now()).bind(id).execute(&self.pool).await?;
+        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(now()).bind(id).execute(&self.writer).await?;
         Ok(())
     }
 
@@ -208,7 +208,7 @@ impl Store {
             .bind(options.mcp as i64)
             .bind(options.max_steps.map(i64::from))
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await?;
         super::found(result, "thread", id)
     }

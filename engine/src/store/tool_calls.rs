@@ -138,7 +138,7 @@ impl Store {
         )
         .bind(now())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await?;
         Ok(r.rows_affected() == 1)
     }
@@ -168,7 +168,7 @@ impl Store {
         .bind(now())
         .bind(id)
         .bind(from)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.writer)
         .await?;
         row.as_ref().map(call_from_row).transpose()
     }
@@ -246,7 +246,7 @@ impl Store {
         .bind(run_id)
         .bind(unstarted)
         .bind(json(&handed)?)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.writer)
         .await?;
         rows.iter().map(call_from_row).collect()
     }
