@@ -16,6 +16,7 @@ use crate::message::Role;
 use crate::run::handles::RunHandles;
 use crate::store::{new_id, NewCheck, Replanned, Store};
 use crate::thread::ThreadOptions;
+use crate::toolbox::SourceServer;
 use warden_types::connection::CheckReason;
 
 /// The MCP servers as the thread's run sees them now: none with tools or MCP tools switched off.
@@ -23,8 +24,13 @@ pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptio
     if !options.tools || !options.mcp {
         return Ok(ServerView::default());
     }
+    view_of(rt, rt.tools.servers(), thread_id).await
+}
+
+/// The servers `listed`, with those the thread goes on without for now.
+async fn view_of(rt: &RunHandles, listed: Vec<SourceServer>, thread_id: &str) -> Result<ServerView> {
     let left_out = rt.store.servers_left_out(thread_id, SystemTime::now()).await?;
-    Ok(ServerView::new(rt.tools.servers(), left_out))
+    Ok(ServerView::new(listed, left_out))
 }
 
 /// Asks about every down server the person's latest message names (once per run and server; a
@@ -32,11 +38,16 @@ pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptio
 /// the run is pending.
 pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()> {
     // No server is down (the common case): nothing to ask, nothing to read.
-    if rt.tools.servers().iter().all(|s| s.down.is_none()) {
+    let listed = rt.tools.servers();
+    if listed.iter().all(|s| s.down.is_none()) {
         return Ok(());
     }
     let options = rt.store.thread_options(&run.thread_id).await?;
-    let servers = server_view(rt, &run.thread_id, &options).await?;
+    if !options.tools || !options.mcp {
+        return Ok(());
+    }
+    // As `server_view`, from the list just read rather than a second one.
+    let servers = view_of(rt, listed, &run.thread_id).await?;
     if !servers.any_to_ask_about() {
         return Ok(());
     }
