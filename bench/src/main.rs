@@ -526,13 +526,6 @@ async fn listeners() {
             data["approval"]["run_id"].as_str().unwrap().to_string()
         }
     };
-    // Warm-up: pools, caches and the allocator.
-    let _: Vec<String> = futures::stream::iter(0..50).map(pause).buffer_unordered(16).collect().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss0 = rss_kib(pid);
-    let runs: Vec<String> = futures::stream::iter(0..n).map(pause).buffer_unordered(16).collect().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let rss1 = rss_kib(pid);
     // One listener per paused run, each read up to its replayed approval_request and then kept open.
     let open = |run: String| {
         let (http, base) = (http.clone(), server.base.clone());
@@ -547,14 +540,32 @@ async fn listeners() {
             stream
         }
     };
-    let streams: Vec<_> = futures::stream::iter(runs).map(open).buffer_unordered(16).collect().await;
+    // Warm-up: pools, caches and the allocator, on both paths measured. Writes go through one
+    // connection and replays are read through the others, so the readers' page caches (SQLite's,
+    // at most 256 KiB per connection) fill on the first replays: once, not per listener.
+    let warm: Vec<String> = futures::stream::iter(0..50).map(pause).buffer_unordered(16).collect().await;
+    drop(futures::stream::iter(warm).map(open).buffer_unordered(16).collect::<Vec<_>>().await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss0 = rss_kib(pid);
+    let runs: Vec<String> = futures::stream::iter(0..n).map(pause).buffer_unordered(16).collect().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss1 = rss_kib(pid);
+    // In two halves: the first replays also fill the reading connections' page caches, which
+    // are bounded (a few MB in all), so the second half shows what one more listener costs.
+    let (first, second) = runs.split_at(n / 2);
+    let mut streams: Vec<_> = futures::stream::iter(first.to_vec()).map(open).buffer_unordered(16).collect().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rss_half = rss_kib(pid);
+    streams.extend(futures::stream::iter(second.to_vec()).map(open).buffer_unordered(16).collect::<Vec<_>>().await);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss2 = rss_kib(pid);
     println!(
-        "listeners: {n} paused runs: RSS {rss0} -> {rss1} KiB ({:.1} KiB per paused run); {} event streams opened on them: -> {rss2} KiB = {:.1} KiB per open SSE listener (target < 16 KB)",
+        "listeners: {n} paused runs: RSS {rss0} -> {rss1} KiB ({:.1} KiB per paused run); {} event streams opened on them: -> {rss2} KiB = {:.1} KiB per open SSE listener on average, {:.1} KiB each of the second {} (target < 16 KB)",
         rss1.saturating_sub(rss0) as f64 / n as f64,
         streams.len(),
         rss2.saturating_sub(rss1) as f64 / n as f64,
+        rss2.saturating_sub(rss_half) as f64 / second.len() as f64,
+        second.len(),
     );
     drop(streams);
 }
