@@ -57,8 +57,11 @@ impl Database {
         }
         // No ping before each use: it is a round trip to the connection's worker thread, which doubled
         // the cost of every statement, and a connection to a local file has no far end to lose.
-        let pool =
-            SqlitePoolOptions::new().max_connections(8).test_before_acquire(false).connect_with(options.clone()).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .test_before_acquire(false)
+            .connect_with(options.clone())
+            .await?;
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(WRITE_WAIT)

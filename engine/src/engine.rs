@@ -354,13 +354,14 @@ impl Engine {
     /// Stores the user's message and starts the run that answers it.
     pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
         let content = input::message(&content)?;
-        let (model, max_steps) = self.new_run_settings(thread_id).await?;
-        let prompt_title = title::from_prompt(&content);
+        let (model, max_steps, untitled) = self.new_run_settings(thread_id).await?;
+        // Only an untitled thread takes its first words (the store checks again as it writes).
+        let prompt_title = untitled.then(|| title::from_prompt(&content));
         let started = self
             .rt
             .handles
             .store
-            .start_run(thread_id, max_steps, Some(&content), Some(&prompt_title), Some(&model), None)
+            .start_run(thread_id, max_steps, Some(&content), prompt_title.as_deref(), Some(&model), None)
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         let run_id = self.announce(thread_id, started, model);
@@ -368,18 +369,18 @@ impl Engine {
     }
 
     /// The model and step limit a new run of this thread records: the thread's own if it has them
-    /// (a model only while it still exists), else the server's.
-    async fn new_run_settings(&self, thread_id: &str) -> Result<(warden_types::provider::ModelChoice, u32)> {
+    /// (a model only while it still exists), else the server's; and whether the thread has no title yet.
+    async fn new_run_settings(&self, thread_id: &str) -> Result<(warden_types::provider::ModelChoice, u32, bool)> {
         let handles = &self.rt.handles;
-        let (choice, max_steps) = handles.store.new_run_settings(thread_id).await?;
-        let model = match choice {
+        let settings = handles.store.new_run_settings(thread_id).await?;
+        let model = match settings.model {
             Some(choice) => {
                 handles.providers.check_choice(&choice)?;
                 choice
             }
             None => handles.providers.default_choice().ok_or(Error::NoModel)?,
         };
-        Ok((model, max_steps.unwrap_or(handles.config.max_steps)))
+        Ok((model, settings.max_steps.unwrap_or(handles.config.max_steps), settings.untitled))
     }
 
     /// Tells a new run's stream what starting it stored, and starts driving it.
@@ -404,7 +405,7 @@ impl Engine {
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
     pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
-        let (model, max_steps) = self.new_run_settings(thread_id).await?;
+        let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
         let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), None).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
     }
@@ -424,7 +425,7 @@ impl Engine {
         }
         let parent = parent.clone();
         self.end_active_run(thread_id).await?;
-        let (model, max_steps) = self.new_run_settings(thread_id).await?;
+        let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
         let started = self
             .rt
             .handles
@@ -453,7 +454,7 @@ impl Engine {
         };
         let from = shown[person].id.clone();
         self.end_active_run(thread_id).await?;
-        let (model, max_steps) = self.new_run_settings(thread_id).await?;
+        let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
         let started =
             self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), Some(Some(&from))).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })

@@ -78,46 +78,46 @@ impl Conversation {
 
     /// The request's messages: the system prompt, then each message, each assistant turn with calls
     /// followed by their results.
-    pub fn for_model(self, config: &Config) -> Vec<Message> {
+    pub fn for_model(mut self, config: &Config) -> Vec<Message> {
+        let messages = std::mem::take(&mut self.messages);
         let calls: HashMap<&str, &ToolCallRecord> = self.calls.iter().map(|c| (c.id.as_str(), c)).collect();
         let mut out = vec![Message::text(Role::System, SYSTEM_PROMPT)];
-        for m in self.messages {
-            let mut results = Vec::new();
-            for block in &m.blocks {
-                if let Block::ToolCall { id, call_id, .. } = block {
-                    let (content, is_error) =
-                        match calls.get(id.as_str()).and_then(|c| c.output.as_ref().map(|o| (c, o))) {
-                            Some((call, output)) => {
-                                let mut content = long_results::content_for_model(
-                                    call,
-                                    output,
-                                    self.summaries.get(id.as_str()),
-                                    config,
-                                );
-                                if let (Some(args), Some(ToolContent::Text { text })) =
-                                    (self.edited.get(id.as_str()), content.first_mut())
-                                {
-                                    *text = format!(
-                                    "(The user edited the arguments before approving; the call ran with {args}.)\n{text}"
-                                );
-                                }
-                                (content, call.is_error)
-                            }
-                            None => (vec![ToolContent::Text { text: NO_RESULT.into() }], true),
-                        };
-                    results.push(Block::ToolResult {
-                        tool_call_id: id.clone(),
-                        call_id: call_id.clone(),
-                        content,
-                        is_error,
-                    });
-                }
-            }
+        for m in messages {
+            let results: Vec<Block> = m
+                .blocks
+                .iter()
+                .filter_map(|block| match block {
+                    Block::ToolCall { id, call_id, .. } => {
+                        let (content, is_error) = self.result_for_model(calls.get(id.as_str()).copied(), config);
+                        Some(Block::ToolResult {
+                            tool_call_id: id.clone(),
+                            call_id: call_id.clone(),
+                            content,
+                            is_error,
+                        })
+                    }
+                    _ => None,
+                })
+                .collect();
             out.push(Message { role: m.role, content: m.blocks });
             if !results.is_empty() {
                 out.push(Message { role: Role::Tool, content: results });
             }
         }
         out
+    }
+
+    /// What the model sees of a call's result (and whether it is an error): the result as
+    /// `long_results` shows it, after a note of the arguments a person edited; a call with no
+    /// result yet is an error that says so.
+    fn result_for_model(&self, call: Option<&ToolCallRecord>, config: &Config) -> (Vec<ToolContent>, bool) {
+        let Some((call, output)) = call.and_then(|c| c.output.as_ref().map(|o| (c, o))) else {
+            return (vec![ToolContent::Text { text: NO_RESULT.into() }], true);
+        };
+        let mut content = long_results::content_for_model(call, output, self.summaries.get(&call.id), config);
+        if let (Some(args), Some(ToolContent::Text { text })) = (self.edited.get(&call.id), content.first_mut()) {
+            *text = format!("(The user edited the arguments before approving; the call ran with {args}.)\n{text}");
+        }
+        (content, call.is_error)
     }
 }

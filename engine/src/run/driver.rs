@@ -8,9 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::call_plan::{self, CallPlan, Recorded};
 use super::connection_checks::{self, Replan};
 use super::conversation::Conversation;
-use super::{
-    long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus,
-};
+use super::{long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::parse_arguments;
 use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;

@@ -167,7 +167,11 @@ impl Store {
     }
 
     pub async fn touch_thread(&self, id: &str) -> Result<()> {
-        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?").bind(now()).bind(id).execute(&self.writer).await?;
+        sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
+            .bind(now())
+            .bind(id)
+            .execute(&self.writer)
+            .await?;
         Ok(())
     }
 
@@ -186,19 +190,18 @@ impl Store {
         })
     }
 
-    /// What a new run of the thread starts from, in one read: the thread's own model choice and step
-    /// limit, if it has them.
-    pub async fn new_run_settings(
-        &self,
-        id: &str,
-    ) -> Result<(Option<warden_types::provider::ModelChoice>, Option<u32>)> {
-        let row = sqlx::query("SELECT provider_id, model, max_steps FROM threads WHERE id = ?")
+    /// What a new run of the thread starts from, in one read.
+    pub async fn new_run_settings(&self, id: &str) -> Result<NewRunSettings> {
+        let row = sqlx::query("SELECT provider_id, model, max_steps, title_source FROM threads WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| Error::not_found("thread", id))?;
-        let max_steps = row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok());
-        Ok((super::providers::choice(row.try_get("provider_id")?, row.try_get("model")?), max_steps))
+        Ok(NewRunSettings {
+            model: super::providers::choice(row.try_get("provider_id")?, row.try_get("model")?),
+            max_steps: row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok()),
+            untitled: row.try_get::<String, _>("title_source")? == "default",
+        })
     }
 
     /// Stores the switches (checked by the engine before they get here).
@@ -221,4 +224,12 @@ impl Store {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// What a new run of a thread starts from: the thread's own model choice and step limit, if it has
+/// them, and whether it still has no title (a title never becomes the default one again).
+pub struct NewRunSettings {
+    pub model: Option<warden_types::provider::ModelChoice>,
+    pub max_steps: Option<u32>,
+    pub untitled: bool,
 }
