@@ -116,11 +116,7 @@ async fn settle_latest_turn(
     if step == 0 {
         return Ok(None);
     }
-    let Some(last) = rt.store.last_message_of_run(&run.id).await? else { return Ok(None) };
-    if last.role != Role::Assistant {
-        return Ok(None);
-    }
-    let calls = rt.store.tool_calls_of_message(&last.id).await?;
+    let calls = rt.store.calls_of_runs_last_message(&run.id).await?;
     if calls.is_empty() {
         return Ok(None);
     }

@@ -229,12 +229,6 @@ impl Store {
             .await?;
         Ok(())
     }
-
-    /// The last message of a run, if any, as stored (no HTML).
-    pub async fn last_message_of_run(&self, run_id: &str) -> Result<Option<StoredMessage>> {
-        let row = sqlx::query(LAST_MESSAGE_OF_RUN).bind(run_id).fetch_optional(&self.pool).await?;
-        row.as_ref().map(record_from_row).transpose()
-    }
 }
 
 /// `versions_of`: from each shown message (by id) to its parent's children (`IS`: the first messages
@@ -245,35 +239,10 @@ const VERSIONS_OF: &str = "SELECT m.id, m.parent_id, m.role FROM json_each(?2) A
      CROSS JOIN messages m ON m.thread_id = ?1 AND m.parent_id IS s.parent_id \
      ORDER BY m.position";
 
-/// The driver reads this at every step and every decision: found by `messages_by_run`, not by a scan of
-/// every thread's messages.
-const LAST_MESSAGE_OF_RUN: &str =
-    "SELECT id, run_id, role, blocks, created_at FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1";
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::test_db;
-
-    /// On a real SQLite file with the migrations applied: the run's latest message is looked up by
-    /// index (SQLite's own plan says so), and it is that run's, among other threads' messages.
-    #[tokio::test]
-    async fn a_runs_latest_message_is_found_by_index() {
-        let (_dir, store) = test_db::store().await;
-        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {LAST_MESSAGE_OF_RUN}")));
-        let plan = test_db::plan(&store, explained.bind("any")).await;
-        assert_eq!(plan, ["SEARCH messages USING INDEX messages_by_run (run_id=?)"], "the plan: {plan:?}");
-
-        let mut runs = Vec::new();
-        for title in ["one", "two"] {
-            let thread = store.create_thread(Some(title)).await.unwrap();
-            runs.push(store.start_run(&thread.id, 5, Some(title), None, None, None).await.unwrap().run_id);
-        }
-        for run in &runs {
-            let last = store.last_message_of_run(run).await.unwrap().expect("the run's message");
-            assert_eq!(last.run_id.as_deref(), Some(run.as_str()));
-        }
-    }
 
     /// A page's message versions are looked up from its messages, not by walking the thread.
     #[tokio::test]

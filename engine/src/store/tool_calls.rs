@@ -58,6 +58,15 @@ fn call_from_row(r: &SqliteRow) -> Result<ToolCallRecord> {
 const COLUMNS: &str = "id, run_id, thread_id, message_id, call_id, name, origin, arguments, summary, risk, \
                        needs_approval, preview, status, output, is_error, truncated, failure, created_at, finished_at";
 
+/// The driver reads this at every step and every decision: the run's latest message found by
+/// `messages_by_run`, its calls by `tool_calls_by_message`, not by a scan.
+fn calls_of_runs_last_message_sql() -> String {
+    format!(
+        "SELECT {COLUMNS} FROM tool_calls WHERE message_id = \
+         (SELECT id FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1) ORDER BY position"
+    )
+}
+
 impl Store {
     pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: &NewToolCall) -> Result<()> {
         let settled = c.status.is_settled().then(now);
@@ -106,6 +115,16 @@ impl Store {
         .bind(message_id)
         .fetch_all(&self.pool)
         .await?;
+        rows.iter().map(call_from_row).collect()
+    }
+
+    /// The calls the run's latest message asked for, in the order it asked; none when that message
+    /// asked for none (a person's message, an answer). What the driver settles, in one read.
+    pub async fn calls_of_runs_last_message(&self, run_id: &str) -> Result<Vec<ToolCallRecord>> {
+        let rows = sqlx::query(sqlx::AssertSqlSafe(calls_of_runs_last_message_sql()))
+            .bind(run_id)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(call_from_row).collect()
     }
 
@@ -351,5 +370,75 @@ impl Store {
         .fetch_optional(&mut **tx)
         .await?;
         row.as_ref().map(call_from_row).transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Block, Role};
+    use crate::store::{new_id, test_db};
+
+    /// On a real SQLite file with the migrations applied: the calls of a run's latest message are
+    /// found by index (SQLite's own plan says so), and only that message's, of that run.
+    #[tokio::test]
+    async fn the_calls_of_a_runs_latest_message_are_found_by_index() {
+        let (_dir, store) = test_db::store().await;
+        let explained =
+            sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {}", calls_of_runs_last_message_sql())));
+        let plan = test_db::plan(&store, explained.bind("any")).await;
+        assert_eq!(
+            plan,
+            [
+                "SEARCH tool_calls USING INDEX tool_calls_by_message (message_id=?)",
+                "SCALAR SUBQUERY 1",
+                "SEARCH messages USING INDEX messages_by_run (run_id=?)"
+            ],
+            "the plan: {plan:?}"
+        );
+
+        let thread = store.create_thread(Some("calls")).await.unwrap();
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run_id;
+        assert!(store.calls_of_runs_last_message(&run).await.unwrap().is_empty(), "a person's message asks for none");
+
+        let mut tx = store.write_tx().await.unwrap();
+        let mut ids = Vec::new();
+        for (position, name) in ["read_file", "shell"].into_iter().enumerate() {
+            let id = new_id();
+            let block = Block::ToolCall {
+                id: id.clone(),
+                call_id: format!("c{position}"),
+                name: name.into(),
+                arguments: Value::Null,
+            };
+            let message =
+                Store::insert_message(&mut tx, &thread.id, Some(&run), Role::Assistant, &[block]).await.unwrap();
+            let call = NewToolCall {
+                id: id.clone(),
+                run_id: run.clone(),
+                thread_id: thread.id.clone(),
+                message_id: message.id,
+                position: 0,
+                call_id: format!("c{position}"),
+                name: name.into(),
+                origin: ToolOrigin::BuiltIn,
+                arguments: Value::Null,
+                summary: name.into(),
+                risk: Risk::Low,
+                needs_approval: false,
+                preview: None,
+                status: ToolCallStatus::Pending,
+                output: None,
+            };
+            Store::insert_tool_call(&mut tx, &call).await.unwrap();
+            ids.push(id);
+        }
+        tx.commit().await.unwrap();
+        let calls = store.calls_of_runs_last_message(&run).await.unwrap();
+        assert_eq!(
+            calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+            [ids[1].as_str()],
+            "the latest message's only"
+        );
     }
 }
