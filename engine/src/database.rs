@@ -19,6 +19,9 @@ use crate::error::Result;
 /// filling as their replays read the events).
 const PAGE_CACHE_KIB: u32 = 256;
 
+/// How often the WAL's pages are copied into the database file (a checkpoint), off the write path.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
 /// How long a statement waits for SQLite's write lock, or a writer for the writer connection.
 const WRITE_WAIT: Duration = Duration::from_secs(10);
 
@@ -49,7 +52,9 @@ impl Database {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(busy_timeout)
             .foreign_keys(true)
-            .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
+            .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"))
+            // Checkpoints are `checkpoint_now_and_then`'s, never a commit's.
+            .pragma("wal_autocheckpoint", "0");
         if let Some(parent) = std::path::Path::new(options.get_filename()).parent() {
             if !parent.as_os_str().is_empty() {
                 tokio::fs::create_dir_all(parent).await?;
@@ -68,6 +73,7 @@ impl Database {
             .test_before_acquire(false)
             .connect_with(options)
             .await?;
+        tokio::spawn(checkpoint_now_and_then(pool.clone()));
         Ok(Self { pool, writer })
     }
 
@@ -81,6 +87,34 @@ impl Database {
     pub fn writer(&self) -> &SqlitePool {
         &self.writer
     }
+}
+
+/// Checkpoints the WAL every `CHECKPOINT_EVERY` on a reading connection, until the pool is closed
+/// (a task of the runtime that opened the database: the server opens it on the one it serves from).
+/// Left to itself, SQLite checkpoints inside the commit that takes the WAL past 1,000 pages: the
+/// pages are copied and synced while that write (a run's step, a decision) and every writer queued
+/// behind it wait. Measured in `warden-bench approvals`: message to card p95 4.7-6.4 ms with those
+/// checkpoints, 4.0 without; decision to result 6.2-6.5 against 5.1-5.3. A passive checkpoint
+/// copies what no reader still needs and blocks neither readers nor the writer.
+async fn checkpoint_now_and_then(pool: SqlitePool) {
+    let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        if pool.is_closed() {
+            return;
+        }
+        if let Err(error) = checkpoint(&pool).await {
+            tracing::warn!(%error, "could not checkpoint the database's WAL");
+        }
+    }
+}
+
+/// One passive checkpoint: the pages in the WAL and how many of them are now in the database file.
+async fn checkpoint(pool: &SqlitePool) -> Result<(i64, i64)> {
+    let (_busy, in_wal, copied): (i64, i64, i64) =
+        sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool).await?;
+    Ok((in_wal, copied))
 }
 
 #[cfg(test)]
@@ -100,6 +134,25 @@ mod tests {
             assert_eq!(size, -i64::from(PAGE_CACHE_KIB));
             held.push(conn);
         }
+    }
+
+    /// No connection checkpoints as it commits; the background checkpoint copies the WAL's pages.
+    #[tokio::test]
+    async fn commits_leave_the_checkpoint_to_the_background() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("warden.db").display());
+        let db = Database::open(&url).await.unwrap();
+        for pool in [db.pool(), db.writer()] {
+            let every: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint").fetch_one(pool).await.unwrap();
+            assert_eq!(every, 0);
+        }
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(db.writer()).await.unwrap();
+        for n in 0..50 {
+            sqlx::query("INSERT INTO t VALUES (?)").bind(n).execute(db.writer()).await.unwrap();
+        }
+        let (in_wal, copied) = checkpoint(db.pool()).await.unwrap();
+        assert!(in_wal > 0, "the commits are in the WAL");
+        assert_eq!(copied, in_wal, "and all of it is copied");
     }
 
     /// With SQLite's busy wait off, a write that finds the write lock taken is refused at once: what
