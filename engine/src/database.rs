@@ -77,8 +77,8 @@ impl Database {
         Ok(Self { pool, writer })
     }
 
-    /// The connection pool, for a crate that owns its own tables in this file (with its own
-    /// migrator and migrations table: see `warden_mcp::McpStore::open`).
+    /// The reading connections, for a crate that owns its own tables in this file (with its own
+    /// migrator and migrations table: see `warden_mcp::McpStore::open`); it writes through `writer`.
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
     }
