@@ -62,6 +62,8 @@ macro_rules! approval_from {
 const SELECT: &str = concat!("SELECT ", approval_columns!(), approval_from!());
 /// A page of approvals of any status, newest first (by index: `approvals_by_creation`).
 const NEWEST_FIRST: &str = "ORDER BY a.created_at DESC, a.id DESC LIMIT ?";
+/// The approvals of given calls (a JSON array of ids), each call's found by `approvals_by_call`.
+const OF_CALLS: &str = "WHERE a.tool_call_id IN (SELECT value FROM json_each(?)) ORDER BY a.created_at, a.id";
 /// The same, with the target state the approval is bound to.
 const SELECT_WITH_TARGET_STATE: &str = concat!("SELECT ", approval_columns!(), ", a.target_state", approval_from!());
 
@@ -178,12 +180,10 @@ impl Store {
 
     /// The approvals of the calls `call_ids`, oldest first (as `approvals_of_thread`).
     pub async fn approvals_of_calls(&self, call_ids: &[&str]) -> Result<Vec<Approval>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "{SELECT} WHERE a.tool_call_id IN (SELECT value FROM json_each(?)) ORDER BY a.created_at, a.id"
-        )))
-        .bind(json(&call_ids)?)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} {OF_CALLS}")))
+            .bind(json(&call_ids)?)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(approval_from_row).collect()
     }
 
@@ -276,5 +276,15 @@ mod tests {
         assert!(plan.iter().any(|step| step.contains("USING INDEX approvals_by_creation")), "the plan: {plan:?}");
         assert!(!plan.iter().any(|step| step.contains("TEMP B-TREE")), "the plan: {plan:?}");
         assert!(store.approvals(None, 10).await.unwrap().is_empty());
+    }
+
+    /// The approvals of given calls (a model turn's) are found by index, not by a scan of every approval.
+    #[tokio::test]
+    async fn the_approvals_of_given_calls_are_found_by_index() {
+        let (_dir, store) = test_db::store().await;
+        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {SELECT} {OF_CALLS}")));
+        let plan = test_db::plan(&store, explained.bind("[]")).await;
+        assert!(plan.iter().any(|step| step.contains("USING INDEX approvals_by_call")), "the plan: {plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN a")), "the plan: {plan:?}");
     }
 }

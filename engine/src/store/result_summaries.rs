@@ -16,15 +16,14 @@ pub struct StoredSummary {
     pub kept: Vec<String>,
 }
 
+/// The summaries of given calls (a JSON array of ids), each found by its key.
+const SUMMARIES_OF_CALLS: &str =
+    "SELECT tool_call_id, summary, kept FROM result_summaries WHERE tool_call_id IN (SELECT value FROM json_each(?))";
+
 impl Store {
     /// The summaries of the results of the calls `call_ids`, by tool call id (each found by its key).
     pub async fn result_summaries_of_calls(&self, call_ids: &[&str]) -> Result<HashMap<String, StoredSummary>> {
-        let rows = sqlx::query(
-            "SELECT tool_call_id, summary, kept FROM result_summaries WHERE tool_call_id IN (SELECT value FROM json_each(?))",
-        )
-        .bind(json(&call_ids)?)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(SUMMARIES_OF_CALLS).bind(json(&call_ids)?).fetch_all(&self.pool).await?;
         rows.iter().map(summary_from_row).collect()
     }
 
@@ -55,4 +54,20 @@ impl Store {
 fn summary_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<(String, StoredSummary)> {
     let kept: String = r.try_get("kept")?;
     Ok((r.try_get("tool_call_id")?, StoredSummary { summary: r.try_get("summary")?, kept: from_json(&kept)? }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_db;
+
+    /// The summaries of a model turn's calls are found by their key, not by a scan of every summary.
+    #[tokio::test]
+    async fn the_summaries_of_given_calls_are_found_by_key() {
+        let (_dir, store) = test_db::store().await;
+        let explained = sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {SUMMARIES_OF_CALLS}")));
+        let plan = test_db::plan(&store, explained.bind("[]")).await;
+        assert!(plan.iter().any(|step| step.contains("(tool_call_id=?)")), "the plan: {plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN result_summaries")), "the plan: {plan:?}");
+    }
 }

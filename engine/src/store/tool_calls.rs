@@ -58,6 +58,10 @@ fn call_from_row(r: &SqliteRow) -> Result<ToolCallRecord> {
 const COLUMNS: &str = "id, run_id, thread_id, message_id, call_id, name, origin, arguments, summary, risk, \
                        needs_approval, preview, status, output, is_error, truncated, failure, created_at, finished_at";
 
+/// A page's and a model turn's calls: those of the messages given (a JSON array of ids), each
+/// message's found by `tool_calls_by_message`.
+const OF_MESSAGES: &str = "WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, position";
+
 /// The driver reads this at every step and every decision: the run's latest message found by
 /// `messages_by_run`, its calls by `tool_calls_by_message`, not by a scan.
 fn calls_of_runs_last_message_sql() -> String {
@@ -140,13 +144,10 @@ impl Store {
 
     /// The calls of the messages `message_ids` (of one thread), in the order `tool_calls_of_thread` gives.
     pub async fn tool_calls_of_messages(&self, message_ids: &[&str]) -> Result<Vec<ToolCallRecord>> {
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT {COLUMNS} FROM tool_calls WHERE message_id IN (SELECT value FROM json_each(?)) \
-             ORDER BY created_at, position"
-        )))
-        .bind(json(&message_ids)?)
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls {OF_MESSAGES}")))
+            .bind(json(&message_ids)?)
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter().map(call_from_row).collect()
     }
 
@@ -378,6 +379,17 @@ mod tests {
     use super::*;
     use crate::message::{Block, Role};
     use crate::store::{new_id, test_db};
+
+    /// The calls of given messages are found by index, not by a scan of every call.
+    #[tokio::test]
+    async fn the_calls_of_given_messages_are_found_by_index() {
+        let (_dir, store) = test_db::store().await;
+        let explained =
+            sqlx::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN SELECT id FROM tool_calls {OF_MESSAGES}")));
+        let plan = test_db::plan(&store, explained.bind("[]")).await;
+        assert!(plan.iter().any(|step| step.contains("USING INDEX tool_calls_by_message")), "the plan: {plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with("SCAN tool_calls")), "the plan: {plan:?}");
+    }
 
     /// On a real SQLite file with the migrations applied: the calls of a run's latest message are
     /// found by index (SQLite's own plan says so), and only that message's, of that run.
