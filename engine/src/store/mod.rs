@@ -135,4 +135,11 @@ pub(crate) mod test_db {
         let rows: Vec<SqliteRow> = explained.fetch_all(store.pool()).await.unwrap();
         rows.iter().map(|r| r.get::<String, _>("detail")).collect()
     }
+
+    /// Asserts that `plan` finds its rows by `by` (an index's name or a key's condition) and scans
+    /// no table called `table`.
+    pub fn assert_found_by(plan: &[String], by: &str, table: &str) {
+        assert!(plan.iter().any(|step| step.contains(by)), "not by {by}: {plan:?}");
+        assert!(!plan.iter().any(|step| step.starts_with(&format!("SCAN {table}"))), "a scan of {table}: {plan:?}");
+    }
 }
