@@ -93,9 +93,10 @@ impl Database {
 /// (a task of the runtime that opened the database: the server opens it on the one it serves from).
 /// Left to itself, SQLite checkpoints inside the commit that takes the WAL past 1,000 pages: the
 /// pages are copied and synced while that write (a run's step, a decision) and every writer queued
-/// behind it wait. Measured in `warden-bench approvals`: message to card p95 4.7-6.4 ms with those
-/// checkpoints, 4.0 without; decision to result 6.2-6.5 against 5.1-5.3. A passive checkpoint
-/// copies what no reader still needs and blocks neither readers nor the writer.
+/// behind it wait. Measured in `warden-bench approvals`, this task against SQLite's own checkpoints
+/// in the same minutes: message to card p95 4.0-4.8 ms against 7.0-9.2, decision to result 5.2-5.8
+/// against 5.9-7.5. A passive checkpoint copies what no reader still needs and blocks neither
+/// readers nor the writer.
 async fn checkpoint_now_and_then(pool: SqlitePool) {
     let mut every = tokio::time::interval(CHECKPOINT_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -21,16 +21,21 @@ use warden_types::connection::CheckReason;
 
 /// The MCP servers as the thread's run sees them now: none with tools or MCP tools switched off.
 pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptions) -> Result<ServerView> {
+    view_of(rt, thread_id, options, || rt.tools.servers()).await
+}
+
+/// `server_view`, of the servers `listed` gives (asked only when the thread offers MCP tools).
+async fn view_of(
+    rt: &RunHandles,
+    thread_id: &str,
+    options: &ThreadOptions,
+    listed: impl FnOnce() -> Vec<SourceServer>,
+) -> Result<ServerView> {
     if !options.tools || !options.mcp {
         return Ok(ServerView::default());
     }
-    view_of(rt, rt.tools.servers(), thread_id).await
-}
-
-/// The servers `listed`, with those the thread goes on without for now.
-async fn view_of(rt: &RunHandles, listed: Vec<SourceServer>, thread_id: &str) -> Result<ServerView> {
     let left_out = rt.store.servers_left_out(thread_id, SystemTime::now()).await?;
-    Ok(ServerView::new(listed, left_out))
+    Ok(ServerView::new(listed(), left_out))
 }
 
 /// Asks about every down server the person's latest message names (once per run and server; a
@@ -43,11 +48,8 @@ pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()>
         return Ok(());
     }
     let options = rt.store.thread_options(&run.thread_id).await?;
-    if !options.tools || !options.mcp {
-        return Ok(());
-    }
-    // As `server_view`, from the list just read rather than a second one.
-    let servers = view_of(rt, listed, &run.thread_id).await?;
+    // The list just read, not a second one.
+    let servers = view_of(rt, &run.thread_id, &options, || listed).await?;
     if !servers.any_to_ask_about() {
         return Ok(());
     }

@@ -177,31 +177,28 @@ impl Store {
 
     /// Whether the thread's runs are offered tools and MCP tools, and their step limit.
     pub async fn thread_options(&self, id: &str) -> Result<ThreadOptions> {
-        let row = sqlx::query("SELECT tools_enabled, mcp_enabled, max_steps FROM threads WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::not_found("thread", id))?;
-        let max_steps = row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok());
+        let row = self.thread_row("SELECT tools_enabled, mcp_enabled, max_steps FROM threads WHERE id = ?", id).await?;
         Ok(ThreadOptions {
             tools: row.try_get::<i64, _>("tools_enabled")? != 0,
             mcp: row.try_get::<i64, _>("mcp_enabled")? != 0,
-            max_steps,
+            max_steps: max_steps(&row)?,
         })
     }
 
     /// What a new run of the thread starts from, in one read.
     pub async fn new_run_settings(&self, id: &str) -> Result<NewRunSettings> {
-        let row = sqlx::query("SELECT provider_id, model, max_steps, title_source FROM threads WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::not_found("thread", id))?;
+        let sql = "SELECT provider_id, model, max_steps, title_source FROM threads WHERE id = ?";
+        let row = self.thread_row(sql, id).await?;
         Ok(NewRunSettings {
             model: super::providers::choice(row.try_get("provider_id")?, row.try_get("model")?),
-            max_steps: row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok()),
+            max_steps: max_steps(&row)?,
             untitled: row.try_get::<String, _>("title_source")? == "default",
         })
+    }
+
+    /// The columns `sql` selects of the thread `id` (its only parameter); a 404 if there is none.
+    async fn thread_row(&self, sql: &'static str, id: &str) -> Result<SqliteRow> {
+        sqlx::query(sql).bind(id).fetch_optional(&self.pool).await?.ok_or_else(|| Error::not_found("thread", id))
     }
 
     /// Stores the switches (checked by the engine before they get here).
@@ -224,6 +221,11 @@ impl Store {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// A thread's own step limit (a stored number out of range is none).
+fn max_steps(row: &SqliteRow) -> Result<Option<u32>> {
+    Ok(row.try_get::<Option<i64>, _>("max_steps")?.and_then(|n| u32::try_from(n).ok()))
 }
 
 /// What a new run of a thread starts from: the thread's own model choice and step limit, if it has
