@@ -3,7 +3,8 @@
 //!
 //! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting|outside|local]`,
 //! after `cargo build --release -p warden-server` (or set WARDEN_SERVER_BIN to a built server binary).
-//! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once; `listeners` keeps
+//! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once, of WARDEN_BENCH_TOKENS (20)
+//! tokens each, a thread's first turn and then a later one; `listeners` keeps
 //! WARDEN_BENCH_LISTENERS (500) paused runs with their event streams open; `waiting` leaves
 //! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision; `outside` times a person's decision to
 //! an outside client (socket and long-poll) and holds WARDEN_BENCH_OUTSIDE_WAITING (10,000) outside
