@@ -10,6 +10,7 @@ pub mod error;
 pub mod inbox;
 pub mod inbox_keys;
 pub mod inbox_live;
+mod lazy_pages;
 pub mod linked_outside;
 pub mod live_run;
 pub mod model;
@@ -24,7 +25,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
-use leptos_router::SsrMode;
+use leptos_router::{Lazy, SsrMode};
 
 use crate::components::app_layout::AppLayout;
 use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
@@ -103,11 +104,12 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/") view=WelcomePage/>
                         // Rendered whole before it is sent, so an unknown thread is answered with 404.
                         <Route path=path!("/chat/:id") view=ChatPage ssr=SsrMode::Async/>
-                        <Route path=path!("/settings") view=crate::routes::settings::SettingsPage/>
-                        <Route path=path!("/inbox") view=crate::routes::inbox::InboxPage/>
+                        // The other pages' code is fetched when one is first shown (lazy_pages.rs).
+                        <Route path=path!("/settings") view={Lazy::<lazy_pages::Settings>::new()}/>
+                        <Route path=path!("/inbox") view={Lazy::<lazy_pages::Inbox>::new()}/>
                         // Rendered whole before it is sent, so an unknown request is answered with 404.
-                        <Route path=path!("/approvals/:id") view=crate::routes::approval::OutsideApprovalPage ssr=SsrMode::Async/>
-                        <Route path=path!("/audit") view=crate::routes::audit::AuditLogPage/>
+                        <Route path=path!("/approvals/:id") view={Lazy::<lazy_pages::OutsideApproval>::new()} ssr=SsrMode::Async/>
+                        <Route path=path!("/audit") view={Lazy::<lazy_pages::AuditLog>::new()}/>
                     </Routes>
             </AppLayout>
         </Router>

@@ -5,5 +5,5 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(warden_app::App);
+    leptos::mount::hydrate_lazy(warden_app::App);
 }

@@ -29,10 +29,19 @@ impl Artifact<'_> {
     }
 }
 
-/// Runs `command` (a `cargo build …`) with diagnostics and progress on the terminal and returns the
-/// one file `pick` chooses among the artifacts it reports.
-pub fn build(mut command: Command, what: &str, pick: impl Fn(&Artifact) -> Option<PathBuf>) -> Result<PathBuf> {
+/// Runs `command` (a `cargo build …`, or a `cargo rustc …` whose `rustc_args` go to the last crate's
+/// compiler) with diagnostics and progress on the terminal and returns the one file `pick` chooses
+/// among the artifacts it reports.
+pub fn build(
+    mut command: Command,
+    rustc_args: &[&str],
+    what: &str,
+    pick: impl Fn(&Artifact) -> Option<PathBuf>,
+) -> Result<PathBuf> {
     command.arg("--message-format=json-render-diagnostics").stdout(Stdio::piped());
+    if !rustc_args.is_empty() {
+        command.arg("--").args(rustc_args);
+    }
     let mut child = command.spawn().context("cannot run cargo")?;
     let stdout = child.stdout.take().context("cargo's output is not readable")?;
     let mut found = None;

@@ -7,6 +7,7 @@ mod precompress;
 mod project;
 mod serve;
 mod site;
+mod split;
 
 use std::process::ExitCode;
 

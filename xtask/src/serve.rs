@@ -56,7 +56,7 @@ fn build_server(project: &Project, profile: Profile) -> Result<PathBuf> {
     let mut command = project.cargo();
     command.args(["build", "--bins", "--profile", profile.server()]).args(project.bin.cargo_args());
     let package = &project.bin.package;
-    cargo::build(command, package, |artifact| {
+    cargo::build(command, &[], package, |artifact| {
         artifact.executable().filter(|_| artifact.has_kind("bin") && artifact.target_name() == Some(package.as_str()))
     })
 }

@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use wasm_bindgen_cli_support::Bindgen;
 
 use crate::project::{Profile, Project};
-use crate::{cargo, precompress};
+use crate::{cargo, precompress, split};
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
@@ -25,7 +25,7 @@ pub fn build(project: &Project, profile: Profile) -> Result<()> {
     let pkg_dir = project.pkg_dir();
     fs::create_dir_all(&pkg_dir).with_context(|| format!("cannot create {}", pkg_dir.display()))?;
     let wasm = build_wasm(project, profile)?;
-    bindgen(project, profile, &wasm, &pkg_dir)?;
+    split_and_bindgen(project, profile, &wasm, &pkg_dir)?;
     if let Some(style) = &project.style_file {
         copy_if_changed(style, &pkg_dir.join(format!("{}.css", project.output_name)))?;
     }
@@ -40,17 +40,19 @@ pub fn build(project: &Project, profile: Profile) -> Result<()> {
     Ok(())
 }
 
-/// `cargo build` of the lib package for wasm32; returns the `.wasm` it made.
+/// The lib package built for wasm32 (`cargo rustc`, so that the linker's argument the splitter needs
+/// reaches the frontend's own link and no dependency's build); returns the `.wasm` it made.
 fn build_wasm(project: &Project, profile: Profile) -> Result<PathBuf> {
     let mut command = project.cargo();
-    command.args(["build", "--lib", "--target", WASM_TARGET, "--profile", profile.wasm(project)]);
+    command.args(["rustc", "--lib", "--target", WASM_TARGET, "--profile", profile.wasm(project)]);
     command.args(project.lib.cargo_args());
     if project.std_from_source() {
         // Only this build: the server keeps the prebuilt host std.
         command.arg("-Zbuild-std=std,panic_abort").env("RUSTC_BOOTSTRAP", "1");
     }
     let crate_name = project.lib.package.replace('-', "_");
-    cargo::build(command, &format!("{} for {WASM_TARGET}", project.lib.package), |artifact| {
+    let what = format!("{} for {WASM_TARGET}", project.lib.package);
+    cargo::build(command, &[split::LINK_ARGS], &what, |artifact| {
         if artifact.target_name() != Some(crate_name.as_str()) || !artifact.has_kind("cdylib") {
             return None;
         }
@@ -58,14 +60,16 @@ fn build_wasm(project: &Project, profile: Profile) -> Result<PathBuf> {
     })
 }
 
-/// wasm-bindgen into the pkg dir, unless the stamp says this very `.wasm` was already done the same way.
-fn bindgen(project: &Project, profile: Profile, wasm: &Path, pkg_dir: &Path) -> Result<()> {
+/// The split ([`split`]) and wasm-bindgen into the pkg dir, unless the stamp says this very `.wasm` was
+/// already done the same way.
+fn split_and_bindgen(project: &Project, profile: Profile, wasm: &Path, pkg_dir: &Path) -> Result<()> {
     let name = &project.output_name;
     let js = pkg_dir.join(format!("{name}.js"));
     let bg_wasm = pkg_dir.join(format!("{name}_bg.wasm"));
     let stamp_file = pkg_dir.join(".xtask-bindgen-stamp");
     // The outputs are in the stamp too: if anything else wrote them (cargo-leptos does), run again.
-    let files = [wasm, js.as_path(), bg_wasm.as_path()];
+    let [loader, manifest] = split::outputs(pkg_dir);
+    let files = [wasm, js.as_path(), bg_wasm.as_path(), loader.as_path(), manifest.as_path()];
     let done = fs::read_to_string(&stamp_file).ok();
     if stamp_of(&files, profile).is_some_and(|stamp| Some(stamp) == done) {
         eprintln!("[xtask] {} unchanged: wasm-bindgen skipped", wasm.display());
@@ -77,15 +81,20 @@ fn bindgen(project: &Project, profile: Profile, wasm: &Path, pkg_dir: &Path) -> 
     let started = Instant::now();
     // Release drops the function names (half the file); debug keeps them for the browser's stack traces.
     let release = profile == Profile::Release;
+    let main = split::split(wasm, pkg_dir, name, release)?;
+    let split_in = started.elapsed();
     Bindgen::new()
-        .input_path(wasm)
+        .input_path(&main)
         .out_name(name)
         .web(true)?
         .typescript(false)
+        // The split modules import the main module's functions by the linker's names.
+        .keep_lld_exports(true)
+        .demangle(false)
         .remove_name_section(release)
         .remove_producers_section(release)
         .generate(pkg_dir)
-        .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
+        .with_context(|| format!("wasm-bindgen failed on {}", main.display()))?;
 
     // A server built by cargo-leptos (LEPTOS_OUTPUT_NAME set at its compile time) asks for `<name>.wasm`,
     // one built by plain cargo for `<name>_bg.wasm`: the same file under both names serves either.
@@ -95,7 +104,12 @@ fn bindgen(project: &Project, profile: Profile, wasm: &Path, pkg_dir: &Path) -> 
         fs::copy(&bg_wasm, &plain_wasm).with_context(|| format!("cannot write {}", plain_wasm.display()))?;
     }
     let size = fs::metadata(&bg_wasm).map(|m| m.len()).unwrap_or(0);
-    eprintln!("[xtask] wasm-bindgen: {} KB in {:.1} s", size / 1024, started.elapsed().as_secs_f64());
+    eprintln!(
+        "[xtask] split in {:.1} s, wasm-bindgen: {} KB in {:.1} s",
+        split_in.as_secs_f64(),
+        size / 1024,
+        (started.elapsed() - split_in).as_secs_f64()
+    );
 
     if let Some(stamp) = stamp_of(&files, profile) {
         fs::write(&stamp_file, stamp).with_context(|| format!("cannot write {}", stamp_file.display()))?;
