@@ -16,7 +16,8 @@ if [ "${1:-}" = "watch" ]; then
       "without them, scripts/dev.sh builds and serves" >&2
     exit 1
   fi
-  exec cargo leptos watch "${LEPTOS_ARGS[@]}"
+  # --split: the lazy pages (app/src/lazy_pages.rs) need their wasm split, as `cargo xtask site` does.
+  exec cargo leptos watch --split "${LEPTOS_ARGS[@]}"
 fi
 # The built-in model (answers when no provider is configured), once, into the data dir. Without the network
 # the app still starts and says what to configure.
