@@ -40,7 +40,8 @@ pub fn split(wasm: &Path, pkg_dir: &Path, output_name: &str, strip: bool) -> Res
     if strip {
         for module in &split.split_modules {
             let bytes = fs::read(module).with_context(|| format!("cannot read {}", module.display()))?;
-            let stripped = without_names(&bytes).with_context(|| format!("cannot read {} as wasm", module.display()))?;
+            let stripped =
+                without_names(&bytes).with_context(|| format!("cannot read {} as wasm", module.display()))?;
             fs::write(module, stripped).with_context(|| format!("cannot write {}", module.display()))?;
         }
     }
