@@ -19,6 +19,8 @@ pub mod run_stream;
 pub mod scroll_anchor;
 pub mod server_fns;
 pub mod shortcuts;
+#[cfg(feature = "hydrate")]
+pub mod stopped_notice;
 pub mod theme;
 
 use leptos::prelude::*;

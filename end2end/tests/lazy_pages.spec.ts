@@ -49,3 +49,30 @@ test("a chat fetches no other page's code; settings fetches its own when opened,
   expect(trouble.errors).toEqual([]);
   expect(secondTrouble.errors).toEqual([]);
 });
+
+test("a page whose code cannot be fetched says the tab stopped; a reload brings the tab back and the page opens", async ({ page }) => {
+  await startChat(page, "Please say hello");
+  const chat = page.url();
+  // The settings page's module is refused once, as a dropped connection (or a module of another build) would.
+  let refused = 0;
+  await page.route(
+    /\/pkg\/split_[^/]*settings[^/]*\.wasm$/,
+    async (route) => {
+      refused += 1;
+      await route.abort("connectionreset");
+    },
+    { times: 1 },
+  );
+  await page.getByRole("link", { name: "Settings" }).click();
+  const notice = page.getByRole("alert").filter({ hasText: "This tab stopped working" });
+  await expect(notice).toBeVisible();
+  expect(refused).toBe(1);
+
+  // The reload reloads the page the tab was on (the navigation never happened), working again.
+  await Promise.all([page.waitForEvent("load"), notice.getByRole("link", { name: "Reload" }).click()]);
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+  expect(page.url()).toBe(chat);
+  await expect(notice).toHaveCount(0);
+  await page.getByRole("link", { name: "Settings" }).click();
+  await expect(page.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();
+});

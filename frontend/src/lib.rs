@@ -4,6 +4,10 @@
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
-    console_error_panic_hook::set_once();
+    // A panic ends the wasm: after logging it, the page says so and offers a reload.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        warden_app::stopped_notice::show();
+    }));
     leptos::mount::hydrate_lazy(warden_app::App);
 }
