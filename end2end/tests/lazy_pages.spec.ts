@@ -27,7 +27,7 @@ test("a chat fetches no other page's code; settings fetches its own when opened,
   expect(fetched).toEqual([]);
 
   // Navigated to in the browser: the module arrives and the page works.
-  await tab.getByRole("link", { name: "Settings" }).click();
+  await tab.locator('#sidebar a[href="/settings"]').click();
   await expect(tab.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();
   expect(fetched.some((name) => name.includes("settings"))).toBe(true);
   expect(fetched.some((name) => name.includes("inbox") || name.includes("audit"))).toBe(false);
@@ -40,7 +40,7 @@ test("a chat fetches no other page's code; settings fetches its own when opened,
   const secondFetched = splitModulesFetched(second);
   await openHydrated(second, "/settings");
   expect(secondFetched.some((name) => name.includes("settings"))).toBe(true);
-  await second.getByRole("link", { name: "Inbox" }).first().click();
+  await second.locator('#sidebar a[href="/inbox"]').click();
   await expect(second).toHaveURL(/\/inbox$/);
   await expect(second.getByRole("heading", { name: "Inbox", level: 1 })).toBeVisible();
   expect(secondFetched.some((name) => name.includes("inbox"))).toBe(true);
@@ -63,7 +63,7 @@ test("a page whose code cannot be fetched says the tab stopped; a reload brings 
     },
     { times: 1 },
   );
-  await page.getByRole("link", { name: "Settings" }).click();
+  await page.locator('#sidebar a[href="/settings"]').click();
   const notice = page.getByRole("alert").filter({ hasText: "This tab stopped working" });
   await expect(notice).toBeVisible();
   expect(refused).toBe(1);
@@ -73,6 +73,6 @@ test("a page whose code cannot be fetched says the tab stopped; a reload brings 
   await expect(page.locator("body[data-hydrated]")).toBeAttached();
   expect(page.url()).toBe(chat);
   await expect(notice).toHaveCount(0);
-  await page.getByRole("link", { name: "Settings" }).click();
+  await page.locator('#sidebar a[href="/settings"]').click();
   await expect(page.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();
 });

@@ -1,6 +1,7 @@
 //! `cargo xtask site`: the browser side of the app in `<target dir>/site`, laid out as cargo-leptos
-//! lays it out: `pkg/<name>.js` and `pkg/<name>_bg.wasm` from wasm-bindgen (target web), `pkg/<name>.css`,
-//! and the assets dir's files at the site root. Steps whose input did not change are skipped, so a
+//! lays it out with `--split`: `pkg/<name>.js` and `pkg/<name>_bg.wasm` from wasm-bindgen (target web), the
+//! lazy pages' modules and their loader ([`split`]), `pkg/<name>.css`, and the assets dir's files at the
+//! site root. Steps whose input did not change are skipped, so a
 //! build with nothing to do costs cargo's own no-op check.
 //!
 //! No wasm-opt: measured on this app's release wasm, binaryen's `-O1` (what the metadata asks cargo-leptos
@@ -72,7 +73,7 @@ fn split_and_bindgen(project: &Project, profile: Profile, wasm: &Path, pkg_dir: 
     let files = [wasm, js.as_path(), bg_wasm.as_path(), loader.as_path(), manifest.as_path()];
     let done = fs::read_to_string(&stamp_file).ok();
     if stamp_of(&files, profile).is_some_and(|stamp| Some(stamp) == done) {
-        eprintln!("[xtask] {} unchanged: wasm-bindgen skipped", wasm.display());
+        eprintln!("[xtask] {} unchanged: split and wasm-bindgen skipped", wasm.display());
         return Ok(());
     }
     // Removed first: a failure half-way must not leave a stamp that claims the new outputs.
