@@ -40,6 +40,8 @@ test("a chat fetches no other page's code; settings fetches its own when opened,
   const secondFetched = splitModulesFetched(second);
   await openHydrated(second, "/settings");
   expect(secondFetched.some((name) => name.includes("settings"))).toBe(true);
+  // The page names its module for the browser to fetch beside the main wasm, not after it.
+  await expect(second.locator('head link[rel="preload"][href*="settings"][href$=".wasm"]')).toHaveCount(1);
   await second.locator('#sidebar a[href="/inbox"]').click();
   await expect(second).toHaveURL(/\/inbox$/);
   await expect(second.getByRole("heading", { name: "Inbox", level: 1 })).toBeVisible();
