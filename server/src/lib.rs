@@ -20,6 +20,7 @@ use tower::Layer;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use warden_app::{shell, App};
 
@@ -47,6 +48,14 @@ pub fn router(state: AppState) -> Router {
     // accept them; otherwise gzipped on the fly by the layer below.
     let pkg_dir = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
     let pkg = ServeDir::new(pkg_dir).precompressed_br();
+    // Checked with the server before each use (a `304 Not Modified` when unchanged, by `Last-Modified`):
+    // the files of one build work only together (a lazy page's wasm module links only to the main wasm
+    // it was split from), so a browser must never keep using a file an update replaced.
+    let pkg = SetResponseHeaderLayer::overriding(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-cache"),
+    )
+    .layer(pkg);
     let access = state.access.clone().with_static_root(state.leptos_options.site_root.to_string());
     // Pages are each rendered alone, in a runtime of their own, and sent whole; server functions run
     // on one long-lived thread of their own (see `render_alone` and `render_arena`). The API and static

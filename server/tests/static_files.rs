@@ -120,3 +120,30 @@ async fn pages_go_out_gzipped_and_server_function_answers_do_not() {
     assert!(json.headers().get("content-encoding").is_none());
     assert!(json.text().await.expect("body").contains("A compressed page"));
 }
+
+/// The site's files are checked with the server before each use, and an unchanged one is not sent
+/// again: the files of one build work only together (a lazy page's module links only to the main
+/// wasm it was split from), so a browser must not go on using a copy an update replaced.
+#[tokio::test]
+async fn site_files_are_checked_before_each_use_and_not_sent_again_unchanged() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).expect("site dir");
+    std::fs::write(site.join("pkg/split_settings.wasm"), b"a lazy page's module").expect("module written");
+
+    let leptos_options = LeptosOptions::builder().output_name("warden").site_root(site.display().to_string()).build();
+    let addr = common::serve_app(Config::with_data_dir(dir.path()), leptos_options).await.addr;
+    let http = common::anonymous();
+    let url = format!("http://{addr}/pkg/split_settings.wasm");
+
+    let first = http.get(&url).send().await.expect("request");
+    assert_eq!(first.status(), 200);
+    assert_eq!(first.headers()["cache-control"], "no-cache");
+    let modified = first.headers()["last-modified"].clone();
+    assert_eq!(first.bytes().await.expect("body").as_ref(), b"a lazy page's module");
+
+    let again = http.get(&url).header("if-modified-since", modified).send().await.expect("request");
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["cache-control"], "no-cache");
+    assert!(again.bytes().await.expect("body").is_empty());
+}
