@@ -82,6 +82,18 @@ impl Streams {
     }
 }
 
+/// How long the writer gathers events after the first of a burst before it stores them in one write.
+/// A turn, a decision or a run's start emits several events within a few milliseconds, and every
+/// write waits for the one writer connection (`Database`): storing each as it came queued the run's
+/// own writes behind them, on the way from a message to its card and from a decision to its result.
+/// Readers lose nothing meanwhile (they replay unstored events from memory); a process killed in
+/// that window loses those events from the log, as it could lose a batch before, and the next boot
+/// numbers above them and tells a reconnecting client to drop the partial turn.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The most events stored in one write.
+const MAX_BATCH: usize = 1024;
+
 enum WriterMsg {
     Event(StoredEvent),
     /// Tests wait on it to read the log; readers take what is not stored yet from `Streams`.
@@ -288,15 +300,26 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>,
     let mut batch = Vec::new();
     let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
     while let Some(first) = rx.recv().await {
+        let until = tokio::time::Instant::now() + GATHER;
         let mut next = Some(first);
-        while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
-            match msg {
-                WriterMsg::Event(e) => batch.push(e),
-                #[cfg(test)]
-                WriterMsg::Flush(w) => waiters.push(w),
+        loop {
+            while let Some(msg) = next.take().or_else(|| rx.try_recv().ok()) {
+                match msg {
+                    WriterMsg::Event(e) => batch.push(e),
+                    #[cfg(test)]
+                    WriterMsg::Flush(w) => waiters.push(w),
+                }
+                if batch.len() >= MAX_BATCH {
+                    break;
+                }
             }
-            if batch.len() >= 1024 {
+            if batch.len() >= MAX_BATCH || !waiters.is_empty() {
                 break;
+            }
+            match tokio::time::timeout_at(until, rx.recv()).await {
+                Ok(Some(msg)) => next = Some(msg),
+                // Closed (the engine is shutting down) or time is up: store what came.
+                Ok(None) | Err(_) => break,
             }
         }
         if !batch.is_empty() {
