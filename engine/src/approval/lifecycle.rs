@@ -196,13 +196,18 @@ impl Lifecycle<'_> {
         {
             return Ok(None);
         }
-        Store::insert_approval(
+        let fresh = Store::insert_approval(
             &mut tx,
             &NewApproval {
                 id: &new_approval_id,
                 tool_call_id: &call.id,
                 run_id: &call.run_id,
                 thread_id: &call.thread_id,
+                // As `reopen_call` left the call's row.
+                tool: &call.name,
+                origin: &call.origin,
+                summary: &summary,
+                risk,
                 // The arguments the call runs with (the person's edit, if there was one), shown again.
                 arguments: &call.arguments,
                 status: ApprovalStatus::Pending,
@@ -228,7 +233,6 @@ impl Lifecycle<'_> {
                 rule: None,
             },
         );
-        let fresh = self.store.approval(&new_approval_id).await?;
         self.events.emit(&call.run_id, &RunEvent::ApprovalRequest { approval: fresh });
         Ok(Some(new_approval_id))
     }

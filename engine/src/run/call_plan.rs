@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::{RunEvent, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::{decide_call, CallDecision};
 use crate::approval::lifecycle::result_event;
-use crate::approval::{ApprovalStatus, DecidedBy, Decision, ThreadRule};
+use crate::approval::{Approval, ApprovalStatus, DecidedBy, Decision, ThreadRule};
 use crate::connection::ServerView;
 use crate::error::Result;
 use crate::run::handles::RunHandles;
@@ -128,8 +128,8 @@ pub async fn plan(
 /// What recording a plan wrote besides the call row.
 #[derive(Debug, Default)]
 pub struct Recorded {
-    /// Its approval (asked, or approved by a rule).
-    pub approval_id: Option<String>,
+    /// Its approval (asked, or approved by a rule), as stored.
+    pub approval: Option<Approval>,
     /// The connection check it waits on.
     pub check_id: Option<String>,
     /// Whether that check was made for this call (the page is told of it then).
@@ -158,13 +158,18 @@ pub async fn record(
                 }),
                 _ => None,
             };
-            Store::insert_approval(
+            let approval = Store::insert_approval(
                 tx,
                 &NewApproval {
                     id: &approval_id,
                     tool_call_id: call_id,
                     run_id: &run.id,
                     thread_id: &run.thread_id,
+                    // What the call's row holds: the turn and a replan store the plan's.
+                    tool: name,
+                    origin: &plan.origin,
+                    summary: &plan.summary,
+                    risk: plan.risk,
                     arguments,
                     status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
                     decision: by_rule.as_ref(),
@@ -174,7 +179,7 @@ pub async fn record(
                 },
             )
             .await?;
-            Ok(Recorded { approval_id: Some(approval_id), ..Recorded::default() })
+            Ok(Recorded { approval: Some(approval), ..Recorded::default() })
         }
         CallDecision::AwaitServer { server, down } => {
             let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
@@ -195,7 +200,7 @@ pub async fn record(
                 }
             };
             Store::attach_call_to_check(tx, call_id, &check_id).await?;
-            Ok(Recorded { approval_id: None, check_id: Some(check_id), new_check })
+            Ok(Recorded { approval: None, check_id: Some(check_id), new_check })
         }
         CallDecision::Run | CallDecision::Skip { .. } | CallDecision::ServerLeftOut { .. } => Ok(Recorded::default()),
     }
@@ -211,24 +216,22 @@ pub async fn announce(
     plan: &CallPlan,
     recorded: &Recorded,
 ) -> Result<()> {
-    match (&plan.decision, &recorded.approval_id) {
-        (CallDecision::Ask, Some(approval_id)) => {
-            let approval = rt.store.approval(approval_id).await?;
-            rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval });
+    match (&plan.decision, &recorded.approval) {
+        (CallDecision::Ask, Some(approval)) => {
+            rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval: approval.clone() });
             if let Some(timeout) = rt.config.approval_timeout {
-                rt.timers.arm(approval_id.clone(), timeout);
+                rt.timers.arm(approval.id.clone(), timeout);
             }
         }
-        (CallDecision::RunByRule { .. }, Some(approval_id)) => {
-            let approval = rt.store.approval(approval_id).await?;
+        (CallDecision::RunByRule { .. }, Some(approval)) => {
             rt.events.emit(
                 &run.id,
                 &RunEvent::ApprovalResolved {
-                    approval_id: approval_id.clone(),
+                    approval_id: approval.id.clone(),
                     tool_call_id: call.id.clone(),
                     decision: approval.status,
                     arguments: call.arguments.clone(),
-                    approval,
+                    approval: approval.clone(),
                     call,
                     rule: None,
                 },

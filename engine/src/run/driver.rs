@@ -346,9 +346,8 @@ struct PlannedCall {
 
 /// A call as stored with its turn, and what is announced for it once the turn is committed.
 struct RecordedCall {
-    id: String,
-    name: String,
-    arguments: serde_json::Value,
+    /// The call as stored.
+    call: ToolCallRecord,
     plan: CallPlan,
     recorded: Recorded,
 }
@@ -525,18 +524,18 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     let mut after = Vec::new();
     for PlannedCall { position, id, call_id, name, arguments, plan } in planned {
         let (status, output) = plan.status();
-        Store::insert_tool_call(
+        let call = Store::insert_tool_call(
             &mut tx,
-            &NewToolCall {
-                id: id.clone(),
+            NewToolCall {
+                id,
                 run_id: run.id.clone(),
                 thread_id: run.thread_id.clone(),
                 message_id: message.id.clone(),
                 position,
                 call_id,
-                name: name.clone(),
+                name,
                 origin: plan.origin.clone(),
-                arguments: arguments.clone(),
+                arguments,
                 summary: plan.summary.clone(),
                 risk: plan.risk,
                 needs_approval: plan.needs_approval,
@@ -546,29 +545,28 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
             },
         )
         .await?;
-        let recorded = call_plan::record(&mut tx, run, &id, &name, &arguments, &plan, expires_at.clone()).await?;
-        after.push(RecordedCall { id, name, arguments, plan, recorded });
+        let recorded =
+            call_plan::record(&mut tx, run, &call.id, &call.name, &call.arguments, &plan, expires_at.clone()).await?;
+        after.push(RecordedCall { call, plan, recorded });
     }
     tx.commit().await?;
 
+    // The calls and approvals as stored are announced as they were written, not read back.
     rt.events.emit(&run.id, &RunEvent::MessageStored { message: message.clone() });
     if after.is_empty() {
         return Ok(Turn::Answered { message_id: message.id });
     }
-    let mut records = rt.store.tool_calls_of_message(&message.id).await?;
-    for RecordedCall { id, name, arguments, plan, recorded } in &after {
-        let Some(at) = records.iter().position(|c| c.id == *id) else { continue };
-        let call = records.swap_remove(at);
+    for RecordedCall { call, plan, recorded } in after {
         rt.events.emit(
             &run.id,
             &RunEvent::ToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                arguments: arguments.clone(),
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
                 call: call.clone(),
             },
         );
-        call_plan::announce(rt, run, call, plan, recorded).await?;
+        call_plan::announce(rt, run, call, &plan, &recorded).await?;
     }
     Ok(Turn::CalledTools)
 }

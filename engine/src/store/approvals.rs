@@ -8,13 +8,19 @@ use sqlx::{Row, Sqlite, Transaction};
 use super::{from_json, json, now, Store};
 use crate::error::{Error, Result};
 use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
-use warden_types::tool::Preview;
+use warden_types::tool::{Preview, Risk, ToolOrigin};
 
 pub struct NewApproval<'a> {
     pub id: &'a str,
     pub tool_call_id: &'a str,
     pub run_id: &'a str,
     pub thread_id: &'a str,
+    /// The call's tool, origin, summary and risk as its row holds them once the transaction commits
+    /// (an approval reads them from there): the approval is returned with them, not read back.
+    pub tool: &'a str,
+    pub origin: &'a ToolOrigin,
+    pub summary: &'a str,
+    pub risk: Risk,
     pub arguments: &'a Value,
     pub status: ApprovalStatus,
     pub decision: Option<&'a Decision>,
@@ -68,8 +74,10 @@ const OF_CALLS: &str = "WHERE a.tool_call_id IN (SELECT value FROM json_each(?))
 const SELECT_WITH_TARGET_STATE: &str = concat!("SELECT ", approval_columns!(), ", a.target_state", approval_from!());
 
 impl Store {
-    pub async fn insert_approval(tx: &mut Transaction<'static, Sqlite>, a: &NewApproval<'_>) -> Result<()> {
-        let decided = a.decision.is_some().then(now);
+    /// Stores an approval; returns it as `approval` will read it once the transaction commits.
+    pub async fn insert_approval(tx: &mut Transaction<'static, Sqlite>, a: &NewApproval<'_>) -> Result<Approval> {
+        let created_at = now();
+        let decided = a.decision.is_some().then(|| created_at.clone());
         sqlx::query(
             "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
                decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -81,14 +89,30 @@ impl Store {
         .bind(json(a.arguments)?)
         .bind(a.status)
         .bind(a.decision.map(json).transpose()?)
-        .bind(now())
-        .bind(decided)
+        .bind(&created_at)
+        .bind(&decided)
         .bind(&a.expires_at)
         .bind(a.preview.map(json).transpose()?)
         .bind(a.target_state)
         .execute(&mut **tx)
         .await?;
-        Ok(())
+        Ok(Approval {
+            id: a.id.to_string(),
+            run_id: a.run_id.to_string(),
+            thread_id: a.thread_id.to_string(),
+            tool_call_id: a.tool_call_id.to_string(),
+            tool: a.tool.to_string(),
+            origin: a.origin.clone(),
+            arguments: a.arguments.clone(),
+            summary: a.summary.to_string(),
+            risk: a.risk,
+            preview: a.preview.cloned(),
+            status: a.status,
+            created_at,
+            decided_at: decided,
+            expires_at: a.expires_at.clone(),
+            decision: a.decision.cloned(),
+        })
     }
 
     pub async fn approval(&self, id: &str) -> Result<Approval> {

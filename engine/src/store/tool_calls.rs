@@ -72,8 +72,10 @@ fn calls_of_runs_last_message_sql() -> String {
 }
 
 impl Store {
-    pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: &NewToolCall) -> Result<()> {
-        let settled = c.status.is_settled().then(now);
+    /// Stores a call; returns it as `tool_call` will read it once the transaction commits.
+    pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: NewToolCall) -> Result<ToolCallRecord> {
+        let created_at = now();
+        let settled = c.status.is_settled().then(|| created_at.clone());
         sqlx::query(
             "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, arguments, \
                summary, risk, needs_approval, preview, status, output, is_error, created_at, finished_at) \
@@ -95,11 +97,31 @@ impl Store {
         .bind(c.status)
         .bind(c.output.as_ref().map(json).transpose()?)
         .bind(c.output.is_some() as i64)
-        .bind(now())
-        .bind(settled)
+        .bind(&created_at)
+        .bind(&settled)
         .execute(&mut **tx)
         .await?;
-        Ok(())
+        Ok(ToolCallRecord {
+            id: c.id,
+            run_id: c.run_id,
+            thread_id: c.thread_id,
+            message_id: c.message_id,
+            call_id: c.call_id,
+            name: c.name,
+            origin: c.origin,
+            arguments: c.arguments,
+            summary: c.summary,
+            risk: c.risk,
+            needs_approval: c.needs_approval,
+            preview: c.preview,
+            status: c.status,
+            is_error: c.output.is_some(),
+            output: c.output,
+            truncated: false,
+            failure: None,
+            created_at,
+            finished_at: settled,
+        })
     }
 
     pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
@@ -441,7 +463,7 @@ mod tests {
                 status: ToolCallStatus::Pending,
                 output: None,
             };
-            Store::insert_tool_call(&mut tx, &call).await.unwrap();
+            Store::insert_tool_call(&mut tx, call).await.unwrap();
             ids.push(id);
         }
         tx.commit().await.unwrap();
@@ -451,5 +473,84 @@ mod tests {
             [ids[1].as_str()],
             "the latest message's only"
         );
+    }
+
+    /// What storing a call and its approval returns is what reading them back gives: a model turn
+    /// announces the returned values instead of reading the rows again.
+    #[tokio::test]
+    async fn a_stored_call_and_its_approval_are_returned_as_they_read_back() {
+        use crate::store::NewApproval;
+        use warden_types::approval::{ApprovalStatus, DecidedBy, Decision};
+
+        let (_dir, store) = test_db::store().await;
+        let thread = store.create_thread(Some("returned")).await.unwrap();
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run_id;
+        let mut tx = store.write_tx().await.unwrap();
+        let block = Block::Text { text: "calls".into() };
+        let message = Store::insert_message(&mut tx, &thread.id, Some(&run), Role::Assistant, &[block]).await.unwrap();
+        let new_call = |id: &str, status, output: Option<Vec<ToolContent>>| NewToolCall {
+            id: id.into(),
+            run_id: run.clone(),
+            thread_id: thread.id.clone(),
+            message_id: message.id.clone(),
+            position: 0,
+            call_id: format!("provider-{id}"),
+            name: "shell".into(),
+            origin: ToolOrigin::Mcp { server: "files".into() },
+            arguments: serde_json::json!({"command": "echo ok", "n": 1.5, "list": [true, null]}),
+            summary: "Run `echo ok`".into(),
+            risk: Risk::Medium,
+            needs_approval: true,
+            preview: Some(Preview::Command { command: "echo ok".into() }),
+            status,
+            output,
+        };
+        let (asked_id, ruled_id, skipped_id) = (new_id(), new_id(), new_id());
+        let asked = Store::insert_tool_call(&mut tx, new_call(&asked_id, ToolCallStatus::Pending, None)).await.unwrap();
+        let ruled =
+            Store::insert_tool_call(&mut tx, new_call(&ruled_id, ToolCallStatus::Approved, None)).await.unwrap();
+        let invalid = Some(vec![ToolContent::Text { text: "Invalid arguments".into() }]);
+        let skipped =
+            Store::insert_tool_call(&mut tx, new_call(&skipped_id, ToolCallStatus::Invalid, invalid)).await.unwrap();
+        let by_rule = Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id: "rule-1".into() } };
+        let mut approvals = Vec::new();
+        for (call, status, decision, expires_at) in [
+            (&asked, ApprovalStatus::Pending, None, Some(crate::store::now())),
+            (&ruled, ApprovalStatus::Approved, Some(&by_rule), None),
+        ] {
+            let id = new_id();
+            let stored = Store::insert_approval(
+                &mut tx,
+                &NewApproval {
+                    id: &id,
+                    tool_call_id: &call.id,
+                    run_id: &call.run_id,
+                    thread_id: &call.thread_id,
+                    tool: &call.name,
+                    origin: &call.origin,
+                    summary: &call.summary,
+                    risk: call.risk,
+                    arguments: &call.arguments,
+                    status,
+                    decision,
+                    expires_at,
+                    preview: call.preview.as_ref(),
+                    target_state: Some("state-1"),
+                },
+            )
+            .await
+            .unwrap();
+            approvals.push(stored);
+        }
+        tx.commit().await.unwrap();
+
+        for call in [&asked, &ruled, &skipped] {
+            assert_eq!(&store.tool_call(&call.id).await.unwrap(), call);
+        }
+        assert!(skipped.is_error && skipped.finished_at.is_some() && asked.finished_at.is_none());
+        for approval in &approvals {
+            assert_eq!(&store.approval(&approval.id).await.unwrap(), approval);
+        }
+        assert!(approvals[1].decided_at.is_some() && approvals[0].decided_at.is_none());
     }
 }
