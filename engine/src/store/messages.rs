@@ -54,11 +54,15 @@ impl Store {
         // the write lock only then, and other writers should not wait on the rendering.
         let content = Message { role, content: blocks.to_vec() }.joined_text();
         let html = shown_as_html(role, &content);
-        // It follows the thread's head (the end of the chosen branch), and becomes the head.
+        // It follows the thread's head (the end of the chosen branch), and becomes the head; a new
+        // message is the thread's latest activity too (the list is ordered by it). Two statements in
+        // one query, so one round trip to the connection's thread (sqlx binds the arguments across
+        // them in order); the caller's transaction keeps them together.
         sqlx::query(
             "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
              VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, \
-                     (SELECT head_id FROM threads WHERE id = ?))",
+                     (SELECT head_id FROM threads WHERE id = ?)); \
+             UPDATE threads SET head_id = ?, updated_at = ? WHERE id = ?",
         )
         .bind(&id)
         .bind(thread_id)
@@ -68,15 +72,11 @@ impl Store {
         .bind(json(&blocks)?)
         .bind(&ts)
         .bind(thread_id)
+        .bind(&id)
+        .bind(&ts)
+        .bind(thread_id)
         .execute(&mut **tx)
         .await?;
-        // A new message is the thread's latest activity too (the list is ordered by it).
-        sqlx::query("UPDATE threads SET head_id = ?, updated_at = ? WHERE id = ?")
-            .bind(&id)
-            .bind(&ts)
-            .bind(thread_id)
-            .execute(&mut **tx)
-            .await?;
         Ok(StoredMessage {
             id,
             run_id: run_id.map(str::to_string),
