@@ -132,6 +132,7 @@ impl Engine {
     /// Stops background work; runs in flight stay as they are in SQLite and resume on restart.
     pub fn shutdown(&self) {
         self.rt.handles.shutdown.cancel();
+        self.rt.handles.events.store_at_once();
     }
 
     /// Cancelled at shutdown: long streams end on it.

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use crate::error::Result;
 use crate::store::{Store, StoredEvent};
@@ -88,7 +89,8 @@ impl Streams {
 /// own writes behind them, on the way from a message to its card and from a decision to its result.
 /// Readers lose nothing meanwhile (they replay unstored events from memory); a process killed in
 /// that window loses those events from the log, as it could lose a batch before, and the next boot
-/// numbers above them and tells a reconnecting client to drop the partial turn.
+/// numbers above them and tells a reconnecting client to drop the partial turn. From shutdown on
+/// ([`EventHub::store_at_once`]) nothing is gathered.
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// The most events stored in one write.
@@ -110,6 +112,8 @@ pub struct EventHub {
     /// step, and so is subscribing and copying what is not stored yet.
     streams: Arc<Mutex<Streams>>,
     writer: mpsc::UnboundedSender<WriterMsg>,
+    /// Cancelled at shutdown: from then on the writer stores each burst at once, not after `GATHER`.
+    gathering: CancellationToken,
     /// Every approval as it is requested and as it is settled, across runs.
     approvals: broadcast::Sender<Approval>,
     /// Every connection check as it is asked, as a Connect fails, and as it is settled, across runs.
@@ -123,16 +127,24 @@ impl EventHub {
         let next = store.first_event_seq_of_this_boot().await?;
         let (tx, rx) = mpsc::unbounded_channel();
         let streams = Arc::new(Mutex::new(Streams::default()));
-        tokio::spawn(write_batches(store.clone(), rx, streams.clone()));
+        let gathering = CancellationToken::new();
+        tokio::spawn(write_batches(store.clone(), rx, streams.clone(), gathering.clone()));
         Ok(Arc::new(Self {
             store,
             next_seq: AtomicU64::new(next),
             streams,
             writer: tx,
+            gathering,
             approvals: broadcast::channel(APPROVALS_BUFFER).0,
             checks: broadcast::channel(APPROVALS_BUFFER).0,
             ended_calls: broadcast::channel(APPROVALS_BUFFER).0,
         }))
+    }
+
+    /// At shutdown: the events emitted from now on (and those gathered now) are stored at once, so
+    /// the process does not end with a burst still waiting to be written.
+    pub fn store_at_once(&self) {
+        self.gathering.cancel();
     }
 
     /// Every approval of any run as it is requested (pending) and as it is settled, from now on.
@@ -296,7 +308,12 @@ impl Drop for Subscription {
     }
 }
 
-async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>, streams: Arc<Mutex<Streams>>) {
+async fn write_batches(
+    store: Store,
+    mut rx: mpsc::UnboundedReceiver<WriterMsg>,
+    streams: Arc<Mutex<Streams>>,
+    gathering: CancellationToken,
+) {
     let mut batch = Vec::new();
     let mut waiters: Vec<oneshot::Sender<()>> = Vec::new();
     while let Some(first) = rx.recv().await {
@@ -316,10 +333,13 @@ async fn write_batches(store: Store, mut rx: mpsc::UnboundedReceiver<WriterMsg>,
             if batch.len() >= MAX_BATCH || !waiters.is_empty() {
                 break;
             }
-            match tokio::time::timeout_at(until, rx.recv()).await {
-                Ok(Some(msg)) => next = Some(msg),
-                // Closed (the engine is shutting down) or time is up: store what came.
-                Ok(None) | Err(_) => break,
+            tokio::select! {
+                came = tokio::time::timeout_at(until, rx.recv()) => match came {
+                    Ok(Some(msg)) => next = Some(msg),
+                    // Closed, or time is up: store what came.
+                    Ok(None) | Err(_) => break,
+                },
+                _ = gathering.cancelled() => break,
             }
         }
         if !batch.is_empty() {
