@@ -22,8 +22,18 @@ const MAX_SUBSTITUTION_DEPTH: usize = MAX_NESTING;
 /// Bytes of substitution bodies read again in all (each nesting level re-reads its body), so nested
 /// substitutions cost at most a few times one line.
 const REREAD_BUDGET_BYTES: usize = 4 * MAX_LINE_BYTES;
-/// The parser runs on a thread of its own with this much stack, whatever the caller's stack holds.
+/// A longer or more nested line is parsed on a thread of its own with this much stack, whatever the
+/// caller's stack holds.
 const PARSER_STACK_BYTES: usize = 8 << 20;
+/// A line at most this long and this nested is parsed on the caller's thread: starting a thread with a
+/// large stack took 150-200 µs, the most of planning a shell call (measured in `warden-bench approvals`
+/// for `echo ok`), and such a line needs far less stack than any thread of the server has (a test holds
+/// it to [`INLINE_STACK_BYTES`] in a debug build).
+const INLINE_LINE_BYTES: usize = 1024;
+const INLINE_NESTING: usize = 8;
+/// The stack a line read inline may use at most.
+#[cfg(test)]
+const INLINE_STACK_BYTES: usize = 512 * 1024;
 
 /// Reserved words of bash or dash; never a command name in a line that a rule may cover.
 const RESERVED: &[&str] = &[
@@ -79,7 +89,7 @@ pub fn split_command(cmd: &str) -> Option<Vec<Segment>> {
     if !within_bounds(cmd) || cmd.contains('\0') {
         return None;
     }
-    on_parser_stack(|| {
+    on_parser_stack(cmd, || {
         let program = parse(cmd)?;
         let mut walker = Walker {
             options: parser_options(),
@@ -101,7 +111,7 @@ pub fn plain_commands(cmd: &str) -> Option<Vec<PlainCommand>> {
     if !within_bounds(cmd) || cmd.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return None;
     }
-    on_parser_stack(|| {
+    on_parser_stack(cmd, || {
         let program = parse(cmd)?;
         let options = parser_options();
         let mut out = Vec::new();
@@ -146,8 +156,12 @@ fn nesting_estimate(cmd: &str) -> usize {
     brackets + keywords
 }
 
-/// Runs `f` on a fresh thread with a known, large stack; a panic inside the grammar crate is `None`.
-fn on_parser_stack<T: Send>(f: impl FnOnce() -> Option<T> + Send) -> Option<T> {
+/// Runs `f`, which parses `cmd`, where the stack is known to suffice: on the caller's thread for a short,
+/// shallow line, else on a fresh thread with a large stack. A panic inside the grammar crate is `None`.
+fn on_parser_stack<T: Send>(cmd: &str, f: impl FnOnce() -> Option<T> + Send) -> Option<T> {
+    if cmd.len() <= INLINE_LINE_BYTES && nesting_estimate(cmd) <= INLINE_NESTING {
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok().flatten();
+    }
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("shell-parse".into())
@@ -634,6 +648,42 @@ mod tests {
         assert!(split_command(&parens).is_some());
         let ifs = format!("{}x{}", "if true; then ".repeat(MAX_NESTING / 2), "; fi".repeat(MAX_NESTING / 2));
         assert!(split_command(&ifs).is_some());
+    }
+
+    /// Lines read on the caller's thread: the longest and most nested of each shape fit a stack of
+    /// `INLINE_STACK_BYTES` (a stack overflow would end the test process, so this cannot pass by luck).
+    #[test]
+    fn lines_read_inline_fit_a_small_stack() {
+        let fill = |unit: &str, end: &str| {
+            let mut line = String::new();
+            while line.len() + unit.len() + end.len() <= INLINE_LINE_BYTES {
+                line.push_str(unit);
+            }
+            line + end
+        };
+        let half = INLINE_NESTING / 2;
+        let lines = [
+            fill("a && ", "a"),
+            fill("a | ", "a"),
+            fill("a; ", "a"),
+            fill("echo \"$x\" 'y' ", ""),
+            fill("x ", &format!("{}x{}", "$(echo ".repeat(half), ")".repeat(half))),
+            fill("y ", &format!("{}x{}", "(".repeat(INLINE_NESTING), ")".repeat(INLINE_NESTING))),
+            format!("{}x{}", "if true; then ".repeat(half), "; fi".repeat(half)),
+            format!("{}x{}", "`echo ".repeat(half), "`".repeat(half)),
+        ];
+        for line in &lines {
+            assert!(line.len() <= INLINE_LINE_BYTES && nesting_estimate(line) <= INLINE_NESTING, "{line}");
+        }
+        let read = std::thread::Builder::new()
+            .stack_size(INLINE_STACK_BYTES)
+            .spawn(move || {
+                lines.iter().map(|l| (split_command(l).is_some(), plain_commands(l).is_some())).collect::<Vec<_>>()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(read[0].0 && read[0].1 && read[1].0 && read[2].1, "the lists are read: {read:?}");
     }
 
     #[test]
