@@ -18,7 +18,8 @@ usage: cargo xtask <command> [--release | --release-site]
 
 commands:
   site    build the browser side into <target dir>/site: the frontend for wasm32 (its leptos
-          lib-features), wasm-bindgen, the style file as pkg/<name>.css and the assets
+          lib-features), split into the main module and the lazy pages' modules, wasm-bindgen,
+          the style file as pkg/<name>.css and the assets
   serve   build the site and the server, then run the server with the LEPTOS_* settings it
           needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
 

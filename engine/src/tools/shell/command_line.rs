@@ -86,10 +86,11 @@ pub struct PlainCommand {
 /// `None` when the line cannot be read safely: too long or too deeply nested, a syntax error,
 /// arithmetic commands, coprocesses, `[[ ]]`, or a substitution inside a parameter expansion.
 pub fn split_command(cmd: &str) -> Option<Vec<Segment>> {
-    if !within_bounds(cmd) || cmd.contains('\0') {
+    let nesting = nesting_within_bounds(cmd)?;
+    if cmd.contains('\0') {
         return None;
     }
-    on_parser_stack(cmd, || {
+    on_parser_stack(cmd.len(), nesting, || {
         let program = parse(cmd)?;
         let mut walker = Walker {
             options: parser_options(),
@@ -108,10 +109,11 @@ pub fn split_command(cmd: &str) -> Option<Vec<Segment>> {
 /// `$"…"`, glob, brace or tilde character, assignment, redirection or here-document, pipeline, `&`,
 /// `!`, reserved word, compound command or function definition; or a line that cannot be read.
 pub fn plain_commands(cmd: &str) -> Option<Vec<PlainCommand>> {
-    if !within_bounds(cmd) || cmd.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    let nesting = nesting_within_bounds(cmd)?;
+    if cmd.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return None;
     }
-    on_parser_stack(cmd, || {
+    on_parser_stack(cmd.len(), nesting, || {
         let program = parse(cmd)?;
         let options = parser_options();
         let mut out = Vec::new();
@@ -139,8 +141,12 @@ pub fn parser_options() -> ParserOptions {
     }
 }
 
-fn within_bounds(cmd: &str) -> bool {
-    cmd.len() <= MAX_LINE_BYTES && nesting_estimate(cmd) <= MAX_NESTING
+/// The line's nesting estimate, when the line is within [`MAX_LINE_BYTES`] and [`MAX_NESTING`].
+fn nesting_within_bounds(cmd: &str) -> Option<usize> {
+    if cmd.len() > MAX_LINE_BYTES {
+        return None;
+    }
+    Some(nesting_estimate(cmd)).filter(|&nesting| nesting <= MAX_NESTING)
 }
 
 /// An upper bound of the nesting depth the grammar can reach on `cmd`: every bracket or backquote,
@@ -156,10 +162,11 @@ fn nesting_estimate(cmd: &str) -> usize {
     brackets + keywords
 }
 
-/// Runs `f`, which parses `cmd`, where the stack is known to suffice: on the caller's thread for a short,
-/// shallow line, else on a fresh thread with a large stack. A panic inside the grammar crate is `None`.
-fn on_parser_stack<T: Send>(cmd: &str, f: impl FnOnce() -> Option<T> + Send) -> Option<T> {
-    if cmd.len() <= INLINE_LINE_BYTES && nesting_estimate(cmd) <= INLINE_NESTING {
+/// Runs `f`, which parses a line of `len` bytes and `nesting` (its estimate), where the stack is known to
+/// suffice: on the caller's thread for a short, shallow line, else on a fresh thread with a large stack.
+/// A panic inside the grammar crate is `None`.
+fn on_parser_stack<T: Send>(len: usize, nesting: usize, f: impl FnOnce() -> Option<T> + Send) -> Option<T> {
+    if len <= INLINE_LINE_BYTES && nesting <= INLINE_NESTING {
         return std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok().flatten();
     }
     std::thread::scope(|scope| {
