@@ -391,7 +391,7 @@ impl Engine {
         started: crate::store::StartedRun,
         model: warden_types::provider::ModelChoice,
     ) -> String {
-        let run_id = started.run_id;
+        let run_id = started.run.id.clone();
         let event = RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into(), model: Some(model) };
         self.rt.handles.events.emit(&run_id, &event);
         if let Some(message) = started.message {
@@ -400,7 +400,7 @@ impl Engine {
         if let Some(title) = started.title {
             self.rt.handles.events.emit(&run_id, &RunEvent::ThreadUpdated { thread_id: thread_id.into(), title });
         }
-        self.rt.wake(&run_id);
+        self.rt.start(started.run);
         run_id
     }
 

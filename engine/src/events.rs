@@ -396,7 +396,7 @@ mod log_tests {
     async fn store_with_a_run(dir: &tempfile::TempDir) -> (Store, String) {
         let store = store(dir).await;
         let thread = store.create_thread(None).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
+        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
         (store, run)
     }
 
@@ -408,8 +408,8 @@ mod log_tests {
     async fn kept_and_deleted_runs(store: &Store) -> (String, String) {
         let kept = store.create_thread(Some("kept")).await.unwrap();
         let deleted = store.create_thread(Some("deleted")).await.unwrap();
-        let run_a = store.start_run(&kept.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
-        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None, None, None).await.unwrap().run_id;
+        let run_a = store.start_run(&kept.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
+        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
         store.delete_thread(&deleted.id).await.unwrap();
         (run_a, run_b)
     }

@@ -13,7 +13,7 @@ use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope,
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::outcome_text;
-use crate::store::{new_id, NewApproval, Store};
+use crate::store::{new_id, NewApproval, Store, WriteBatch};
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
@@ -196,8 +196,9 @@ impl Lifecycle<'_> {
         {
             return Ok(None);
         }
+        let mut batch = WriteBatch::new();
         let fresh = Store::insert_approval(
-            &mut tx,
+            &mut batch,
             &NewApproval {
                 id: &new_approval_id,
                 tool_call_id: &call.id,
@@ -216,8 +217,8 @@ impl Lifecycle<'_> {
                 preview: preview.as_ref(),
                 target_state: state.as_deref(),
             },
-        )
-        .await?;
+        )?;
+        batch.run_in(&mut tx).await?;
         tx.commit().await?;
 
         let (superseded, reopened) = (self.store.approval(&approval.id).await?, self.store.tool_call(&call.id).await?);

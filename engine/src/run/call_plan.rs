@@ -15,7 +15,7 @@ use crate::approval::{Approval, ApprovalStatus, DecidedBy, Decision, ThreadRule}
 use crate::connection::ServerView;
 use crate::error::Result;
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewApproval, NewCheck, Store};
+use crate::store::{new_id, NewApproval, NewCheck, Store, WriteBatch};
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{Preview, Risk, ToolContent, ToolOrigin};
 use warden_types::connection::CheckReason;
@@ -149,38 +149,6 @@ pub async fn record(
     expires_at: Option<String>,
 ) -> Result<Recorded> {
     match &plan.decision {
-        CallDecision::Ask | CallDecision::RunByRule { .. } => {
-            let approval_id = new_id();
-            let by_rule = match &plan.decision {
-                CallDecision::RunByRule { rule_id } => Some(Decision {
-                    status: ApprovalStatus::Approved,
-                    by: DecidedBy::Rule { rule_id: rule_id.clone() },
-                }),
-                _ => None,
-            };
-            let approval = Store::insert_approval(
-                tx,
-                &NewApproval {
-                    id: &approval_id,
-                    tool_call_id: call_id,
-                    run_id: &run.id,
-                    thread_id: &run.thread_id,
-                    // What the call's row holds: the turn and a replan store the plan's.
-                    tool: name,
-                    origin: &plan.origin,
-                    summary: &plan.summary,
-                    risk: plan.risk,
-                    arguments,
-                    status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
-                    decision: by_rule.as_ref(),
-                    expires_at: if by_rule.is_none() { expires_at } else { None },
-                    preview: plan.preview.as_ref(),
-                    target_state: plan.target_state.as_deref(),
-                },
-            )
-            .await?;
-            Ok(Recorded { approval: Some(approval), ..Recorded::default() })
-        }
         CallDecision::AwaitServer { server, down } => {
             let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
                 Some(id) => (id, false),
@@ -202,8 +170,61 @@ pub async fn record(
             Store::attach_call_to_check(tx, call_id, &check_id).await?;
             Ok(Recorded { approval: None, check_id: Some(check_id), new_check })
         }
-        CallDecision::Run | CallDecision::Skip { .. } | CallDecision::ServerLeftOut { .. } => Ok(Recorded::default()),
+        _ => {
+            let mut batch = WriteBatch::new();
+            let approval = record_approval(&mut batch, run, call_id, name, arguments, plan, expires_at)?;
+            batch.run_in(tx).await?;
+            Ok(Recorded { approval, ..Recorded::default() })
+        }
     }
+}
+
+/// Whether recording the call's plan reads what the transaction wrote before (a connection check
+/// shared by the turn's calls to one server); otherwise [`record_approval`] is all it writes.
+pub fn records_with_reads(plan: &CallPlan) -> bool {
+    matches!(plan.decision, CallDecision::AwaitServer { .. })
+}
+
+/// The approval a plan records for its call, in `batch`: one to ask for (`Ask`) or one a thread rule
+/// gave (`RunByRule`); none for the other decisions but `AwaitServer`, which [`record`] handles.
+pub fn record_approval(
+    batch: &mut WriteBatch,
+    run: &RunSummary,
+    call_id: &str,
+    name: &str,
+    arguments: &Value,
+    plan: &CallPlan,
+    expires_at: Option<String>,
+) -> Result<Option<Approval>> {
+    let by_rule = match &plan.decision {
+        CallDecision::Ask => None,
+        CallDecision::RunByRule { rule_id } => {
+            Some(Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id: rule_id.clone() } })
+        }
+        _ => return Ok(None),
+    };
+    let approval_id = new_id();
+    let approval = Store::insert_approval(
+        batch,
+        &NewApproval {
+            id: &approval_id,
+            tool_call_id: call_id,
+            run_id: &run.id,
+            thread_id: &run.thread_id,
+            // What the call's row holds: the turn and a replan store the plan's.
+            tool: name,
+            origin: &plan.origin,
+            summary: &plan.summary,
+            risk: plan.risk,
+            arguments,
+            status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
+            decision: by_rule.as_ref(),
+            expires_at: if by_rule.is_none() { expires_at } else { None },
+            preview: plan.preview.as_ref(),
+            target_state: plan.target_state.as_deref(),
+        },
+    )?;
+    Ok(Some(approval))
 }
 
 /// Once the call is committed, tells the page what it needs beyond the call itself: the approval

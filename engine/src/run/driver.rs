@@ -18,7 +18,7 @@ use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewToolCall, Store};
+use crate::store::{new_id, NewToolCall, Store, WriteBatch};
 use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_types::connection::CheckStatus;
 
@@ -43,8 +43,17 @@ enum Turn {
     Failed(String),
 }
 
-pub async fn drive(rt: &RunHandles, run_id: &str, cancel: &CancellationToken) -> Result<Outcome> {
-    let run = rt.store.run(run_id).await?;
+/// `stored`: the run's row, when the caller has it as stored (a run just started); read otherwise.
+pub async fn drive(
+    rt: &RunHandles,
+    run_id: &str,
+    stored: Option<RunSummary>,
+    cancel: &CancellationToken,
+) -> Result<Outcome> {
+    let run = match stored {
+        Some(run) => run,
+        None => rt.store.run(run_id).await?,
+    };
     if run.status.is_terminal() {
         return Ok(Outcome::Ended);
     }
@@ -455,11 +464,15 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
         let message_id = if text.is_empty() {
             None
         } else {
-            let mut tx = rt.store.write_tx().await?;
-            let m =
-                Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &[Block::Text { text }])
-                    .await?;
-            tx.commit().await?;
+            let mut batch = WriteBatch::new();
+            let m = Store::insert_message(
+                &mut batch,
+                &run.thread_id,
+                Some(&run.id),
+                Role::Assistant,
+                &[Block::Text { text }],
+            )?;
+            rt.store.commit(batch).await?;
             let id = m.id.clone();
             rt.events.emit(&run.id, &RunEvent::MessageStored { message: m });
             Some(id)
@@ -517,15 +530,21 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     }
 
     // Record the turn and every call (with its approval or connection check) in one transaction,
-    // before anything runs.
+    // before anything runs: as one batch of statements (one round trip to the writer), unless a call
+    // waits for its server, whose check the turn's other calls to that server share (read in the
+    // transaction as it is written).
     let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
-    let mut tx = rt.store.write_tx().await?;
-    let message = Store::insert_message(&mut tx, &run.thread_id, Some(&run.id), Role::Assistant, &blocks).await?;
+    let mut tx = match planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
+        true => Some(rt.store.write_tx().await?),
+        false => None,
+    };
+    let mut batch = WriteBatch::new();
+    let message = Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?;
     let mut after = Vec::new();
     for PlannedCall { position, id, call_id, name, arguments, plan } in planned {
         let (status, output) = plan.status();
         let call = Store::insert_tool_call(
-            &mut tx,
+            &mut batch,
             NewToolCall {
                 id,
                 run_id: run.id.clone(),
@@ -543,13 +562,29 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
                 status,
                 output,
             },
-        )
-        .await?;
-        let recorded =
-            call_plan::record(&mut tx, run, &call.id, &call.name, &call.arguments, &plan, expires_at.clone()).await?;
+        )?;
+        let (id, name, args) = (&call.id, &call.name, &call.arguments);
+        let recorded = match tx.as_mut() {
+            Some(tx) => {
+                std::mem::take(&mut batch).run_in(tx).await?;
+                call_plan::record(tx, run, id, name, args, &plan, expires_at.clone()).await?
+            }
+            None => Recorded {
+                approval: call_plan::record_approval(&mut batch, run, id, name, args, &plan, expires_at.clone())?,
+                ..Recorded::default()
+            },
+        };
         after.push(RecordedCall { call, plan, recorded });
     }
-    tx.commit().await?;
+    match tx {
+        Some(mut tx) => {
+            batch.run_in(&mut tx).await?;
+            tx.commit().await?;
+        }
+        None => {
+            rt.store.commit(batch).await?;
+        }
+    }
 
     // The calls and approvals as stored are announced as they were written, not read back.
     rt.events.emit(&run.id, &RunEvent::MessageStored { message: message.clone() });

@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{from_json, json, now, Store};
+use super::{from_json, json, now, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
 use warden_types::tool::{Preview, Risk, ToolOrigin};
@@ -75,27 +75,27 @@ const SELECT_WITH_TARGET_STATE: &str = concat!("SELECT ", approval_columns!(), "
 
 impl Store {
     /// Stores an approval; returns it as `approval` will read it once the transaction commits.
-    pub async fn insert_approval(tx: &mut Transaction<'static, Sqlite>, a: &NewApproval<'_>) -> Result<Approval> {
+    /// A new approval's row: its statement goes into `batch`, which the caller runs as (or in) a transaction.
+    pub fn insert_approval(batch: &mut WriteBatch, a: &NewApproval<'_>) -> Result<Approval> {
         let created_at = now();
         let decided = a.decision.is_some().then(|| created_at.clone());
-        sqlx::query(
-            "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
+        batch
+            .push(
+                "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
                decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(a.id)
-        .bind(a.tool_call_id)
-        .bind(a.run_id)
-        .bind(a.thread_id)
-        .bind(json(a.arguments)?)
-        .bind(a.status)
-        .bind(a.decision.map(json).transpose()?)
-        .bind(&created_at)
-        .bind(&decided)
-        .bind(&a.expires_at)
-        .bind(a.preview.map(json).transpose()?)
-        .bind(a.target_state)
-        .execute(&mut **tx)
-        .await?;
+            )
+            .bind(a.id)
+            .bind(a.tool_call_id)
+            .bind(a.run_id)
+            .bind(a.thread_id)
+            .bind(json(a.arguments)?)
+            .bind(a.status)
+            .bind(a.decision.map(json).transpose()?)
+            .bind(&created_at)
+            .bind(&decided)
+            .bind(&a.expires_at)
+            .bind(a.preview.map(json).transpose()?)
+            .bind(a.target_state);
         Ok(Approval {
             id: a.id.to_string(),
             run_id: a.run_id.to_string(),

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use sqlx::{Sqlite, Transaction};
 
-use super::{json, new_id, now, Store};
+use super::{json, new_id, now, Store, WriteBatch};
 use crate::error::Result;
 use warden_types::approval::ApprovalStatus;
 use warden_types::message::Block;
@@ -79,7 +79,9 @@ impl Store {
             .await?;
         }
         let head = export.head_id.as_deref().or(export.messages.last().map(|m| m.id.as_str()));
-        Store::set_head_in(&mut tx, &thread_id, head.map(|h| messages.map(h)).as_deref()).await?;
+        let mut batch = WriteBatch::new();
+        Store::set_head_in(&mut batch, &thread_id, head.map(|h| messages.map(h)).as_deref());
+        batch.run_in(&mut tx).await?;
         let mut positions: HashMap<&str, i64> = HashMap::new();
         for c in &export.tool_calls {
             let position = positions.entry(c.message_id.as_str()).or_insert(0);

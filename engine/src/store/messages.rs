@@ -1,9 +1,9 @@
 //! Message rows: the conversation in thread order, content blocks stored as JSON.
 
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::Row;
 
-use super::{from_json, json, new_id, now, Store};
+use super::{from_json, json, new_id, now, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::message::{Block, Message, Role};
 use warden_types::thread::StoredMessage;
@@ -40,9 +40,10 @@ fn shown_as_html(role: Role, content: &str) -> Option<String> {
 }
 
 impl Store {
-    /// Appends a message to a thread inside a transaction the caller commits.
-    pub async fn insert_message(
-        tx: &mut Transaction<'static, Sqlite>,
+    /// Appends a message to a thread: its statements go into `batch`, which the caller runs as (or in) a
+    /// transaction.
+    pub fn insert_message(
+        batch: &mut WriteBatch,
         thread_id: &str,
         run_id: Option<&str>,
         role: Role,
@@ -55,28 +56,25 @@ impl Store {
         let content = Message { role, content: blocks.to_vec() }.joined_text();
         let html = shown_as_html(role, &content);
         // It follows the thread's head (the end of the chosen branch), and becomes the head; a new
-        // message is the thread's latest activity too (the list is ordered by it). Two statements in
-        // one query, so one round trip to the connection's thread (sqlx binds the arguments across
-        // them in order); the caller's transaction keeps them together.
-        sqlx::query(
-            "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
-             VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, \
-                     (SELECT head_id FROM threads WHERE id = ?)); \
-             UPDATE threads SET head_id = ?, updated_at = ? WHERE id = ?",
-        )
-        .bind(&id)
-        .bind(thread_id)
-        .bind(run_id)
-        .bind(thread_id)
-        .bind(role)
-        .bind(json(&blocks)?)
-        .bind(&ts)
-        .bind(thread_id)
-        .bind(&id)
-        .bind(&ts)
-        .bind(thread_id)
-        .execute(&mut **tx)
-        .await?;
+        // message is the thread's latest activity too (the list is ordered by it).
+        batch
+            .push(
+                "INSERT INTO messages (id, thread_id, run_id, position, role, blocks, created_at, parent_id) \
+                 VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, \
+                         (SELECT head_id FROM threads WHERE id = ?)); \
+                 UPDATE threads SET head_id = ?, updated_at = ? WHERE id = ?",
+            )
+            .bind(&id)
+            .bind(thread_id)
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(role)
+            .bind(json(&blocks)?)
+            .bind(&ts)
+            .bind(thread_id)
+            .bind(&id)
+            .bind(&ts)
+            .bind(thread_id);
         Ok(StoredMessage {
             id,
             run_id: run_id.map(str::to_string),
@@ -211,23 +209,14 @@ impl Store {
 
     /// Chooses the branch that ends at `head` (`None`: before the first message).
     pub async fn set_head(&self, thread_id: &str, head: Option<&str>) -> Result<()> {
-        let mut tx = self.write_tx().await?;
-        Self::set_head_in(&mut tx, thread_id, head).await?;
-        tx.commit().await?;
+        let mut batch = WriteBatch::new();
+        Self::set_head_in(&mut batch, thread_id, head);
+        self.commit(batch).await?;
         Ok(())
     }
 
-    pub(super) async fn set_head_in(
-        tx: &mut Transaction<'static, Sqlite>,
-        thread_id: &str,
-        head: Option<&str>,
-    ) -> Result<()> {
-        sqlx::query("UPDATE threads SET head_id = ? WHERE id = ?")
-            .bind(head)
-            .bind(thread_id)
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
+    pub(super) fn set_head_in(batch: &mut WriteBatch, thread_id: &str, head: Option<&str>) {
+        batch.push("UPDATE threads SET head_id = ? WHERE id = ?").bind(head).bind(thread_id);
     }
 }
 

@@ -3,6 +3,7 @@
 //! Every step of a run is written here before it takes effect; memory holds only handles.
 
 mod approvals;
+mod batch;
 mod connection_checks;
 mod events;
 mod found_tools;
@@ -24,6 +25,7 @@ use crate::database::Database;
 use crate::error::{Error, Result};
 
 pub use approvals::NewApproval;
+pub use batch::WriteBatch;
 pub use connection_checks::{NewCheck, PendingInThread};
 pub use events::StoredEvent;
 pub use messages::shown;

@@ -3,7 +3,7 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
-use super::{now, Store};
+use super::{now, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::run::{RunStatus, RunSummary};
 
@@ -114,64 +114,104 @@ impl Store {
     ) -> Result<StartedRun> {
         let run_id = super::new_id();
         let ts = now();
-        let mut tx = self.write_tx().await?;
-        // One write statement: the check and the insert cannot be split by another writer.
-        let inserted = sqlx::query(
-            "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model) \
-             SELECT ?, ?, 'running', 0, ?, ?, ?, ? WHERE NOT EXISTS \
-               (SELECT 1 FROM runs WHERE thread_id = ? AND status IN ('running', 'waiting'))",
-        )
-        .bind(&run_id)
-        .bind(thread_id)
-        .bind(max_steps as i64)
-        .bind(&ts)
-        .bind(model.map(|m| &m.provider_id))
-        .bind(model.map(|m| &m.model))
-        .bind(thread_id)
-        .execute(&mut *tx)
-        .await?;
-        if inserted.rows_affected() == 0 {
-            return Err(Error::RunInProgress);
-        }
+        // One batch, one round trip to the writer: the run, the branch it continues, the message, the title.
+        let mut batch = WriteBatch::new();
+        // Refused by `one_active_run_per_thread` while another run of the thread is running or waiting.
+        batch
+            .push(
+                "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model) \
+                 VALUES (?, ?, 'running', 0, ?, ?, ?, ?)",
+            )
+            .bind(&run_id)
+            .bind(thread_id)
+            .bind(max_steps as i64)
+            .bind(&ts)
+            .bind(model.map(|m| m.provider_id.clone()))
+            .bind(model.map(|m| m.model.clone()));
         if let Some(head) = from {
-            Self::set_head_in(&mut tx, thread_id, head).await?;
+            Self::set_head_in(&mut batch, thread_id, head);
         }
         let message = match user_text {
             Some(text) => {
                 let blocks = [warden_types::message::Block::Text { text: text.to_string() }];
                 let role = warden_types::message::Role::User;
-                Some(Self::insert_message(&mut tx, thread_id, Some(&run_id), role, &blocks).await?)
+                Some(Self::insert_message(&mut batch, thread_id, Some(&run_id), role, &blocks)?)
             }
             // Storing the message marked the thread's activity; without one the run does.
             None => {
-                sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
-                    .bind(&ts)
-                    .bind(thread_id)
-                    .execute(&mut *tx)
-                    .await?;
+                batch.push("UPDATE threads SET updated_at = ? WHERE id = ?").bind(&ts).bind(thread_id);
                 None
             }
         };
-        let mut title = None;
         if let Some(prompt_title) = prompt_title {
-            let titled = sqlx::query(
-                "UPDATE threads SET title = ?, title_source = 'prompt' WHERE id = ? AND title_source = 'default'",
-            )
-            .bind(prompt_title)
-            .bind(thread_id)
-            .execute(&mut *tx)
-            .await?;
-            title = (titled.rows_affected() == 1).then(|| prompt_title.to_string());
+            batch
+                .push("UPDATE threads SET title = ?, title_source = 'prompt' WHERE id = ? AND title_source = 'default'")
+                .bind(prompt_title)
+                .bind(thread_id);
+            batch.push("SELECT changes() AS titled");
         }
-        tx.commit().await?;
-        Ok(StartedRun { run_id, message, title })
+        let rows = self.commit(batch).await.map_err(|e| match e {
+            Error::Sqlx(sqlx::Error::Database(d)) if d.message().contains("runs.thread_id") => Error::RunInProgress,
+            e => e,
+        })?;
+        let titled = rows.first().map(|r| r.try_get::<i64, _>("titled")).transpose()? == Some(1);
+        let title = prompt_title.filter(|_| titled).map(str::to_string);
+        let run = RunSummary {
+            id: run_id,
+            thread_id: thread_id.to_string(),
+            status: RunStatus::Running,
+            step: 0,
+            max_steps,
+            error: None,
+            created_at: ts,
+            model: model.cloned(),
+        };
+        Ok(StartedRun { run, message, title })
     }
 }
 
 /// What `Store::start_run` made.
 pub struct StartedRun {
-    pub run_id: String,
+    /// The run as stored: what a read of its row would give.
+    pub run: RunSummary,
     pub message: Option<warden_types::thread::StoredMessage>,
     /// The title the prompt gave an untitled thread.
     pub title: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::test_db;
+    use warden_types::provider::ModelChoice;
+
+    /// A start is one batch: what it returns is what the store holds, and a start refused because a
+    /// run of the thread is active stores nothing of itself (no run, no message, no title).
+    #[tokio::test]
+    async fn a_start_is_stored_whole_or_not_at_all() {
+        let (_dir, store) = test_db::store().await;
+        let thread = store.create_thread(None).await.unwrap();
+        let model = ModelChoice { provider_id: "p".into(), model: "m".into() };
+        let first =
+            store.start_run(&thread.id, 7, Some("first words"), Some("First"), Some(&model), None).await.unwrap();
+        assert_eq!(store.run(&first.run.id).await.unwrap(), first.run);
+        assert_eq!(first.title.as_deref(), Some("First"));
+        let message = first.message.unwrap();
+        assert_eq!(store.head(&thread.id).await.unwrap().as_deref(), Some(message.id.as_str()));
+
+        let refused = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None).await;
+        assert!(matches!(refused, Err(Error::RunInProgress)), "{:?}", refused.err());
+        let texts: Vec<String> = store.messages(&thread.id).await.unwrap().into_iter().map(|m| m.content).collect();
+        assert_eq!(texts, ["first words"]);
+        assert_eq!(store.thread(&thread.id).await.unwrap().title, "First");
+        let runs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM runs").fetch_one(store.pool()).await.unwrap();
+        assert_eq!(runs, 1);
+
+        // Once it ended, the thread takes a new run; its prompt no longer titles the titled thread.
+        store.set_run_status(&first.run.id, RunStatus::Finished, None).await.unwrap();
+        let second = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None).await.unwrap();
+        assert_eq!(second.title, None);
+        assert_eq!(store.thread(&thread.id).await.unwrap().title, "First");
+        assert_eq!(store.run(&second.run.id).await.unwrap(), second.run);
+    }
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{from_json, json, now, Store};
+use super::{from_json, json, now, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::run::{ToolCallRecord, ToolCallStatus};
 use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
@@ -73,10 +73,12 @@ fn calls_of_runs_last_message_sql() -> String {
 
 impl Store {
     /// Stores a call; returns it as `tool_call` will read it once the transaction commits.
-    pub async fn insert_tool_call(tx: &mut Transaction<'static, Sqlite>, c: NewToolCall) -> Result<ToolCallRecord> {
+    /// A new call's row: its statement goes into `batch`, which the caller runs as (or in) a transaction.
+    pub fn insert_tool_call(batch: &mut WriteBatch, c: NewToolCall) -> Result<ToolCallRecord> {
         let created_at = now();
         let settled = c.status.is_settled().then(|| created_at.clone());
-        sqlx::query(
+        batch
+            .push(
             "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, arguments, \
                summary, risk, needs_approval, preview, status, output, is_error, created_at, finished_at) \
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -98,9 +100,7 @@ impl Store {
         .bind(c.output.as_ref().map(json).transpose()?)
         .bind(c.output.is_some() as i64)
         .bind(&created_at)
-        .bind(&settled)
-        .execute(&mut **tx)
-        .await?;
+        .bind(&settled);
         Ok(ToolCallRecord {
             id: c.id,
             run_id: c.run_id,
@@ -431,7 +431,7 @@ mod tests {
         );
 
         let thread = store.create_thread(Some("calls")).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run_id;
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run.id;
         assert!(store.calls_of_runs_last_message(&run).await.unwrap().is_empty(), "a person's message asks for none");
 
         let mut tx = store.write_tx().await.unwrap();
@@ -444,8 +444,8 @@ mod tests {
                 name: name.into(),
                 arguments: Value::Null,
             };
-            let message =
-                Store::insert_message(&mut tx, &thread.id, Some(&run), Role::Assistant, &[block]).await.unwrap();
+            let mut batch = WriteBatch::new();
+            let message = Store::insert_message(&mut batch, &thread.id, Some(&run), Role::Assistant, &[block]).unwrap();
             let call = NewToolCall {
                 id: id.clone(),
                 run_id: run.clone(),
@@ -463,7 +463,8 @@ mod tests {
                 status: ToolCallStatus::Pending,
                 output: None,
             };
-            Store::insert_tool_call(&mut tx, call).await.unwrap();
+            Store::insert_tool_call(&mut batch, call).unwrap();
+            batch.run_in(&mut tx).await.unwrap();
             ids.push(id);
         }
         tx.commit().await.unwrap();
@@ -484,10 +485,10 @@ mod tests {
 
         let (_dir, store) = test_db::store().await;
         let thread = store.create_thread(Some("returned")).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run_id;
-        let mut tx = store.write_tx().await.unwrap();
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run.id;
+        let mut batch = WriteBatch::new();
         let block = Block::Text { text: "calls".into() };
-        let message = Store::insert_message(&mut tx, &thread.id, Some(&run), Role::Assistant, &[block]).await.unwrap();
+        let message = Store::insert_message(&mut batch, &thread.id, Some(&run), Role::Assistant, &[block]).unwrap();
         let new_call = |id: &str, status, output: Option<Vec<ToolContent>>| NewToolCall {
             id: id.into(),
             run_id: run.clone(),
@@ -506,12 +507,11 @@ mod tests {
             output,
         };
         let (asked_id, ruled_id, skipped_id) = (new_id(), new_id(), new_id());
-        let asked = Store::insert_tool_call(&mut tx, new_call(&asked_id, ToolCallStatus::Pending, None)).await.unwrap();
-        let ruled =
-            Store::insert_tool_call(&mut tx, new_call(&ruled_id, ToolCallStatus::Approved, None)).await.unwrap();
+        let asked = Store::insert_tool_call(&mut batch, new_call(&asked_id, ToolCallStatus::Pending, None)).unwrap();
+        let ruled = Store::insert_tool_call(&mut batch, new_call(&ruled_id, ToolCallStatus::Approved, None)).unwrap();
         let invalid = Some(vec![ToolContent::Text { text: "Invalid arguments".into() }]);
         let skipped =
-            Store::insert_tool_call(&mut tx, new_call(&skipped_id, ToolCallStatus::Invalid, invalid)).await.unwrap();
+            Store::insert_tool_call(&mut batch, new_call(&skipped_id, ToolCallStatus::Invalid, invalid)).unwrap();
         let by_rule = Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id: "rule-1".into() } };
         let mut approvals = Vec::new();
         for (call, status, decision, expires_at) in [
@@ -520,7 +520,7 @@ mod tests {
         ] {
             let id = new_id();
             let stored = Store::insert_approval(
-                &mut tx,
+                &mut batch,
                 &NewApproval {
                     id: &id,
                     tool_call_id: &call.id,
@@ -538,11 +538,10 @@ mod tests {
                     target_state: Some("state-1"),
                 },
             )
-            .await
             .unwrap();
             approvals.push(stored);
         }
-        tx.commit().await.unwrap();
+        store.commit(batch).await.unwrap();
 
         for call in [&asked, &ruled, &skipped] {
             assert_eq!(&store.tool_call(&call.id).await.unwrap(), call);

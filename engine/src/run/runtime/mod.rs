@@ -17,6 +17,7 @@ use crate::run::handles::RunHandles;
 use crate::run_thread::RunThread;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
+use warden_types::run::RunSummary;
 
 struct ActiveRun {
     cancel: CancellationToken,
@@ -64,15 +65,21 @@ impl Runtime {
 
     /// Drives the run if no task does yet; otherwise tells that task to look again.
     pub fn wake(self: &Arc<Self>, run_id: &str) {
-        self.start_or_flag(run_id, false);
+        self.start_or_flag(run_id, false, None);
+    }
+
+    /// Drives a run just started, as `start_run` stored it: its driver does not read the row back.
+    pub fn start(self: &Arc<Self>, run: RunSummary) {
+        let run_id = run.id.clone();
+        self.start_or_flag(&run_id, false, Some(run));
     }
 
     /// Stops a run: cancels its driver, or starts one that only records the stop.
     pub fn stop(self: &Arc<Self>, run_id: &str) {
-        self.start_or_flag(run_id, true);
+        self.start_or_flag(run_id, true, None);
     }
 
-    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool) {
+    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool, stored: Option<RunSummary>) {
         let mut active = self.active();
         if let Some(run) = active.get_mut(run_id) {
             run.rewake = true;
@@ -89,16 +96,18 @@ impl Runtime {
         drop(active);
         let rt = self.clone();
         let run_id = run_id.to_string();
-        self.runs.spawn(async move { rt.drive_until_idle(run_id, cancel).await });
+        self.runs.spawn(async move { rt.drive_until_idle(run_id, cancel, stored).await });
     }
 
     pub fn is_driving(&self, run_id: &str) -> bool {
         self.active().contains_key(run_id)
     }
 
-    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken) {
+    /// `stored`: the run's row as its start wrote it, for the first drive (later ones read it).
+    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken, stored: Option<RunSummary>) {
+        let mut stored = stored;
         loop {
-            let outcome = match driver::drive(&self.handles, &run_id, &cancel).await {
+            let outcome = match driver::drive(&self.handles, &run_id, stored.take(), &cancel).await {
                 Ok(o) => o,
                 Err(e) => {
                     tracing::error!(run_id, error = %e, "run driver failed");
