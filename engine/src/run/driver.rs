@@ -35,8 +35,10 @@ enum Turn {
     Answered {
         message_id: String,
     },
-    /// The model asked for tools; they are recorded.
-    CalledTools,
+    /// The model asked for tools; they are recorded, as returned here.
+    CalledTools {
+        calls: Vec<ToolCallRecord>,
+    },
     Stopped {
         message_id: Option<String>,
     },
@@ -61,11 +63,13 @@ pub async fn drive(
         rt.store.set_run_status(run_id, RunStatus::Running, None).await?;
     }
     let mut step = run.step;
+    // The calls of the turn this driver just recorded, as written: settled without reading them back.
+    let mut written = None;
     loop {
         if cancel.is_cancelled() {
             return stopped(rt, &run, None).await;
         }
-        if let Some(pending) = settle_latest_turn(rt, &run, step, cancel).await? {
+        if let Some(pending) = settle_latest_turn(rt, &run, step, written.take(), cancel).await? {
             if cancel.is_cancelled() {
                 return stopped(rt, &run, None).await;
             }
@@ -80,24 +84,33 @@ pub async fn drive(
             connection_checks::ask_about_mentions(rt, &run).await?;
         }
         // The next step is stored only if no check waits: one statement for the check and the step.
-        let waits = if step >= run.max_steps {
-            rt.store.run_has_pending_check(run_id).await?
+        // What the turn reads is read meanwhile (on the readers, while the writer stores the step);
+        // if the step is not stored, no turn is taken and the reads are dropped.
+        let (waits, inputs) = if step >= run.max_steps {
+            (rt.store.run_has_pending_check(run_id).await?, None)
         } else {
-            !rt.store.advance_step_unless_a_check_waits(run_id, step + 1).await?
+            let (advanced, inputs) = tokio::try_join!(
+                rt.store.advance_step_unless_a_check_waits(run_id, step + 1),
+                TurnInputs::read(rt, &run)
+            )?;
+            (!advanced, Some(inputs))
         };
         if waits {
             rt.store.set_run_status(run_id, RunStatus::Waiting, None).await?;
             return Ok(Outcome::Waiting);
         }
-        if step >= run.max_steps {
+        let Some(inputs) = inputs else {
             let msg =
                 format!("Stopped at the step limit ({} of {} steps). Retry to let it continue.", step, run.max_steps);
             return failed(rt, &run, msg).await;
-        }
+        };
         step += 1;
         rt.events.emit(run_id, &RunEvent::Step { n: step, max: run.max_steps, action: "Thinking".into() });
-        match model_turn(rt, &run, cancel).await? {
-            Turn::CalledTools => continue,
+        match model_turn(rt, &run, inputs, cancel).await? {
+            Turn::CalledTools { calls } => {
+                written = Some(calls);
+                continue;
+            }
             Turn::Answered { message_id } => {
                 title::maybe_generate(rt, &run).await;
                 // Storing the answer marked the thread's activity.
@@ -114,10 +127,15 @@ pub async fn drive(
 /// Runs the approved calls of the run's latest assistant turn and marks calls left running by a
 /// dead server as interrupted. `None`: the latest message is not a turn with calls; otherwise
 /// whether some call still waits for a person.
+///
+/// `written`: the turn's calls as this driver just recorded them, instead of reading them. A decision
+/// or a Connect that came in since is not in them, but it woke the run, and this driver, still
+/// active, drives it again after this pass (`Runtime`'s rewake), reading what the decision wrote.
 async fn settle_latest_turn(
     rt: &RunHandles,
     run: &RunSummary,
     step: u32,
+    written: Option<Vec<ToolCallRecord>>,
     cancel: &CancellationToken,
 ) -> Result<Option<bool>> {
     // Before its first step a run has asked the model nothing, so it has no turn (the step is stored
@@ -125,12 +143,16 @@ async fn settle_latest_turn(
     if step == 0 {
         return Ok(None);
     }
-    let calls = rt.store.calls_of_runs_last_message(&run.id).await?;
+    let (calls, just_written) = match written {
+        Some(calls) => (calls, true),
+        None => (rt.store.calls_of_runs_last_message(&run.id).await?, false),
+    };
     if calls.is_empty() {
         return Ok(None);
     }
-    // Calls waiting for their MCP server, with the status of the check they wait on.
-    let awaiting = if calls.iter().any(|c| c.status == ToolCallStatus::Pending) {
+    // Calls waiting for their MCP server, with the status of the check they wait on. A check the
+    // turn just asked is pending (a Connect since then woke the run: see above).
+    let awaiting = if !just_written && calls.iter().any(|c| c.status == ToolCallStatus::Pending) {
         rt.store.calls_awaiting_checks(&run.id).await?
     } else {
         Default::default()
@@ -363,16 +385,29 @@ struct RecordedCall {
 
 /// One model turn: stream it, relay text as it comes, then record the answer and every call the
 /// model asked for, each decided at the approval point.
-async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToken) -> Result<Turn> {
+/// What a model turn reads before it asks the model.
+struct TurnInputs {
+    /// The thread's switches, read at every turn: a change applies from the next turn of a run.
+    /// A call to a tool not offered is answered as one to an unknown tool and never runs.
+    options: crate::thread::ThreadOptions,
+    conversation: Conversation,
+}
+
+impl TurnInputs {
+    /// Two readers at once: neither waits for the other.
+    async fn read(rt: &RunHandles, run: &RunSummary) -> Result<Self> {
+        let (options, conversation) =
+            tokio::try_join!(rt.store.thread_options(&run.thread_id), Conversation::load(&rt.store, &run.thread_id))?;
+        Ok(Self { options, conversation })
+    }
+}
+
+async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cancel: &CancellationToken) -> Result<Turn> {
     let provider = match rt.providers.resolve(run.model.as_ref()) {
         Ok(p) => p,
         Err(e) => return Ok(Turn::Failed(e.to_string())),
     };
-    // The thread's switches, read at every turn: a change applies from the next turn of a run.
-    // A call to a tool not offered is answered as one to an unknown tool and never runs.
-    // Two readers at once: neither waits for the other.
-    let (options, mut conversation) =
-        tokio::try_join!(rt.store.thread_options(&run.thread_id), Conversation::load(&rt.store, &run.thread_id))?;
+    let TurnInputs { options, mut conversation } = inputs;
     let registry = tool_set::registry(rt, run, &options);
     long_results::summarise_new(rt, run, provider.as_ref(), cancel, &mut conversation).await?;
     let messages = conversation.for_model(&rt.config);
@@ -591,6 +626,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
     if after.is_empty() {
         return Ok(Turn::Answered { message_id: message.id });
     }
+    let mut calls = Vec::with_capacity(after.len());
     for RecordedCall { call, plan, recorded } in after {
         rt.events.emit(
             &run.id,
@@ -601,9 +637,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, cancel: &CancellationToke
                 call: call.clone(),
             },
         );
+        calls.push(call.clone());
         call_plan::announce(rt, run, call, &plan, &recorded).await?;
     }
-    Ok(Turn::CalledTools)
+    Ok(Turn::CalledTools { calls })
 }
 
 /// Ends a run the person stopped: calls that have not run never will.
