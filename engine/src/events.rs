@@ -7,7 +7,7 @@
 //! that ended to [`EventHub::watch_ended_calls`], since every change of these passes through here as a
 //! run event.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -54,6 +54,10 @@ const APPROVALS_BUFFER: usize = 256;
 struct Streams {
     live: HashMap<String, broadcast::Sender<RunEventRecord>>,
     unstored: HashMap<String, VecDeque<RunEventRecord>>,
+    /// Runs whose every event is among `unstored`: their log began in this process (`RunStarted`)
+    /// and none of it is stored yet. A replay of one is taken from memory alone, without reading the
+    /// log: what the stream of a run just started (the answer to a message) does first.
+    whole: HashSet<String>,
 }
 
 impl Streams {
@@ -62,10 +66,12 @@ impl Streams {
         streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn unstored_after(&self, run_id: &str, after: u64) -> Vec<RunEventRecord> {
-        self.unstored
+    fn unstored_after(&self, run_id: &str, after: u64) -> Unstored {
+        let events = self
+            .unstored
             .get(run_id)
-            .map_or_else(Vec::new, |events| events.iter().filter(|r| r.seq > after).cloned().collect())
+            .map_or_else(Vec::new, |events| events.iter().filter(|r| r.seq > after).cloned().collect());
+        Unstored { events, whole: self.whole.contains(run_id) }
     }
 
     /// Drops the events of `batch`, which the writer has handled, from the unstored ones.
@@ -75,12 +81,20 @@ impl Streams {
                 while events.front().is_some_and(|r| r.seq <= event.seq) {
                     events.pop_front();
                 }
+                self.whole.remove(&event.run_id);
                 if events.is_empty() {
                     self.unstored.remove(&event.run_id);
                 }
             }
         }
     }
+}
+
+/// A run's events after some point that are not stored yet, copied under the lock.
+struct Unstored {
+    events: Vec<RunEventRecord>,
+    /// No event of the run is stored: these are all its events after that point.
+    whole: bool,
 }
 
 /// How long the writer gathers events after the first of a burst before it stores them in one write.
@@ -183,7 +197,10 @@ impl EventHub {
             data: data.clone(),
         }));
         let record = RunEventRecord { seq, kind, data };
-        let Streams { live, unstored } = &mut *streams;
+        let Streams { live, unstored, whole } = &mut *streams;
+        if matches!(event, RunEvent::RunStarted { .. }) {
+            whole.insert(run_id.to_string());
+        }
         if let Some(tx) = live.get(run_id) {
             if tx.send(record.clone()).is_err() || event.is_terminal() {
                 live.remove(run_id);
@@ -221,7 +238,11 @@ impl EventHub {
     /// that the log did not hold yet. The writer stores events in the order they were numbered and
     /// forgets them only once stored, so the two together miss none and the second half only repeats
     /// what was stored in between (skipped by id).
-    async fn replay(&self, run_id: &str, after: u64, unstored: Vec<RunEventRecord>) -> Result<Vec<RunEventRecord>> {
+    async fn replay(&self, run_id: &str, after: u64, unstored: Unstored) -> Result<Vec<RunEventRecord>> {
+        let Unstored { events: unstored, whole } = unstored;
+        if whole {
+            return Ok(unstored);
+        }
         let mut replay: Vec<RunEventRecord> = self
             .store
             .events_after(run_id, after)
@@ -402,6 +423,32 @@ mod log_tests {
 
     fn delta(text: &str) -> RunEvent {
         RunEvent::TextDelta { text: text.into() }
+    }
+
+    /// A run started in this process, none of whose events is stored yet, is replayed from memory
+    /// without reading the log: here the log cannot be read (the readers' pool is closed). A run whose
+    /// log began elsewhere (resumed after a restart), or once part of its log is stored, is read.
+    #[tokio::test]
+    async fn a_run_just_started_is_replayed_from_memory_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, run) = store_with_a_run(&dir).await;
+        let thread = store.create_thread(None).await.unwrap();
+        let resumed = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
+        let hub = EventHub::start(store.clone()).await.unwrap();
+        let started = RunEvent::RunStarted { run_id: run.clone(), thread_id: "t".into(), model: None };
+        let seqs = [hub.emit(&run, &started), hub.emit(&run, &delta("a"))];
+        hub.emit(&resumed, &delta("after a restart"));
+        store.pool().close().await;
+
+        let replayed: Vec<u64> = hub.subscribe(&run, 0, false).await.unwrap().take(2).map(|r| r.seq).collect().await;
+        assert_eq!(replayed, seqs);
+        let after_first: Vec<u64> =
+            hub.subscribe(&run, seqs[0], false).await.unwrap().take(1).map(|r| r.seq).collect().await;
+        assert_eq!(after_first, seqs[1..]);
+        assert!(hub.subscribe(&resumed, 0, false).await.is_err(), "a run resumed here reads its log");
+
+        hub.flush().await;
+        assert!(hub.subscribe(&run, 0, false).await.is_err(), "once stored, the log is read");
     }
 
     /// Two runs, the second of a thread deleted since: its late events have no run row to point to.
