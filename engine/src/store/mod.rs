@@ -77,7 +77,7 @@ impl Store {
 /// warden-mcp owned its table record `20261122000300_mcp_servers` here; that migration now lives in
 /// `mcp/migrations` (with its own migrations table), so an applied version the engine no longer
 /// has is expected, not an error.
-fn migrator() -> sqlx::migrate::Migrator {
+pub(crate) fn migrator() -> sqlx::migrate::Migrator {
     let mut migrator = sqlx::migrate!("./migrations");
     migrator.set_ignore_missing(true);
     migrator

@@ -214,4 +214,47 @@ mod tests {
         assert_eq!(store.thread(&thread.id).await.unwrap().title, "First");
         assert_eq!(store.run(&second.run.id).await.unwrap(), second.run);
     }
+
+    /// The migration that makes one active run per thread an index first fails any duplicate an
+    /// older database might hold, keeping the newest active run of each thread.
+    #[tokio::test]
+    async fn the_migration_keeps_the_newest_active_run_of_a_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
+        let database = crate::database::Database::open(&url).await.unwrap();
+        crate::store::migrator().run_to(20261127000300, database.writer()).await.unwrap();
+        let now = now();
+        sqlx::query(
+            "INSERT INTO threads (id, title, created_at, updated_at) VALUES ('t', 'T', ?, ?), ('u', 'U', ?, ?)",
+        )
+        .bind(&now)
+        .bind(&now)
+        .bind(&now)
+        .bind(&now)
+        .execute(database.writer())
+        .await
+        .unwrap();
+        for (id, thread, status) in
+            [("r1", "t", "running"), ("r2", "t", "waiting"), ("r3", "t", "finished"), ("r4", "u", "waiting")]
+        {
+            sqlx::query("INSERT INTO runs (id, thread_id, status, max_steps, created_at) VALUES (?, ?, ?, 5, ?)")
+                .bind(id)
+                .bind(thread)
+                .bind(status)
+                .bind(&now)
+                .execute(database.writer())
+                .await
+                .unwrap();
+        }
+        let store = Store::on(database).await.unwrap();
+        let status = |id: &'static str| {
+            let store = store.clone();
+            async move { store.run(id).await.unwrap().status }
+        };
+        assert_eq!(status("r1").await, RunStatus::Failed, "the older of two active runs");
+        assert_eq!(status("r2").await, RunStatus::Waiting);
+        assert_eq!(status("r3").await, RunStatus::Finished);
+        assert_eq!(status("r4").await, RunStatus::Waiting);
+        assert!(store.run("r1").await.unwrap().error.is_some());
+    }
 }
