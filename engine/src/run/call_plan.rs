@@ -136,18 +136,22 @@ pub struct Recorded {
     pub new_check: bool,
 }
 
+/// A call whose plan is being recorded, as its row holds it.
+#[derive(Clone, Copy)]
+pub struct Recording<'a> {
+    pub run: &'a RunSummary,
+    pub call: &'a ToolCallRecord,
+    pub plan: &'a CallPlan,
+    /// When an approval asked for now times out.
+    pub expires_at: Option<&'a str>,
+}
+
 /// Writes what the plan needs besides the call row, in the turn's (or the new decision's)
 /// transaction: its approval, or the run's pending check for its server (made if there is none
 /// yet, so calls of one server in one turn share one question) with the call waiting on it.
-pub async fn record(
-    tx: &mut Transaction<'static, Sqlite>,
-    run: &RunSummary,
-    call_id: &str,
-    name: &str,
-    arguments: &Value,
-    plan: &CallPlan,
-    expires_at: Option<String>,
-) -> Result<Recorded> {
+pub async fn record(tx: &mut Transaction<'static, Sqlite>, call: Recording<'_>) -> Result<Recorded> {
+    let Recording { run, plan, .. } = call;
+    let (call_id, name) = (call.call.id.as_str(), call.call.name.as_str());
     match &plan.decision {
         CallDecision::AwaitServer { server, down } => {
             let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
@@ -172,7 +176,7 @@ pub async fn record(
         }
         _ => {
             let mut batch = WriteBatch::new();
-            let approval = record_approval(&mut batch, run, call_id, name, arguments, plan, expires_at)?;
+            let approval = record_approval(&mut batch, call)?;
             batch.run_in(tx).await?;
             Ok(Recorded { approval, ..Recorded::default() })
         }
@@ -187,15 +191,9 @@ pub fn records_with_reads(plan: &CallPlan) -> bool {
 
 /// The approval a plan records for its call, in `batch`: one to ask for (`Ask`) or one a thread rule
 /// gave (`RunByRule`); none for the other decisions but `AwaitServer`, which [`record`] handles.
-pub fn record_approval(
-    batch: &mut WriteBatch,
-    run: &RunSummary,
-    call_id: &str,
-    name: &str,
-    arguments: &Value,
-    plan: &CallPlan,
-    expires_at: Option<String>,
-) -> Result<Option<Approval>> {
+pub fn record_approval(batch: &mut WriteBatch, call: Recording<'_>) -> Result<Option<Approval>> {
+    let Recording { run, call, plan, expires_at } = call;
+    let (call_id, name, arguments) = (&call.id, &call.name, &call.arguments);
     let by_rule = match &plan.decision {
         CallDecision::Ask => None,
         CallDecision::RunByRule { rule_id } => {
@@ -219,7 +217,7 @@ pub fn record_approval(
             arguments,
             status: if by_rule.is_some() { ApprovalStatus::Approved } else { ApprovalStatus::Pending },
             decision: by_rule.as_ref(),
-            expires_at: if by_rule.is_none() { expires_at } else { None },
+            expires_at: if by_rule.is_none() { expires_at.map(str::to_string) } else { None },
             preview: plan.preview.as_ref(),
             target_state: plan.target_state.as_deref(),
         },

@@ -120,7 +120,8 @@ pub async fn replan(
     let (status, output) = plan.status();
     let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
     let mut tx = rt.store.write_tx().await?;
-    let recorded = call_plan::record(&mut tx, run, &call.id, &call.name, &call.arguments, &plan, expires_at).await?;
+    let recording = call_plan::Recording { run, call, plan: &plan, expires_at: expires_at.as_deref() };
+    let recorded = call_plan::record(&mut tx, recording).await?;
     let replanned = Replanned {
         status,
         summary: &plan.summary,

@@ -598,16 +598,13 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cance
                 output,
             },
         )?;
-        let (id, name, args) = (&call.id, &call.name, &call.arguments);
+        let recording = call_plan::Recording { run, call: &call, plan: &plan, expires_at: expires_at.as_deref() };
         let recorded = match tx.as_mut() {
             Some(tx) => {
                 std::mem::take(&mut batch).run_in(tx).await?;
-                call_plan::record(tx, run, id, name, args, &plan, expires_at.clone()).await?
+                call_plan::record(tx, recording).await?
             }
-            None => Recorded {
-                approval: call_plan::record_approval(&mut batch, run, id, name, args, &plan, expires_at.clone())?,
-                ..Recorded::default()
-            },
+            None => Recorded { approval: call_plan::record_approval(&mut batch, recording)?, ..Recorded::default() },
         };
         after.push(RecordedCall { call, plan, recorded });
     }
