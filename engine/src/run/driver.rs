@@ -52,9 +52,13 @@ pub async fn drive(
     stored: Option<RunSummary>,
     cancel: &CancellationToken,
 ) -> Result<Outcome> {
-    let run = match stored {
-        Some(run) => run,
-        None => rt.store.run(run_id).await?,
+    let (run, mut known) = match stored {
+        Some(run) => (run, None),
+        // Read together: the run's row and its latest turn's calls, which the first pass settles.
+        None => {
+            let (run, calls) = tokio::try_join!(rt.store.run(run_id), rt.store.calls_of_runs_last_message(run_id))?;
+            (run, Some(KnownCalls::Read(calls)))
+        }
     };
     if run.status.is_terminal() {
         return Ok(Outcome::Ended);
@@ -63,13 +67,11 @@ pub async fn drive(
         rt.store.set_run_status(run_id, RunStatus::Running, None).await?;
     }
     let mut step = run.step;
-    // The calls of the turn this driver just recorded, as written: settled without reading them back.
-    let mut written = None;
     loop {
         if cancel.is_cancelled() {
             return stopped(rt, &run, None).await;
         }
-        if let Some(pending) = settle_latest_turn(rt, &run, step, written.take(), cancel).await? {
+        if let Some(pending) = settle_latest_turn(rt, &run, step, known.take(), cancel).await? {
             if cancel.is_cancelled() {
                 return stopped(rt, &run, None).await;
             }
@@ -108,7 +110,7 @@ pub async fn drive(
         rt.events.emit(run_id, &RunEvent::Step { n: step, max: run.max_steps, action: "Thinking".into() });
         match model_turn(rt, &run, inputs, cancel).await? {
             Turn::CalledTools { calls } => {
-                written = Some(calls);
+                known = Some(KnownCalls::Written(calls));
                 continue;
             }
             Turn::Answered { message_id } => {
@@ -124,18 +126,26 @@ pub async fn drive(
     }
 }
 
+/// The latest turn's calls, when the driver has them without a read of its own.
+enum KnownCalls {
+    /// As this driver just recorded them. A decision or a Connect that came in since is not in them,
+    /// but it woke the run, and this driver, still active, drives it again after this pass
+    /// (`Runtime`'s rewake), reading what the decision wrote.
+    Written(Vec<ToolCallRecord>),
+    /// As read with the run's row when the drive began.
+    Read(Vec<ToolCallRecord>),
+}
+
 /// Runs the approved calls of the run's latest assistant turn and marks calls left running by a
 /// dead server as interrupted. `None`: the latest message is not a turn with calls; otherwise
 /// whether some call still waits for a person.
 ///
-/// `written`: the turn's calls as this driver just recorded them, instead of reading them. A decision
-/// or a Connect that came in since is not in them, but it woke the run, and this driver, still
-/// active, drives it again after this pass (`Runtime`'s rewake), reading what the decision wrote.
+/// `known`: the turn's calls if the driver has them (see [`KnownCalls`]); read otherwise.
 async fn settle_latest_turn(
     rt: &RunHandles,
     run: &RunSummary,
     step: u32,
-    written: Option<Vec<ToolCallRecord>>,
+    known: Option<KnownCalls>,
     cancel: &CancellationToken,
 ) -> Result<Option<bool>> {
     // Before its first step a run has asked the model nothing, so it has no turn (the step is stored
@@ -143,8 +153,9 @@ async fn settle_latest_turn(
     if step == 0 {
         return Ok(None);
     }
-    let (calls, just_written) = match written {
-        Some(calls) => (calls, true),
+    let (calls, just_written) = match known {
+        Some(KnownCalls::Written(calls)) => (calls, true),
+        Some(KnownCalls::Read(calls)) => (calls, false),
         None => (rt.store.calls_of_runs_last_message(&run.id).await?, false),
     };
     if calls.is_empty() {
