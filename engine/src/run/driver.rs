@@ -394,8 +394,6 @@ struct RecordedCall {
     recorded: Recorded,
 }
 
-/// One model turn: stream it, relay text as it comes, then record the answer and every call the
-/// model asked for, each decided at the approval point.
 /// What a model turn reads before it asks the model.
 struct TurnInputs {
     /// The thread's switches, read at every turn: a change applies from the next turn of a run.
@@ -413,6 +411,8 @@ impl TurnInputs {
     }
 }
 
+/// One model turn: stream it, relay text as it comes, then record the answer and every call the
+/// model asked for, each decided at the approval point.
 async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cancel: &CancellationToken) -> Result<Turn> {
     let provider = match rt.providers.resolve(run.model.as_ref()) {
         Ok(p) => p,
