@@ -97,37 +97,45 @@ impl Lifecycle<'_> {
             },
         };
 
+        // One transaction, its statements sent as one batch: the decision (only while the approval is
+        // pending), the call's new status (only while it waits), the rule, the run made resumable.
+        // Any return before the commit drops the transaction, which rolls all of it back.
         let mut tx = self.store.write_tx().await?;
-        let Some(decided_at) = Store::record_decision(&mut tx, approval_id, &plan.decision).await? else {
-            return Err(Error::AlreadyDecided(approval_id.to_string()));
-        };
-        // This transaction holds the write lock from here on, so no other decision on this approval
-        // can get this far. Handed over before the commit, so a driver that reads the call as running
-        // finds it; taken back if anything below fails.
-        let handed = (plan.call_status == Some(ToolCallStatus::Running))
-            .then(|| self.handoff.hand(&approval.tool_call_id, &approval.run_id));
-        let mut call = None;
+        let mut batch = WriteBatch::new();
+        let decided_at = Store::record_decision(&mut batch, approval_id, &plan.decision)?;
         if let Some(call_status) = plan.call_status {
-            // Dropping the transaction rolls the decision back.
-            call = Store::resolve_pending_call(
-                &mut tx,
+            Store::resolve_pending_call(
+                &mut batch,
                 &approval.tool_call_id,
                 call_status,
                 plan.run_with.as_ref(),
                 plan.output.as_deref(),
-            )
-            .await?;
-            if call.is_none() && plan.call_must_wait {
-                return Err(Error::AlreadyDecided(approval_id.to_string()));
-            }
+            )?;
         }
         let rule = match &plan.rule {
-            Some(rule) => Some(Store::insert_rule(&mut tx, &approval.thread_id, &approval.tool, rule).await?),
+            Some(rule) => Some(Store::insert_rule(&mut batch, &approval.thread_id, &approval.tool, rule)?),
             None => None,
         };
         if plan.resume {
-            Store::mark_run_resumable(&mut tx, &approval.run_id).await?;
+            Store::mark_run_resumable(&mut batch, &approval.run_id);
         }
+        let rows = batch.run_in(&mut tx).await?;
+        if !Store::decision_applied(&rows)? {
+            return Err(Error::AlreadyDecided(approval_id.to_string()));
+        }
+        // The call's row, if it was still waiting: the one row after the decision's.
+        let call = match plan.call_status {
+            Some(_) => rows.get(1).map(Store::returned_call).transpose()?,
+            None => None,
+        };
+        if plan.call_status.is_some() && call.is_none() && plan.call_must_wait {
+            return Err(Error::AlreadyDecided(approval_id.to_string()));
+        }
+        // This transaction holds the write lock, so no other decision on this approval gets this far.
+        // Handed over before the commit, so a driver that reads the call as running finds it; taken
+        // back if the commit fails.
+        let handed = (plan.call_status == Some(ToolCallStatus::Running))
+            .then(|| self.handoff.hand(&approval.tool_call_id, &approval.run_id));
         tx.commit().await?;
         if let Some(handed) = handed {
             handed.keep();

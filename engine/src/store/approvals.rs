@@ -218,14 +218,17 @@ impl Store {
             .await?)
     }
 
-    /// Records a decision if the approval is still pending and returns when it was decided; `None` if
-    /// someone decided first.
-    pub async fn record_decision(
-        tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
-        decision: &Decision,
-    ) -> Result<Option<String>> {
-        Self::settle_approval(tx, id, ApprovalStatus::Pending, decision).await
+    /// In `batch`: the decision, if the approval is still pending, then a row `decided` (1: it was;
+    /// 0: someone decided first, and the caller drops its transaction). Returns when it was decided.
+    pub fn record_decision(batch: &mut WriteBatch, id: &str, decision: &Decision) -> Result<String> {
+        Self::push_settle(batch, id, ApprovalStatus::Pending, decision)
+    }
+
+    /// Whether the decision `record_decision` put in a batch applied, from the rows the batch
+    /// returned (its `decided` row is the first).
+    pub fn decision_applied(rows: &[SqliteRow]) -> Result<bool> {
+        let decided = rows.first().map(|r| r.try_get::<i64, _>("decided")).transpose()?;
+        Ok(decided == Some(1))
     }
 
     /// Moves the approval from `from` to the decision's status and returns when; `None` if it was not
@@ -236,17 +239,23 @@ impl Store {
         from: ApprovalStatus,
         decision: &Decision,
     ) -> Result<Option<String>> {
+        let mut batch = WriteBatch::new();
+        let at = Self::push_settle(&mut batch, id, from, decision)?;
+        let rows = batch.run_in(tx).await?;
+        Ok(Self::decision_applied(&rows)?.then_some(at))
+    }
+
+    fn push_settle(batch: &mut WriteBatch, id: &str, from: ApprovalStatus, decision: &Decision) -> Result<String> {
         let at = now();
-        let r =
-            sqlx::query("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
-                .bind(decision.status)
-                .bind(json(decision)?)
-                .bind(&at)
-                .bind(id)
-                .bind(from)
-                .execute(&mut **tx)
-                .await?;
-        Ok((r.rows_affected() == 1).then_some(at))
+        batch
+            .push("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
+            .bind(decision.status)
+            .bind(json(decision)?)
+            .bind(at.clone())
+            .bind(id)
+            .bind(from);
+        batch.push("SELECT changes() AS decided");
+        Ok(at)
     }
 }
 

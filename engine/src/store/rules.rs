@@ -1,9 +1,9 @@
 //! Thread rule rows ("allow for this thread").
 
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::Row;
 
-use super::{from_json, json, new_id, now, Store};
+use super::{from_json, json, new_id, now, Store, WriteBatch};
 use crate::error::Result;
 use warden_types::approval::{RuleMatcher, ThreadRule};
 
@@ -18,8 +18,9 @@ fn rule_from_row(r: &SqliteRow) -> Result<ThreadRule> {
 }
 
 impl Store {
-    pub async fn insert_rule(
-        tx: &mut Transaction<'static, Sqlite>,
+    /// A new thread rule's row, in `batch`.
+    pub fn insert_rule(
+        batch: &mut WriteBatch,
         thread_id: &str,
         tool: &str,
         matcher: &RuleMatcher,
@@ -31,14 +32,13 @@ impl Store {
             matcher: matcher.clone(),
             created_at: now(),
         };
-        sqlx::query("INSERT INTO thread_rules (id, thread_id, tool, matcher, created_at) VALUES (?, ?, ?, ?, ?)")
+        batch
+            .push("INSERT INTO thread_rules (id, thread_id, tool, matcher, created_at) VALUES (?, ?, ?, ?, ?)")
             .bind(&rule.id)
             .bind(&rule.thread_id)
             .bind(&rule.tool)
             .bind(json(&rule.matcher)?)
-            .bind(&rule.created_at)
-            .execute(&mut **tx)
-            .await?;
+            .bind(&rule.created_at);
         Ok(rule)
     }
 

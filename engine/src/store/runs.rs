@@ -88,14 +88,10 @@ impl Store {
 }
 
 impl Store {
-    /// Within a decision's transaction: a waiting run becomes runnable, so a restart resumes it
-    /// even if the server dies before the run is driven.
-    pub async fn mark_run_resumable(tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>, run_id: &str) -> Result<()> {
-        sqlx::query("UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'")
-            .bind(run_id)
-            .execute(&mut **tx)
-            .await?;
-        Ok(())
+    /// In a decision's batch: a waiting run becomes runnable, so a restart resumes it even if the
+    /// server dies before the run is driven.
+    pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &str) {
+        batch.push("UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'").bind(run_id);
     }
 
     /// Starts a run for a thread, with the user's message if there is one, in one transaction.

@@ -218,32 +218,42 @@ impl Store {
     /// Within a decision's transaction: a pending call is claimed to run (`running`, with the arguments
     /// it will run with: see `approval::handoff`) or settled as denied / timed out with the text the
     /// model will see. Returns the record as changed, or `None` if the call was not pending.
-    pub async fn resolve_pending_call(
-        tx: &mut Transaction<'static, Sqlite>,
+    /// In `batch`: a pending call moves to `to` (with the arguments it runs with, or its output if it
+    /// never runs), returning its row if it was pending ([`Store::returned_call`]).
+    pub fn resolve_pending_call(
+        batch: &mut WriteBatch,
         id: &str,
         to: ToolCallStatus,
         arguments: Option<&Value>,
         output: Option<&[ToolContent]>,
-    ) -> Result<Option<ToolCallRecord>> {
+    ) -> Result<()> {
         let settled = output.is_some().then(now);
         let started = (to == ToolCallStatus::Running).then(now);
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
-               is_error = ?, finished_at = ?, started_at = COALESCE(?, started_at) \
-             WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
-        )))
-        .bind(to)
-        .bind(arguments.map(json).transpose()?)
-        .bind(output.map(|o| json(&o)).transpose()?)
-        .bind(output.is_some() as i64)
-        .bind(settled)
-        .bind(started)
-        .bind(id)
-        .fetch_optional(&mut **tx)
-        .await?;
-        row.as_ref().map(call_from_row).transpose()
+        batch
+            .push(RESOLVE_PENDING_CALL.as_str())
+            .bind(to)
+            .bind(arguments.map(json).transpose()?)
+            .bind(output.map(|o| json(&o)).transpose()?)
+            .bind(output.is_some() as i64)
+            .bind(settled)
+            .bind(started)
+            .bind(id);
+        Ok(())
+    }
+
+    /// A call's row as an `UPDATE … RETURNING` of a batch gave it.
+    pub fn returned_call(row: &SqliteRow) -> Result<ToolCallRecord> {
+        call_from_row(row)
     }
 }
+
+static RESOLVE_PENDING_CALL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
+           is_error = ?, finished_at = ?, started_at = COALESCE(?, started_at) \
+         WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
+    )
+});
 
 impl Store {
     /// Within a transaction: a call claimed to run whose target changed goes back to waiting for a

@@ -16,7 +16,7 @@ use super::Runtime;
 use crate::approval::lifecycle::result_event;
 use crate::error::{Error, Result};
 use crate::outcome_text;
-use crate::store::Store;
+use crate::store::{Store, WriteBatch};
 use crate::tools::ToolContent;
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, CONTINUE_WITHOUT_SECS};
 use warden_types::event::RunEvent;
@@ -43,7 +43,9 @@ async fn connect(rt: &Arc<Runtime>, check: ConnectionCheck) -> Result<Connection
             let mut tx = store.write_tx().await?;
             let decided = Store::decide_check(&mut tx, &check.id, CheckStatus::Connected).await?;
             if decided.is_some() {
-                Store::mark_run_resumable(&mut tx, &check.run_id).await?;
+                let mut batch = WriteBatch::new();
+                Store::mark_run_resumable(&mut batch, &check.run_id);
+                batch.run_in(&mut tx).await?;
                 tx.commit().await?;
             }
             decided
@@ -73,7 +75,9 @@ async fn continue_without(rt: &Arc<Runtime>, check: ConnectionCheck) -> Result<C
     };
     Store::leave_server_out(&mut tx, &check.thread_id, &check.server, until).await?;
     let settled = Store::settle_calls_of_check(&mut tx, &check.id, &output).await?;
-    Store::mark_run_resumable(&mut tx, &check.run_id).await?;
+    let mut batch = WriteBatch::new();
+    Store::mark_run_resumable(&mut batch, &check.run_id);
+    batch.run_in(&mut tx).await?;
     tx.commit().await?;
     let events = &rt.handles.events;
     events.emit(&check.run_id, &RunEvent::ConnectionCheck { check: decided.clone() });
