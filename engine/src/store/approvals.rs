@@ -74,8 +74,8 @@ const OF_CALLS: &str = "WHERE a.tool_call_id IN (SELECT value FROM json_each(?))
 const SELECT_WITH_TARGET_STATE: &str = concat!("SELECT ", approval_columns!(), ", a.target_state", approval_from!());
 
 impl Store {
-    /// Stores an approval; returns it as `approval` will read it once the transaction commits.
-    /// A new approval's row: its statement goes into `batch`, which the caller runs as (or in) a transaction.
+    /// A new approval's row, in `batch` (which the caller runs as, or in, a transaction); returns the
+    /// approval as `approval` will read it once that commits.
     pub fn insert_approval(batch: &mut WriteBatch, a: &NewApproval<'_>) -> Result<Approval> {
         let created_at = now();
         let decided = a.decision.is_some().then(|| created_at.clone());

@@ -72,8 +72,8 @@ fn calls_of_runs_last_message_sql() -> String {
 }
 
 impl Store {
-    /// Stores a call; returns it as `tool_call` will read it once the transaction commits.
-    /// A new call's row: its statement goes into `batch`, which the caller runs as (or in) a transaction.
+    /// A new call's row, in `batch` (which the caller runs as, or in, a transaction); returns the call
+    /// as `tool_call` will read it once that commits.
     pub fn insert_tool_call(batch: &mut WriteBatch, c: NewToolCall) -> Result<ToolCallRecord> {
         let created_at = now();
         let settled = c.status.is_settled().then(|| created_at.clone());
