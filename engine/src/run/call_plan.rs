@@ -149,9 +149,9 @@ pub struct Recording<'a> {
 /// Writes what the plan needs besides the call row, in the turn's (or the new decision's)
 /// transaction: its approval, or the run's pending check for its server (made if there is none
 /// yet, so calls of one server in one turn share one question) with the call waiting on it.
-pub async fn record(tx: &mut Transaction<'static, Sqlite>, call: Recording<'_>) -> Result<Recorded> {
-    let Recording { run, plan, .. } = call;
-    let (call_id, name) = (call.call.id.as_str(), call.call.name.as_str());
+pub async fn record(tx: &mut Transaction<'static, Sqlite>, recording: Recording<'_>) -> Result<Recorded> {
+    let Recording { run, call, plan, .. } = recording;
+    let (call_id, name) = (call.id.as_str(), call.name.as_str());
     match &plan.decision {
         CallDecision::AwaitServer { server, down } => {
             let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
@@ -176,7 +176,7 @@ pub async fn record(tx: &mut Transaction<'static, Sqlite>, call: Recording<'_>) 
         }
         _ => {
             let mut batch = WriteBatch::new();
-            let approval = record_approval(&mut batch, call)?;
+            let approval = record_approval(&mut batch, recording)?;
             batch.run_in(tx).await?;
             Ok(Recorded { approval, ..Recorded::default() })
         }
@@ -191,8 +191,8 @@ pub fn records_with_reads(plan: &CallPlan) -> bool {
 
 /// The approval a plan records for its call, in `batch`: one to ask for (`Ask`) or one a thread rule
 /// gave (`RunByRule`); none for the other decisions but `AwaitServer`, which [`record`] handles.
-pub fn record_approval(batch: &mut WriteBatch, call: Recording<'_>) -> Result<Option<Approval>> {
-    let Recording { run, call, plan, expires_at } = call;
+pub fn record_approval(batch: &mut WriteBatch, recording: Recording<'_>) -> Result<Option<Approval>> {
+    let Recording { run, call, plan, expires_at } = recording;
     let (call_id, name, arguments) = (&call.id, &call.name, &call.arguments);
     let by_rule = match &plan.decision {
         CallDecision::Ask => None,

@@ -84,9 +84,8 @@ impl Store {
             return Ok(Vec::new());
         }
         let (sql, args) = batch.into_query(Some(("BEGIN IMMEDIATE", "COMMIT")))?;
-        let mut writer = OnlyIfSettled { conn: Some(self.writer.acquire().await?), settled: false };
-        let conn = writer.conn.as_mut().ok_or_else(|| Error::Corrupt("writer taken".into()))?;
-        let outcome = sqlx::query_with(sqlx::AssertSqlSafe(sql), args).fetch_all(&mut **conn).await;
+        let mut writer = OnlyIfSettled { conn: self.writer.acquire().await?, settled: false };
+        let outcome = sqlx::query_with(sqlx::AssertSqlSafe(sql), args).fetch_all(&mut *writer.conn).await;
         match outcome {
             Ok(rows) => {
                 writer.settled = true;
@@ -94,7 +93,7 @@ impl Store {
             }
             Err(e) => {
                 // No transaction open (the `BEGIN` itself failed) is the one error `ROLLBACK` may give.
-                match sqlx::query("ROLLBACK").execute(&mut **conn).await {
+                match sqlx::query("ROLLBACK").execute(&mut *writer.conn).await {
                     Ok(_) => writer.settled = true,
                     Err(r) if r.as_database_error().is_some_and(|d| d.message().contains("no transaction")) => {
                         writer.settled = true
@@ -110,16 +109,14 @@ impl Store {
 /// The writer connection of a batch: returned to the pool once the batch is known to have committed
 /// or rolled back, closed otherwise.
 struct OnlyIfSettled {
-    conn: Option<sqlx::pool::PoolConnection<Sqlite>>,
+    conn: sqlx::pool::PoolConnection<Sqlite>,
     settled: bool,
 }
 
 impl Drop for OnlyIfSettled {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.as_mut() {
-            if !self.settled {
-                conn.close_on_drop();
-            }
+        if !self.settled {
+            self.conn.close_on_drop();
         }
     }
 }

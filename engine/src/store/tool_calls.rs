@@ -78,29 +78,25 @@ impl Store {
         let created_at = now();
         let settled = c.status.is_settled().then(|| created_at.clone());
         batch
-            .push(
-            "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, arguments, \
-               summary, risk, needs_approval, preview, status, output, is_error, created_at, finished_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&c.id)
-        .bind(&c.run_id)
-        .bind(&c.thread_id)
-        .bind(&c.message_id)
-        .bind(c.position as i64)
-        .bind(&c.call_id)
-        .bind(&c.name)
-        .bind(json(&c.origin)?)
-        .bind(json(&c.arguments)?)
-        .bind(&c.summary)
-        .bind(c.risk)
-        .bind(c.needs_approval as i64)
-        .bind(c.preview.as_ref().map(json).transpose()?)
-        .bind(c.status)
-        .bind(c.output.as_ref().map(json).transpose()?)
-        .bind(c.output.is_some() as i64)
-        .bind(&created_at)
-        .bind(&settled);
+            .push(INSERT_TOOL_CALL)
+            .bind(&c.id)
+            .bind(&c.run_id)
+            .bind(&c.thread_id)
+            .bind(&c.message_id)
+            .bind(c.position as i64)
+            .bind(&c.call_id)
+            .bind(&c.name)
+            .bind(json(&c.origin)?)
+            .bind(json(&c.arguments)?)
+            .bind(&c.summary)
+            .bind(c.risk)
+            .bind(c.needs_approval as i64)
+            .bind(c.preview.as_ref().map(json).transpose()?)
+            .bind(c.status)
+            .bind(c.output.as_ref().map(json).transpose()?)
+            .bind(c.output.is_some() as i64)
+            .bind(&created_at)
+            .bind(&settled);
         Ok(ToolCallRecord {
             id: c.id,
             run_id: c.run_id,
@@ -215,11 +211,10 @@ impl Store {
         row.as_ref().map(call_from_row).transpose()
     }
 
-    /// Within a decision's transaction: a pending call is claimed to run (`running`, with the arguments
-    /// it will run with: see `approval::handoff`) or settled as denied / timed out with the text the
-    /// model will see. Returns the record as changed, or `None` if the call was not pending.
-    /// In `batch`: a pending call moves to `to` (with the arguments it runs with, or its output if it
-    /// never runs), returning its row if it was pending ([`Store::returned_call`]).
+    /// In a decision's batch: a pending call is claimed to run (`running`, with the arguments it will
+    /// run with: see `approval::handoff`) or settled as denied / timed out with the text the model will
+    /// see. The batch returns the call's row as changed ([`Store::returned_call`]), none if it was not
+    /// pending.
     pub fn resolve_pending_call(
         batch: &mut WriteBatch,
         id: &str,
@@ -246,6 +241,11 @@ impl Store {
         call_from_row(row)
     }
 }
+
+const INSERT_TOOL_CALL: &str =
+    "INSERT INTO tool_calls (id, run_id, thread_id, message_id, position, call_id, name, origin, arguments, \
+       summary, risk, needs_approval, preview, status, output, is_error, created_at, finished_at) \
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 static RESOLVE_PENDING_CALL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
