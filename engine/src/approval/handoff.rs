@@ -7,37 +7,48 @@
 //! the start, the call shows as interrupted after the restart and the model is told.
 //!
 //! A call is handed over before the decision's transaction commits (and taken back if it fails), so a
-//! driver that reads the call as running always finds it here.
+//! driver that reads the call as running always finds it here. It comes with its [`Clearance`], as the
+//! decision wrote it: the driver starts the call without reading the approval back.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use warden_types::approval::Approval;
+
+/// What cleared a call to run: the approval as decided, and the state of the call's target when its
+/// card was shown (a tool that checks its target before acting refuses if it changed since).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clearance {
+    pub approval: Approval,
+    pub target_state: Option<String>,
+}
+
 #[derive(Default)]
 pub struct Handoff {
-    /// Call id -> run id.
-    calls: Mutex<HashMap<String, String>>,
+    /// Call id -> its run's id and what cleared it.
+    calls: Mutex<HashMap<String, (String, Clearance)>>,
 }
 
 impl Handoff {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, Clearance)>> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Hands `call_id` of `run_id` to its driver; the guard takes it back unless `keep` is called.
-    pub fn hand(&self, call_id: &str, run_id: &str) -> Handed<'_> {
-        self.calls().insert(call_id.to_string(), run_id.to_string());
+    pub fn hand(&self, call_id: &str, run_id: &str, clearance: Clearance) -> Handed<'_> {
+        self.calls().insert(call_id.to_string(), (run_id.to_string(), clearance));
         Handed { handoff: self, call_id: call_id.to_string(), kept: false }
     }
 
-    /// Whether `call_id` was handed over (and takes it: only one driver starts it).
-    pub fn take(&self, call_id: &str) -> bool {
-        self.calls().remove(call_id).is_some()
+    /// What cleared `call_id`, if it was handed over (and takes it: only one driver starts it).
+    pub fn take(&self, call_id: &str) -> Option<Clearance> {
+        self.calls().remove(call_id).map(|(_, clearance)| clearance)
     }
 
     /// Takes every call handed to `run_id`'s driver (a stopped run cancels them).
     pub fn take_run(&self, run_id: &str) -> Vec<String> {
         let mut calls = self.calls();
-        let ids: Vec<String> = calls.iter().filter(|(_, run)| *run == run_id).map(|(id, _)| id.clone()).collect();
+        let ids: Vec<String> = calls.iter().filter(|(_, (run, _))| *run == run_id).map(|(id, _)| id.clone()).collect();
         for id in &ids {
             calls.remove(id);
         }
@@ -70,17 +81,41 @@ impl Drop for Handed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warden_types::approval::ApprovalStatus;
+    use warden_types::tool::Risk;
+    use warden_types::tool::ToolOrigin;
+
+    fn cleared(call_id: &str, target_state: Option<&str>) -> Clearance {
+        let approval = Approval {
+            id: format!("approval of {call_id}"),
+            run_id: "r".into(),
+            thread_id: "t".into(),
+            tool_call_id: call_id.into(),
+            tool: "shell".into(),
+            origin: ToolOrigin::BuiltIn,
+            arguments: serde_json::json!({"command": "echo ok"}),
+            summary: "Run `echo ok`".into(),
+            risk: Risk::Low,
+            preview: None,
+            status: ApprovalStatus::Approved,
+            created_at: "then".into(),
+            decided_at: Some("now".into()),
+            expires_at: None,
+            decision: None,
+        };
+        Clearance { approval, target_state: target_state.map(str::to_string) }
+    }
 
     #[test]
-    fn a_call_is_taken_once_and_a_failed_decision_takes_it_back() {
+    fn a_call_is_taken_once_with_its_clearance_and_a_failed_decision_takes_it_back() {
         let handoff = Handoff::default();
-        handoff.hand("c1", "r1").keep();
-        drop(handoff.hand("c2", "r1"));
-        handoff.hand("c3", "r2").keep();
-        assert!(!handoff.take("c2"), "not kept: the decision failed");
-        assert!(handoff.take("c1"));
-        assert!(!handoff.take("c1"), "taken once");
+        handoff.hand("c1", "r1", cleared("c1", Some("file hash"))).keep();
+        drop(handoff.hand("c2", "r1", cleared("c2", None)));
+        handoff.hand("c3", "r2", cleared("c3", None)).keep();
+        assert_eq!(handoff.take("c2"), None, "not kept: the decision failed");
+        assert_eq!(handoff.take("c1"), Some(cleared("c1", Some("file hash"))), "taken with what cleared it");
+        assert_eq!(handoff.take("c1"), None, "taken once");
         assert_eq!(handoff.take_run("r2"), ["c3"]);
-        assert!(!handoff.take("c3"));
+        assert_eq!(handoff.take("c3"), None);
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::handoff::Handoff;
+use super::handoff::{Clearance, Handoff};
 use super::rules::rule_for;
 use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope, Verdict};
 use crate::error::{Error, Result};
@@ -69,7 +69,7 @@ struct Plan {
 impl Lifecycle<'_> {
     /// Settles a pending approval. `Error::AlreadyDecided` when it is not pending (any more).
     pub async fn settle(&self, approval_id: &str, by: SettledBy) -> Result<Settled> {
-        let approval = self.store.approval(approval_id).await?;
+        let (approval, target_state) = self.store.approval_with_target_state(approval_id).await?;
         if approval.status != ApprovalStatus::Pending {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         }
@@ -131,23 +131,25 @@ impl Lifecycle<'_> {
         if plan.call_status.is_some() && call.is_none() && plan.call_must_wait {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         }
-        // This transaction holds the write lock, so no other decision on this approval gets this far.
-        // Handed over before the commit, so a driver that reads the call as running finds it; taken
-        // back if the commit fails.
-        let handed = (plan.call_status == Some(ToolCallStatus::Running))
-            .then(|| self.handoff.hand(&approval.tool_call_id, &approval.run_id));
-        tx.commit().await?;
-        if let Some(handed) = handed {
-            handed.keep();
-        }
-
-        // The records as they are now, so a page patches what it shows.
+        // The approval as it is now: what a page patches in, and what cleared the call if it runs.
         let decided = Approval {
             status: plan.decision.status,
             decision: Some(plan.decision.clone()),
             decided_at: Some(decided_at),
             ..approval.clone()
         };
+        // This transaction holds the write lock, so no other decision on this approval gets this far.
+        // Handed over before the commit, so a driver that reads the call as running finds it; taken
+        // back if the commit fails.
+        let handed = (plan.call_status == Some(ToolCallStatus::Running)).then(|| {
+            let clearance = Clearance { approval: decided.clone(), target_state };
+            self.handoff.hand(&approval.tool_call_id, &approval.run_id, clearance)
+        });
+        tx.commit().await?;
+        if let Some(handed) = handed {
+            handed.keep();
+        }
+
         let call = match call {
             Some(call) => call,
             None => self.store.tool_call(&approval.tool_call_id).await?,

@@ -10,6 +10,7 @@ use super::connection_checks::{self, Replan};
 use super::conversation::Conversation;
 use super::{long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::parse_arguments;
+use crate::approval::handoff::Clearance;
 use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
 use crate::connection::ServerView;
@@ -171,32 +172,34 @@ async fn settle_latest_turn(
     let mut pending = false;
     for call in &calls {
         match call.status {
-            // Claimed by a person's approval and handed to this driver: start it.
-            ToolCallStatus::Running if !cancel.is_cancelled() && rt.handoff.take(&call.id) => {
-                if execute(rt, run, step, call, cancel, Claim::Done).await? == Executed::AskedAgain {
-                    pending = true;
-                }
-            }
             // Cancelled: `stopped` settles the calls still handed over.
             ToolCallStatus::Running if cancel.is_cancelled() => break,
-            // Only one driver exists per run, so a call marked running that nobody handed over was
-            // started by a process that died: never run it again.
-            ToolCallStatus::Running => {
-                let output = [ToolContent::Text { text: outcome_text::INTERRUPTED.into() }];
-                let settled = rt
-                    .store
-                    .settle_tool_call(
-                        &call.id,
-                        ToolCallStatus::Running,
-                        ToolCallStatus::Interrupted,
-                        &output,
-                        true,
-                        false,
-                        None,
-                    )
-                    .await?;
-                emit_results(rt, &run.id, settled);
-            }
+            ToolCallStatus::Running => match rt.handoff.take(&call.id) {
+                // Claimed by a person's approval and handed to this driver: start it.
+                Some(clearance) => {
+                    if execute(rt, run, step, call, cancel, Claim::Done(clearance)).await? == Executed::AskedAgain {
+                        pending = true;
+                    }
+                }
+                // Only one driver exists per run, so a call marked running that nobody handed over was
+                // started by a process that died: never run it again.
+                None => {
+                    let output = [ToolContent::Text { text: outcome_text::INTERRUPTED.into() }];
+                    let settled = rt
+                        .store
+                        .settle_tool_call(
+                            &call.id,
+                            ToolCallStatus::Running,
+                            ToolCallStatus::Interrupted,
+                            &output,
+                            true,
+                            false,
+                            None,
+                        )
+                        .await?;
+                    emit_results(rt, &run.id, settled);
+                }
+            },
             ToolCallStatus::Approved => {
                 if cancel.is_cancelled() {
                     break;
@@ -227,10 +230,11 @@ async fn settle_latest_turn(
     Ok(Some(pending))
 }
 
-/// Whether the call is already marked running (claimed by the decision) or must be claimed here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Whether the call is already marked running (claimed by the decision, which handed over what cleared
+/// it) or must be claimed here.
+#[derive(Debug)]
 enum Claim {
-    Done,
+    Done(Clearance),
     Needed,
 }
 
@@ -250,13 +254,20 @@ async fn execute(
     cancel: &CancellationToken,
     claim: Claim,
 ) -> Result<Executed> {
-    // Read before the claim: the approval that cleared this call, and the target state it saw.
-    let clearance = rt.store.clearance_of_call(&call.id).await?;
+    // The approval that cleared this call, and the target state it saw: as the decision handed them
+    // over, or read before the claim.
+    let clearance = match claim {
+        Claim::Done(Clearance { approval, target_state }) => Some((approval, target_state)),
+        Claim::Needed => {
+            let clearance = rt.store.clearance_of_call(&call.id).await?;
+            if !rt.store.mark_tool_call_started(&call.id).await? {
+                return Ok(Executed::Settled);
+            }
+            clearance
+        }
+    };
     let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
     let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
-    if claim == Claim::Needed && !rt.store.mark_tool_call_started(&call.id).await? {
-        return Ok(Executed::Settled);
-    }
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
     // A call already decided runs whatever the thread's switches say now.
     let registry = tool_set::registry(rt, run, &crate::thread::ThreadOptions::default());

@@ -124,6 +124,17 @@ impl Store {
         approval_from_row(&row)
     }
 
+    /// The approval and the state of its target when its card was shown (`None` for a tool without one):
+    /// what a decision hands to the driver with the call it approved (`approval::handoff`).
+    pub async fn approval_with_target_state(&self, id: &str) -> Result<(Approval, Option<String>)> {
+        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT_WITH_TARGET_STATE} WHERE a.id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| Error::not_found("approval", id))?;
+        Ok((approval_from_row(&row)?, row.try_get("target_state")?))
+    }
+
     /// The call's latest approval (a call has several only when its target changed).
     pub async fn approval_of_call(&self, tool_call_id: &str) -> Result<Option<Approval>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
