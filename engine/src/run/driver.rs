@@ -177,7 +177,9 @@ async fn settle_latest_turn(
             ToolCallStatus::Running => match rt.handoff.take(&call.id) {
                 // Claimed by a person's approval and handed to this driver: start it.
                 Some(clearance) => {
-                    if execute(rt, run, step, call, cancel, Claim::Done(clearance)).await? == Executed::AskedAgain {
+                    if execute(rt, run, step, call, cancel, Claim::Done(Box::new(clearance))).await?
+                        == Executed::AskedAgain
+                    {
                         pending = true;
                     }
                 }
@@ -234,7 +236,7 @@ async fn settle_latest_turn(
 /// it) or must be claimed here.
 #[derive(Debug)]
 enum Claim {
-    Done(Clearance),
+    Done(Box<Clearance>),
     Needed,
 }
 
@@ -257,7 +259,10 @@ async fn execute(
     // The approval that cleared this call, and the target state it saw: as the decision handed them
     // over, or read before the claim.
     let clearance = match claim {
-        Claim::Done(Clearance { approval, target_state }) => Some((approval, target_state)),
+        Claim::Done(clearance) => {
+            let Clearance { approval, target_state } = *clearance;
+            Some((approval, target_state))
+        }
         Claim::Needed => {
             let clearance = rt.store.clearance_of_call(&call.id).await?;
             if !rt.store.mark_tool_call_started(&call.id).await? {
