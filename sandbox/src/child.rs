@@ -61,6 +61,9 @@ pub(crate) struct Prepared {
     /// when it walks up a path, so the grant on the host's `/proc` does not reach a `/proc` mounted over
     /// it: the rule is added after the mount, on the new one.
     proc_access: u64,
+    /// Where the supervisor writes the command's wait status before it exits (-1: nowhere). See
+    /// [`Prepared::report_exit_to`].
+    report: libc::c_int,
 }
 
 impl Prepared {
@@ -76,7 +79,14 @@ impl Prepared {
         if !network {
             namespaces |= libc::CLONE_NEWNET;
         }
-        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, shared, network, proc_access })
+        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, shared, network, proc_access, report: -1 })
+    }
+
+    /// Has the supervisor write the command's end to `fd` (a pipe's write end, close-on-exec) as soon
+    /// as it knows it, before it exits itself: its exit takes the sandbox's mount namespace down first
+    /// (a third of a millisecond here), and whoever waits for the command need not wait for that.
+    pub(crate) fn report_exit_to(&mut self, fd: libc::c_int) {
+        self.report = fd;
     }
 
     /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
@@ -106,11 +116,11 @@ impl Prepared {
         // SAFETY: plain system calls on memory owned by `self`, valid in the child after fork.
         unsafe {
             match self.shared {
-                Some(shared) => enter_shared(shared, self.network),
+                Some(shared) => enter_shared(shared, self.network, self.report),
                 None => {
                     check(libc::unshare(self.namespaces))?;
                     self.maps.write()?;
-                    become_pid_one()
+                    become_pid_one(self.report)
                 }
             }
         }
@@ -119,7 +129,8 @@ impl Prepared {
 
 /// `Prepared::enter_namespaces` where the user and network namespaces are the shared ones: joins them
 /// (the network one only without `network`), makes new PID and mount namespaces and returns in PID 1.
-pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool) -> io::Result<()> {
+/// `report`: see [`Prepared::report_exit_to`] (-1: none).
+pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool, report: libc::c_int) -> io::Result<()> {
     // Joining the shared user namespace gives every capability in it, which the network namespace it
     // owns and the new PID and mount namespaces need.
     check(libc::setns(shared.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
@@ -127,7 +138,7 @@ pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool) -> i
         check(libc::setns(shared.net.as_raw_fd(), libc::CLONE_NEWNET))?;
     }
     check(libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS))?;
-    become_pid_one()
+    become_pid_one(report)
 }
 
 /// The second half of `enter`: in PID 1, grants its own `/proc` (`proc_access`, 0 for none), drops
@@ -150,8 +161,8 @@ pub(crate) unsafe fn restrict(ruleset: &OwnedFd, proc_access: u64) -> io::Result
 
 /// Forks, after the namespaces were entered: this process stays as the supervisor (and never
 /// returns), the child returns as PID 1 of the new PID namespace, tied to the supervisor's life,
-/// with its own `/proc` mounted.
-unsafe fn become_pid_one() -> io::Result<()> {
+/// with its own `/proc` mounted. `report`: where the supervisor tells the command's end (-1: nowhere).
+unsafe fn become_pid_one(report: libc::c_int) -> io::Result<()> {
     let mut alive = [-1 as libc::c_int; 2];
     check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
     let pid = libc::fork();
@@ -159,9 +170,12 @@ unsafe fn become_pid_one() -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     if pid > 0 {
-        supervise(pid, alive);
+        supervise(pid, alive, report);
     }
-    // PID 1 of the new namespace from here on.
+    // PID 1 of the new namespace from here on: the report is the supervisor's alone.
+    if report >= 0 {
+        libc::close(report);
+    }
     libc::close(alive[1]);
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
     // The supervisor holds the pipe's write end for life: a hang-up now means it died before
@@ -204,17 +218,24 @@ struct PathBeneathAttr {
     parent_fd: i32,
 }
 
-/// The supervisor: keeps only stdio and its end of the liveness pipe (so the spawning process sees
-/// `exec` succeed as soon as the grandchild's copy of std's status pipe closes), waits for PID 1 and
-/// ends the same way.
-unsafe fn supervise(pid: libc::pid_t, alive: [libc::c_int; 2]) -> ! {
+/// The supervisor: keeps only stdio, its end of the liveness pipe (so the spawning process sees `exec`
+/// succeed as soon as the grandchild's copy of std's status pipe closes) and `report`, waits for PID 1,
+/// writes to `report` the status it is about to end with, and ends the same way. When PID 1 ends the
+/// kernel has already ended every other process of its namespace, so the command is over then.
+unsafe fn supervise(pid: libc::pid_t, alive: [libc::c_int; 2], report: libc::c_int) -> ! {
     libc::close(alive[0]);
-    let keep = alive[1] as libc::c_uint;
-    if keep > 3 {
-        libc::syscall(libc::SYS_close_range, 3u32, keep - 1, 0u32);
-    }
-    libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
+    close_all_but(alive[1], report);
     let status = wait_status(pid);
+    if report >= 0 {
+        let ending = if libc::WIFSIGNALED(status) {
+            libc::WTERMSIG(status)
+        } else if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status) << 8
+        } else {
+            127 << 8
+        };
+        libc::write(report, (&ending as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>());
+    }
     if libc::WIFSIGNALED(status) {
         let signal = libc::WTERMSIG(status);
         libc::signal(signal, libc::SIG_DFL);
@@ -226,6 +247,23 @@ unsafe fn supervise(pid: libc::pid_t, alive: [libc::c_int; 2]) -> ! {
         libc::_exit(128 + signal);
     }
     libc::_exit(if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 127 })
+}
+
+/// Closes every descriptor from 3 on but `a` and `b` (-1: none), without allocating.
+unsafe fn close_all_but(a: libc::c_int, b: libc::c_int) {
+    let (low, high) = if a <= b { (a, b) } else { (b, a) };
+    let mut from: libc::c_uint = 3;
+    for keep in [low, high] {
+        let Ok(keep) = libc::c_uint::try_from(keep) else { continue };
+        if keep < from {
+            continue;
+        }
+        if keep > from {
+            libc::syscall(libc::SYS_close_range, from, keep - 1, 0u32);
+        }
+        from = keep + 1;
+    }
+    libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32);
 }
 
 /// `waitpid` until `pid` has ended; its raw status (or a failure status if waiting failed).

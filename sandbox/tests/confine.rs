@@ -383,6 +383,34 @@ async fn the_spawner_starts_commands_as_its_own_children() {
     }
 }
 
+/// Commands that run at the same time each learn their own end, once: the spawner keeps a report
+/// from each command's supervisor (told before the supervisor's own end) and the exit it reaps apart.
+async fn commands_at_once_each_learn_their_own_end() {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let policy = l.policy();
+    // Each sleeps a little, so that all of them are running at once, and exits with its own code.
+    let mut running = Vec::new();
+    for code in 1..=8 {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let args = ["-c".to_string(), format!("sleep 0.{code}; echo {code}; exit {code}")];
+        let child = spawn("sh", &args, &l.workspace, writer.as_fd(), Some(&policy)).await.unwrap();
+        drop(writer);
+        running.push((code, child, reader));
+    }
+    for (code, mut child, mut reader) in running {
+        let status = tokio::time::timeout(Duration::from_secs(30), child.wait()).await.unwrap().unwrap();
+        let mut text = String::new();
+        reader.read_to_string(&mut text).unwrap();
+        assert_eq!((status.code(), text.trim()), (Some(code), code.to_string().as_str()));
+    }
+    // The next command, once they are all over and reaped, gets its own end too.
+    let (code, text) = run(Via::Spawner, &policy, &l.workspace, "exit 42").await;
+    assert_eq!(code, Some(42), "{text}");
+}
+
 /// Killing the spawner ends the commands it started (through their supervisors), tells whoever waits
 /// for one, and makes later calls answer `Unavailable` (the caller then forks instead). Runs last.
 async fn a_killed_spawner_takes_its_commands_along_and_is_reported_gone() {
@@ -451,6 +479,8 @@ fn main() {
         }
         the_spawner_starts_commands_as_its_own_children().await;
         println!("test the_spawner_starts_commands_as_its_own_children ... ok");
+        commands_at_once_each_learn_their_own_end().await;
+        println!("test commands_at_once_each_learn_their_own_end ... ok");
         a_killed_spawner_takes_its_commands_along_and_is_reported_gone().await;
         println!("test a_killed_spawner_takes_its_commands_along_and_is_reported_gone ... ok");
     });

@@ -106,6 +106,18 @@ pub(super) unsafe fn fork_with_status() -> io::Result<Forked> {
     Ok(Forked::Parent { pid, status: OwnedFd::from_raw_fd(status[0]) })
 }
 
+/// A pipe for a supervisor to tell its command's end through (`child::Prepared::report_exit_to`): the
+/// spawner's read end, and the write end for the child to keep. Both close-on-exec, so the command
+/// itself never holds either.
+pub(super) fn exit_report() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [-1 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the array it is given; the descriptors are owned from here on.
+    unsafe {
+        check(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC))?;
+        Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])))
+    }
+}
+
 /// In a child that could not execute its program: tells the spawner why through `status` (the pipe
 /// whose closing at `exec` means success) and exits.
 pub(super) unsafe fn fail(status: libc::c_int, error: &io::Error) -> ! {

@@ -2,7 +2,8 @@
 //! is cheap, where a fork of the running server copies the page tables of its whole heap (and makes
 //! the server fault on every page it writes afterwards). It takes requests one at a time: prepares the
 //! sandbox, forks, and the child confines itself and executes the program; then it answers with the
-//! pid, and with the wait status once the process ends. It ends with the server (`PR_SET_PDEATHSIG`,
+//! pid, and with the wait status once the process ends: as the confined command's supervisor tells it
+//! (`Exits`), or as `waitpid` does. It ends with the server (`PR_SET_PDEATHSIG`,
 //! and when the server's end of the socket closes), and each command's supervisor ends with it.
 
 use std::ffi::{CString, OsStr};
@@ -29,27 +30,43 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
     };
     let mut buffer = vec![0u8; MAX_MESSAGE];
     let mut zygotes = Zygotes::new(&socket, &signals);
+    let mut exits = Exits::default();
+    let mut fds = Vec::new();
     loop {
-        let mut fds = [
-            libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: signals.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-        ];
-        // SAFETY: poll on two descriptors this process owns.
-        if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } < 0 {
+        fds.clear();
+        fds.push(libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+        fds.push(libc::pollfd { fd: signals.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+        fds.extend(exits.running.iter().map(|(_, report)| libc::pollfd {
+            fd: report.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        }));
+        // SAFETY: poll on descriptors this process owns, `fds.len()` of them.
+        if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) } < 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
             break;
         }
+        // Ends told by supervisors first: the reaping below then knows them as told.
+        let told: Vec<libc::c_int> = fds[2..].iter().filter(|p| p.revents != 0).map(|p| p.fd).collect();
+        for fd in told {
+            exits.read_report(fd, &socket);
+        }
         if fds[1].revents != 0 {
             drain(&signals);
-            reap(&socket);
+            reap(&socket, &mut exits);
         }
         if fds[0].revents != 0 {
             match wire::recv::<Request>(&socket, &mut buffer) {
                 Ok(Some((request, out))) => {
                     let reply = match start(&request, &out, &mut zygotes) {
-                        Ok(pid) => Reply::Started { id: request.id, pid },
+                        Ok((pid, report)) => {
+                            if let Some(report) = report {
+                                exits.running.push((pid, report));
+                            }
+                            Reply::Started { id: request.id, pid }
+                        }
                         Err(error) => Reply::Failed { id: request.id, error },
                     };
                     drop(out);
@@ -100,8 +117,8 @@ fn drain(signals: &OwnedFd) {
     while unsafe { libc::read(signals.as_raw_fd(), info.as_mut_ptr().cast(), info.len()) } > 0 {}
 }
 
-/// Tells the server of every child that has ended.
-fn reap(socket: &OwnedFd) {
+/// Tells the server of every child that has ended, unless its supervisor already did.
+fn reap(socket: &OwnedFd, exits: &mut Exits) {
     loop {
         let mut status = 0;
         // SAFETY: waitpid with a valid pointer.
@@ -109,7 +126,42 @@ fn reap(socket: &OwnedFd) {
         if pid <= 0 {
             return;
         }
+        if exits.told.remove(&pid) {
+            continue;
+        }
+        exits.running.retain(|(running, _)| *running != pid);
         let _ = wire::send(socket, &Reply::Exited { pid, status }, &[]);
+    }
+}
+
+/// Confined commands whose end their supervisor will tell (`child::Prepared::report_exit_to`): it
+/// writes the status it is about to end with, then ends, and its end (taking the sandbox's mount
+/// namespace down) no longer stands between the command's end and the server hearing of it. Each end
+/// is told to the server once: by the supervisor's report, or by `reap` when there was none (a
+/// supervisor killed with its process group).
+#[derive(Default)]
+struct Exits {
+    /// Supervisors still running, with the read end of their report pipe.
+    running: Vec<(libc::pid_t, OwnedFd)>,
+    /// Supervisors whose report was sent to the server, not reaped yet.
+    told: std::collections::HashSet<libc::pid_t>,
+}
+
+impl Exits {
+    /// Reads the report on `fd`: its status is sent to the server as the command's end; a pipe that
+    /// closed without one leaves the end to `reap`.
+    fn read_report(&mut self, fd: libc::c_int, socket: &OwnedFd) {
+        let Some(at) = self.running.iter().position(|(_, report)| report.as_raw_fd() == fd) else { return };
+        let (pid, report) = self.running.swap_remove(at);
+        let mut status: libc::c_int = 0;
+        // SAFETY: reads into an int from a descriptor owned here, which poll found readable.
+        let n = unsafe {
+            libc::read(report.as_raw_fd(), (&mut status as *mut libc::c_int).cast(), std::mem::size_of::<libc::c_int>())
+        };
+        if n == std::mem::size_of::<libc::c_int>() as isize {
+            self.told.insert(pid);
+            let _ = wire::send(socket, &Reply::Exited { pid, status }, &[]);
+        }
     }
 }
 
@@ -159,12 +211,13 @@ impl Zygotes {
     }
 }
 
-/// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed.
-fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i32, String> {
+/// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed, and
+/// where its supervisor will tell its end (a confined command).
+fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<(i32, Option<OwnedFd>), String> {
     let [stdout, stderr] = out else {
         return Err(format!("a request came with {} descriptors, not 2", out.len()));
     };
-    let prepared = request.policy.as_ref().map(crate::prepare).transpose().map_err(|e| e.to_string())?;
+    let mut prepared = request.policy.as_ref().map(crate::prepare).transpose().map_err(|e| e.to_string())?;
     let program = resolve(&request.program, &request.env)?;
     let exec = Exec::new(&program, &request.program, &request.args, &request.env, &request.cwd)?;
     if let Some((prepared, zygote)) = prepared.as_ref().and_then(|p| Some((p, zygotes.take(p)?))) {
@@ -177,7 +230,7 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
             proc_access: prepared.proc_access(),
         };
         match zygote.start(&go, stdout, stderr, prepared) {
-            Ok(pid) => return Ok(pid),
+            Ok((pid, report)) => return Ok((pid, Some(report))),
             Err(Refused::Failed(error)) => {
                 return Err(format!("cannot start `{}`: {error}", request.program.display()))
             }
@@ -186,16 +239,32 @@ fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<i3
         }
     }
 
+    let report = match prepared.as_mut() {
+        Some(prepared) => {
+            let (report, report_to) = exec::exit_report().map_err(|error| format!("cannot make a pipe: {error}"))?;
+            prepared.report_exit_to(report_to.as_raw_fd());
+            Some((report, report_to))
+        }
+        None => None,
+    };
     // SAFETY: this process has one thread.
     let forked = unsafe { exec::fork_with_status() }.map_err(|error| format!("cannot fork: {error}"))?;
     let (pid, status) = match forked {
         // SAFETY: the child: system calls on data made above, then exec or _exit.
         exec::Forked::Child { status } => unsafe {
+            // The spawner's end closes here; the supervisor keeps the other (this process never returns).
+            if let Some((ours, theirs)) = report {
+                drop(ours);
+                std::mem::forget(theirs);
+            }
             exec::fail(status, &launch(&exec, stdout, stderr, prepared.as_ref()))
         },
         exec::Forked::Parent { pid, status } => (pid, status),
     };
-    await_exec(status, pid).map_err(|error| format!("cannot start `{}`: {error}", request.program.display()))
+    let report = report.map(|(ours, _theirs)| ours);
+    let pid =
+        await_exec(status, pid).map_err(|error| format!("cannot start `{}`: {error}", request.program.display()))?;
+    Ok((pid, report))
 }
 
 /// Waits until child `pid` has executed its program (its copy of `status`, close-on-exec, closes)

@@ -44,6 +44,8 @@ pub(super) struct Zygote {
     control: OwnedFd,
     /// Closes when the command is executed; carries an errno when it could not be.
     status: OwnedFd,
+    /// Where its supervisor tells the command's end (`child::Prepared::report_exit_to`).
+    report: OwnedFd,
 }
 
 /// Why a zygote did not take a command.
@@ -59,50 +61,54 @@ impl Zygote {
     /// descriptors of the spawner the child closes at once (the server's socket, the signal one).
     pub(super) fn make(shared: &'static SharedNamespaces, close: &[libc::c_int]) -> io::Result<Self> {
         let (ours, theirs) = wire::pair()?;
+        let (report, report_to) = exec::exit_report()?;
         // SAFETY: the spawner has one thread.
         match unsafe { exec::fork_with_status() }? {
             exec::Forked::Child { status } => {
                 drop(ours);
+                drop(report);
                 // SAFETY: the child: system calls, then it waits for its command or exits.
                 unsafe {
                     for fd in close {
                         libc::close(*fd);
                     }
-                    exec::fail(status, &wait_and_execute(shared, &theirs));
+                    exec::fail(status, &wait_and_execute(shared, &theirs, &report_to));
                 }
             }
             exec::Forked::Parent { pid, status } => {
                 drop(theirs);
-                Ok(Self { pid, control: ours, status })
+                drop(report_to);
+                Ok(Self { pid, control: ours, status, report })
             }
         }
     }
 
-    /// Hands it `go`, the output descriptors and `prepared`'s ruleset; its pid once the program
-    /// was executed. Consumes it either way.
+    /// Hands it `go`, the output descriptors and `prepared`'s ruleset; its pid, and where its end will
+    /// be told, once the program was executed. Consumes it either way.
     pub(super) fn start(
         self,
         go: &Go,
         stdout: &OwnedFd,
         stderr: &OwnedFd,
         prepared: &Prepared,
-    ) -> Result<libc::pid_t, Refused> {
+    ) -> Result<(libc::pid_t, OwnedFd), Refused> {
         let fds = [stdout.as_raw_fd(), stderr.as_raw_fd(), prepared.ruleset().as_raw_fd()];
         if let Err(error) = wire::send(&self.control, go, &fds) {
             // Dropping `self` closes its end: a zygote still waiting then exits.
             let gone = matches!(error.raw_os_error(), Some(libc::EPIPE | libc::ECONNRESET | libc::ECONNREFUSED));
             return Err(Refused::NotSent { gone });
         }
-        super::process::await_exec(self.status, self.pid).map_err(|e| Refused::Failed(e.to_string()))
+        let pid = super::process::await_exec(self.status, self.pid).map_err(|e| Refused::Failed(e.to_string()))?;
+        Ok((pid, self.report))
     }
 }
 
 /// In the zygote: enters the namespaces (returning in PID 1), waits for the command and executes it.
 /// Returns only with the error that stopped it.
-unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd) -> io::Error {
+unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd, report_to: &OwnedFd) -> io::Error {
     let steps = || -> io::Result<Exec> {
         exec::become_child()?;
-        child::enter_shared(shared, false)?;
+        child::enter_shared(shared, false, report_to.as_raw_fd())?;
         let mut buffer = vec![0u8; MAX_GO];
         let (go, fds) = match wire::recv::<Go>(control, &mut buffer)? {
             Some(received) => received,
