@@ -84,7 +84,7 @@ impl Prepared {
 
     /// Has the supervisor write the command's end to `fd` (a pipe's write end, close-on-exec) as soon
     /// as it knows it, before it exits itself: its exit takes the sandbox's mount namespace down first
-    /// (about 0.1 ms here, more on a busy machine), and whoever waits for the command need not wait for that.
+    /// (about 0.1 ms here), and whoever waits for the command need not wait for that.
     pub(crate) fn report_exit_to(&mut self, fd: libc::c_int) {
         self.report = fd;
     }
