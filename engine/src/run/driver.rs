@@ -596,9 +596,10 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cance
     // waits for its server, whose check the turn's other calls to that server share (read in the
     // transaction as it is written).
     let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
-    let mut tx = match planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
-        true => Some(rt.store.write_tx().await?),
-        false => None,
+    let mut tx = if planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
+        Some(rt.store.write_tx().await?)
+    } else {
+        None
     };
     let mut batch = WriteBatch::new();
     let message = Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?;

@@ -116,12 +116,7 @@ impl Store {
     }
 
     pub async fn approval(&self, id: &str) -> Result<Approval> {
-        let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.id = ?")))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::not_found("approval", id))?;
-        approval_from_row(&row)
+        Ok(self.approval_with_target_state(id).await?.0)
     }
 
     /// The approval and the state of its target when its card was shown (`None` for a tool without one):
