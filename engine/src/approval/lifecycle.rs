@@ -17,7 +17,7 @@ use crate::store::{new_id, NewApproval, Store, WriteBatch};
 use crate::tools::registry::ToolRegistry;
 use crate::tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
-use warden_types::run::{ToolCallRecord, ToolCallStatus};
+use warden_types::run::{RunSummary, ToolCallRecord, ToolCallStatus};
 
 const MAX_REASON_CHARS: usize = 4000;
 
@@ -39,6 +39,9 @@ pub struct Settled {
     pub decided: Approval,
     /// Whether the run can carry on now (the caller wakes it).
     pub resume: bool,
+    /// The run, if it was waiting, and its latest turn's calls, as the decision left them: what its
+    /// driver would read first.
+    pub resumed: Option<(RunSummary, Vec<ToolCallRecord>)>,
 }
 
 /// The narrow handles settling needs: the store, the event hub, and the tools (to validate an
@@ -117,7 +120,7 @@ impl Lifecycle<'_> {
             None => None,
         };
         if plan.resume {
-            Store::mark_run_resumable(&mut batch, &approval.run_id);
+            Store::resume_run(&mut batch, &approval.run_id);
         }
         let rows = batch.run_in(&mut tx).await?;
         if !Store::decision_applied(&rows)? {
@@ -131,6 +134,7 @@ impl Lifecycle<'_> {
         if plan.call_status.is_some() && call.is_none() && plan.call_must_wait {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         }
+        let resumed = if plan.resume { Store::resumed_run(&rows)? } else { None };
         // The approval as it is now: what a page patches in, and what cleared the call if it runs.
         let decided = Approval {
             status: plan.decision.status,
@@ -169,7 +173,7 @@ impl Lifecycle<'_> {
         if plan.output.is_some() && call.status.is_settled() {
             self.events.emit(&approval.run_id, &result_event(call, usize::MAX));
         }
-        Ok(Settled { approval, decided, resume: plan.resume })
+        Ok(Settled { approval, decided, resume: plan.resume, resumed })
     }
 
     /// The approved call's target changed after its card was shown: nothing ran. The approval is

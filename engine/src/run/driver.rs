@@ -46,15 +46,23 @@ enum Turn {
     Failed(String),
 }
 
-/// `stored`: the run's row, when the caller has it as stored (a run just started); read otherwise.
+/// What a driver is handed instead of reading it first: the run's row as its start or a decision
+/// stored it and, after a decision, the calls of its latest turn as that decision left them.
+pub struct Known {
+    pub run: RunSummary,
+    pub turn_calls: Option<Vec<ToolCallRecord>>,
+}
+
+/// `stored`: what the caller has as stored (a run just started, or resumed by a decision); read
+/// otherwise.
 pub async fn drive(
     rt: &RunHandles,
     run_id: &str,
-    stored: Option<RunSummary>,
+    stored: Option<Known>,
     cancel: &CancellationToken,
 ) -> Result<Outcome> {
     let (run, mut known) = match stored {
-        Some(run) => (run, None),
+        Some(Known { run, turn_calls }) => (run, turn_calls.map(KnownCalls::Read)),
         // Read together: the run's row and its latest turn's calls, which the first pass settles.
         None => {
             let (run, calls) = tokio::try_join!(rt.store.run(run_id), rt.store.calls_of_runs_last_message(run_id))?;
@@ -133,7 +141,8 @@ enum KnownCalls {
     /// but it woke the run, and this driver, still active, drives it again after this pass
     /// (`Runtime`'s rewake), reading what the decision wrote.
     Written(Vec<ToolCallRecord>),
-    /// As read with the run's row when the drive began.
+    /// As read with the run's row when the drive began (or by the decision that woke it, in the
+    /// same transaction).
     Read(Vec<ToolCallRecord>),
 }
 

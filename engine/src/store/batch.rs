@@ -71,6 +71,13 @@ impl WriteBatch {
     }
 }
 
+/// The mark a statement of a batch put on its rows (a `returned_as` column), to tell them apart from
+/// the rows of the batch's other statements; `None` for rows without one.
+pub(super) fn returned_as(row: &SqliteRow) -> Option<&str> {
+    use sqlx::Row;
+    row.try_get::<&str, _>("returned_as").ok()
+}
+
 impl Store {
     /// Runs the batch as one transaction of its own (`BEGIN IMMEDIATE` ... `COMMIT`, as `write_tx`
     /// would) in one round trip to the writer connection; the rows its statements returned, in order.

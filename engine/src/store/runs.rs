@@ -3,9 +3,10 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
+use super::batch::returned_as;
 use super::{now, Store, WriteBatch};
 use crate::error::{Error, Result};
-use warden_types::run::{RunStatus, RunSummary};
+use warden_types::run::{RunStatus, RunSummary, ToolCallRecord};
 
 fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
     Ok(RunSummary {
@@ -21,6 +22,17 @@ fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
 }
 
 const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at, provider_id, model";
+
+/// How `resume_run`'s rows are told apart from the other rows of a batch (`returned_as`).
+const RESUMED_RUN: &str = "resumed_run";
+const RESUMED_TURN_CALL: &str = "resumed_turn_call";
+
+static RESUME_RUN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting' \
+         RETURNING '{RESUMED_RUN}' AS returned_as, {COLUMNS}"
+    )
+});
 
 impl Store {
     pub async fn run(&self, id: &str) -> Result<RunSummary> {
@@ -92,6 +104,22 @@ impl Store {
     /// server dies before the run is driven.
     pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &str) {
         batch.push("UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'").bind(run_id);
+    }
+
+    /// `mark_run_resumable`, and what the run's driver reads first, read in the same transaction: the
+    /// run's row (only if it was waiting: a run that was not has a driver at work, which a wake makes
+    /// look again) and the calls of its latest turn. [`Store::resumed_run`] finds them in the rows.
+    pub fn resume_run(batch: &mut WriteBatch, run_id: &str) {
+        batch.push(&RESUME_RUN).bind(run_id);
+        Self::push_turn_calls(batch, run_id, RESUMED_TURN_CALL);
+    }
+
+    /// The run `resume_run` resumed and its latest turn's calls, as of the commit, among the rows of
+    /// its batch; `None` if the run was not waiting.
+    pub fn resumed_run(rows: &[SqliteRow]) -> Result<Option<(RunSummary, Vec<ToolCallRecord>)>> {
+        let Some(run) = rows.iter().find(|r| returned_as(r) == Some(RESUMED_RUN)) else { return Ok(None) };
+        let calls = Self::turn_calls_among(rows, RESUMED_TURN_CALL)?;
+        Ok(Some((run_from_row(run)?, calls)))
     }
 
     /// Starts a run for a thread, with the user's message if there is one, in one transaction.
@@ -209,6 +237,64 @@ mod tests {
         assert_eq!(second.title, None);
         assert_eq!(store.thread(&thread.id).await.unwrap().title, "First");
         assert_eq!(store.run(&second.run.id).await.unwrap(), second.run);
+    }
+
+    /// A decision that resumes a waiting run hands back, from its own transaction, the run as it is
+    /// now and its latest turn's calls in order (the call it settled among them, changed), told apart
+    /// from the other rows of the batch; a run that was not waiting gives none.
+    #[tokio::test]
+    async fn a_resumed_run_comes_back_with_its_turns_calls_as_the_decision_left_them() {
+        use crate::message::{Block, Role};
+        use crate::store::NewToolCall;
+        use warden_types::run::ToolCallStatus;
+        use warden_types::tool::{Risk, ToolOrigin};
+
+        let (_dir, store) = test_db::store().await;
+        let thread = store.create_thread(None).await.unwrap();
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run;
+        let mut batch = WriteBatch::new();
+        let message = Store::insert_message(&mut batch, &thread.id, Some(&run.id), Role::Assistant, &[]).unwrap();
+        for (position, id) in ["second", "first"].into_iter().enumerate().map(|(i, id)| (1 - i as u32, id)) {
+            let call = NewToolCall {
+                id: id.into(),
+                run_id: run.id.clone(),
+                thread_id: thread.id.clone(),
+                message_id: message.id.clone(),
+                position,
+                call_id: format!("c-{id}"),
+                name: "shell".into(),
+                origin: ToolOrigin::BuiltIn,
+                arguments: serde_json::json!({"command": id}),
+                summary: id.into(),
+                risk: Risk::Medium,
+                needs_approval: true,
+                preview: None,
+                status: ToolCallStatus::Pending,
+                output: None,
+            };
+            Store::insert_tool_call(&mut batch, call).unwrap();
+        }
+        store.commit(batch).await.unwrap();
+        store.set_run_status(&run.id, RunStatus::Waiting, None).await.unwrap();
+
+        let decide = |call: &'static str| {
+            let mut batch = WriteBatch::new();
+            Store::resolve_pending_call(&mut batch, call, ToolCallStatus::Running, None, None).unwrap();
+            Store::resume_run(&mut batch, &run.id);
+            batch
+        };
+        let rows = store.commit(decide("second")).await.unwrap();
+        assert_eq!(Store::returned_call(&rows[0]).unwrap().id, "second", "the settled call's own row comes first");
+        let (resumed, calls) = Store::resumed_run(&rows).unwrap().expect("the run was waiting");
+        assert_eq!(resumed, store.run(&run.id).await.unwrap());
+        assert_eq!(resumed.status, RunStatus::Running);
+        assert_eq!(calls, store.calls_of_runs_last_message(&run.id).await.unwrap());
+        let seen: Vec<_> = calls.iter().map(|c| (c.id.as_str(), c.status)).collect();
+        assert_eq!(seen, [("first", ToolCallStatus::Pending), ("second", ToolCallStatus::Running)]);
+
+        // The run is running now (its driver at work): a second decision resumes nothing.
+        let rows = store.commit(decide("first")).await.unwrap();
+        assert_eq!(Store::resumed_run(&rows).unwrap(), None);
     }
 
     /// The migration that makes one active run per thread an index first fails any duplicate an

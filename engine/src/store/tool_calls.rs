@@ -65,8 +65,13 @@ const OF_MESSAGES: &str = "WHERE message_id IN (SELECT value FROM json_each(?)) 
 /// The driver reads this at every step and every decision: the run's latest message found by
 /// `messages_by_run`, its calls by `tool_calls_by_message`, not by a scan.
 fn calls_of_runs_last_message_sql() -> String {
+    turn_calls_sql("")
+}
+
+/// The calls of a run's latest message (the run's id bound), `before` their columns.
+fn turn_calls_sql(before: &str) -> String {
     format!(
-        "SELECT {COLUMNS} FROM tool_calls WHERE message_id = \
+        "SELECT {before}{COLUMNS} FROM tool_calls WHERE message_id = \
          (SELECT id FROM messages WHERE run_id = ? ORDER BY position DESC LIMIT 1) ORDER BY position"
     )
 }
@@ -234,6 +239,17 @@ impl Store {
             .bind(started)
             .bind(id);
         Ok(())
+    }
+
+    /// In `batch`: the calls of `run_id`'s latest message, in order, each row marked `returned_as` =
+    /// `tag` so that [`Store::turn_calls_among`] finds them among the batch's other rows.
+    pub(super) fn push_turn_calls(batch: &mut WriteBatch, run_id: &str, tag: &str) {
+        batch.push(&turn_calls_sql(&format!("'{tag}' AS returned_as, "))).bind(run_id);
+    }
+
+    /// The rows `push_turn_calls` marked `tag`, as calls.
+    pub(super) fn turn_calls_among(rows: &[SqliteRow], tag: &str) -> Result<Vec<ToolCallRecord>> {
+        rows.iter().filter(|r| super::batch::returned_as(r) == Some(tag)).map(call_from_row).collect()
     }
 
     /// A call's row as an `UPDATE … RETURNING` of a batch gave it.

@@ -41,7 +41,7 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
     let tools = rt.handles.tools.snapshot();
     let settled = rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Person(input)).await?;
     if settled.resume {
-        rt.wake(&settled.approval.run_id);
+        rt.resume(&settled.approval.run_id, settled.resumed);
     }
     Ok(settled.decided)
 }
@@ -53,7 +53,7 @@ pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> 
     match rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Timeout { secs }).await {
         Ok(settled) => {
             if settled.resume {
-                rt.wake(&settled.approval.run_id);
+                rt.resume(&settled.approval.run_id, settled.resumed);
             }
             Ok(())
         }

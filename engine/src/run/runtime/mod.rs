@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::events::EventHub;
 use crate::providers::Providers;
-use crate::run::driver::{self, Outcome};
+use crate::run::driver::{self, Known, Outcome};
 use crate::run::handles::RunHandles;
 use crate::run_thread::RunThread;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
-use warden_types::run::RunSummary;
+use warden_types::run::{RunSummary, ToolCallRecord};
 
 struct ActiveRun {
     cancel: CancellationToken,
@@ -68,10 +68,17 @@ impl Runtime {
         self.start_or_flag(run_id, false, None);
     }
 
+    /// `wake`, with the run and its latest turn's calls as the decision that resumed it left them
+    /// (`None`: the run was not waiting; the driver reads what it needs).
+    pub fn resume(self: &Arc<Self>, run_id: &str, resumed: Option<(RunSummary, Vec<ToolCallRecord>)>) {
+        let known = resumed.map(|(run, calls)| Known { run, turn_calls: Some(calls) });
+        self.start_or_flag(run_id, false, known);
+    }
+
     /// Drives a run just started, as `start_run` stored it: its driver does not read the row back.
     pub fn start(self: &Arc<Self>, run: RunSummary) {
         let run_id = run.id.clone();
-        self.start_or_flag(&run_id, false, Some(run));
+        self.start_or_flag(&run_id, false, Some(Known { run, turn_calls: None }));
     }
 
     /// Stops a run: cancels its driver, or starts one that only records the stop.
@@ -79,7 +86,7 @@ impl Runtime {
         self.start_or_flag(run_id, true, None);
     }
 
-    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool, stored: Option<RunSummary>) {
+    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool, stored: Option<Known>) {
         let mut active = self.active();
         if let Some(run) = active.get_mut(run_id) {
             run.rewake = true;
@@ -103,8 +110,8 @@ impl Runtime {
         self.active().contains_key(run_id)
     }
 
-    /// `stored`: the run's row as its start wrote it, for the first drive (later ones read it).
-    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken, stored: Option<RunSummary>) {
+    /// `stored`: the run as its start or a decision wrote it, for the first drive (later ones read it).
+    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken, stored: Option<Known>) {
         let mut stored = stored;
         loop {
             let outcome = match driver::drive(&self.handles, &run_id, stored.take(), &cancel).await {
