@@ -244,7 +244,7 @@ mod tests {
     /// from the other rows of the batch; a run that was not waiting gives none.
     #[tokio::test]
     async fn a_resumed_run_comes_back_with_its_turns_calls_as_the_decision_left_them() {
-        use crate::message::{Block, Role};
+        use crate::message::Role;
         use crate::store::NewToolCall;
         use warden_types::run::ToolCallStatus;
         use warden_types::tool::{Risk, ToolOrigin};
