@@ -39,18 +39,23 @@ pub struct Policy {
     /// TCP, UDP and every other network access; off means a network namespace with no interfaces and,
     /// where the kernel has them (Landlock ABI 4+), TCP connect and bind rules that allow nothing.
     pub network: bool,
+    /// The call's own scratch directory (its `HOME` and `TMPDIR`, see [`Scratch`]), writable. Kept
+    /// apart from `writable` as the one path that differs from one call to the next: the spawner
+    /// builds the ruleset for the rest ahead of the next command.
+    #[serde(default)]
+    pub scratch: Option<PathBuf>,
 }
 
 impl Policy {
     /// The shell's policy: read everything but `hidden`, write only in `writable` (and
     /// [`WRITABLE_DEVICES`]), no network.
     pub fn new(writable: Vec<PathBuf>, hidden: Vec<PathBuf>) -> Self {
-        Self { readable: vec![PathBuf::from("/")], writable, hidden, network: false }
+        Self { readable: vec![PathBuf::from("/")], writable, hidden, network: false, scratch: None }
     }
 
     /// The same policy with `scratch` (the command's private `HOME` and `TMPDIR`) writable.
     pub fn with_scratch(mut self, scratch: &Scratch) -> Self {
-        self.writable.push(scratch.root().to_path_buf());
+        self.scratch = Some(scratch.root().to_path_buf());
         self
     }
 
@@ -89,14 +94,34 @@ pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(),
 
 /// Everything a child needs to confine itself by `policy`, made before the fork.
 fn prepare(policy: &Policy) -> Result<child::Prepared, SandboxError> {
+    prepare_with(policy, None)
+}
+
+/// `prepare`, with the ruleset built `ahead` for an earlier policy (see `rules::Ahead`) where it fits.
+fn prepare_with(policy: &Policy, ahead: Option<rules::Ahead>) -> Result<child::Prepared, SandboxError> {
     let status = status();
     if !status.available {
         return Err(SandboxError::Unavailable(status.detail.clone()));
     }
-    let abi = landlock::ABI::from(status.landlock_abi.unwrap_or(0) as i32);
-    let ruleset = rules::ruleset(policy, abi)?;
+    let abi = landlock_abi();
+    let ruleset = rules::ruleset_with(policy, abi, ahead)?;
     let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
     let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
     let shared = shared_ns::get(status.landlock_abi.unwrap_or(0));
     child::Prepared::new(ruleset, policy.network, proc_access, shared)
+}
+
+/// The ruleset for `policy` (but its scratch), built ahead of a command that may need it (see
+/// `rules::Ahead`); `None` where there is no sandbox or it could not be built (the command then builds
+/// its own, and says why if it cannot).
+fn build_ahead(policy: &Policy) -> Option<rules::Ahead> {
+    if !status().available {
+        return None;
+    }
+    let policy = Policy { scratch: None, ..policy.clone() };
+    rules::Ahead::build(&policy, &rules::hidden_paths(&policy), landlock_abi()).ok()
+}
+
+fn landlock_abi() -> landlock::ABI {
+    landlock::ABI::from(status().landlock_abi.unwrap_or(0) as i32)
 }

@@ -160,6 +160,26 @@ async fn what_changes_beside_the_data_dir_is_seen_by_the_next_command(via: Via) 
     assert!(text.contains("warden.db"), "the old data dir, no longer hidden, was not listed: {text}");
 }
 
+/// The spawner builds the next command's ruleset ahead, from the last one's policy; a workspace moved
+/// away (into the hidden data dir) and made anew under the same name since is not what it grants: the
+/// new one is writable, the old one is not.
+async fn a_workspace_made_anew_between_commands_is_the_one_granted(via: Via) {
+    if !available() {
+        return;
+    }
+    let l = layout();
+    let (code, text) = run(via, &l.policy(), &l.workspace, "echo one > a.txt").await;
+    assert_eq!(code, Some(0), "{text}");
+    let old = l.data.join("workspace-old");
+    std::fs::rename(&l.workspace, &old).unwrap();
+    std::fs::create_dir(&l.workspace).unwrap();
+    let script = format!("echo two > b.txt; echo three > {}", old.join("c.txt").display());
+    let (code, text) = run(via, &l.policy(), &l.workspace, &script).await;
+    assert_ne!(code, Some(0), "{text}");
+    assert_eq!(std::fs::read_to_string(l.workspace.join("b.txt")).unwrap(), "two\n", "{text}");
+    assert!(!old.join("c.txt").exists(), "the old workspace, now inside the data dir, was written: {text}");
+}
+
 /// Every command is PID 1 of a PID namespace of its own, also where the spawner made its sandbox ahead
 /// of time: no sandbox serves two commands.
 async fn each_command_gets_a_pid_namespace_of_its_own(via: Via) {
@@ -469,6 +489,7 @@ fn main() {
                 writes_land_in_the_workspace_and_nowhere_else,
                 the_data_dir_around_the_workspace_is_unreadable_but_the_workspace_is_readable,
                 what_changes_beside_the_data_dir_is_seen_by_the_next_command,
+                a_workspace_made_anew_between_commands_is_the_one_granted,
                 each_command_gets_a_pid_namespace_of_its_own,
                 the_servers_environment_is_unreadable_through_proc,
                 a_tcp_connect_is_refused_without_network_and_allowed_with_it,

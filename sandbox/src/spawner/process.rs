@@ -31,6 +31,9 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
     let mut buffer = vec![0u8; MAX_MESSAGE];
     let mut zygotes = Zygotes::new(&socket, &signals);
     let mut exits = Exits::default();
+    // The ruleset for the last confined command's policy, built after it started: the next one with
+    // that policy (and its own scratch) needs only its scratch added (see `rules::Ahead`).
+    let mut ahead = None;
     let mut fds = Vec::new();
     loop {
         fds.clear();
@@ -60,7 +63,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
         if fds[0].revents != 0 {
             match wire::recv::<Request>(&socket, &mut buffer) {
                 Ok(Some((request, out))) => {
-                    let reply = match start(&request, &out, &mut zygotes) {
+                    let reply = match start(&request, &out, &mut zygotes, ahead.take()) {
                         Ok((pid, report)) => {
                             if let Some(report) = report {
                                 exits.running.push((pid, report));
@@ -74,6 +77,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
                         break;
                     }
                     zygotes.refill();
+                    ahead = request.policy.as_ref().and_then(crate::build_ahead);
                 }
                 Err(error) if error.kind() == io::ErrorKind::InvalidData => {
                     eprintln!("warden spawner: a request it cannot read: {error}");
@@ -213,11 +217,22 @@ impl Zygotes {
 
 /// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed, and
 /// where its supervisor will tell its end (a confined command).
-fn start(request: &Request, out: &[OwnedFd], zygotes: &mut Zygotes) -> Result<(i32, Option<OwnedFd>), String> {
+/// `ahead`: a ruleset built for an earlier command's policy, used if it fits this one's.
+fn start(
+    request: &Request,
+    out: &[OwnedFd],
+    zygotes: &mut Zygotes,
+    ahead: Option<crate::rules::Ahead>,
+) -> Result<(i32, Option<OwnedFd>), String> {
     let [stdout, stderr] = out else {
         return Err(format!("a request came with {} descriptors, not 2", out.len()));
     };
-    let mut prepared = request.policy.as_ref().map(crate::prepare).transpose().map_err(|e| e.to_string())?;
+    let mut prepared = request
+        .policy
+        .as_ref()
+        .map(|policy| crate::prepare_with(policy, ahead))
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let program = resolve(&request.program, &request.env)?;
     let exec = Exec::new(&program, &request.program, &request.args, &request.env, &request.cwd)?;
     if let Some((prepared, zygote)) = prepared.as_ref().and_then(|p| Some((p, zygotes.take(p)?))) {
