@@ -63,9 +63,10 @@ fn add_write_rule(
 }
 
 /// A ruleset for a policy but its scratch directory, built before a command asks for it: the spawner
-/// builds one for the policy of each confined command once that command has started, and the next
-/// command with that policy (a call's scratch is its own) takes it, which takes building it (a rule for
-/// each entry around the hidden paths, about 0.2 ms here) off the way to the command.
+/// builds one for the policy of the last confined command while it has nothing else to do, and the
+/// next command with that policy (a call's scratch is its own) takes it, which takes building it (a rule
+/// for each entry around the hidden paths: 0.27 ms a command in `warden-bench approvals`, 0.09 ms to
+/// check and complete one built ahead) off the way to the command.
 ///
 /// It is taken only if building it now would grant exactly the same: the same policy and hidden paths,
 /// the readable rules still those kept (`readable_rules`: their directories unchanged), the writable

@@ -160,9 +160,9 @@ async fn what_changes_beside_the_data_dir_is_seen_by_the_next_command(via: Via) 
     assert!(text.contains("warden.db"), "the old data dir, no longer hidden, was not listed: {text}");
 }
 
-/// The spawner builds the next command's ruleset ahead, from the last one's policy; a workspace moved
-/// away (into the hidden data dir) and made anew under the same name since is not what it grants: the
-/// new one is writable, the old one is not.
+/// The spawner builds the next command's ruleset ahead, from the last one's policy, once it has been
+/// idle a moment (the pause here gives it that); a workspace moved away (into the hidden data dir) and
+/// made anew under the same name since is not what it grants: the new one is writable, the old one is not.
 async fn a_workspace_made_anew_between_commands_is_the_one_granted(via: Via) {
     if !available() {
         return;
@@ -170,6 +170,7 @@ async fn a_workspace_made_anew_between_commands_is_the_one_granted(via: Via) {
     let l = layout();
     let (code, text) = run(via, &l.policy(), &l.workspace, "echo one > a.txt").await;
     assert_eq!(code, Some(0), "{text}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
     let old = l.data.join("workspace-old");
     std::fs::rename(&l.workspace, &old).unwrap();
     std::fs::create_dir(&l.workspace).unwrap();

@@ -9,7 +9,9 @@
 //! process ([`crate::confine`]). Confinement is the same either way: the spawner's child calls the same
 //! code before it executes the program. A command without network starts in a sandbox the spawner
 //! made ahead of it (`zygote`: namespaces, supervisor and `/proc` ready, the command's own Landlock
-//! ruleset enforced when it arrives), which takes about half of a confined start off the path.
+//! ruleset enforced when it arrives), which takes about half of a confined start off the path; and
+//! that ruleset is built ahead as well, while the spawner is idle, from the last command's policy
+//! (`process::RulesetAhead`), so a command whose policy is the same but for its scratch only adds that.
 
 mod client;
 mod exec;

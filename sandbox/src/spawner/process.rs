@@ -31,9 +31,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
     let mut buffer = vec![0u8; MAX_MESSAGE];
     let mut zygotes = Zygotes::new(&socket, &signals);
     let mut exits = Exits::default();
-    // The ruleset for the last confined command's policy, built after it started: the next one with
-    // that policy (and its own scratch) needs only its scratch added (see `rules::Ahead`).
-    let mut ahead = None;
+    let mut ahead = RulesetAhead::default();
     let mut fds = Vec::new();
     loop {
         fds.clear();
@@ -45,7 +43,12 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
             revents: 0,
         }));
         // SAFETY: poll on descriptors this process owns, `fds.len()` of them.
-        if unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) } < 0 {
+        let polled = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ahead.wait_ms()) };
+        if polled == 0 {
+            ahead.build();
+            continue;
+        }
+        if polled < 0 {
             if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
                 continue;
             }
@@ -77,7 +80,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
                         break;
                     }
                     zygotes.refill();
-                    ahead = request.policy.as_ref().and_then(crate::build_ahead);
+                    ahead.want(request.policy.as_ref());
                 }
                 Err(error) if error.kind() == io::ErrorKind::InvalidData => {
                     eprintln!("warden spawner: a request it cannot read: {error}");
@@ -166,6 +169,47 @@ impl Exits {
             self.told.insert(pid);
             let _ = wire::send(socket, &Reply::Exited { pid, status }, &[]);
         }
+    }
+}
+
+/// The Landlock ruleset of the last confined command's policy, built again ahead of the next command
+/// (see `rules::Ahead`): that one, if its policy is the same but for its scratch, only adds its
+/// scratch, about 0.2 ms less on its way. It is built once the spawner has had nothing to do for
+/// [`RulesetAhead::QUIET_MS`], so the work does not hold up the command's own start or the telling of
+/// its end; a command that comes sooner builds its own, as without it.
+#[derive(Default)]
+struct RulesetAhead {
+    ready: Option<crate::rules::Ahead>,
+    /// The policy to build for, while it is not built.
+    wanted: Option<crate::Policy>,
+}
+
+impl RulesetAhead {
+    const QUIET_MS: libc::c_int = 2;
+
+    /// How long to wait for something to do before building (-1: nothing to build).
+    fn wait_ms(&self) -> libc::c_int {
+        if self.wanted.is_some() {
+            Self::QUIET_MS
+        } else {
+            -1
+        }
+    }
+
+    fn build(&mut self) {
+        self.ready = self.wanted.take().as_ref().and_then(crate::build_ahead);
+    }
+
+    /// After a command started with `policy` (`None`: unconfined, which wants nothing).
+    fn want(&mut self, policy: Option<&crate::Policy>) {
+        if let Some(policy) = policy {
+            self.wanted = Some(policy.clone());
+        }
+    }
+
+    /// The ruleset built, for the next command (which checks it fits).
+    fn take(&mut self) -> Option<crate::rules::Ahead> {
+        self.ready.take()
     }
 }
 
