@@ -72,11 +72,7 @@ struct Plan {
 impl Lifecycle<'_> {
     /// Settles a pending approval. `Error::AlreadyDecided` when it is not pending (any more).
     pub async fn settle(&self, approval_id: &str, by: SettledBy) -> Result<Settled> {
-        // The approval is read (on a reader) while the write transaction is begun (on the writer): the
-        // transaction's statements apply only while the approval is still pending, so reading it
-        // outside the transaction decides nothing; it only saves a wait.
-        let ((approval, target_state), mut tx) =
-            tokio::try_join!(self.store.approval_with_target_state(approval_id), self.store.write_tx())?;
+        let (approval, target_state) = self.store.approval_with_target_state(approval_id).await?;
         if approval.status != ApprovalStatus::Pending {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         }
@@ -107,6 +103,7 @@ impl Lifecycle<'_> {
         // One transaction, its statements sent as one batch: the decision (only while the approval is
         // pending), the call's new status (only while it waits), the rule, the run made resumable.
         // Any return before the commit drops the transaction, which rolls all of it back.
+        let mut tx = self.store.write_tx().await?;
         let mut batch = WriteBatch::new();
         let decided_at = Store::record_decision(&mut batch, approval_id, &plan.decision)?;
         if let Some(call_status) = plan.call_status {
