@@ -141,14 +141,26 @@ pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool, repo
     become_pid_one(report)
 }
 
-/// The second half of `enter`: in PID 1, grants its own `/proc` (`proc_access`, 0 for none), drops
-/// every capability and enforces `ruleset`.
+/// The second half of `enter`: in PID 1, drops every capability (`drop_privileges`) and enforces
+/// `ruleset` (`enforce`).
 pub(crate) unsafe fn restrict(ruleset: &OwnedFd, proc_access: u64) -> io::Result<()> {
+    drop_privileges()?;
+    enforce(ruleset, proc_access)
+}
+
+/// Empties every capability set and sets `no_new_privs`, so nothing this process executes gains a
+/// privilege. Needs nothing of the command: a sandbox made ahead (`spawner::zygote`) does it while it
+/// waits for one (65 system calls fewer on a command's way, some tens of microseconds here).
+pub(crate) unsafe fn drop_privileges() -> io::Result<()> {
+    drop_capabilities()?;
+    check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+}
+
+/// After `drop_privileges`: grants its own `/proc` (`proc_access`, 0 for none) and enforces `ruleset`.
+pub(crate) unsafe fn enforce(ruleset: &OwnedFd, proc_access: u64) -> io::Result<()> {
     if proc_access != 0 {
         grant_own_proc(ruleset, proc_access)?;
     }
-    drop_capabilities()?;
-    check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
     let restricted = libc::syscall(libc::SYS_landlock_restrict_self, ruleset.as_raw_fd(), 0u32);
     if restricted != 0 {
         return Err(io::Error::last_os_error());

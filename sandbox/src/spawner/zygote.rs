@@ -1,9 +1,10 @@
 //! A sandbox made ahead of its command: the spawner keeps one process that has already joined the
-//! shared namespaces, made its PID and mount namespaces, forked its supervisor and mounted its own
-//! `/proc` (about half of a confined command's start-up), and waits. A request that fits (no network)
-//! hands it the command, its output descriptors and the Landlock ruleset built for it; it enforces
-//! the ruleset, drops its capabilities and executes the command, exactly as a freshly forked child
-//! would (`child::restrict`, the same code). The spawner then makes the next one.
+//! shared namespaces, made its PID and mount namespaces, forked its supervisor, mounted its own
+//! `/proc` and dropped its capabilities (about half of a confined command's start-up), and waits. A
+//! request that fits (no network) hands it the command, its output descriptors and the Landlock
+//! ruleset built for it; it enforces the ruleset and executes the command, as a freshly forked child
+//! would (`child::restrict` is `drop_privileges` and then `enforce`, the same code). The spawner then
+//! makes the next one.
 //!
 //! It is the command: the pid the server gets (and the process group it kills) is its supervisor's,
 //! as for a forked child. It dies with the spawner (`PR_SET_PDEATHSIG`), and one whose spawner end
@@ -109,6 +110,7 @@ unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd, report_
     let steps = || -> io::Result<Exec> {
         exec::become_child()?;
         child::enter_shared(shared, false, report_to.as_raw_fd())?;
+        child::drop_privileges()?;
         let mut buffer = vec![0u8; MAX_GO];
         let (go, fds) = match wire::recv::<Go>(control, &mut buffer)? {
             Some(received) => received,
@@ -121,7 +123,7 @@ unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd, report_
         let exec = Exec::new(&go.program, &go.argv0, &go.args, &go.env, &go.cwd).map_err(io::Error::other)?;
         exec.take_stdio_and_dir(stdout, stderr)?;
         // The status pipe stays open until `exec` closes it: so the spawner learns that this worked.
-        child::restrict(ruleset, go.proc_access)?;
+        child::enforce(ruleset, go.proc_access)?;
         Ok(exec)
     };
     match steps() {
