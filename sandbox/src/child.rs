@@ -150,7 +150,7 @@ pub(crate) unsafe fn restrict(ruleset: &OwnedFd, proc_access: u64) -> io::Result
 
 /// Empties every capability set and sets `no_new_privs`, so nothing this process executes gains a
 /// privilege. Needs nothing of the command: a sandbox made ahead (`spawner::zygote`) does it while it
-/// waits for one (65 system calls fewer on a command's way, some tens of microseconds here).
+/// waits for one (65 system calls fewer on a command's way: 64 `prctl`s take about 12 µs here).
 pub(crate) unsafe fn drop_privileges() -> io::Result<()> {
     drop_capabilities()?;
     check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
