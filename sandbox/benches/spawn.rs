@@ -1,5 +1,7 @@
 //! How long a command takes from asking to its exit being known, confined and not, through the spawner
 //! and forked from a threaded process: where the shell tool's share of a decision's latency goes.
+//! Commands follow each other at once, except in the line `5 ms apart`, where the spawner has built
+//! each command's ruleset ahead (as between a person's decisions).
 //! Each round makes its own scratch `HOME` and `TMPDIR`, as the shell tool does. `cargo bench -p
 //! warden-sandbox --bench spawn` prints p50/p95 in milliseconds.
 
@@ -46,12 +48,17 @@ fn call_policy(base: &Policy) -> (Policy, Scratch) {
     (base.clone().with_scratch(&scratch), scratch)
 }
 
-async fn via_spawner(base: Option<&Policy>, cwd: &Path) -> Times {
+/// `pause`: how long to wait between commands (the spawner builds the next ruleset once it has been
+/// idle 2 ms: commands closer than that each build their own).
+async fn via_spawner(base: Option<&Policy>, cwd: &Path, pause: Option<Duration>) -> Times {
     let spawner = spawner::get().expect("the spawner runs");
     let args = ["ok".to_string()];
     let env: Vec<(String, String)> = ENV.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let mut times = Times { started: Vec::new(), ended: Vec::new() };
     for _ in 0..ROUNDS {
+        if let Some(pause) = pause {
+            tokio::time::sleep(pause).await;
+        }
         let (_reader, writer) = std::io::pipe().unwrap();
         let begin = Instant::now();
         let call = base.map(call_policy);
@@ -123,11 +130,13 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         // Warm up: the shared namespaces, the page cache.
-        via_spawner(Some(&policy), &workspace).await;
+        via_spawner(Some(&policy), &workspace, None).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
         report("confine(): scratch dir and ruleset", &prepared(&policy));
-        report("spawner, unconfined `echo ok`", &via_spawner(None, &workspace).await);
-        report("spawner, confined `echo ok`", &via_spawner(Some(&policy), &workspace).await);
+        report("spawner, unconfined `echo ok`", &via_spawner(None, &workspace, None).await);
+        report("spawner, confined `echo ok`", &via_spawner(Some(&policy), &workspace, None).await);
+        let paused = via_spawner(Some(&policy), &workspace, Some(Duration::from_millis(5))).await;
+        report("spawner, confined, 5 ms apart", &paused);
         report("forked, unconfined `echo ok`", &forked(None, &workspace).await);
         report("forked, confined `echo ok`", &forked(Some(&policy), &workspace).await);
     });
