@@ -101,8 +101,9 @@ impl Lifecycle<'_> {
         };
 
         // One transaction, its statements sent as one batch: the decision (only while the approval is
-        // pending), the call's new status (only while it waits), the rule, the run made resumable.
-        // Any return before the commit drops the transaction, which rolls all of it back.
+        // pending), the call's new status (only while it waits), the rule, the run made resumable (and
+        // read back with its latest turn's calls, for its driver). Any return before the commit drops
+        // the transaction, which rolls all of it back.
         let mut tx = self.store.write_tx().await?;
         let mut batch = WriteBatch::new();
         let decided_at = Store::record_decision(&mut batch, approval_id, &plan.decision)?;
