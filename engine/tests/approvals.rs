@@ -361,6 +361,36 @@ async fn fifty_concurrent_decisions_run_the_tool_once() {
     assert_eq!(std::fs::read_to_string(h.workspace().join("once.txt")).unwrap(), "x\n");
 }
 
+/// Both cards of one turn approved at once: the first decision wakes the run and hands its driver
+/// the turn's calls as it left them (the second still pending); the second comes in while that
+/// driver works, which then looks again. Each call runs once and the run carries on with both results.
+#[tokio::test]
+async fn two_cards_of_one_turn_approved_at_once_each_run_once() {
+    let turn = Turn::calls(vec![
+        ScriptedCall::new("shell", json!({"command": "echo one >> calls.txt"})),
+        ScriptedCall::new("shell", json!({"command": "echo two >> calls.txt"})),
+    ]);
+    let h = Harness::start(script("both", vec![turn, Turn::text("Both ran.")])).await;
+    let (_, run_id) = h.send("both").await;
+    let ids = pending_approvals(&h.engine, &run_id, 2).await;
+    let (first, second) = (h.engine.clone(), h.engine.clone());
+    let (a, b) = (ids[0].clone(), ids[1].clone());
+    let (one, two) = tokio::join!(
+        tokio::spawn(async move { first.decide(&a, approve()).await }),
+        tokio::spawn(async move { second.decide(&b, approve()).await })
+    );
+    one.unwrap().unwrap();
+    two.unwrap().unwrap();
+    let events = run_to_end(&h.engine, &run_id).await;
+    assert_eq!(of_kind(&events, "tool_result").len(), 2);
+    let mut lines: Vec<String> =
+        std::fs::read_to_string(h.workspace().join("calls.txt")).unwrap().lines().map(str::to_string).collect();
+    lines.sort();
+    assert_eq!(lines, ["one", "two"], "each call ran once");
+    assert_eq!(tool_messages(&h.model, 1).len(), 2, "the model gets both results together");
+    assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Finished);
+}
+
 #[tokio::test]
 async fn stopping_a_waiting_run_cancels_its_cards() {
     let h = Harness::start(script("save", vec![write_call("s.txt", "x"), Turn::text("never")])).await;
