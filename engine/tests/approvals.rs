@@ -361,9 +361,10 @@ async fn fifty_concurrent_decisions_run_the_tool_once() {
     assert_eq!(std::fs::read_to_string(h.workspace().join("once.txt")).unwrap(), "x\n");
 }
 
-/// Both cards of one turn approved at once: the first decision wakes the run and hands its driver
-/// the turn's calls as it left them (the second still pending); the second comes in while that
-/// driver works, which then looks again. Each call runs once and the run carries on with both results.
+/// Both cards of one turn approved at once, in whichever order they land: the first decision wakes the
+/// run and hands its driver the turn's calls as it left them (the other still pending); the second
+/// finds the run running, and its wake makes that driver look again. Each call runs once and the run
+/// carries on with both results.
 #[tokio::test]
 async fn two_cards_of_one_turn_approved_at_once_each_run_once() {
     let turn = Turn::calls(vec![
