@@ -363,8 +363,8 @@ async fn fifty_concurrent_decisions_run_the_tool_once() {
 
 /// Both cards of one turn approved at once, in whichever order they land: the first decision wakes the
 /// run and hands its driver the turn's calls as it left them (the other still pending); the second
-/// finds the run running, and its wake makes that driver look again. Each call runs once and the run
-/// carries on with both results.
+/// finds the run running, and its wake makes that driver look again, or waiting once more, and resumes
+/// it the same way. Each call runs once and the run carries on with both results.
 #[tokio::test]
 async fn two_cards_of_one_turn_approved_at_once_each_run_once() {
     let turn = Turn::calls(vec![
