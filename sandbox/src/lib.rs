@@ -118,8 +118,7 @@ fn build_ahead(policy: &Policy) -> Option<rules::Ahead> {
     if !status().available {
         return None;
     }
-    let policy = Policy { scratch: None, ..policy.clone() };
-    rules::Ahead::build(&policy, &rules::hidden_paths(&policy), landlock_abi()).ok()
+    rules::Ahead::build(policy, &rules::hidden_paths(policy), landlock_abi()).ok()
 }
 
 fn landlock_abi() -> landlock::ABI {

@@ -131,15 +131,17 @@ impl Ahead {
 
     /// Whether building the ruleset for `policy` (but its scratch) now would grant what this grants.
     fn fits(&self, policy: &Policy, hidden: &[PathBuf], abi: ABI) -> bool {
+        // Every field but the scratch, named: a field added to `Policy` must be decided on here.
+        let Policy { readable, writable, hidden: asked_hidden, network, scratch: _ } = policy;
         self.complete
             && self.abi == abi
-            && self.policy.readable == policy.readable
-            && self.policy.writable == policy.writable
-            && self.policy.hidden == policy.hidden
-            && self.policy.network == policy.network
+            && self.policy.readable == *readable
+            && self.policy.writable == *writable
+            && self.policy.hidden == *asked_hidden
+            && self.policy.network == *network
             && self.hidden == hidden
-            && readable_rules(&policy.readable, hidden).is_ok_and(|now| Arc::ptr_eq(&now, &self.readable))
-            && writable_grants(&policy.writable, hidden).is_ok_and(|now| now == self.writable)
+            && readable_rules(readable, hidden).is_ok_and(|now| Arc::ptr_eq(&now, &self.readable))
+            && writable_grants(writable, hidden).is_ok_and(|now| now == self.writable)
             && self.opened.iter().all(|(path, id)| id.is_some() && FileId::of_path(path) == *id)
     }
 }

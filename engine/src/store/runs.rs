@@ -27,12 +27,11 @@ const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at
 const RESUMED_RUN: &str = "resumed_run";
 const RESUMED_TURN_CALL: &str = "resumed_turn_call";
 
-static RESUME_RUN: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting' \
-         RETURNING '{RESUMED_RUN}' AS returned_as, {COLUMNS}"
-    )
-});
+/// A waiting run made runnable (the run's id bound).
+const MAKE_RESUMABLE: &str = "UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'";
+
+static RESUME_RUN: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("{MAKE_RESUMABLE} RETURNING '{RESUMED_RUN}' AS returned_as, {COLUMNS}"));
 
 impl Store {
     pub async fn run(&self, id: &str) -> Result<RunSummary> {
@@ -103,7 +102,7 @@ impl Store {
     /// In a decision's batch: a waiting run becomes runnable, so a restart resumes it even if the
     /// server dies before the run is driven.
     pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &str) {
-        batch.push("UPDATE runs SET status = 'running' WHERE id = ? AND status = 'waiting'").bind(run_id);
+        batch.push(MAKE_RESUMABLE).bind(run_id);
     }
 
     /// `mark_run_resumable`, and what the run's driver reads first, read in the same transaction: the

@@ -66,7 +66,7 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
         if fds[0].revents != 0 {
             match wire::recv::<Request>(&socket, &mut buffer) {
                 Ok(Some((request, out))) => {
-                    let reply = match start(&request, &out, &mut zygotes, ahead.take()) {
+                    let reply = match start(&request, &out, &mut zygotes, &mut ahead) {
                         Ok((pid, report)) => {
                             if let Some(report) = report {
                                 exits.running.push((pid, report));
@@ -261,12 +261,12 @@ impl Zygotes {
 
 /// Starts `request` with `out` as its stdout and stderr; its pid once the program was executed, and
 /// where its supervisor will tell its end (a confined command).
-/// `ahead`: a ruleset built for an earlier command's policy, used if it fits this one's.
+/// A confined one takes the ruleset built `ahead`, which it uses if it fits its policy.
 fn start(
     request: &Request,
     out: &[OwnedFd],
     zygotes: &mut Zygotes,
-    ahead: Option<crate::rules::Ahead>,
+    ahead: &mut RulesetAhead,
 ) -> Result<(i32, Option<OwnedFd>), String> {
     let [stdout, stderr] = out else {
         return Err(format!("a request came with {} descriptors, not 2", out.len()));
@@ -274,7 +274,7 @@ fn start(
     let mut prepared = request
         .policy
         .as_ref()
-        .map(|policy| crate::prepare_with(policy, ahead))
+        .map(|policy| crate::prepare_with(policy, ahead.take()))
         .transpose()
         .map_err(|e| e.to_string())?;
     let program = resolve(&request.program, &request.env)?;
