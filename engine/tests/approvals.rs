@@ -263,6 +263,8 @@ async fn the_step_limit_ends_a_run_that_keeps_calling_tools() {
     let error = &of_kind(&events, "run_failed")[0];
     assert!(error["message"].as_str().unwrap().contains("step limit"));
     assert_eq!(streamed_requests(&h.model), 3);
+    // Each turn stored its step with its calls: a restart resumes the count where it was.
+    assert_eq!(h.engine.run(&run_id).await.unwrap().step, 3);
 }
 
 #[tokio::test]

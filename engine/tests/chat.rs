@@ -87,7 +87,9 @@ async fn a_provider_error_shows_and_retry_answers() {
     let events = run_to_end(&h.engine, &run_id).await;
     let error = &of_kind(&events, "run_failed")[0];
     assert!(error["message"].as_str().unwrap().contains("overloaded"), "got {error}");
-    assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Failed);
+    let failed = h.engine.run(&run_id).await.unwrap();
+    assert_eq!(failed.status, RunStatus::Failed);
+    assert_eq!(failed.step, 0, "a turn that stored nothing took no step");
     assert!(h.engine.thread(&thread_id).await.unwrap().last_error.is_some());
 
     let retry = h.engine.retry(&thread_id).await.unwrap();

@@ -94,17 +94,16 @@ pub async fn drive(
         if step == 0 {
             connection_checks::ask_about_mentions(rt, &run).await?;
         }
-        // The next step is stored only if no check waits: one statement for the check and the step.
-        // What the turn reads is read meanwhile (on the readers, while the writer stores the step);
-        // if the step is not stored, no turn is taken and the reads are dropped.
+        // No turn while a check waits. Only the run's own driver (this one) makes checks, and a
+        // person's answer only settles one, so what this read finds holds until the turn: it is read
+        // with what the turn reads, on the readers, and the step the turn takes is stored with what
+        // the turn stores (`model_turn`), not by a write of its own before the model is asked.
         let (waits, inputs) = if step >= run.max_steps {
             (rt.store.run_has_pending_check(run_id).await?, None)
         } else {
-            let (advanced, inputs) = tokio::try_join!(
-                rt.store.advance_step_unless_a_check_waits(run_id, step + 1),
-                TurnInputs::read(rt, &run)
-            )?;
-            (!advanced, Some(inputs))
+            let (waits, inputs) =
+                tokio::try_join!(rt.store.run_has_pending_check(run_id), TurnInputs::read(rt, &run))?;
+            (waits, Some(inputs))
         };
         if waits {
             rt.store.set_run_status(run_id, RunStatus::Waiting, None).await?;
@@ -117,7 +116,7 @@ pub async fn drive(
         };
         step += 1;
         rt.events.emit(run_id, &RunEvent::Step { n: step, max: run.max_steps, action: "Thinking".into() });
-        match model_turn(rt, &run, inputs, cancel).await? {
+        match model_turn(rt, &run, step, inputs, cancel).await? {
             Turn::CalledTools { calls } => {
                 known = Some(KnownCalls::Written(calls));
                 continue;
@@ -436,9 +435,15 @@ impl TurnInputs {
     }
 }
 
-/// One model turn: stream it, relay text as it comes, then record the answer and every call the
-/// model asked for, each decided at the approval point.
-async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cancel: &CancellationToken) -> Result<Turn> {
+/// The run's `step`th model turn: stream it, relay text as it comes, then record the answer and every
+/// call the model asked for, each decided at the approval point, and the step with them.
+async fn model_turn(
+    rt: &RunHandles,
+    run: &RunSummary,
+    step: u32,
+    inputs: TurnInputs,
+    cancel: &CancellationToken,
+) -> Result<Turn> {
     let provider = match rt.providers.resolve(run.model.as_ref()) {
         Ok(p) => p,
         Err(e) => return Ok(Turn::Failed(e.to_string())),
@@ -536,6 +541,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cance
             None
         } else {
             let mut batch = WriteBatch::new();
+            Store::store_step(&mut batch, &run.id, step);
             let m = Store::insert_message(
                 &mut batch,
                 &run.thread_id,
@@ -611,6 +617,7 @@ async fn model_turn(rt: &RunHandles, run: &RunSummary, inputs: TurnInputs, cance
         None
     };
     let mut batch = WriteBatch::new();
+    Store::store_step(&mut batch, &run.id, step);
     let message = Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?;
     let mut after = Vec::new();
     for PlannedCall { position, id, call_id, name, arguments, plan } in planned {

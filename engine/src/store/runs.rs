@@ -82,23 +82,16 @@ impl Store {
             .await?;
         Ok(())
     }
-
-    /// Stores the run's next step, unless a connection check of the run waits for the person.
-    /// `false`: one waits (or the run is gone), and the step is not stored.
-    pub async fn advance_step_unless_a_check_waits(&self, id: &str, step: u32) -> Result<bool> {
-        let advanced = sqlx::query(
-            "UPDATE runs SET step = ?1 WHERE id = ?2 \
-             AND NOT EXISTS (SELECT 1 FROM connection_checks WHERE run_id = ?2 AND status = 'pending')",
-        )
-        .bind(step as i64)
-        .bind(id)
-        .execute(&self.writer)
-        .await?;
-        Ok(advanced.rows_affected() == 1)
-    }
 }
 
 impl Store {
+    /// In a model turn's batch: the step the turn took, stored with what the turn stored (its message
+    /// and calls). A turn that stores nothing (it failed, was stopped before any text, or the server
+    /// died during it) took no step that a restart or a retry would count.
+    pub fn store_step(batch: &mut WriteBatch, run_id: &str, step: u32) {
+        batch.push("UPDATE runs SET step = ? WHERE id = ?").bind(i64::from(step)).bind(run_id);
+    }
+
     /// In a decision's batch: a waiting run becomes runnable, so a restart resumes it even if the
     /// server dies before the run is driven.
     pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &str) {
