@@ -101,8 +101,7 @@ pub async fn drive(
         let (waits, inputs) = if step >= run.max_steps {
             (rt.store.run_has_pending_check(run_id).await?, None)
         } else {
-            let (waits, inputs) =
-                tokio::try_join!(rt.store.run_has_pending_check(run_id), TurnInputs::read(rt, &run))?;
+            let (waits, inputs) = tokio::try_join!(rt.store.run_has_pending_check(run_id), TurnInputs::read(rt, &run))?;
             (waits, Some(inputs))
         };
         if waits {
