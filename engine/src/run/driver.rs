@@ -32,7 +32,7 @@ pub enum Outcome {
 }
 
 enum Turn {
-    /// The model answered without tools.
+    /// The model answered without tools: the answer is stored with the run finished.
     Answered {
         message_id: String,
     },
@@ -121,9 +121,8 @@ pub async fn drive(
                 continue;
             }
             Turn::Answered { message_id } => {
+                // The answer was stored with the run finished (and the thread's activity marked).
                 title::maybe_generate(rt, &run).await;
-                // Storing the answer marked the thread's activity.
-                rt.store.set_run_status(run_id, RunStatus::Finished, None).await?;
                 rt.events.emit(run_id, &RunEvent::RunFinished { message_id: Some(message_id), stopped: false });
                 return Ok(Outcome::Ended);
             }
@@ -617,6 +616,10 @@ async fn model_turn(
     };
     let mut batch = WriteBatch::new();
     Store::store_step(&mut batch, &run.id, step);
+    if planned.is_empty() {
+        // An answer without calls ends the run: one write for both.
+        Store::finish_run(&mut batch, &run.id);
+    }
     let message = Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?;
     let mut after = Vec::new();
     for PlannedCall { position, id, call_id, name, arguments, plan } in planned {

@@ -21,6 +21,8 @@ fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
     })
 }
 
+/// A run's status, the error it failed with and, once it ended, when (`set_run_status`, `finish_run`).
+const SET_RUN_STATUS: &str = "UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?";
 const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at, provider_id, model";
 
 /// How `resume_run`'s rows are told apart from the other rows of a batch (`returned_as`).
@@ -73,7 +75,7 @@ impl Store {
 
     pub async fn set_run_status(&self, id: &str, status: RunStatus, error: Option<&str>) -> Result<()> {
         let finished = status.is_terminal().then(now);
-        sqlx::query("UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?")
+        sqlx::query(SET_RUN_STATUS)
             .bind(status)
             .bind(error)
             .bind(finished)
@@ -85,6 +87,11 @@ impl Store {
 }
 
 impl Store {
+    /// In the batch of a turn that answered (no calls): the run is finished, with the answer.
+    pub fn finish_run(batch: &mut WriteBatch, run_id: &str) {
+        batch.push(SET_RUN_STATUS).bind(RunStatus::Finished).bind(None::<&str>).bind(Some(now())).bind(run_id);
+    }
+
     /// In a model turn's batch: the step the turn took, stored with what the turn stored (its message
     /// and calls). A turn that stores nothing (it failed, was stopped before any text, or the server
     /// died during it) took no step that a restart or a retry would count.
