@@ -22,7 +22,8 @@ fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
 }
 
 /// A run's status, the error it failed with and, once it ended, when (`set_run_status`, `finish_run`).
-const SET_RUN_STATUS: &str = "UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?";
+const SET_RUN_STATUS: &str =
+    "UPDATE runs SET status = ?, error = ?, finished_at = COALESCE(?, finished_at) WHERE id = ?";
 const COLUMNS: &str = "id, thread_id, status, step, max_steps, error, created_at, provider_id, model";
 
 /// How `resume_run`'s rows are told apart from the other rows of a batch (`returned_as`).
@@ -75,13 +76,7 @@ impl Store {
 
     pub async fn set_run_status(&self, id: &str, status: RunStatus, error: Option<&str>) -> Result<()> {
         let finished = status.is_terminal().then(now);
-        sqlx::query(SET_RUN_STATUS)
-            .bind(status)
-            .bind(error)
-            .bind(finished)
-            .bind(id)
-            .execute(&self.writer)
-            .await?;
+        sqlx::query(SET_RUN_STATUS).bind(status).bind(error).bind(finished).bind(id).execute(&self.writer).await?;
         Ok(())
     }
 }
