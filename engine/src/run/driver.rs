@@ -155,8 +155,7 @@ async fn settle_latest_turn(
     known: Option<KnownCalls>,
     cancel: &CancellationToken,
 ) -> Result<Option<bool>> {
-    // Before its first step a run has asked the model nothing, so it has no turn (the step is stored
-    // before the model is asked): a new run skips the read.
+    // A run at step 0 has no turn stored (a turn is stored with its step): a new run skips the read.
     if step == 0 {
         return Ok(None);
     }
