@@ -36,30 +36,28 @@ pub(crate) fn ruleset_with(policy: &Policy, abi: ABI, ahead: Option<Ahead>) -> R
         None => Ahead::build(policy, &hidden, abi)?.created,
     };
     let Some(scratch) = &policy.scratch else { return Ok(base) };
-    add_writable(base, std::slice::from_ref(scratch), &hidden, abi)
+    let grants = writable_grants(std::slice::from_ref(scratch), &hidden)?;
+    Ok(add_writable(base, grants, &hidden, abi)?.0)
 }
 
-/// Grants each of `writable` (split around the hidden paths it holds) read and write access.
+/// Each path granted and the file it opened then (`None`: it could not be told).
+type Granted = Vec<(PathBuf, Option<FileId>)>;
+
+/// Grants read and write access to each of `grants` that is there to open; with each path granted and
+/// the file it opened (`None`: it could not be told).
 fn add_writable(
     mut created: RulesetCreated,
-    writable: &[PathBuf],
+    grants: Vec<Grant>,
     hidden: &[PathBuf],
     abi: ABI,
-) -> Result<RulesetCreated, SandboxError> {
-    for (grant, fd) in opened(writable_grants(writable, hidden)?, hidden)? {
-        created = add_write_rule(created, &grant, fd, abi)?;
+) -> Result<(RulesetCreated, Granted), SandboxError> {
+    let mut granted = Vec::new();
+    for (grant, fd) in opened(grants, hidden)? {
+        granted.push((grant.path.clone(), FileId::of_fd(&fd)));
+        let rule = Opened { dir: grant.path.is_dir(), fd };
+        created = created.add_rule(PathBeneath::new(rule.fd.as_fd(), rule.access(AccessFs::from_all(abi), abi)))?;
     }
-    Ok(created)
-}
-
-fn add_write_rule(
-    created: RulesetCreated,
-    grant: &Grant,
-    fd: PathFd,
-    abi: ABI,
-) -> Result<RulesetCreated, SandboxError> {
-    let rule = Opened { dir: grant.path.is_dir(), fd };
-    Ok(created.add_rule(PathBeneath::new(rule.fd.as_fd(), rule.access(AccessFs::from_all(abi), abi)))?)
+    Ok((created, granted))
 }
 
 /// A ruleset for a policy but its scratch directory, built before a command asks for it: the spawner
@@ -79,7 +77,7 @@ pub(crate) struct Ahead {
     writable: Vec<Grant>,
     /// Each writable path and device granted, and the file it opened then.
     /// (`None`: it could not be told, and this is not used.)
-    opened: Vec<(PathBuf, Option<FileId>)>,
+    opened: Granted,
     /// Whether every writable grant and device was there to open (a missing one might be there by now,
     /// and would be granted by a new build: then this is not used).
     complete: bool,
@@ -109,13 +107,8 @@ impl Ahead {
                 created.add_rule(PathBeneath::new(rule.fd.as_fd(), rule.access(AccessFs::from_read(abi), abi)))?;
         }
         let writable = writable_grants(&policy.writable, hidden)?;
-        let writable_opened = opened(writable.clone(), hidden)?;
-        let mut complete = writable_opened.len() == writable.len();
-        let mut opened_ids = Vec::new();
-        for (grant, fd) in writable_opened {
-            opened_ids.push((grant.path.clone(), FileId::of_fd(&fd)));
-            created = add_write_rule(created, &grant, fd, abi)?;
-        }
+        let (mut created, mut opened_ids) = add_writable(created, writable.clone(), hidden, abi)?;
+        let mut complete = opened_ids.len() == writable.len();
         for device in WRITABLE_DEVICES.iter().map(Path::new) {
             if !device.exists() {
                 complete = false;
