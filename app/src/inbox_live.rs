@@ -4,10 +4,11 @@
 //! lists again on. In the browser it follows the server's
 //! feed (`GET /api/inbox/events`, server-sent events) for the life of the page, and shows a browser
 //! notification for a new approval while the tab is hidden, if the person allowed notifications
-//! (asked only when they press the button on the inbox page). On the server it is inert.
+//! (asked only when they press the button on the inbox page). The same feed tells of each thread the
+//! model named, after its run ended (`titled`). On the server it is inert.
 
 use leptos::prelude::*;
-use warden_types::inbox::{PendingByThread, PendingCount};
+use warden_types::inbox::{PendingByThread, PendingCount, Titled};
 
 #[derive(Clone, Copy)]
 pub struct InboxLive {
@@ -17,12 +18,19 @@ pub struct InboxLive {
     pub threads: RwSignal<Option<PendingByThread>>,
     /// Bumped on every change the feed reports.
     pub changed: RwSignal<u32>,
+    /// The thread the model named last (the sidebar reads its list again; an open chat shows it).
+    pub titled: RwSignal<Option<Titled>>,
 }
 
 impl InboxLive {
     /// Provides the live state as context and, in the browser, follows the feed while the app lives.
     pub fn provide() -> Self {
-        let live = Self { count: RwSignal::new(None), threads: RwSignal::new(None), changed: RwSignal::new(0) };
+        let live = Self {
+            count: RwSignal::new(None),
+            threads: RwSignal::new(None),
+            changed: RwSignal::new(0),
+            titled: RwSignal::new(None),
+        };
         provide_context(live);
         #[cfg(feature = "hydrate")]
         {
@@ -93,7 +101,7 @@ mod browser {
     use web_sys::{Event, EventSource, MessageEvent, Notification, NotificationOptions, NotificationPermission};
 
     use super::{InboxLive, NotifyPermission};
-    use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount};
+    use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
 
     pub struct Feed {
         source: EventSource,
@@ -131,7 +139,18 @@ mod browser {
                     notify(&arrived);
                 }
             });
-            for (name, listener) in [("count", on_count), ("threads", on_threads), ("arrived", on_arrived)] {
+            let on_titled = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                match data(&event).map(|d| serde_json::from_str::<Titled>(&d)) {
+                    Some(Ok(titled)) => {
+                        live.titled.try_set(Some(titled));
+                    }
+                    Some(Err(error)) => leptos::logging::warn!("unreadable thread title: {error}"),
+                    None => {}
+                }
+            });
+            let listeners_by_name =
+                [("count", on_count), ("threads", on_threads), ("arrived", on_arrived), ("titled", on_titled)];
+            for (name, listener) in listeners_by_name {
                 if source.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref()).is_ok() {
                     listeners.push(listener);
                 }

@@ -87,6 +87,13 @@ pub fn App() -> impl IntoView {
     provide_context(ThreadsChanged(RwSignal::new(0)));
     provide_context(ThreadEdited(RwSignal::new(None)));
     let inbox = inbox_live::InboxLive::provide();
+    // A thread the model named (after its run ended): the sidebar reads its list again.
+    let threads_changed = expect_context::<ThreadsChanged>();
+    Effect::new(move |_| {
+        if inbox.titled.with(Option::is_some) {
+            threads_changed.notify();
+        }
+    });
     // Effects run only in the browser: this marks the page as interactive (tests wait for it).
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]

@@ -2,6 +2,7 @@
 // threads can be renamed, archived and deleted, a run can be stopped, a model error can be retried,
 // and whatever the model writes is rendered inert.
 import { expect, test } from "@playwright/test";
+import { MODEL_PORT } from "../fixtures/models";
 import { activeThreadItem, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
 test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page }) => {
@@ -22,6 +23,32 @@ test("a prompt from the welcome page opens a thread and the answer streams in", 
 
   // The model's title reaches the sidebar, where the open thread is marked.
   await expect(activeThreadItem(page).getByRole("link")).toHaveText("Greeting chat");
+  expect(trouble.errors).toEqual([]);
+});
+
+test("the run ends with its answer, before the model's title, which reaches the sidebar and the heading later", async ({
+  page,
+  request,
+}) => {
+  const trouble = watchForTrouble(page);
+  const prompt = "Please say hello, named late";
+  // The scripted model holds its titles back until released (the one request it is asked after the answer).
+  const titles = `http://127.0.0.1:${MODEL_PORT}/_fixture/titles`;
+  expect((await request.post(`${titles}/hold`)).ok()).toBe(true);
+  try {
+    await startChat(page, prompt);
+    await expect(page.getByText("That is all.")).toBeVisible();
+    // The run is over while the title is still to come: no Stop, the next message can be sent.
+    await expect(page.getByRole("button", { name: "Stop" })).toBeHidden();
+    await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(prompt);
+    await expect(activeThreadItem(page).getByRole("link")).toHaveText(prompt);
+  } finally {
+    await request.post(`${titles}/release`);
+  }
+  // The run's stream has ended: the title comes over the page's live feed.
+  await expect(activeThreadItem(page).getByRole("link")).toHaveText("Greeting chat");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Greeting chat");
   expect(trouble.errors).toEqual([]);
 });
 
@@ -117,8 +144,15 @@ test("a rename half typed survives the sidebar being read again when a thread ch
   expect(trouble.errors).toEqual([]);
 });
 
-test("an approval coming and going updates its thread's badge without reading the thread lists again", async ({ page }) => {
+test("an approval coming and going updates its thread's badge without reading the thread lists again", async ({
+  page,
+  request,
+}) => {
   const trouble = watchForTrouble(page);
+  // The run ends on the approval; the model's title (a change of the list, which is read again for
+  // it) is held back until the badge has been checked.
+  const titles = `http://127.0.0.1:${MODEL_PORT}/_fixture/titles`;
+  expect((await request.post(`${titles}/hold`)).ok()).toBe(true);
   await startChat(page, "count the requests");
   await expect(approvalCard(page)).toContainText("counted.txt");
   const id = page.url().split("/chat/")[1];
@@ -126,17 +160,24 @@ test("an approval coming and going updates its thread's badge without reading th
   // Decided in the inbox, where no run is followed: only the inbox's feed tells the sidebar.
   await openHydrated(page, "/inbox");
   const row = page.getByRole("navigation", { name: "Threads" }).locator(`li.thread-item:has(a[href="/chat/${id}"])`);
-  await expect(row.locator(".thread-waiting")).toHaveText("1 approval waiting");
-  const listed: string[] = [];
-  page.on("request", (r) => {
-    if (new URL(r.url()).pathname.startsWith("/api/list_threads")) listed.push(r.url());
-  });
-  const waiting = page.getByRole("list", { name: "Approvals" }).getByRole("article", { name: /counted\.txt/ });
-  await waiting.getByRole("button", { name: "Approve" }).click();
-  await expect(waiting).toHaveCount(0);
-  await expect(row.locator(".thread-waiting")).toHaveCount(0);
-  await expect(row).toBeVisible();
-  expect(listed, "the thread lists are not read again for an inbox change").toEqual([]);
+  try {
+    await expect(row.locator(".thread-waiting")).toHaveText("1 approval waiting");
+    const listed: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname.startsWith("/api/list_threads")) listed.push(r.url());
+    });
+    const waiting = page.getByRole("list", { name: "Approvals" }).getByRole("article", { name: /counted\.txt/ });
+    await waiting.getByRole("button", { name: "Approve" }).click();
+    await expect(waiting).toHaveCount(0);
+    await expect(row.locator(".thread-waiting")).toHaveCount(0);
+    await expect(row).toBeVisible();
+    expect(listed, "the thread lists are not read again for an inbox change").toEqual([]);
+    await expect(row.getByRole("link")).toHaveText("count the requests");
+  } finally {
+    await request.post(`${titles}/release`);
+  }
+  // The model's title reaches this page's sidebar too, though no run is followed here.
+  await expect(row.getByRole("link")).toHaveText("Request count");
   expect(trouble.errors).toEqual([]);
 });
 

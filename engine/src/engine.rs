@@ -595,6 +595,12 @@ impl Engine {
         self.rt.handles.events.watch_connection_checks()
     }
 
+    /// Every thread the model names from now on, after the run it was named by ended (the pages' live
+    /// feed tells the sidebar and the open thread's heading). Lossy for a listener that lags.
+    pub fn watch_titles(&self) -> tokio::sync::broadcast::Receiver<warden_types::inbox::Titled> {
+        self.rt.handles.events.watch_titles()
+    }
+
     /// The id of every tool call of any run as its result is settled (done, failed, cancelled by a
     /// stop, interrupted by a restart), from now on. Lossy for a listener that lags.
     pub fn watch_ended_calls(&self) -> tokio::sync::broadcast::Receiver<String> {

@@ -5,7 +5,7 @@
 //! Approvals requested or settled in any run are also told to [`EventHub::watch_approvals`]
 //! listeners (the inbox), connection checks to [`EventHub::watch_connection_checks`], and the calls
 //! that ended to [`EventHub::watch_ended_calls`], since every change of these passes through here as a
-//! run event.
+//! run event. A thread the model named after its run ended is told to [`EventHub::watch_titles`].
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +21,7 @@ use crate::store::{Store, StoredEvent};
 use warden_types::approval::Approval;
 use warden_types::connection::ConnectionCheck;
 use warden_types::event::{EventKind, RunEvent};
+use warden_types::inbox::Titled;
 
 /// An event with its place in the run's stream (the SSE `id:`), already serialised: `data` is the
 /// event's JSON (with its `type`), sent as the SSE `data:` line as it is.
@@ -134,6 +135,8 @@ pub struct EventHub {
     checks: broadcast::Sender<ConnectionCheck>,
     /// The id of every tool call as its result is settled (done, failed, cancelled, interrupted).
     ended_calls: broadcast::Sender<String>,
+    /// Every thread the model named, after the run it named it by ended.
+    titles: broadcast::Sender<Titled>,
 }
 
 impl EventHub {
@@ -152,6 +155,7 @@ impl EventHub {
             approvals: broadcast::channel(APPROVALS_BUFFER).0,
             checks: broadcast::channel(APPROVALS_BUFFER).0,
             ended_calls: broadcast::channel(APPROVALS_BUFFER).0,
+            titles: broadcast::channel(APPROVALS_BUFFER).0,
         }))
     }
 
@@ -175,6 +179,16 @@ impl EventHub {
     /// The id of every tool call of any run as its result is settled, from now on.
     pub fn watch_ended_calls(&self) -> broadcast::Receiver<String> {
         self.ended_calls.subscribe()
+    }
+
+    /// Every thread the model names from now on (`run::title`), after the run it was named by ended.
+    pub fn watch_titles(&self) -> broadcast::Receiver<Titled> {
+        self.titles.subscribe()
+    }
+
+    /// Tells the title listeners (the pages' live feed) that the model named a thread.
+    pub fn tell_titled(&self, titled: Titled) {
+        let _ = self.titles.send(titled);
     }
 
     /// Numbers the event, sends it to live subscribers and queues it for the log.

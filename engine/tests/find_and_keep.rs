@@ -175,11 +175,13 @@ fn transfer_script() -> Script {
 #[tokio::test]
 async fn an_export_imports_back_as_the_same_conversation_under_new_ids_outside_the_audit_log() {
     let h = Harness::start(transfer_script()).await;
+    let mut titles = h.engine.watch_titles();
     let (thread, run) = h.send("keep this file").await;
     let ids = pending_approvals(&h.engine, &run, 2).await;
     h.engine.decide(&ids[0], DecisionInput::approve()).await.unwrap();
     h.engine.decide(&ids[1], DecisionInput::deny(Some("not the build dir".into()))).await.unwrap();
     run_to_end(&h.engine, &run).await;
+    assert_eq!(named(&mut titles, &thread).await, "Transfer test");
     let audit_before = h.engine.decided_approvals(None, None, None, 100).await.unwrap().len();
 
     // Through JSON text, as a file would carry it.

@@ -27,7 +27,7 @@ use crate::common::{anonymous, client, Served};
 
 struct App {
     _dir: TempDir,
-    _model: FixtureModel,
+    model: FixtureModel,
     engine: Engine,
     served: Served,
 }
@@ -36,13 +36,17 @@ impl App {
     async fn start() -> App {
         let dir = tempfile::tempdir().expect("temp dir");
         let write = Turn::calls(vec![ScriptedCall::new("write_file", json!({"path": "inbox.txt", "content": "x"}))]);
-        let script =
-            Script { scenarios: vec![Scenario::new("save", vec![write, Turn::text("saved")])], default_title: None };
+        let mut hello = Scenario::new("hello", vec![Turn::text("Hello there")]);
+        hello.title = Some("A friendly hello".into());
+        let script = Script {
+            scenarios: vec![Scenario::new("save", vec![write, Turn::text("saved")]), hello],
+            default_title: None,
+        };
         let model = FixtureModel::start(script).await.expect("fixture model");
         let mut config = Config::with_data_dir(dir.path());
         config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
         let served = common::serve_app(config, LeptosOptions::builder().output_name("warden").build()).await;
-        App { _dir: dir, _model: model, engine: served.engine().clone(), served }
+        App { _dir: dir, model, engine: served.engine().clone(), served }
     }
 
     fn url(&self, path: &str) -> String {
@@ -169,6 +173,38 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
     app.engine.decide(&approval_id, DecisionInput::deny(None)).await.expect("decided");
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0, "checks": 0})));
     assert_eq!(next(&mut feed).await, ("threads".into(), json!({})));
+}
+
+#[tokio::test]
+async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
+    let app = App::start().await;
+    let mut feed = app.feed().await;
+    assert_eq!(next(&mut feed).await.0, "count");
+    assert_eq!(next(&mut feed).await.0, "threads");
+    // The model holds its title back: the run ends with the prompt's words as the title.
+    app.model.hold_titles();
+    let res = client().post(app.url(fns::StartChat::PATH)).form(&[("prompt", "hello from the test")]).send().await;
+    let started: Value = res.expect("sent").json().await.expect("the new chat");
+    let (thread_id, run_id) = (started["thread_id"].as_str().unwrap(), started["run_id"].as_str().unwrap());
+    let mut events = app.engine.subscribe(run_id, 0).await.expect("the run's stream");
+    let ended = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(event) = events.next().await {
+            if event.is_terminal() {
+                return Some(event.kind.to_string());
+            }
+        }
+        None
+    });
+    assert_eq!(ended.await.expect("the run ended in time").as_deref(), Some("run_finished"));
+    assert_eq!(app.engine.thread(thread_id).await.expect("thread").thread.title, "hello from the test");
+
+    app.model.release_titles();
+    assert_eq!(
+        next(&mut feed).await,
+        ("titled".into(), json!({"thread_id": thread_id, "title": "A friendly hello"})),
+        "told once the model named it, stored by then"
+    );
+    assert_eq!(app.engine.thread(thread_id).await.expect("thread").thread.title, "A friendly hello");
 }
 
 #[tokio::test]

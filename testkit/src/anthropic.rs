@@ -44,6 +44,7 @@ pub(crate) async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderM
     let streamed = request.get("stream").and_then(Value::as_bool).unwrap_or(false);
     if !streamed {
         if let Some(title) = shared.script.title_for(&messages) {
+            shared.title_released().await;
             return Json(ids.message(&title, &[])).into_response();
         }
     }

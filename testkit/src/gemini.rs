@@ -65,6 +65,7 @@ pub(crate) async fn generate_content(
     let serial = shared.serial.fetch_add(1, Ordering::Relaxed);
     if !streamed {
         if let Some(title) = shared.script.title_for(&messages) {
+            shared.title_released().await;
             return Json(whole(serial, model, &title, &[])).into_response();
         }
     }

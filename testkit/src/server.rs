@@ -30,6 +30,8 @@ pub(crate) struct Shared {
     recorded: Mutex<Recorded>,
     pub(crate) serial: AtomicU64,
     pub(crate) shutdown: CancellationToken,
+    /// While true, title (non-streamed) answers wait: a test sees what happens before a title comes.
+    titles_held: tokio::sync::watch::Sender<bool>,
 }
 
 #[derive(Default)]
@@ -71,6 +73,12 @@ impl Shared {
             Some(_) => Some("Incorrect API key provided."),
             None => Some("You didn't provide an API key."),
         }
+    }
+
+    /// Waits while titles are held ([`FixtureModel::hold_titles`]); at once otherwise.
+    pub(crate) async fn title_released(&self) {
+        let mut held = self.titles_held.subscribe();
+        let _ = held.wait_for(|held| !held).await;
     }
 
     /// Whether this request must fail instead of being answered, per the turn's `error`/`fail_first`.
@@ -117,6 +125,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1beta/models/{model_action}", post(crate::gemini::generate_content))
         .route("/_fixture/requests", get(recorded_requests))
         .route("/_fixture/reset", post(reset))
+        .route("/_fixture/titles/hold", post(hold_titles))
+        .route("/_fixture/titles/release", post(release_titles))
         .with_state(shared)
 }
 
@@ -138,6 +148,7 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
     let streamed = request.get("stream").and_then(Value::as_bool).unwrap_or(false);
     if !streamed {
         if let Some(title) = shared.script.title_for(messages) {
+            shared.title_released().await;
             return Json(wire::completion(&ids, &title, &[])).into_response();
         }
     }
@@ -249,7 +260,19 @@ async fn recorded_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>
     Json(shared.recorded().requests.clone())
 }
 
+/// Title answers wait from now on, until `/_fixture/titles/release` (or a reset).
+async fn hold_titles(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.titles_held.send_replace(true);
+    StatusCode::NO_CONTENT
+}
+
+async fn release_titles(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.titles_held.send_replace(false);
+    StatusCode::NO_CONTENT
+}
+
 async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.titles_held.send_replace(false);
     let mut recorded = shared.recorded();
     recorded.requests.clear();
     recorded.targets.clear();
@@ -284,6 +307,7 @@ impl FixtureModel {
             recorded: Mutex::new(Recorded::default()),
             serial: AtomicU64::new(0),
             shutdown: CancellationToken::new(),
+            titles_held: tokio::sync::watch::channel(false).0,
         });
         let server = axum::serve(
             listener.tap_io(|tcp| {
@@ -320,8 +344,19 @@ impl FixtureModel {
         self.shared.recorded().targets.clone()
     }
 
-    /// Forgets recorded requests and `fail_first` counters.
+    /// Title (non-streamed) answers wait from now on, until [`FixtureModel::release_titles`].
+    pub fn hold_titles(&self) {
+        self.shared.titles_held.send_replace(true);
+    }
+
+    /// Title answers held back go out, and new ones are answered at once.
+    pub fn release_titles(&self) {
+        self.shared.titles_held.send_replace(false);
+    }
+
+    /// Forgets recorded requests and `fail_first` counters, and releases held titles.
     pub fn reset(&self) {
+        self.shared.titles_held.send_replace(false);
         let mut recorded = self.shared.recorded();
         recorded.requests.clear();
         recorded.targets.clear();

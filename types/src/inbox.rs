@@ -1,7 +1,8 @@
 //! The inbox's live feed (`GET /api/inbox/events`, server-sent events): how many approvals and
 //! connection checks wait for a person, from Warden's own chats and from outside clients, how many
 //! of them each thread has, and each new one as it arrives (for the sidebar's badges, the page
-//! title and browser notifications).
+//! title and browser notifications); and each thread the model names (for the sidebar and the open
+//! thread's heading).
 
 use std::collections::BTreeMap;
 
@@ -47,4 +48,12 @@ pub struct Arrived {
     /// The approval's id (chat), the outside request's Warden id, or the connection check's id.
     pub id: String,
     pub summary: String,
+}
+
+/// The model named a thread: the SSE event `titled`, sent after the run it was named by ended (the
+/// run's own stream has ended by then). `title` comes from a model: show it as text only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Titled {
+    pub thread_id: String,
+    pub title: String,
 }

@@ -20,6 +20,7 @@ use crate::components::run_status::RunStatusBar;
 use crate::components::thread_switches::ThreadSwitches;
 use crate::components::thread_view::ThreadView;
 use crate::error::AppError;
+use crate::inbox_live::InboxLive;
 use crate::linked_outside::LinkedOutside;
 use crate::live_run::{Follow, LiveRun};
 use crate::model::{ModelChoice, RunEvent, RunStarted, SandboxInfo, ThreadDetail, ThreadOptions};
@@ -201,6 +202,21 @@ pub fn ChatPage() -> impl IntoView {
             patch(&|d| {
                 if d.thread.id == thread.id {
                     d.thread = thread.clone();
+                }
+            });
+        }
+    });
+    // The model named this thread after its run ended: the heading shows it (the sidebar follows
+    // the feed on its own).
+    let inbox = expect_context::<InboxLive>();
+    Effect::new(move |_| {
+        if let Some(titled) = inbox.titled.get() {
+            // Applied to this thread only (`ThreadDetail::apply`), and again over a copy being read.
+            let event = RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title };
+            patch(&|d| d.apply(&event));
+            since_reread.update_value(|(_, kept)| {
+                if let Some(kept) = kept {
+                    kept.push(event.clone());
                 }
             });
         }

@@ -121,9 +121,10 @@ pub async fn drive(
                 continue;
             }
             Turn::Answered { message_id } => {
-                // The answer was stored with the run finished (and the thread's activity marked).
-                title::maybe_generate(rt, &run).await;
+                // The answer was stored with the run finished (and the thread's activity marked); the
+                // thread is named after the run has ended.
                 rt.events.emit(run_id, &RunEvent::RunFinished { message_id: Some(message_id), stopped: false });
+                title::name_after_answer(rt, &run);
                 return Ok(Outcome::Ended);
             }
             Turn::Stopped { message_id } => return stopped(rt, &run, message_id).await,

@@ -1,11 +1,17 @@
 //! Thread titles: after the first exchange the model names the thread; until then (or if that
 //! fails) the first words of the prompt stand in.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use super::{RunEvent, RunSummary};
+use super::RunSummary;
+use crate::events::EventHub;
 use crate::message::{Message, Role};
+use crate::providers::Providers;
 use crate::run::handles::RunHandles;
+use crate::store::Store;
+use warden_types::inbox::Titled;
+use warden_types::provider::ModelChoice;
 
 const TITLE_PROMPT: &str = "Write a short title (at most six words) for the conversation below. \
 Answer with the title only: no quotes, no punctuation at the end.";
@@ -44,31 +50,53 @@ pub fn clean(answer: &str) -> Option<String> {
     Some(line.chars().take(80).collect())
 }
 
-/// Names the thread after its first exchange, unless a person named it.
-pub async fn maybe_generate(rt: &RunHandles, run: &RunSummary) {
-    let Ok(provider) = rt.providers.resolve(run.model.as_ref()) else { return };
-    match rt.store.title_is_generated(&run.thread_id).await {
-        Ok(true) => {}
-        _ => return,
-    }
-    let asked = match rt.store.messages(&run.thread_id).await {
-        Ok(messages) => ask_model(provider.as_ref(), &messages).await,
-        Err(e) => Err(e),
-    };
-    let title = match asked {
-        Ok(title) => title,
-        Err(e) => {
-            tracing::warn!(thread_id = run.thread_id, error = %e, "title generation failed; keeping the prompt's words");
-            None
+/// Names the thread after its first exchange, unless a person named it, in the background: the
+/// run has ended (its `run_finished` is out), so a slow model's title keeps neither the run nor the
+/// person waiting. The title is stored and told to [`EventHub::watch_titles`] (the pages' live feed),
+/// not on the run's stream, which has ended. Given up at shutdown: the prompt's words stay, and the
+/// thread's next answer names it.
+pub fn name_after_answer(rt: &RunHandles, run: &RunSummary) {
+    let namer = Namer { store: rt.store.clone(), providers: rt.providers.clone(), events: rt.events.clone() };
+    let (thread_id, model, shutdown) = (run.thread_id.clone(), run.model.clone(), rt.shutdown.clone());
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = shutdown.cancelled() => {}
+            _ = namer.name(&thread_id, model.as_ref()) => {}
         }
-    };
-    let Some(title) = title else { return };
-    match rt.store.set_model_title(&run.thread_id, &title).await {
-        Ok(true) => {
-            rt.events.emit(&run.id, &RunEvent::ThreadUpdated { thread_id: run.thread_id.clone(), title });
+    });
+}
+
+/// What naming a thread needs, owned, so that it outlives the run's driver.
+struct Namer {
+    store: Store,
+    providers: Arc<Providers>,
+    events: Arc<EventHub>,
+}
+
+impl Namer {
+    async fn name(&self, thread_id: &str, model: Option<&ModelChoice>) {
+        let Ok(provider) = self.providers.resolve(model) else { return };
+        match self.store.title_is_generated(thread_id).await {
+            Ok(true) => {}
+            _ => return,
         }
-        Ok(false) => {}
-        Err(e) => tracing::warn!(error = %e, "could not store the generated title"),
+        let asked = match self.store.messages(thread_id).await {
+            Ok(messages) => ask_model(provider.as_ref(), &messages).await,
+            Err(e) => Err(e),
+        };
+        let title = match asked {
+            Ok(title) => title,
+            Err(e) => {
+                tracing::warn!(thread_id, error = %e, "title generation failed; keeping the prompt's words");
+                None
+            }
+        };
+        let Some(title) = title else { return };
+        match self.store.set_model_title(thread_id, &title).await {
+            Ok(true) => self.events.tell_titled(Titled { thread_id: thread_id.to_owned(), title }),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "could not store the generated title"),
+        }
     }
 }
 

@@ -104,6 +104,24 @@ pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
     events
 }
 
+/// The title the model gave `thread_id`, as told after its run ended (`titles`: from
+/// `Engine::watch_titles`, subscribed before the run began). The guard only stops a hung test.
+pub async fn named(
+    titles: &mut tokio::sync::broadcast::Receiver<warden_types::inbox::Titled>,
+    thread_id: &str,
+) -> String {
+    let wait = async {
+        loop {
+            match titles.recv().await {
+                Ok(titled) if titled.thread_id == thread_id => return titled.title,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("the titles closed: {e}"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), wait).await.expect("the thread was named")
+}
+
 pub fn kinds(events: &[RunEventRecord]) -> Vec<String> {
     events.iter().map(|e| e.kind.to_string()).collect()
 }

@@ -2,10 +2,12 @@
 //! the page title and notifications. `count` (how many approvals and connection checks wait, chat
 //! and outside; an outside request on the card of one of Warden's own calls counts as chat) comes
 //! first and again after every change, and `threads` (how many wait in each thread, such requests
-//! included) after it whenever that changed; `arrived` tells of each new pending item. It follows the
-//! engine's approvals and connection checks and the outside hub's requests as they happen; a
-//! listener that falls behind just counts again. Behind the access gate like every `/api` route;
-//! ends at shutdown.
+//! included) after it whenever that changed; `arrived` tells of each new pending item; `titled` of
+//! each thread the model named (after its run ended, so not on the run's stream), for the sidebar and
+//! the open thread's heading. It follows the engine's approvals, connection checks and titles and
+//! the outside hub's requests as they happen; a listener that falls behind just counts again (a
+//! title it missed shows when the list is next read). Behind the access gate like every `/api`
+//! route; ends at shutdown.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -19,7 +21,7 @@ use warden_engine::Engine;
 use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
 use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::connection::{CheckStatus, ConnectionCheck};
-use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount};
+use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
 
 /// Longest `arrived` summary, in characters (a notification shows a line or two).
 const MAX_SUMMARY_CHARS: usize = 200;
@@ -32,6 +34,7 @@ pub async fn events(
     let feed = Feed {
         chat: engine.watch_approvals(),
         checks: engine.watch_connection_checks(),
+        titles: engine.watch_titles(),
         outside: hub.subscribe(),
         engine: engine.clone(),
         hub,
@@ -59,6 +62,7 @@ pub async fn events(
 struct Feed {
     chat: broadcast::Receiver<Approval>,
     checks: broadcast::Receiver<ConnectionCheck>,
+    titles: broadcast::Receiver<Titled>,
     outside: broadcast::Receiver<InboxEvent>,
     engine: Engine,
     hub: OutsideHub,
@@ -88,6 +92,15 @@ impl Feed {
                     id: c.id,
                 }),
                 Ok(_) | Err(RecvError::Lagged(_)) => None,
+                Err(RecvError::Closed) => return false,
+            },
+            titled = self.titles.recv() => match titled {
+                // Counts nothing: told as it is.
+                Ok(titled) => {
+                    self.queue("titled", &titled);
+                    return true;
+                }
+                Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,
             },
             event = self.outside.recv() => match event {
