@@ -118,7 +118,12 @@ async fn local_on(threads: Option<u32>) {
     let pid = server.child.id();
     let loaded = rss_kib(pid);
     let thread = new_thread(&http, &server.base).await;
+    // The thread's title comes after its first run ended, on the pages' feed; the next question waits
+    // for it, so that the model's log has the first answer, then the title, then the other answers.
+    let res = http.get(format!("{}/api/inbox/events", server.base)).send().await.expect("the feed");
+    let mut feed = res.bytes_stream().eventsource();
     let (mut first, mut peak) = (Vec::new(), loaded);
+    let mut first_run = (0.0, 0.0);
     for (i, q) in QUESTIONS.iter().enumerate() {
         let sent = Instant::now();
         let res = http.post(format!("{}/api/threads/{thread}/messages", server.base)).json(&json!({ "content": q }));
@@ -134,6 +139,15 @@ async fn local_on(threads: Option<u32>) {
             }
         }
         peak = peak.max(rss_kib(pid));
+        if i == 0 {
+            let ended = sent.elapsed();
+            while let Some(Ok(event)) = feed.next().await {
+                if event.event == "titled" && event.data.contains(&thread) {
+                    break;
+                }
+            }
+            first_run = (ended.as_secs_f64() * 1000.0, (sent.elapsed() - ended).as_secs_f64() * 1000.0);
+        }
         if let (true, Some(at)) = (i > 0, first_text) {
             first.push((at - sent).as_secs_f64() * 1000.0);
         }
@@ -162,6 +176,10 @@ async fn local_on(threads: Option<u32>) {
         mid(&rates), rates.first().copied().unwrap_or(0.0), rates.last().copied().unwrap_or(0.0), rates.len(),
         MIN_GENERATED, depths.0, depths.1, system_prompt,
         loaded as f64 / 1024.0, peak as f64 / 1024.0
+    );
+    println!(
+        "local: the thread's first run ended {:.0} ms after its message; the model's title came {:.0} ms after that",
+        first_run.0, first_run.1
     );
 }
 
