@@ -223,6 +223,15 @@ pub struct McpServerStatus {
     pub config: McpServerConfig,
 }
 
+/// What a reconnect came to, for the Reconnect buttons (a call's offline notice, a server's card): the
+/// server's state once the attempt connected or failed, and how many tools it offers. Not the whole
+/// status: the chat page's code would carry every MCP record's decoding for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reconnected {
+    pub state: ServerState,
+    pub tools: usize,
+}
+
 /// What `test_connection` found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerProbe {

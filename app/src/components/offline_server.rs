@@ -6,14 +6,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::mcp::reconnect_mcp_server;
-use warden_types::mcp::{McpServerStatus, ServerState};
+use warden_types::mcp::{Reconnected, ServerState};
 
 #[derive(Debug, Clone, PartialEq)]
-#[allow(clippy::large_enum_variant)] // one per offline notice
 enum Attempt {
     Idle,
     Working,
-    Finished(McpServerStatus),
+    Finished(Reconnected),
     Refused(String),
 }
 
@@ -51,11 +50,9 @@ pub fn OfflineServer(server: String) -> impl IntoView {
 }
 
 /// What a reconnect attempt came to, in words.
-fn outcome_text(status: &McpServerStatus) -> String {
+fn outcome_text(status: &Reconnected) -> String {
     match &status.state {
-        ServerState::Connected => {
-            format!("Connected again ({} tools). Ask again to retry the call.", status.tools.len())
-        }
+        ServerState::Connected => format!("Connected again ({} tools). Ask again to retry the call.", status.tools),
         ServerState::Connecting => "Still connecting; try again in a moment.".to_string(),
         ServerState::Disabled => "The server is disabled in Settings.".to_string(),
         ServerState::Failed { error } | ServerState::Offline { error } => format!("Still offline: {error}"),

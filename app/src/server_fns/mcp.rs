@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use warden_types::mcp::{McpServerConfig, McpServerStatus, ServerProbe, ToolPolicy};
+use warden_types::mcp::{McpServerConfig, McpServerStatus, Reconnected, ServerProbe, ToolPolicy};
 
 /// The hub handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
@@ -60,9 +60,9 @@ pub async fn set_mcp_trust_read_only(name: String, trust: bool) -> Result<(), Ap
 /// Reconnects now and answers once that attempt has connected or failed (or after 15 s, still
 /// connecting), so the button that asked can say how it went.
 #[server(output = crate::server_fns::codec::TextJson)]
-pub async fn reconnect_mcp_server(name: String) -> Result<McpServerStatus, AppError> {
+pub async fn reconnect_mcp_server(name: String) -> Result<Reconnected, AppError> {
     let status = hub()?.reconnect_and_wait(&name, std::time::Duration::from_secs(15)).await?;
-    Ok(status)
+    Ok(Reconnected { state: status.state, tools: status.tools.len() })
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
