@@ -15,6 +15,7 @@ pub mod executors_section;
 pub mod icon;
 pub mod inbox_entry;
 pub mod inbox_link;
+pub mod keyed_list;
 pub mod linked_request_card;
 pub mod mcp_actions;
 pub mod mcp_form_fields;

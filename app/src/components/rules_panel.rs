@@ -1,10 +1,13 @@
 //! The thread's standing "allowed for this thread" rules, each with a Revoke button. A keyed
 //! list: a change that leaves a rule as it was leaves its row (and its button) in place.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::components::error_notice::ErrorNotice;
+use crate::components::keyed_list::{keyed_list, Row};
 use crate::error::AppError;
 use crate::model::ThreadRule;
 use crate::server_fns::revoke_rule;
@@ -38,7 +41,9 @@ pub fn RulesPanel(rules: Signal<Vec<ThreadRule>>, on_revoked: Callback<String>) 
             <section class="rules" aria-labelledby="rules-heading">
                 <h2 id="rules-heading">"Allowed in this thread"</h2>
                 <ul>
-                    <For each=move || rules.get() key=|rule| rule.id.clone() children=row/>
+                    {keyed_list(Arc::new(move || {
+                        rules.get().into_iter().map(|rule| Row::new(&rule.id.clone(), move || row(rule).into_any())).collect()
+                    }))}
                 </ul>
                 {move || error.get().map(|error| view! { <ErrorNotice error/> })}
             </section>

@@ -6,10 +6,13 @@
 //! keeps its DOM (an open `<details>`, text half-typed into an approval card, the focus) until
 //! something it shows changes.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use crate::components::connection_check_card::ConnectionCheckCard;
 use crate::components::icon::{Icon, IconSvg};
+use crate::components::keyed_list::{keyed_list, Row};
 use crate::components::message_view::MessageView;
 use crate::components::rules_panel::RulesPanel;
 use crate::components::timestamp::Timestamp;
@@ -53,13 +56,23 @@ pub fn ThreadView(
         })
     };
     let rules = Signal::derive(move || detail.with(|d| d.rules.clone()));
-    let entries = move || detail.with(Entry::list);
+    let entries = Arc::new(move || {
+        let entries = detail.with(Entry::list);
+        entries.into_iter().map(|entry| Row::new(&entry.key(), move || entry.view(live))).collect()
+    });
     // Keyed by what a card shows: a failed Connect's error redraws it with the error.
-    let checks = move || {
+    let checks = Arc::new(move || {
         detail.with(|d| {
-            d.connection_checks.iter().filter(|c| c.status == CheckStatus::Pending).cloned().collect::<Vec<_>>()
+            let pending = d.connection_checks.iter().filter(|c| c.status == CheckStatus::Pending);
+            let row = |check: &crate::model::ConnectionCheck| {
+                let check = check.clone();
+                Row::new(&(check.id.clone(), check.error.clone()), move || {
+                    view! { <ConnectionCheckCard check/> }.into_any()
+                })
+            };
+            pending.map(row).collect()
         })
-    };
+    });
     let failed = move || {
         detail.with(|d| d.last_error.clone().filter(|_| d.active_run.is_none())).map(|message| {
             view! {
@@ -86,10 +99,10 @@ pub fn ThreadView(
         <RulesPanel rules on_revoked=on_rule_revoked/>
         {earlier}
         <ol class="messages" aria-label="Conversation" aria-live="polite" aria-relevant="additions">
-            <For each=entries key=Entry::key children=move |entry| entry.view(live)/>
+            {keyed_list(entries)}
         </ol>
         <div class="connection-checks">
-            <For each=checks key=|c| (c.id.clone(), c.error.clone()) children=|check| view! { <ConnectionCheckCard check/> }/>
+            {keyed_list(checks)}
         </div>
         {failed}
     }

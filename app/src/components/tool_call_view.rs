@@ -3,9 +3,13 @@
 //! a running one its progress, and one that found its MCP server offline offers to reconnect it. An
 //! outside request that names the call (an executor its MCP tool reached asks for approval) shows on it.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
+use warden_outside::OutsideRequest;
 
 use crate::components::approval_card::{decision_text, ApprovalCard};
+use crate::components::keyed_list::{keyed_list, Row};
 use crate::components::linked_request_card::LinkedRequestCard;
 use crate::components::offline_server::OfflineServer;
 use crate::linked_outside::LinkedOutside;
@@ -31,12 +35,14 @@ pub fn ToolCallView(
     // Requests outside clients sent naming this call, each decided on its own card.
     let linked_requests = use_context::<LinkedOutside>().map(|linked| {
         let id = call.id.clone();
-        view! {
-            <For each=move || linked.of_call(&id) key=|r| (r.id.clone(), r.status) let:request>
-                <LinkedRequestCard request linked/>
-            </For>
-        }
-        .into_any()
+        keyed_list(Arc::new(move || {
+            let row = |request: OutsideRequest| {
+                Row::new(&(request.id.clone(), request.status), move || {
+                    view! { <LinkedRequestCard request linked/> }.into_any()
+                })
+            };
+            linked.of_call(&id).into_iter().map(row).collect()
+        }))
     });
     let progress = {
         let (id, name, finished) = (call.id.clone(), call.name.clone(), call.output.is_some());

@@ -4,6 +4,8 @@
 //! (`InboxLive`) makes the browser list again whenever something arrives or is decided, and the
 //! items are a keyed list, so what a person has opened or focused stays where it is.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_meta::Title;
@@ -11,9 +13,11 @@ use leptos_meta::Title;
 use crate::components::countdown::Clock;
 use crate::components::error_notice::{error_list, ErrorNotice};
 use crate::components::inbox_entry::{InboxActions, InboxEntry};
+use crate::components::keyed_list::{keyed_list, Row};
 use crate::error::AppError;
 use crate::inbox::{
-    batch_group, chat_input, outside_input, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter, StatusFilter,
+    batch_group, chat_input, outside_input, ClientRef, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter,
+    StatusFilter,
 };
 use crate::inbox_keys::{FocusPlan, SHORTCUTS};
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
@@ -297,26 +301,28 @@ pub fn InboxPage() -> impl IntoView {
                                         seen.set_value(crate::inbox_keys::listed_keys());
                                     }
                                 }>
-                                    <For each=items key=|item| (item.key(), item.revision()) let:item>
-                                        {
-                                            let key = item.key();
-                                            let cut = shown.with_untracked(|l| l.as_ref().is_some_and(|l| l.cut.contains(&key)));
-                                            let is_selected = {
-                                                let key = key.clone();
-                                                Signal::derive(move || selected.with(|s| s.contains(&key)))
-                                            };
-                                            let on_select = Callback::new(move |on: bool| {
-                                                let key = key.clone();
-                                                selected.update(|s| {
-                                                    s.retain(|k| *k != key);
-                                                    if on {
-                                                        s.push(key);
-                                                    }
+                                    {keyed_list(Arc::new(move || {
+                                        items().into_iter().map(|item| {
+                                            Row::new(&(item.key(), item.revision()), move || {
+                                                let key = item.key();
+                                                let cut = shown.with_untracked(|l| l.as_ref().is_some_and(|l| l.cut.contains(&key)));
+                                                let is_selected = {
+                                                    let key = key.clone();
+                                                    Signal::derive(move || selected.with(|s| s.contains(&key)))
+                                                };
+                                                let on_select = Callback::new(move |on: bool| {
+                                                    let key = key.clone();
+                                                    selected.update(|s| {
+                                                        s.retain(|k| *k != key);
+                                                        if on {
+                                                            s.push(key);
+                                                        }
+                                                    });
                                                 });
-                                            });
-                                            view! { <InboxEntry item cut selected=is_selected on_select/> }
-                                        }
-                                    </For>
+                                                view! { <InboxEntry item cut selected=is_selected on_select/> }.into_any()
+                                            })
+                                        }).collect()
+                                    }))}
                                 </ul>
                             }
                         })
@@ -358,17 +364,20 @@ fn Filters(
                 "Source"
                 <select on:change=move |ev| source.set(event_target_value(&ev))>
                     {options(source, &[("all", "All sources"), ("chat", "Chats")])}
-                    <For each=move || clients.get() key=|c| c.id.clone() let:client>
-                        {
-                            let value = SourceFilter::Client(client.id.clone()).to_value();
-                            let current = value.clone();
-                            view! {
-                                <option value=value selected=move || source.get() == current>
-                                    "Client: " {client.name}
-                                </option>
-                            }
-                        }
-                    </For>
+                    {keyed_list(Arc::new(move || {
+                        clients.get().into_iter().map(|client: ClientRef| {
+                            Row::new(&client.id.clone(), move || {
+                                let value = SourceFilter::Client(client.id.clone()).to_value();
+                                let current = value.clone();
+                                view! {
+                                    <option value=value selected=move || source.get() == current>
+                                        "Client: " {client.name}
+                                    </option>
+                                }
+                                .into_any()
+                            })
+                        }).collect()
+                    }))}
                 </select>
             </label>
             <label>
