@@ -120,8 +120,7 @@ async fn local_on(threads: Option<u32>) {
     let thread = new_thread(&http, &server.base).await;
     // The thread's title comes after its first run ended, on the pages' feed; the next question waits
     // for it, so that the model's log has the first answer, then the title, then the other answers.
-    let res = http.get(format!("{}/api/inbox/events", server.base)).send().await.expect("the feed");
-    let mut feed = res.bytes_stream().eventsource();
+    let mut feed = crate::open_feed(&http, &server.base).await;
     let (mut first, mut peak) = (Vec::new(), loaded);
     let mut first_run = (0.0, 0.0);
     for (i, q) in QUESTIONS.iter().enumerate() {
@@ -141,11 +140,7 @@ async fn local_on(threads: Option<u32>) {
         peak = peak.max(rss_kib(pid));
         if i == 0 {
             let ended = sent.elapsed();
-            while let Some(Ok(event)) = feed.next().await {
-                if event.event == "titled" && event.data.contains(&thread) {
-                    break;
-                }
-            }
+            crate::named(&mut feed, &thread).await;
             first_run = (ended.as_secs_f64() * 1000.0, (sent.elapsed() - ended).as_secs_f64() * 1000.0);
         }
         if let (true, Some(at)) = (i > 0, first_text) {

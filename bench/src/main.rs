@@ -308,6 +308,7 @@ async fn approvals() {
     println!("approvals: {history} messages of earlier threads in the store (WARDEN_BENCH_HISTORY)");
     let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
     let mut cpu_from = 0.0;
+    let mut feed = open_feed(&http, &server.base).await;
     for i in 0..120 {
         if i == 20 {
             cpu_from = cpu_seconds(server.child.id());
@@ -335,10 +336,18 @@ async fn approvals() {
             to_request.push((t1 - t0).as_secs_f64() * 1000.0);
             to_result.push((t3 - t2).as_secs_f64() * 1000.0);
         }
+        // The model names the thread after its run ended: the next round starts once it has, as it
+        // started after the title when the run waited for it (a server of before then named it on the
+        // run's stream).
+        let mut named_on_stream = false;
         while let Some(Ok(e)) = stream.next().await {
+            named_on_stream |= e.event == "thread_updated" && e.data.contains("\"Bench\"");
             if e.event == "run_finished" {
                 break;
             }
+        }
+        if !named_on_stream {
+            named(&mut feed, &thread).await;
         }
     }
     let cpu_per_round = (cpu_seconds(server.child.id()) - cpu_from) / to_result.len() as f64 * 1000.0;
@@ -357,6 +366,31 @@ async fn approvals() {
     println!(
         "approvals: server CPU {cpu_per_round:.2} ms per round (message, card, decision, `echo ok` confined, answer; with the spawner's and the commands')"
     );
+}
+
+/// The pages' live feed (`/api/inbox/events`), which tells of each thread the model named (`titled`).
+async fn open_feed(http: &Client, base: &str) -> Feed {
+    let res = http.get(format!("{base}/api/inbox/events")).send().await.unwrap();
+    res.bytes_stream().eventsource().boxed()
+}
+
+type Feed = futures::stream::BoxStream<
+    'static,
+    Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
+>;
+
+/// Waits (at most 10 s) until the feed tells that the model named `thread`.
+async fn named(feed: &mut Feed, thread: &str) {
+    let told = async {
+        while let Some(Ok(event)) = feed.next().await {
+            if event.event == "titled" && event.data.contains(thread) {
+                return;
+            }
+        }
+    };
+    if tokio::time::timeout(Duration::from_secs(10), told).await.is_err() {
+        println!("(thread {thread} was not named within 10 s)");
+    }
 }
 
 /// The load test's model turn: 20 tokens (WARDEN_BENCH_TOKENS), 50 ms apart.
@@ -491,8 +525,7 @@ async fn streams() {
         futures::stream::iter(0..n).map(|_| new_thread(&http, &server.base)).buffer_unordered(32).collect().await;
     // The model's titles come after the runs end, told on the pages' feed: the first turns' CPU is read
     // once every thread is named, so that none of it is counted with the later turns.
-    let res = http.get(format!("{}/api/inbox/events", server.base)).send().await.unwrap();
-    let mut feed = res.bytes_stream().eventsource();
+    let mut feed = open_feed(&http, &server.base).await;
     // First the threads' first runs (each also asks the model for the thread's title), then a second
     // run in each: a conversation's later turns, which do not.
     for (i, turn) in ["first turn of a new thread", "later turn"].into_iter().enumerate() {
