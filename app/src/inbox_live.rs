@@ -116,36 +116,24 @@ mod browser {
             let source = EventSource::new("/api/inbox/events").ok()?;
             let mut listeners = Vec::new();
             let on_count = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                match data(&event).map(|d| serde_json::from_str::<PendingCount>(&d)) {
-                    Some(Ok(count)) => {
-                        live.count.try_set(Some(count));
-                        live.changed.try_update(|n| *n = n.wrapping_add(1));
-                    }
-                    Some(Err(error)) => leptos::logging::warn!("unreadable inbox count: {error}"),
-                    None => {}
+                if let Some(count) = read::<PendingCount>(&event, "inbox count") {
+                    live.count.try_set(Some(count));
+                    live.changed.try_update(|n| *n = n.wrapping_add(1));
                 }
             });
             let on_threads = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                match data(&event).map(|d| serde_json::from_str::<PendingByThread>(&d)) {
-                    Some(Ok(threads)) => {
-                        live.threads.try_set(Some(threads));
-                    }
-                    Some(Err(error)) => leptos::logging::warn!("unreadable inbox counts per thread: {error}"),
-                    None => {}
+                if let Some(threads) = read::<PendingByThread>(&event, "inbox counts per thread") {
+                    live.threads.try_set(Some(threads));
                 }
             });
             let on_arrived = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                if let Some(Ok(arrived)) = data(&event).map(|d| serde_json::from_str::<Arrived>(&d)) {
+                if let Some(arrived) = read::<Arrived>(&event, "new approval") {
                     notify(&arrived);
                 }
             });
             let on_titled = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-                match data(&event).map(|d| serde_json::from_str::<Titled>(&d)) {
-                    Some(Ok(titled)) => {
-                        live.titled.try_set(Some(titled));
-                    }
-                    Some(Err(error)) => leptos::logging::warn!("unreadable thread title: {error}"),
-                    None => {}
+                if let Some(titled) = read::<Titled>(&event, "thread title") {
+                    live.titled.try_set(Some(titled));
                 }
             });
             let listeners_by_name =
@@ -167,6 +155,17 @@ mod browser {
 
     fn data(event: &Event) -> Option<String> {
         event.dyn_ref::<MessageEvent>().and_then(|m| m.data().as_string())
+    }
+
+    /// The event's data read as a `T`; `None`, with a warning naming `what`, if it is not one.
+    fn read<T: serde::de::DeserializeOwned>(event: &Event, what: &str) -> Option<T> {
+        match serde_json::from_str(&data(event)?) {
+            Ok(value) => Some(value),
+            Err(error) => {
+                leptos::logging::warn!("unreadable {what}: {error}");
+                None
+            }
+        }
     }
 
     fn supported() -> bool {
