@@ -52,6 +52,28 @@ test("the run ends with its answer, before the model's title, which reaches the 
   expect(trouble.errors).toEqual([]);
 });
 
+test("a title the model gave earlier does not come back over a rename when the chat is opened again", async ({ page }) => {
+  const trouble = watchForTrouble(page);
+  await startChat(page, "say hello, then be renamed");
+  const sidebar = page.getByRole("navigation", { name: "Threads" });
+  await expect(activeThreadItem(page).getByRole("link")).toHaveText("Greeting chat");
+  const title = `Mine ${Date.now()}`;
+  await activeThreadItem(page).getByRole("button", { name: /^Rename/ }).click();
+  const input = sidebar.getByRole("textbox", { name: "New title" });
+  await input.fill(title);
+  await input.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+
+  // Away and back within the page: the chat is drawn anew, with the stored title, not the told one.
+  await sidebar.getByRole("link", { name: "Settings" }).click();
+  await page.waitForURL((u) => u.pathname === "/settings");
+  await sidebar.getByRole("link", { name: title }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+  await expect(page.getByText("That is all.")).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(title);
+  expect(trouble.errors).toEqual([]);
+});
+
 test("the history is rendered by the server and survives a reload", async ({ page }) => {
   await startChat(page, "say hello again, please");
   // Stored (not just streamed): the answer is part of the conversation and the run is over.

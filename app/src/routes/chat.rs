@@ -207,10 +207,12 @@ pub fn ChatPage() -> impl IntoView {
         }
     });
     // The model named this thread after its run ended: the heading shows it (the sidebar follows
-    // the feed on its own).
+    // the feed on its own). Only a title told while the page is open: one told before is in the
+    // thread the page reads (it is stored before it is told), and a rename since must not be undone.
     let inbox = expect_context::<InboxLive>();
-    Effect::new(move |_| {
-        if let Some(titled) = inbox.titled.get() {
+    Effect::new(move |page_was_open: Option<()>| {
+        let titled = inbox.titled.get();
+        if let (Some(()), Some(titled)) = (page_was_open, titled) {
             // Applied to this thread only (`ThreadDetail::apply`), and again over a copy being read.
             let event = RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title };
             patch(&|d| d.apply(&event));
