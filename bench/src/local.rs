@@ -140,7 +140,7 @@ async fn local_on(threads: Option<u32>) {
         peak = peak.max(rss_kib(pid));
         if i == 0 {
             let ended = sent.elapsed();
-            crate::named(&mut feed, &thread).await;
+            crate::named(&mut feed, [thread.as_str()], std::time::Duration::from_secs(60)).await;
             first_run = (ended.as_secs_f64() * 1000.0, (sent.elapsed() - ended).as_secs_f64() * 1000.0);
         }
         if let (true, Some(at)) = (i > 0, first_text) {

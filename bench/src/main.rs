@@ -347,7 +347,7 @@ async fn approvals() {
             }
         }
         if !named_on_stream {
-            named(&mut feed, &thread).await;
+            named(&mut feed, [thread.as_str()], Duration::from_secs(10)).await;
         }
     }
     let cpu_per_round = (cpu_seconds(server.child.id()) - cpu_from) / to_result.len() as f64 * 1000.0;
@@ -379,17 +379,20 @@ type Feed = futures::stream::BoxStream<
     Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
 >;
 
-/// Waits (at most 10 s) until the feed tells that the model named `thread`.
-async fn named(feed: &mut Feed, thread: &str) {
+/// Waits (at most `within`) until the feed has told that the model named each of `threads`.
+async fn named<'t>(feed: &mut Feed, threads: impl IntoIterator<Item = &'t str>, within: Duration) {
+    let mut unnamed: std::collections::HashSet<&str> = threads.into_iter().collect();
     let told = async {
-        while let Some(Ok(event)) = feed.next().await {
-            if event.event == "titled" && event.data.contains(thread) {
-                return;
+        while !unnamed.is_empty() {
+            let Some(Ok(event)) = feed.next().await else { return };
+            if event.event == "titled" {
+                let titled: Value = serde_json::from_str(&event.data).unwrap_or_default();
+                unnamed.remove(titled["thread_id"].as_str().unwrap_or_default());
             }
         }
     };
-    if tokio::time::timeout(Duration::from_secs(10), told).await.is_err() {
-        println!("(thread {thread} was not named within 10 s)");
+    if tokio::time::timeout(within, told).await.is_err() {
+        println!("({} threads were not named within {} s)", unnamed.len(), within.as_secs());
     }
 }
 
@@ -539,21 +542,7 @@ async fn streams() {
         .await;
         let wall = t0.elapsed().as_secs_f64();
         if i == 0 {
-            let mut unnamed: std::collections::HashSet<&str> = threads.iter().map(String::as_str).collect();
-            let named = async {
-                while let Some(Ok(event)) = feed.next().await {
-                    if event.event == "titled" {
-                        let titled: Value = serde_json::from_str(&event.data).unwrap_or_default();
-                        unnamed.remove(titled["thread_id"].as_str().unwrap_or_default());
-                        if unnamed.is_empty() {
-                            break;
-                        }
-                    }
-                }
-            };
-            if tokio::time::timeout(Duration::from_secs(60), named).await.is_err() {
-                println!("streams: {} threads were not named within 60 s", unnamed.len());
-            }
+            named(&mut feed, threads.iter().map(String::as_str), Duration::from_secs(60)).await;
         }
         let cpu = cpu_seconds(pid) - cpu0;
         report_gaps(&format!("streams: through warden-server, {turn}"), n, &results, wall);

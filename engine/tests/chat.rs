@@ -42,16 +42,13 @@ async fn the_run_ends_before_the_model_names_the_thread_and_the_title_is_told_to
     let events = run_to_end(&h.engine, &run_id).await;
     assert_eq!(events.last().unwrap().kind, "run_finished");
     assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Finished);
-    let title = |h: &Harness| {
-        let (engine, id) = (h.engine.clone(), thread_id.clone());
-        async move { engine.thread(&id).await.unwrap().thread.title }
-    };
-    assert_eq!(title(&h).await, "hello world", "the prompt's words stand in until the model's title comes");
+    let title = || async { h.engine.thread(&thread_id).await.unwrap().thread.title };
+    assert_eq!(title().await, "hello world", "the prompt's words stand in until the model's title comes");
     assert!(titles.try_recv().is_err(), "nothing named yet");
 
     h.model.release_titles();
     assert_eq!(named(&mut titles, &thread_id).await, "Friendly greeting");
-    assert_eq!(title(&h).await, "Friendly greeting", "stored before it is told");
+    assert_eq!(title().await, "Friendly greeting", "stored before it is told");
     // The run's stream had ended: the model's title is not on it.
     let replayed: Vec<_> = h.engine.subscribe(&run_id, 0).await.unwrap().collect().await;
     assert!(!of_kind(&replayed, "thread_updated").iter().any(|t| t["title"] == "Friendly greeting"));

@@ -75,6 +75,20 @@ impl Shared {
         }
     }
 
+    /// Holds title answers back (`true`) or lets them go (`false`).
+    fn hold_titles(&self, held: bool) {
+        self.titles_held.send_replace(held);
+    }
+
+    /// Forgets recorded requests and `fail_first` counters, and releases held titles.
+    fn reset(&self) {
+        self.hold_titles(false);
+        let mut recorded = self.recorded();
+        recorded.requests.clear();
+        recorded.targets.clear();
+        recorded.failures.clear();
+    }
+
     /// Waits while titles are held ([`FixtureModel::hold_titles`]); at once otherwise.
     pub(crate) async fn title_released(&self) {
         let mut held = self.titles_held.subscribe();
@@ -262,21 +276,17 @@ async fn recorded_requests(State(shared): State<Arc<Shared>>) -> Json<Vec<Value>
 
 /// Title answers wait from now on, until `/_fixture/titles/release` (or a reset).
 async fn hold_titles(State(shared): State<Arc<Shared>>) -> StatusCode {
-    shared.titles_held.send_replace(true);
+    shared.hold_titles(true);
     StatusCode::NO_CONTENT
 }
 
 async fn release_titles(State(shared): State<Arc<Shared>>) -> StatusCode {
-    shared.titles_held.send_replace(false);
+    shared.hold_titles(false);
     StatusCode::NO_CONTENT
 }
 
 async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
-    shared.titles_held.send_replace(false);
-    let mut recorded = shared.recorded();
-    recorded.requests.clear();
-    recorded.targets.clear();
-    recorded.failures.clear();
+    shared.reset();
     StatusCode::NO_CONTENT
 }
 
@@ -346,21 +356,17 @@ impl FixtureModel {
 
     /// Title (non-streamed) answers wait from now on, until [`FixtureModel::release_titles`].
     pub fn hold_titles(&self) {
-        self.shared.titles_held.send_replace(true);
+        self.shared.hold_titles(true);
     }
 
     /// Title answers held back go out, and new ones are answered at once.
     pub fn release_titles(&self) {
-        self.shared.titles_held.send_replace(false);
+        self.shared.hold_titles(false);
     }
 
     /// Forgets recorded requests and `fail_first` counters, and releases held titles.
     pub fn reset(&self) {
-        self.shared.titles_held.send_replace(false);
-        let mut recorded = self.shared.recorded();
-        recorded.requests.clear();
-        recorded.targets.clear();
-        recorded.failures.clear();
+        self.shared.reset();
     }
 }
 

@@ -1,5 +1,5 @@
-//! The one keyed list of the chat page: the conversation, the connection checks, a call's outside
-//! requests and the thread's rules. A row keeps its DOM (an open `<details>`, text half-typed into a
+//! The one keyed list of the pages: the conversation, the connection checks, a call's outside
+//! requests and the thread's rules on a chat, the items and the client filter on the inbox. A row keeps its DOM (an open `<details>`, text half-typed into a
 //! card, the focus) while its key stays; a new key redraws just that row. Leptos' `<For>` is generic
 //! over its items, keys and closures, so each list compiled its own copy of the keyed diffing into
 //! the browser's wasm (about 17 KB each, 3.5 KB once compressed); this is compiled once, and a list
@@ -32,12 +32,13 @@ pub fn keyed_list(rows: Arc<dyn Fn() -> Vec<Row> + Send + Sync>) -> AnyView {
 
 #[cfg(test)]
 mod tests {
+    use leptos::prelude::IntoAny;
+
     use super::Row;
 
     #[test]
     fn equal_keys_give_equal_rows_and_different_ones_differ() {
         let key = |id: &str, error: Option<&str>| Row::new(&(id, error), || ().into_any()).key;
-        use leptos::prelude::IntoAny;
         assert_eq!(key("a", None), key("a", None));
         assert_ne!(key("a", None), key("a", Some("")));
         // A quote in one part cannot make it pass for two parts.

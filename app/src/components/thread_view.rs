@@ -63,14 +63,14 @@ pub fn ThreadView(
     // Keyed by what a card shows: a failed Connect's error redraws it with the error.
     let checks = Arc::new(move || {
         detail.with(|d| {
-            let pending = d.connection_checks.iter().filter(|c| c.status == CheckStatus::Pending);
-            let row = |check: &crate::model::ConnectionCheck| {
-                let check = check.clone();
-                Row::new(&(check.id.clone(), check.error.clone()), move || {
-                    view! { <ConnectionCheckCard check/> }.into_any()
+            let pending = d.connection_checks.iter().filter(|c| c.status == CheckStatus::Pending).cloned();
+            pending
+                .map(|check| {
+                    Row::new(&(check.id.clone(), check.error.clone()), move || {
+                        view! { <ConnectionCheckCard check/> }.into_any()
+                    })
                 })
-            };
-            pending.map(row).collect()
+                .collect()
         })
     });
     let failed = move || {

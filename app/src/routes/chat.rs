@@ -111,6 +111,15 @@ pub fn ChatPage() -> impl IntoView {
             }
         });
     };
+    // Applies an event to the shown thread, and again over a copy being read.
+    let apply_to_thread = move |event: &RunEvent| {
+        patch(&|d| d.apply(event));
+        since_reread.update_value(|(_, kept)| {
+            if let Some(kept) = kept {
+                kept.push(event.clone());
+            }
+        });
+    };
     // A run on a new branch adds a version the events do not describe (its siblings): the thread is
     // read again when it ends, for the picker.
     let reread_when_run_ends = StoredValue::new(false);
@@ -126,12 +135,7 @@ pub fn ChatPage() -> impl IntoView {
             reread();
         }
         if !matches!(event, RunEvent::TextDelta { .. } | RunEvent::ToolProgress { .. }) {
-            patch(&|d| d.apply(&event));
-            since_reread.update_value(|(_, kept)| {
-                if let Some(kept) = kept {
-                    kept.push(event.clone());
-                }
-            });
+            apply_to_thread(&event);
         }
         follow
     };
@@ -213,14 +217,8 @@ pub fn ChatPage() -> impl IntoView {
     Effect::new(move |page_was_open: Option<()>| {
         let titled = inbox.titled.get();
         if let (Some(()), Some(titled)) = (page_was_open, titled) {
-            // Applied to this thread only (`ThreadDetail::apply`), and again over a copy being read.
-            let event = RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title };
-            patch(&|d| d.apply(&event));
-            since_reread.update_value(|(_, kept)| {
-                if let Some(kept) = kept {
-                    kept.push(event.clone());
-                }
-            });
+            // Another thread's title changes nothing here (`ThreadDetail::apply`).
+            apply_to_thread(&RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title });
         }
     });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
