@@ -21,6 +21,22 @@ use crate::{cargo, precompress, split};
 
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
+/// Where cargo takes the wasm build's own flags from (they replace `build.rustflags`, not add to them).
+const WASM_RUSTFLAGS_VAR: &str = "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS";
+
+/// The release wasm's flags: the workspace's (`build.rustflags` in `.cargo/config.toml`, repeated here
+/// because a target's flags replace them), and panics that name no file, line or column
+/// (`-Zlocation-detail=none`): the main wasm 51 KB smaller, 16 KB once compressed (brotli 396 -> 380
+/// KB), at no cost in build time. The dev build keeps the locations, for the console's panic messages.
+/// The flag is unstable, so this build alone runs with `RUSTC_BOOTSTRAP` (as the std-from-source
+/// fallback does); `rust-toolchain.toml` pins the compiler that takes it.
+const RELEASE_WASM_RUSTFLAGS: &str = "--cfg erase_components -Zlocation-detail=none";
+
+/// Flags of your own (`RUSTFLAGS`) replace the workspace's for every build, this one's too, as cargo has it.
+fn own_rustflags() -> bool {
+    ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", WASM_RUSTFLAGS_VAR].iter().any(|var| std::env::var_os(var).is_some())
+}
+
 pub fn build(project: &Project, profile: Profile) -> Result<()> {
     let started = Instant::now();
     let pkg_dir = project.pkg_dir();
@@ -50,6 +66,9 @@ fn build_wasm(project: &Project, profile: Profile) -> Result<PathBuf> {
     if project.std_from_source() {
         // Only this build: the server keeps the prebuilt host std.
         command.arg("-Zbuild-std=std,panic_abort").env("RUSTC_BOOTSTRAP", "1");
+    }
+    if profile == Profile::Release && !own_rustflags() {
+        command.env(WASM_RUSTFLAGS_VAR, RELEASE_WASM_RUSTFLAGS).env("RUSTC_BOOTSTRAP", "1");
     }
     let crate_name = project.lib.package.replace('-', "_");
     let what = format!("{} for {WASM_TARGET}", project.lib.package);
@@ -201,5 +220,17 @@ mod tests {
         assert_ne!(stamp_of(&files, Profile::Dev), Some(dev));
         assert!(stamp_of(&[wasm.as_path(), &dir.join("missing.js")], Profile::Dev).is_none());
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The release wasm's flags replace the workspace's: they must keep every one of them (a server
+    /// with erased views cannot hydrate a browser without, and the other way round).
+    #[test]
+    fn the_release_wasm_keeps_the_workspace_flags() {
+        let config = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cargo/config.toml")).unwrap();
+        let line = config.lines().find(|l| l.starts_with("rustflags")).expect("build.rustflags in .cargo/config.toml");
+        let list = line.split_once('=').unwrap().1.trim().trim_start_matches('[').trim_end_matches(']');
+        let workspace: Vec<&str> = list.split(',').map(|f| f.trim().trim_matches('"')).collect();
+        let release: Vec<&str> = RELEASE_WASM_RUSTFLAGS.split_whitespace().collect();
+        assert_eq!(&release[..workspace.len()], workspace.as_slice());
     }
 }
