@@ -149,6 +149,11 @@ fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The size of the store's WAL file in MiB (SQLite starts it over once its pages are in the database file).
+fn wal_mib(data_dir: &std::path::Path) -> f64 {
+    std::fs::metadata(data_dir.join("warden.db-wal")).map_or(0.0, |m| m.len() as f64 / (1024.0 * 1024.0))
+}
+
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
@@ -547,8 +552,9 @@ async fn streams() {
         let cpu = cpu_seconds(pid) - cpu0;
         report_gaps(&format!("streams: through warden-server, {turn}"), n, &results, wall);
         println!(
-            "streams: {turn}: server CPU {cpu:.2} s = {:.2} ms per run (target < 1 ms); RSS {rss0} KiB before, peak {peak} KiB",
-            cpu / n as f64 * 1000.0
+            "streams: {turn}: server CPU {cpu:.2} s = {:.2} ms per run (target < 1 ms); RSS {rss0} KiB before, peak {peak} KiB; WAL {:.1} MiB",
+            cpu / n as f64 * 1000.0,
+            wal_mib(dir.path())
         );
     }
 }
@@ -641,8 +647,8 @@ async fn waiting() {
     let rss1 = rss_kib(server.child.id());
     let pending: Value =
         http.get(format!("{base}/api/approvals?status=pending")).send().await.unwrap().json().await.unwrap();
-    println!("waiting: {n} runs waiting; server RSS {rss0} KiB -> {rss1} KiB = {:.2} KiB per waiting run (target < 5 KB); pending listed: {}",
-        (rss1.saturating_sub(rss0)) as f64 / n as f64, pending.as_array().map(|a| a.len()).unwrap_or(0));
+    println!("waiting: {n} runs waiting; server RSS {rss0} KiB -> {rss1} KiB = {:.2} KiB per waiting run (target < 5 KB); pending listed: {}; WAL {:.1} MiB",
+        (rss1.saturating_sub(rss0)) as f64 / n as f64, pending.as_array().map(|a| a.len()).unwrap_or(0), wal_mib(dir.path()));
 
     // Restart with all of them waiting.
     unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
