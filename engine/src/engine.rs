@@ -90,7 +90,8 @@ impl Engine {
             ..ShellConfig::default()
         };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
-        let rt = Runtime::new(store, events, providers, tools, config)?;
+        let rt = Runtime::new(store.clone(), events, providers, tools, config)?;
+        tokio::spawn(crate::store::search::index_now_and_then(store, rt.handles.shutdown.clone()));
         let engine = Engine { rt };
         engine.resume_after_restart().await?;
         Ok(engine)

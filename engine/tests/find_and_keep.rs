@@ -1,6 +1,6 @@
 //! Finding and keeping threads: full-text search over titles and messages (kept in step by the
-//! database's triggers through renames and deletes), pinned threads, and the count of a thread's
-//! waiting approvals the sidebar shows.
+//! database's triggers through renames and deletes; messages indexed in batches by the engine, and
+//! before each search), pinned threads, and the count of a thread's waiting approvals the sidebar shows.
 
 use crate::common::*;
 use serde_json::{json, Value};
@@ -70,6 +70,28 @@ async fn search_finds_titles_and_messages_by_word_prefix_and_follows_renames_and
     h.engine.delete_thread(&fruit).await.unwrap();
     assert!(h.engine.search("bananas").await.unwrap().is_empty());
     assert!(h.engine.search("fruit").await.unwrap().is_empty());
+}
+
+/// Without any search, the engine indexes the messages stored meanwhile by itself (every second): the
+/// queue empties and the index holds their words.
+#[tokio::test]
+async fn the_engine_indexes_stored_messages_without_a_search() {
+    let script = Script {
+        scenarios: vec![scenario("ocelot", vec![Turn::text("Ocelots hunt at night.")])],
+        default_title: Some("Wildlife".into()),
+    };
+    let h = Harness::start(script).await;
+    let (_thread, run) = h.send("ocelot habits").await;
+    run_to_end(&h.engine, &run).await;
+    let pool = h.engine.store().pool();
+    let count = |sql: &'static str| async move { sqlx::query_scalar::<_, i64>(sql).fetch_one(pool).await.unwrap() };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while count("SELECT COUNT(*) FROM search_pending").await > 0 {
+        assert!(std::time::Instant::now() < deadline, "the messages were not indexed within 10 s");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // The model's answer (its words are nowhere else).
+    assert_eq!(count("SELECT COUNT(*) FROM search_text WHERE search_text MATCH 'night'").await, 1);
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ mod providers;
 mod result_summaries;
 mod rules;
 mod runs;
-mod search;
+pub(crate) mod search;
 mod threads;
 mod tool_calls;
 
