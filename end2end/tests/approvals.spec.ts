@@ -47,6 +47,28 @@ test("an approval round trip is one request: the run's events patch the page in 
   expect(fs.readFileSync(workspacePath("counted.txt"), "utf8")).toBe("counted\n");
 });
 
+test("the write card names the file a symbolic link leads to", async ({ page }) => {
+  // `linked-notes.txt -> linkrepo/.git/config`: the write lands in the repository's config.
+  const config = workspacePath("linkrepo", ".git", "config");
+  fs.mkdirSync(workspacePath("linkrepo", ".git"), { recursive: true });
+  fs.writeFileSync(config, "[core]\n");
+  fs.rmSync(workspacePath("linked-notes.txt"), { force: true });
+  fs.symlinkSync("linkrepo/.git/config", workspacePath("linked-notes.txt"));
+  await startChat(page, "write through the link");
+  const card = approvalCard(page);
+  await expect(card.getByRole("heading", { level: 3 })).toHaveText(
+    "Approval needed: Write 8 bytes to `linkrepo/.git/config` (through the symbolic link `linked-notes.txt`) (overwrites existing file)",
+  );
+  await expect(card).toContainText("Changes to linkrepo/.git/config");
+  await expect(card).toContainText("`linked-notes.txt` is a symbolic link: this writes `linkrepo/.git/config`");
+  await expect(card).toContainText("-[core]");
+  await card.getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(answer(page, "Written through the link.")).toContainText(
+    "[tool said: Wrote 8 bytes to linkrepo/.git/config (through the symbolic link linked-notes.txt) (replaced existing file)]",
+  );
+  expect(fs.readFileSync(config, "utf8")).toBe("[alias]\n");
+});
+
 test("denying a command tells the model why", async ({ page }) => {
   // Something for `rm -rf build` to remove, so its not running shows on disk.
   const kept = workspacePath("build", "kept.txt");

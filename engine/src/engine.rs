@@ -80,12 +80,23 @@ impl Engine {
         fixed: Option<Arc<dyn Provider>>,
     ) -> Result<Engine> {
         let store = Store::open(&config.database_url).await?;
+        // After the store: opening it makes the data dir (as the database wants it), the workspace then.
+        // The built-in file tools refuse what the sandbox hides from commands: one list for both.
+        let private = config.private_paths();
+        let workspace = Workspace::new(&config.workspace)?.hiding(private.clone());
+        if let Some(private) = workspace.is_itself_private() {
+            return Err(Error::Invalid(format!(
+                "WARDEN_WORKSPACE (`{}`) is Warden's own `{}`: the tools would reach its token, database and \
+                 logs. Give the workspace a folder of its own (the default is the data dir's `workspace`)",
+                config.workspace.display(),
+                private.display()
+            )));
+        }
         let providers = Arc::new(Providers::load(store.clone(), &config, local, fixed).await?);
         let events = EventHub::start(store.clone()).await?;
-        let workspace = Workspace::new(&config.workspace)?;
         let shell = ShellConfig {
             timeout: config.shell_timeout,
-            hidden: config.private_paths(),
+            hidden: private,
             network: config.shell_network,
             ..ShellConfig::default()
         };

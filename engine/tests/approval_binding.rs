@@ -7,7 +7,7 @@ use serde_json::json;
 use warden_engine::tools::Preview;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
-use warden_types::approval::{ApprovalStatus, DecidedBy, DecisionInput};
+use warden_types::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope};
 use warden_types::run::RunStatus;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {
@@ -125,4 +125,36 @@ async fn an_edited_path_is_not_written_without_showing_its_own_diff() {
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(h.workspace().join("b.txt")).unwrap(), "text\n");
     assert!(!h.workspace().join("a.txt").exists());
+}
+
+#[tokio::test]
+async fn a_write_rule_asks_again_once_the_person_edited_the_file() {
+    let h = Harness::start(script("save", vec![write_call("rule.txt", "from the model\n"), Turn::text("ok")])).await;
+    let file = h.workspace().join("rule.txt");
+    let (thread_id, run_id) = h.send("save the note").await;
+    let first = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
+    let for_the_thread = DecisionInput { scope: Scope::Thread, ..approve() };
+    h.engine.decide(&first, for_the_thread).await.unwrap();
+    run_to_end(&h.engine, &run_id).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");
+
+    // The same write again, with the file as the rule's write left it: the rule covers it.
+    let again = h.engine.send_message(&thread_id, "save the note".into()).await.unwrap().run_id;
+    let events = run_to_end(&h.engine, &again).await;
+    assert!(of_kind(&events, "approval_request").is_empty(), "an unchanged file is written under the rule");
+
+    // The person edits the file outside Warden; the rule never saw that content.
+    std::fs::write(&file, "my own edits\n").unwrap();
+    let third = h.engine.send_message(&thread_id, "save the note".into()).await.unwrap().run_id;
+    let card = pending_approvals(&h.engine, &third, 1).await.remove(0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "my own edits\n", "the edits are not overwritten");
+    let shown = h.engine.approval(&card).await.unwrap();
+    assert_eq!(shown.status, ApprovalStatus::Pending);
+    let diff = diff_of(&shown.preview);
+    assert!(diff.contains("-my own edits") && diff.contains("+from the model"), "{diff}");
+
+    // Approved once, it is written (bound to the edited content it showed).
+    h.engine.decide(&card, approve()).await.unwrap();
+    run_to_end(&h.engine, &third).await;
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");
 }

@@ -12,6 +12,7 @@ mod approvals;
 mod bounds;
 mod branches;
 mod chat;
+mod file_tools;
 mod find_and_keep;
 mod gemini_provider;
 mod local_model;

@@ -192,8 +192,9 @@ impl Config {
         Ok(c)
     }
 
-    /// What no sandboxed command may read: the data dir (the workspace inside it stays open to it), the
-    /// SQLite file wherever `WARDEN_DATABASE_URL` put it, and the MCP config file.
+    /// What no sandboxed command may read and no built-in file tool may touch: the data dir (the
+    /// workspace inside it stays open), the SQLite file wherever `WARDEN_DATABASE_URL` put it with the
+    /// files SQLite keeps beside it (`-wal`, `-shm`, `-journal`), and the MCP config file.
     pub fn private_paths(&self) -> Vec<PathBuf> {
         let mut paths = vec![self.data_dir.clone()];
         let database =
@@ -201,6 +202,9 @@ impl Config {
         if let Some(file) = database.map(|rest| rest.split('?').next().unwrap_or(rest)) {
             if !file.is_empty() && file != ":memory:" {
                 paths.push(PathBuf::from(file));
+                for companion in ["-wal", "-shm", "-journal"] {
+                    paths.push(PathBuf::from(format!("{file}{companion}")));
+                }
             }
         }
         paths.extend(self.mcp_config_file.clone());

@@ -80,7 +80,10 @@ pub async fn plan(
     let runs_or_asks = matches!(decision, CallDecision::Run | CallDecision::RunByRule { .. } | CallDecision::Ask);
     let plan = match (tool, server) {
         (Some(t), None) if runs_or_asks => {
-            let (preview, target_state) = if matches!(decision, CallDecision::Ask) {
+            // A rule-run call of a tool with a target state (a file write) is bound like a card's: it
+            // runs only while the target is as the rule's own call leaves it, else it asks again.
+            let rule_binds = t.state_after(arguments).filter(|_| matches!(decision, CallDecision::RunByRule { .. }));
+            let (preview, target_state) = if matches!(decision, CallDecision::Ask) || rule_binds.is_some() {
                 // Bounded like a call: a preview reads the target (a file) and must not hang the turn.
                 tokio::select! {
                     shown = t.preview_with_state(arguments) => shown,
@@ -89,6 +92,12 @@ pub async fn plan(
                 }
             } else {
                 (None, None)
+            };
+            let decision = match decision {
+                CallDecision::RunByRule { .. } if rule_binds.is_some() && target_state != rule_binds => {
+                    CallDecision::Ask
+                }
+                decision => decision,
             };
             CallPlan {
                 summary: t.summary(arguments),

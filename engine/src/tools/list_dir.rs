@@ -6,6 +6,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use std::collections::BinaryHeap;
+use std::os::unix::fs::MetadataExt;
+
+use tokio_util::sync::CancellationToken;
 
 use super::regular_file::{kind, off_thread};
 use super::{args, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
@@ -67,13 +70,14 @@ impl Tool for ListDir {
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let Args { path } = args::parse(args)?;
         let workspace = self.workspace.clone();
-        off_thread(&ctx.cancel, move || list(&workspace, &path)).await
+        off_thread(&ctx.cancel, move |stop| list(&workspace, &path, stop)).await
     }
 }
 
 /// Blocking: the first `MAX_ENTRIES` entries by name. Only that many are held at a time (a heap
-/// of the smallest names), so a folder with millions of entries costs time, never memory.
-fn list(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
+/// of the smallest names), so a folder with millions of entries costs time, never memory; `stop`
+/// ends the reading when the caller gives up.
+fn list(workspace: &Workspace, path: &str, stop: &CancellationToken) -> Result<ToolOutput, ToolError> {
     let dir = workspace.resolve(path)?;
     match dir.symlink_metadata() {
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -95,10 +99,19 @@ fn list(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
         }
         Err(err) => return Err(err.into()),
     };
+    // Warden's own files are not listed (a workspace may hold the data dir); `dir` is resolved, so an
+    // entry's path is its real place, but for an entry that is itself a link (shown as one, not followed).
+    let private = workspace.private_now();
     let mut kept: BinaryHeap<(String, std::path::PathBuf)> = BinaryHeap::new();
     let mut total = 0usize;
     for entry in reader {
+        if stop.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
         let entry = entry?;
+        if private.iter().any(|p| entry.path().starts_with(p)) {
+            continue;
+        }
         total += 1;
         let name = entry.file_name().to_string_lossy().into_owned();
         if kept.len() == MAX_ENTRIES {
@@ -117,6 +130,10 @@ fn list(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
         .map(|(name, full)| match full.symlink_metadata() {
             Ok(meta) if meta.is_dir() => format!("{name}/"),
             Ok(meta) if meta.is_symlink() => format!("{name} -> (symbolic link)"),
+            // A file with other names may be one outside the workspace: write_file refuses it.
+            Ok(meta) if meta.is_file() && meta.nlink() > 1 => {
+                format!("{name} ({} bytes; hard link, {} names)", meta.len(), meta.nlink())
+            }
             Ok(meta) if meta.is_file() => format!("{name} ({} bytes)", meta.len()),
             Ok(meta) => format!("{name} ({})", kind(meta.file_type())),
             Err(_) => format!("{name} (unreadable)"),

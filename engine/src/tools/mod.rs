@@ -87,6 +87,12 @@ pub enum ToolError {
     InvalidArguments(String),
     #[error("path escapes the workspace: {0}")]
     PathEscapesWorkspace(String),
+    /// The path is, or lies in, one of Warden's own private files (see `Workspace::hiding`).
+    #[error(
+        "`{0}` is one of Warden's own private files (its data folder, database or MCP config); the built-in \
+         tools do not read, list or write them"
+    )]
+    PrivatePath(String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("timed out after {0} s")]
@@ -139,6 +145,13 @@ pub trait Tool: Send + Sync {
     /// `approval::decide` ("What was approved is what runs"). `None`: nothing to bind to.
     async fn preview_with_state(&self, args: &Value) -> (Option<Preview>, Option<String>) {
         (self.preview(args).await, None)
+    }
+    /// The state the call leaves its target in (for a file write, `sha256:<hex>` of the content),
+    /// for a tool that reports states. A thread rule runs such a call only while the target is
+    /// already in it: the rule's own write, repeated. Anything else (someone edited the file since)
+    /// is asked again with a card. `None`: the call has no such state.
+    fn state_after(&self, _args: &Value) -> Option<String> {
+        None
     }
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
     /// Runs the call only if its target is still in the `expected` state that

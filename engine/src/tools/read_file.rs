@@ -65,7 +65,7 @@ impl Tool for ReadFile {
     async fn call(&self, args: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let Args { path } = args::parse(args)?;
         let workspace = self.workspace.clone();
-        off_thread(&ctx.cancel, move || read(&workspace, &path)).await
+        off_thread(&ctx.cancel, move |_| read(&workspace, &path)).await
     }
 }
 

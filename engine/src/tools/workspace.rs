@@ -1,9 +1,12 @@
 //! The folder the built-in tools are confined to. Every path a model gives is resolved here first:
 //! relative to the root, `..` handled lexically, symbolic links followed through the longest existing
-//! ancestor, and anything that ends up outside the root is refused.
+//! ancestor, and anything that ends up outside the root is refused. So is anything that ends up in one
+//! of Warden's private paths (its data dir, database, MCP config: the list the sandbox hides from
+//! commands, `Config::private_paths`), which a workspace may hold (`WARDEN_WORKSPACE=.` with `./data`).
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::ToolError;
 
@@ -11,17 +14,67 @@ use super::ToolError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workspace {
     root: PathBuf,
+    /// Paths the built-in tools never touch, as given (resolved at each use: they may not exist yet,
+    /// or be links). The same list the sandbox hides from commands.
+    private: Arc<[PathBuf]>,
 }
 
 impl Workspace {
     /// Creates the folder if needed and keeps its canonical path.
     pub fn new(root: impl AsRef<Path>) -> io::Result<Workspace> {
         std::fs::create_dir_all(root.as_ref())?;
-        Ok(Workspace { root: root.as_ref().canonicalize()? })
+        Ok(Workspace { root: root.as_ref().canonicalize()?, private: Arc::new([]) })
+    }
+
+    /// The same workspace with `private` paths refused, and left out of listings, wherever they lie.
+    /// A private path that holds the whole workspace (the default workspace inside the data dir)
+    /// leaves the workspace open, as the sandbox does.
+    pub fn hiding(mut self, private: Vec<PathBuf>) -> Workspace {
+        self.private = private.into();
+        self
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The private paths as they resolve now (links followed, `..` handled, a name not yet created
+    /// such as `warden.db-wal` kept as it will be), but those that hold the whole workspace.
+    pub fn private_now(&self) -> Vec<PathBuf> {
+        self.private
+            .iter()
+            .map(|private| canonical(private).unwrap_or_else(|| normalize(private)))
+            .filter(|private| !self.root.starts_with(private))
+            .collect()
+    }
+
+    /// A private path that is the workspace itself (`WARDEN_WORKSPACE` set to the data dir): then
+    /// Warden's own files would be the workspace's, and nothing could keep the tools from them.
+    pub fn is_itself_private(&self) -> Option<PathBuf> {
+        self.private.iter().find(|private| canonical(private).is_some_and(|p| p == self.root)).cloned()
+    }
+
+    /// Whether `resolved` (a path `resolve` returned) is, or lies in, one of the private paths.
+    pub fn is_private(&self, resolved: &Path) -> bool {
+        self.private_now().iter().any(|private| resolved.starts_with(private))
+    }
+
+    /// The path relative to the root, for messages and cards (`.` for the root itself).
+    pub fn relative(&self, resolved: &Path) -> String {
+        match resolved.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => resolved.display().to_string(),
+        }
+    }
+
+    /// `resolve`, and the path relative to the root when a symbolic link took it somewhere other
+    /// than where its name says (`notes.txt -> .git/config` gives `Some(".git/config")`).
+    pub fn resolve_shown(&self, path: &str) -> Result<(PathBuf, Option<String>), ToolError> {
+        let resolved = self.resolve(path)?;
+        let lexical = normalize(&self.root.join(path));
+        let through_link = (resolved != lexical).then(|| self.relative(&resolved));
+        Ok((resolved, through_link))
     }
 
     /// Maps a path given by the model to a path inside the workspace, which need not exist yet.
@@ -63,7 +116,29 @@ impl Workspace {
         if !canonical.starts_with(&self.root) {
             return Err(escapes("a symbolic link leads outside the workspace"));
         }
-        Ok(missing.iter().rev().fold(canonical, |acc, name| acc.join(name)))
+        let resolved = missing.iter().rev().fold(canonical, |acc, name| acc.join(name));
+        if self.is_private(&resolved) {
+            return Err(ToolError::PrivatePath(path.to_string()));
+        }
+        Ok(resolved)
+    }
+}
+
+/// `path` with `..` handled and links followed through its longest existing ancestor (the rest are
+/// names still to be created); `None` if that cannot be told.
+fn canonical(path: &Path) -> Option<PathBuf> {
+    let lexical = normalize(&std::env::current_dir().ok()?.join(path));
+    let mut existing = lexical.as_path();
+    let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(canonical) => return Some(missing.iter().rev().fold(canonical, |acc, name| acc.join(name))),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                missing.push(existing.file_name()?);
+                existing = existing.parent()?;
+            }
+            Err(_) => return None,
+        }
     }
 }
 
@@ -157,5 +232,34 @@ mod tests {
         std::fs::create_dir(ws.root().join("real")).unwrap();
         std::os::unix::fs::symlink(ws.root().join("real"), ws.root().join("alias")).unwrap();
         assert_eq!(ws.resolve("alias/new.txt").unwrap(), ws.root().join("real/new.txt"));
+    }
+
+    #[test]
+    fn private_paths_are_refused_through_links_and_dot_dot_even_before_they_exist() {
+        let (dir, ws) = workspace();
+        let data = ws.root().join("data");
+        std::fs::create_dir(&data).unwrap();
+        std::fs::write(data.join("access-token"), "t").unwrap();
+        let outside_db = dir.path().join("elsewhere/warden.db");
+        std::fs::create_dir_all(outside_db.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&data, ws.root().join("alias")).unwrap();
+        let wal = ws.root().join("warden.db-wal");
+        let ws = ws.hiding(vec![data.clone(), wal, outside_db]);
+        for path in ["data", "data/access-token", "data/new.txt", "alias/access-token", "x/../data", "warden.db-wal"] {
+            assert!(matches!(ws.resolve(path), Err(ToolError::PrivatePath(p)) if p == path), "{path}");
+        }
+        assert!(ws.resolve("database").is_ok() && ws.resolve("warden.db").is_ok());
+        assert_eq!(ws.private_now()[0], data);
+    }
+
+    #[test]
+    fn a_private_path_that_holds_the_workspace_leaves_it_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().canonicalize().unwrap().join("data");
+        let ws = Workspace::new(data.join("workspace")).unwrap().hiding(vec![data.clone(), data.join("warden.db")]);
+        assert_eq!(ws.resolve("notes.txt").unwrap(), data.join("workspace/notes.txt"));
+        assert!(ws.is_itself_private().is_none());
+        let itself = Workspace::new(&data).unwrap().hiding(vec![data.clone()]);
+        assert_eq!(itself.is_itself_private(), Some(data));
     }
 }

@@ -1,5 +1,9 @@
 //! `write_file`: create or replace one file in the workspace, making parent folders as needed.
-//! Always asks first; the approval card shows a unified diff against the current content.
+//! Always asks first; the approval card shows a unified diff against the current content, and names
+//! the file that is written (where a symbolic link takes the path, the link's target). A file with
+//! other names (a hard link) or over `MAX_STATE_BYTES` is never written, and the card says so.
+
+use std::path::PathBuf;
 
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -7,7 +11,9 @@ use serde_json::{json, Value};
 
 use tokio_util::sync::CancellationToken;
 
-use super::regular_file::{self, hash_and_head, off_thread, open_for_read, Opened, WriteRefused, ABSENT};
+use super::regular_file::{
+    self, hash_and_head, off_thread, open_for_read, too_large, Opened, WriteRefused, ABSENT, MAX_STATE_BYTES,
+};
 use super::{args, Preview, Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec, Workspace};
 
 pub struct WriteFile {
@@ -18,11 +24,6 @@ impl WriteFile {
     pub fn new(workspace: Workspace) -> Self {
         Self { workspace }
     }
-
-    /// Whether the call would replace a file that is there now; `None` if the path is refused.
-    fn overwrites(&self, path: &str) -> Option<bool> {
-        self.workspace.resolve(path).ok().map(|p| p.exists())
-    }
 }
 
 #[derive(Deserialize)]
@@ -30,6 +31,72 @@ impl WriteFile {
 struct Args {
     path: String,
     content: String,
+}
+
+/// Where a write to a path lands, as the card and the result name it.
+struct Target {
+    /// The resolved path.
+    path: PathBuf,
+    /// The path shown: as given, or (relative to the root) where a symbolic link takes it.
+    shown: String,
+    /// The name given, when a symbolic link took the write to `shown`.
+    via_link: Option<String>,
+}
+
+impl Target {
+    fn resolve(workspace: &Workspace, given: &str) -> Result<Target, ToolError> {
+        let (path, through) = workspace.resolve_shown(given)?;
+        Ok(match through {
+            Some(real) => Target { path, shown: real, via_link: Some(given.to_string()) },
+            None => Target { path, shown: given.to_string(), via_link: None },
+        })
+    }
+
+    /// "`shown`", with the link it was reached through.
+    fn named(&self) -> String {
+        match &self.via_link {
+            Some(link) => format!("`{}` (through the symbolic link `{link}`)", self.shown),
+            None => format!("`{}`", self.shown),
+        }
+    }
+}
+
+/// What is at a target now, as far as the card needs it (read from metadata; no content is read).
+enum Found {
+    New,
+    File,
+    /// A file with other names; writing it would change them too (they may lie outside the workspace).
+    HardLinked(u64),
+    TooLarge(u64),
+    NotRegular(&'static str),
+}
+
+fn found(target: &Target) -> Found {
+    use std::os::unix::fs::MetadataExt;
+    match target.path.symlink_metadata() {
+        Err(_) => Found::New,
+        Ok(meta) if !meta.file_type().is_file() => Found::NotRegular(regular_file::kind(meta.file_type())),
+        Ok(meta) if meta.nlink() > 1 => Found::HardLinked(meta.nlink()),
+        Ok(meta) if meta.len() > MAX_STATE_BYTES => Found::TooLarge(meta.len()),
+        Ok(_) => Found::File,
+    }
+}
+
+/// Why a write to a path that is there will not happen, in words for the card and the model.
+fn refusal(shown: &str, why: &WriteRefused) -> Option<String> {
+    match why {
+        WriteRefused::HardLinked(links) => Some(format!(
+            "`{shown}` is a hard link ({links} names for one file; another name may be a file outside the \
+             workspace, such as a package store's copy): write_file does not write it. Remove it first, or \
+             write another path"
+        )),
+        WriteRefused::TooLarge(len) => Some(format!(
+            "`{shown}` is {len} bytes, over the {} MiB write_file checks and previews: it is not written",
+            MAX_STATE_BYTES >> 20
+        )),
+        WriteRefused::NotRegular(kind) => Some(format!("`{shown}` is {kind}, not a regular file")),
+        WriteRefused::Changed { .. } => None,
+    }
 }
 
 #[async_trait]
@@ -58,9 +125,10 @@ impl Tool for WriteFile {
     }
 
     fn risk(&self, args: &Value) -> Risk {
-        match args::peek::<Args>(args).and_then(|a| self.overwrites(&a.path)) {
-            Some(false) => Risk::Medium,
-            Some(true) | None => Risk::High,
+        let target = args::peek::<Args>(args).and_then(|a| Target::resolve(&self.workspace, &a.path).ok());
+        match target.map(|t| found(&t)) {
+            Some(Found::New) => Risk::Medium,
+            _ => Risk::High,
         }
     }
 
@@ -68,12 +136,22 @@ impl Tool for WriteFile {
         let Some(a) = args::peek::<Args>(args) else {
             return "Write a file".into();
         };
-        let what = match self.overwrites(&a.path) {
-            Some(false) => "new file",
-            Some(true) => "overwrites existing file",
-            None => "outside the workspace; will be refused",
+        let bytes = a.content.len();
+        let target = match Target::resolve(&self.workspace, &a.path) {
+            Ok(target) => target,
+            Err(ToolError::PrivatePath(_)) => {
+                return format!("Write {bytes} bytes to `{}` (one of Warden's private files; will be refused)", a.path)
+            }
+            Err(_) => return format!("Write {bytes} bytes to `{}` (outside the workspace; will be refused)", a.path),
         };
-        format!("Write {} bytes to `{}` ({what})", a.content.len(), a.path)
+        let what = match found(&target) {
+            Found::New => "new file".to_string(),
+            Found::File => "overwrites existing file".to_string(),
+            Found::HardLinked(links) => format!("a hard link with {links} names; will be refused"),
+            Found::TooLarge(len) => format!("the file is {len} bytes, too large; will be refused"),
+            Found::NotRegular(kind) => format!("{kind}; will be refused"),
+        };
+        format!("Write {bytes} bytes to {} ({what})", target.named())
     }
 
     async fn preview(&self, args: &Value) -> Option<Preview> {
@@ -83,36 +161,53 @@ impl Tool for WriteFile {
     async fn preview_with_state(&self, args: &Value) -> (Option<Preview>, Option<String>) {
         let Some(a) = args::peek::<Args>(args) else { return (None, None) };
         let workspace = self.workspace.clone();
-        let work = move || -> Result<(Preview, String), ToolError> {
-            let target = workspace.resolve(&a.path)?;
-            let (state, diff) = match open_for_read(&target)? {
-                Opened::Missing => (ABSENT.to_string(), diff(&a.path, "", &a.content)),
-                Opened::NotRegular(kind) => (
-                    format!("not-a-file: {kind}"),
-                    format!("`{}` is {kind}, not a regular file: the write will be refused", a.path),
-                ),
+        let work = move |stop: &CancellationToken| -> Result<(Preview, String), ToolError> {
+            let target = Target::resolve(&workspace, &a.path)?;
+            let shown = target.shown.clone();
+            let link_note = match &target.via_link {
+                Some(link) => format!("(`{link}` is a symbolic link: this writes `{shown}`)\n"),
+                None => String::new(),
+            };
+            let refused = |why: WriteRefused, state: String| {
+                let text = refusal(&shown, &why).unwrap_or_default();
+                (format!("{link_note}({text}; the write will be refused)"), state)
+            };
+            let (diff, state) = match open_for_read(&target.path)? {
+                Opened::Missing => (format!("{link_note}{}", diff(&shown, "", &a.content)), ABSENT.to_string()),
+                Opened::NotRegular(kind) => refused(WriteRefused::NotRegular(kind), format!("not-a-file: {kind}")),
                 Opened::File(mut file, meta) => {
-                    let (state, head) = hash_and_head(&mut file, MAX_DIFF_BYTES as usize)?;
-                    let diff = if meta.len() > MAX_DIFF_BYTES || head.contains(&0) {
-                        format!(
-                            "(the current `{}` is {} bytes{}: no diff shown; the write replaces it with {} bytes)",
-                            a.path,
-                            meta.len(),
-                            if head.contains(&0) { " of binary data" } else { "" },
-                            a.content.len()
-                        )
+                    use std::os::unix::fs::MetadataExt;
+                    if meta.nlink() > 1 {
+                        // Bound to the content all the same, so the card is asked again if it changes.
+                        let state = hash_and_head(&mut file, 0, stop)?.0;
+                        refused(WriteRefused::HardLinked(meta.nlink()), state)
+                    } else if meta.len() > MAX_STATE_BYTES {
+                        // Sized from its metadata: not a byte of it is read.
+                        refused(WriteRefused::TooLarge(meta.len()), too_large(meta.len()))
                     } else {
-                        diff(&a.path, &String::from_utf8_lossy(&head), &a.content)
-                    };
-                    (state, diff)
+                        let (state, head) = hash_and_head(&mut file, MAX_DIFF_BYTES as usize, stop)?;
+                        let diff = if meta.len() > MAX_DIFF_BYTES || head.contains(&0) {
+                            format!(
+                                "(the current `{shown}` is {} bytes{}: no diff shown; the write replaces it with {} \
+                                 bytes)",
+                                meta.len(),
+                                if head.contains(&0) { " of binary data" } else { "" },
+                                a.content.len()
+                            )
+                        } else {
+                            diff(&shown, &String::from_utf8_lossy(&head), &a.content)
+                        };
+                        (format!("{link_note}{diff}"), state)
+                    }
                 }
             };
-            Ok((Preview::Diff { path: a.path, diff }, state))
+            Ok((Preview::Diff { path: shown, diff }, state))
         };
+        // Dropped with its caller's timeout: the reading then stops (see `off_thread`).
         match off_thread(&CancellationToken::new(), work).await {
             Ok((preview, state)) => (Some(preview), Some(state)),
-            // A path outside the workspace: no card material; the call itself is refused when run.
-            Err(ToolError::PathEscapesWorkspace(_)) => (None, None),
+            // A path outside the workspace or a private one: no card material; the call is refused when run.
+            Err(ToolError::PathEscapesWorkspace(_) | ToolError::PrivatePath(_)) => (None, None),
             Err(e) => {
                 tracing::warn!(error = %e, "write_file preview failed");
                 (None, None)
@@ -127,30 +222,35 @@ impl Tool for WriteFile {
     async fn call_if_unchanged(&self, args: Value, ctx: ToolContext, expected: &str) -> Result<ToolOutput, ToolError> {
         self.write(args, ctx, Some(expected.to_string())).await
     }
+
+    fn state_after(&self, args: &Value) -> Option<String> {
+        args::peek::<Args>(args).map(|a| regular_file::state_of_bytes(a.content.as_bytes()))
+    }
 }
 
 impl WriteFile {
     async fn write(&self, args: Value, ctx: ToolContext, expected: Option<String>) -> Result<ToolOutput, ToolError> {
         let Args { path, content } = args::parse(args)?;
         let workspace = self.workspace.clone();
-        off_thread(&ctx.cancel, move || {
-            let target = workspace.resolve(&path)?;
-            if target.is_dir() {
-                return Ok(ToolOutput::error(format!("`{path}` is a folder; give a file path")));
+        off_thread(&ctx.cancel, move |stop| {
+            let target = Target::resolve(&workspace, &path)?;
+            if target.path.is_dir() {
+                return Ok(ToolOutput::error(format!("`{}` is a folder; give a file path", target.shown)));
             }
             // `resolve` left only plain, not yet existing names after the last real folder, so this stays inside.
-            if let Some(parent) = target.parent() {
+            if let Some(parent) = target.path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            match regular_file::write(&target, content.as_bytes(), expected.as_deref())? {
+            match regular_file::write(&target.path, content.as_bytes(), expected.as_deref(), stop)? {
                 Ok(existed) => {
                     let what = if existed { "replaced existing file" } else { "new file" };
-                    Ok(ToolOutput::text(format!("Wrote {} bytes to `{path}` ({what})", content.len())))
-                }
-                Err(WriteRefused::NotRegular(kind)) => {
-                    Ok(ToolOutput::error(format!("`{path}` is {kind}, not a regular file; nothing was written")))
+                    Ok(ToolOutput::text(format!("Wrote {} bytes to {} ({what})", content.len(), target.named())))
                 }
                 Err(WriteRefused::Changed { now }) => Err(ToolError::TargetChanged { now }),
+                Err(why) => Ok(ToolOutput::error(format!(
+                    "{}; nothing was written",
+                    refusal(&target.shown, &why).unwrap_or_default()
+                ))),
             }
         })
         .await
