@@ -57,14 +57,14 @@ test("the write card names the file a symbolic link leads to", async ({ page }) 
   await startChat(page, "write through the link");
   const card = approvalCard(page);
   await expect(card.getByRole("heading", { level: 3 })).toHaveText(
-    "Approval needed: Write 8 bytes to `linkrepo/.git/config` (through the symbolic link `linked-notes.txt`) (overwrites existing file)",
+    "Approval needed: Write 8 bytes to `linkrepo/.git/config` through the symbolic link `linked-notes.txt` (overwrites existing file)",
   );
   await expect(card).toContainText("Changes to linkrepo/.git/config");
   await expect(card).toContainText("`linked-notes.txt` is a symbolic link: this writes `linkrepo/.git/config`");
   await expect(card).toContainText("-[core]");
   await card.getByRole("button", { name: "Approve", exact: true }).click();
   await expect(answer(page, "Written through the link.")).toContainText(
-    "[tool said: Wrote 8 bytes to linkrepo/.git/config (through the symbolic link linked-notes.txt) (replaced existing file)]",
+    "[tool said: Wrote 8 bytes to linkrepo/.git/config through the symbolic link linked-notes.txt (replaced existing file)]",
   );
   expect(fs.readFileSync(config, "utf8")).toBe("[alias]\n");
 });

@@ -170,7 +170,7 @@ async fn the_write_card_names_the_file_a_symbolic_link_leads_to() {
     let card = h.engine.approval(&id).await.unwrap();
     assert_eq!(
         card.summary,
-        "Write 8 bytes to `.git/config` (through the symbolic link `notes.txt`) (overwrites existing file)"
+        "Write 8 bytes to `.git/config` through the symbolic link `notes.txt` (overwrites existing file)"
     );
     let (path, diff) = diff_of(&card.preview);
     assert_eq!(path, ".git/config", "the card's file is the one written");
@@ -184,7 +184,7 @@ async fn the_write_card_names_the_file_a_symbolic_link_leads_to() {
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(ws.join(".git/config")).unwrap(), "[alias]\n");
     let result = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap().to_string();
-    assert!(result.contains("to `.git/config` (through the symbolic link `notes.txt`)"), "{result}");
+    assert!(result.contains("to `.git/config` through the symbolic link `notes.txt`"), "{result}");
 }
 
 #[tokio::test]

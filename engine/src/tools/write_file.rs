@@ -55,7 +55,7 @@ impl Target {
     /// "`shown`", with the link it was reached through.
     fn named(&self) -> String {
         match &self.via_link {
-            Some(link) => format!("`{}` (through the symbolic link `{link}`)", self.shown),
+            Some(link) => format!("`{}` through the symbolic link `{link}`", self.shown),
             None => format!("`{}`", self.shown),
         }
     }
