@@ -20,6 +20,7 @@ mod long_results;
 mod long_threads;
 mod network_grant;
 mod openai_provider;
+mod private_files;
 mod providers;
 mod retrying;
 mod rule_bypasses;

@@ -73,7 +73,13 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
             Transport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).env_clear().envs(inherited_env()).kill_on_drop(true);
-                let scratch = if config.sandbox { Some(confine(&mut cmd, config, private_paths)?) } else { None };
+                // Confined or not, the server starts in a session of its own, away from Warden's terminal.
+                let scratch = if config.sandbox {
+                    Some(confine(&mut cmd, config, private_paths)?)
+                } else {
+                    warden_sandbox::own_session(&mut cmd);
+                    None
+                };
                 cmd.envs(env);
                 let (transport, child_stderr) = TokioChildProcess::builder(cmd)
                     .stderr(Stdio::piped())

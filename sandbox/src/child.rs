@@ -17,6 +17,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use landlock::RulesetCreated;
 
 use crate::shared_ns::SharedNamespaces;
+use crate::sockets::Masks;
 
 /// `close_range` flag: mark the descriptors close-on-exec instead of closing them (Linux 5.11).
 const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
@@ -64,6 +65,8 @@ pub(crate) struct Prepared {
     /// Where the supervisor writes the command's wait status before it exits (-1: nowhere). See
     /// [`Prepared::report_exit_to`].
     report: libc::c_int,
+    /// The machine's unix sockets to cover in the command's mount namespace (see `sockets`).
+    masks: Masks,
 }
 
 impl Prepared {
@@ -72,6 +75,7 @@ impl Prepared {
         network: bool,
         proc_access: u64,
         shared: Option<&'static SharedNamespaces>,
+        masks: Masks,
     ) -> Result<Self, crate::SandboxError> {
         let ruleset: Option<OwnedFd> = ruleset.into();
         let ruleset = ruleset.ok_or_else(|| crate::SandboxError::Unavailable("Landlock made no ruleset".into()))?;
@@ -79,7 +83,7 @@ impl Prepared {
         if !network {
             namespaces |= libc::CLONE_NEWNET;
         }
-        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, shared, network, proc_access, report: -1 })
+        Ok(Self { ruleset, namespaces, maps: IdMaps::current()?, shared, network, proc_access, report: -1, masks })
     }
 
     /// Has the supervisor write the command's end to `fd` (a pipe's write end, close-on-exec) as soon
@@ -91,15 +95,17 @@ impl Prepared {
 
     /// Runs in the forked child; returns (in the confined grandchild) to let `exec` go ahead.
     pub(crate) fn enter(&self) -> io::Result<()> {
+        // SAFETY: getsid, getpid and setsid only change this process's session.
+        unsafe { own_session()? };
         self.enter_namespaces()?;
         // SAFETY: as in `enter_namespaces`.
         unsafe { restrict(&self.ruleset, self.proc_access) }
     }
 
-    /// Whether a sandbox made ahead of its command (`spawner::zygote`) fits this one: it joins the
-    /// shared namespaces without network.
-    pub(crate) fn fits_zygote(&self) -> bool {
-        self.shared.is_some() && !self.network
+    /// Whether a sandbox made ahead of its command (`spawner::zygote`) with `masks` fits this one: it
+    /// joins the shared namespaces without network, and covers the same sockets.
+    pub(crate) fn fits_zygote(&self, masks: &Masks) -> bool {
+        self.shared.is_some() && !self.network && self.masks == *masks
     }
 
     pub(crate) fn ruleset(&self) -> &OwnedFd {
@@ -116,11 +122,11 @@ impl Prepared {
         // SAFETY: plain system calls on memory owned by `self`, valid in the child after fork.
         unsafe {
             match self.shared {
-                Some(shared) => enter_shared(shared, self.network, self.report),
+                Some(shared) => enter_shared(shared, self.network, self.report, &self.masks),
                 None => {
                     check(libc::unshare(self.namespaces))?;
                     self.maps.write()?;
-                    become_pid_one(self.report)
+                    become_pid_one(self.report, &self.masks)
                 }
             }
         }
@@ -128,9 +134,14 @@ impl Prepared {
 }
 
 /// `Prepared::enter_namespaces` where the user and network namespaces are the shared ones: joins them
-/// (the network one only without `network`), makes new PID and mount namespaces and returns in PID 1.
-/// `report`: see [`Prepared::report_exit_to`] (-1: none).
-pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool, report: libc::c_int) -> io::Result<()> {
+/// (the network one only without `network`), makes new PID and mount namespaces and returns in PID 1,
+/// with `masks` covered. `report`: see [`Prepared::report_exit_to`] (-1: none).
+pub(crate) unsafe fn enter_shared(
+    shared: &SharedNamespaces,
+    network: bool,
+    report: libc::c_int,
+    masks: &Masks,
+) -> io::Result<()> {
     // Joining the shared user namespace gives every capability in it, which the network namespace it
     // owns and the new PID and mount namespaces need.
     check(libc::setns(shared.user.as_raw_fd(), libc::CLONE_NEWUSER))?;
@@ -138,7 +149,7 @@ pub(crate) unsafe fn enter_shared(shared: &SharedNamespaces, network: bool, repo
         check(libc::setns(shared.net.as_raw_fd(), libc::CLONE_NEWNET))?;
     }
     check(libc::unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS))?;
-    become_pid_one(report)
+    become_pid_one(report, masks)
 }
 
 /// The second half of `enter`: in PID 1, drops every capability (`drop_privileges`) and enforces
@@ -171,10 +182,36 @@ pub(crate) unsafe fn enforce(ruleset: &OwnedFd, proc_access: u64) -> io::Result<
     Ok(())
 }
 
+/// Makes the calling process the leader of a new session (and of a new process group, whose id is its
+/// pid), unless it already is one: it leaves the session of whoever started Warden, and with it that
+/// session's controlling terminal (`/dev/tty` opens nothing, and no `TIOCSTI` can push keystrokes into
+/// the person's shell), its job control and its hang-up. Then no descriptor of a terminal crosses
+/// `exec`: a terminal on stdin, stdout or stderr is swapped for `/dev/null`, and every descriptor from 3
+/// on is marked close-on-exec. Fails where the process leads a process group of another session (a
+/// caller that asked for `process_group(0)` first): a session is a group too.
+pub(crate) unsafe fn own_session() -> io::Result<()> {
+    if libc::getsid(0) != libc::getpid() {
+        check(libc::setsid())?;
+    }
+    for fd in 0..=2 {
+        if libc::isatty(fd) == 1 {
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+            check(null)?;
+            let swapped = libc::dup2(null, fd);
+            libc::close(null);
+            check(swapped)?;
+        }
+    }
+    // Old kernels lack the flag: best effort, as in `enforce` (std and tokio open theirs close-on-exec).
+    libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC);
+    Ok(())
+}
+
 /// Forks, after the namespaces were entered: this process stays as the supervisor (and never
 /// returns), the child returns as PID 1 of the new PID namespace, tied to the supervisor's life,
-/// with its own `/proc` mounted. `report`: where the supervisor tells the command's end (-1: nowhere).
-unsafe fn become_pid_one(report: libc::c_int) -> io::Result<()> {
+/// with its own `/proc` mounted and the machine's unix sockets (`masks`) covered. `report`: where the
+/// supervisor tells the command's end (-1: nowhere).
+unsafe fn become_pid_one(report: libc::c_int, masks: &Masks) -> io::Result<()> {
     let mut alive = [-1 as libc::c_int; 2];
     check(libc::pipe2(alive.as_mut_ptr(), libc::O_CLOEXEC))?;
     let pid = libc::fork();
@@ -197,7 +234,8 @@ unsafe fn become_pid_one(report: libc::c_int) -> io::Result<()> {
         libc::_exit(SUPERVISOR_GONE);
     }
     libc::close(alive[0]);
-    mount_own_proc()
+    mount_own_proc()?;
+    masks.apply()
 }
 
 /// Adds a rule for the `/proc` just mounted to `ruleset` (not enforced yet).

@@ -14,6 +14,7 @@ mod child;
 mod rules;
 mod scratch;
 mod shared_ns;
+mod sockets;
 pub mod spawner;
 mod status;
 
@@ -81,7 +82,9 @@ pub enum SandboxError {
 
 /// Confines `cmd` by `policy`: everything is prepared here, before `fork`, and the child only makes
 /// system calls (see `child`). Errors without touching `cmd` when [`status`] is not available.
-/// The caller sets the environment (`env_clear` and what the command needs).
+/// The caller sets the environment (`env_clear` and what the command needs). The command starts in a
+/// session of its own (as [`own_session`] does), which is also a process group of its own: do not ask
+/// `cmd` for a `process_group` as well (a group leader cannot start a session).
 pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(), SandboxError> {
     let prepared = prepare(policy)?;
     // SAFETY: `enter` makes only async-signal-safe system calls on data prepared above (no allocation,
@@ -90,6 +93,17 @@ pub fn confine(cmd: &mut tokio::process::Command, policy: &Policy) -> Result<(),
         cmd.pre_exec(move || prepared.enter());
     }
     Ok(())
+}
+
+/// Starts `cmd` (a command that runs unconfined) in a session of its own, as every confined command
+/// is: away from the terminal Warden was started on (no `/dev/tty`, no `TIOCSTI` into the person's
+/// shell), its job control and its hang-up. The session is also a process group of its own, whose id
+/// is the child's pid: do not ask `cmd` for a `process_group` as well.
+pub fn own_session(cmd: &mut tokio::process::Command) {
+    // SAFETY: `own_session` makes only async-signal-safe system calls (getsid, getpid, setsid).
+    unsafe {
+        cmd.pre_exec(|| child::own_session());
+    }
 }
 
 /// Everything a child needs to confine itself by `policy`, made before the fork.
@@ -108,7 +122,7 @@ fn prepare_with(policy: &Policy, ahead: Option<rules::Ahead>) -> Result<child::P
     let proc_readable = policy.readable.iter().any(|r| Path::new("/proc").starts_with(r));
     let proc_access = if proc_readable { landlock::AccessFs::from_read(abi).bits() } else { 0 };
     let shared = shared_ns::get(status.landlock_abi.unwrap_or(0));
-    child::Prepared::new(ruleset, policy.network, proc_access, shared)
+    child::Prepared::new(ruleset, policy.network, proc_access, shared, socket_masks(policy, abi))
 }
 
 /// The ruleset for `policy` (but its scratch), built ahead of a command that may need it (see
@@ -119,6 +133,24 @@ fn build_ahead(policy: &Policy) -> Option<rules::Ahead> {
         return None;
     }
     rules::Ahead::build(policy, &rules::hidden_paths(policy), landlock_abi()).ok()
+}
+
+/// The machine's unix sockets to cover in a command's mount namespace (see `sockets`), but those in
+/// or around a path `policy` makes writable; none where Landlock itself refuses connecting to them
+/// (ABI 9+: `rules` handles that access and grants it only where a command may write).
+fn socket_masks(policy: &Policy, abi: landlock::ABI) -> sockets::Masks {
+    if abi >= landlock::ABI::V9 {
+        return sockets::Masks::default();
+    }
+    let mut allowed = policy.writable.clone();
+    allowed.extend(policy.scratch.clone());
+    sockets::Masks::leaving(&allowed)
+}
+
+/// The socket masks of a sandbox made before its command's policy is known (`spawner::zygote`): all
+/// of them, which fits a command whose writable paths are nowhere near one.
+pub(crate) fn socket_masks_ahead() -> sockets::Masks {
+    socket_masks(&Policy::new(Vec::new(), Vec::new()), landlock_abi())
 }
 
 fn landlock_abi() -> landlock::ABI {

@@ -264,13 +264,13 @@ struct Listed {
 
 /// What changes when a directory gains, loses or renames an entry (or is replaced).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct DirStamp {
+pub(crate) struct DirStamp {
     dev: u64,
     ino: u64,
     mtime: (i64, i64),
 }
 
-fn stamp(path: &Path) -> Option<DirStamp> {
+pub(crate) fn stamp(path: &Path) -> Option<DirStamp> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::symlink_metadata(path).ok()?;
     Some(DirStamp { dev: m.dev(), ino: m.ino(), mtime: (m.mtime(), m.mtime_nsec()) })

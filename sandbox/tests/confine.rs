@@ -372,6 +372,84 @@ async fn abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reac
     listener.kill().await.unwrap();
 }
 
+/// A unix socket listening at `path` (its folders made as needed), removed with its folders when dropped.
+struct Listening {
+    _listener: std::os::unix::net::UnixListener,
+    path: PathBuf,
+    made: Vec<PathBuf>,
+}
+
+impl Listening {
+    fn at(path: PathBuf) -> Option<Self> {
+        let mut made = Vec::new();
+        let mut missing: Vec<PathBuf> =
+            path.ancestors().skip(1).take_while(|d| !d.exists()).map(Path::to_path_buf).collect();
+        missing.reverse();
+        for dir in missing {
+            std::fs::create_dir(&dir).ok()?;
+            made.push(dir);
+        }
+        let listener = std::os::unix::net::UnixListener::bind(&path).ok();
+        let listening = Self { _listener: listener?, path, made };
+        Some(listening)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        for dir in self.made.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+/// Pathname unix sockets of the machine (a session bus in `/run/user`, tmux, ssh-agent, X11, Docker's
+/// daemon in `/run`) are out of a confined command's reach, though they listen and it may read
+/// their folders; one in the workspace, which the person opened to it, is not.
+async fn pathname_unix_sockets_of_the_machine_are_out_of_reach(via: Via) {
+    if !available() {
+        return;
+    }
+    if std::process::Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("\n!!! SKIPPED: no python3 to connect to unix sockets with !!!\n");
+        return;
+    }
+    let l = layout();
+    let id = std::process::id();
+    let places = [
+        format!("/run/user/warden-test-{id}/bus"),
+        format!("/run/warden-test-{id}.sock"),
+        format!("/run/warden-test-{id}/daemon.sock"),
+        format!("/tmp/tmux-warden-test-{id}/default"),
+        format!("/tmp/ssh-warden-test-{id}/agent.1"),
+        format!("/tmp/.X11-unix/X{id}"),
+        format!("/tmp/warden-test-{id}.sock"),
+    ];
+    let listening: Vec<Listening> = places.iter().filter_map(|p| Listening::at(PathBuf::from(p))).collect();
+    let skipped: Vec<&String> = places.iter().filter(|p| !listening.iter().any(|l| l.path == Path::new(p))).collect();
+    if !skipped.is_empty() {
+        eprintln!("\n!!! not tried (this user cannot listen there): {skipped:?} !!!\n");
+    }
+    assert!(listening.len() >= 3, "too few places to listen in: {skipped:?}");
+    let own = Listening::at(l.workspace.join("own.sock")).unwrap();
+    let connect = |path: &Path| {
+        format!(
+            "python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(\"connected\")' {}",
+            path.display()
+        )
+    };
+    for socket in &listening {
+        let (code, text) = run(via, &l.policy(), &l.workspace, &connect(&socket.path)).await;
+        assert!(code != Some(0) && !text.contains("connected"), "reached {}: {text}", socket.path.display());
+        // The same connect succeeds unconfined: the refusal is the sandbox's doing.
+        let unconfined = std::process::Command::new("sh").arg("-c").arg(connect(&socket.path)).output().unwrap();
+        assert!(String::from_utf8_lossy(&unconfined.stdout).contains("connected"), "{unconfined:?}");
+    }
+    let (code, text) = run(via, &l.policy(), &l.workspace, &connect(&own.path)).await;
+    assert_eq!((code, text.trim()), (Some(0), "connected"), "the workspace's own socket");
+}
+
 /// A confined command started by the spawner is the spawner's child (not this process's), reports its
 /// exit code, and a program that is not there is refused as a start error.
 async fn the_spawner_starts_commands_as_its_own_children() {
@@ -497,6 +575,7 @@ fn main() {
                 a_setsid_child_does_not_outlive_the_command,
                 the_command_keeps_its_uid_but_has_no_capabilities_even_as_root,
                 abstract_unix_sockets_of_the_host_and_of_other_commands_are_out_of_reach,
+                pathname_unix_sockets_of_the_machine_are_out_of_reach,
             );
         }
         the_spawner_starts_commands_as_its_own_children().await;

@@ -6,6 +6,7 @@ mod models;
 
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 pub use models::{EnvModels, DEFAULT_ANTHROPIC_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL};
@@ -192,25 +193,43 @@ impl Config {
         Ok(c)
     }
 
-    /// What no sandboxed command may read and no built-in file tool may touch: the data dir (the
-    /// workspace inside it stays open), the SQLite file wherever `WARDEN_DATABASE_URL` put it with the
-    /// files SQLite keeps beside it (`-wal`, `-shm`, `-journal`), and the MCP config file.
+    /// What no sandboxed command may read: the data dir (the workspace inside it stays open to it), the
+    /// SQLite database wherever `WARDEN_DATABASE_URL` put it (the file and the `-wal`, `-shm` and
+    /// `-journal` files beside it, which hold the same secrets: see [`Config::database_files`]), and the
+    /// MCP config file.
     pub fn private_paths(&self) -> Vec<PathBuf> {
         let mut paths = vec![self.data_dir.clone()];
-        let database =
-            self.database_url.strip_prefix("sqlite://").or_else(|| self.database_url.strip_prefix("sqlite:"));
-        if let Some(file) = database.map(|rest| rest.split('?').next().unwrap_or(rest)) {
-            if !file.is_empty() && file != ":memory:" {
-                paths.push(PathBuf::from(file));
-                for companion in ["-wal", "-shm", "-journal"] {
-                    paths.push(PathBuf::from(format!("{file}{companion}")));
-                }
-            }
-        }
+        paths.extend(self.database_files());
         paths.extend(self.mcp_config_file.clone());
         paths
     }
+
+    /// The SQLite database file `database_url` names (`None` for an in-memory database), as sqlx reads
+    /// the URL (`sqlite:`, `sqlite://`, a query string).
+    pub fn database_file(&self) -> Option<PathBuf> {
+        let options = sqlx::sqlite::SqliteConnectOptions::from_str(&self.database_url).ok()?;
+        let file = options.get_filename();
+        let name = file.to_string_lossy();
+        (!name.is_empty() && name != ":memory:" && !name.starts_with("file:")).then(|| file.to_path_buf())
+    }
+
+    /// The database file and every file SQLite keeps beside it with the same contents: the write-ahead
+    /// log (`-wal`, which holds every recent write, keys included), the shared-memory index (`-shm`) and
+    /// the rollback journal (`-journal`). Each is named whether or not it exists yet.
+    pub fn database_files(&self) -> Vec<PathBuf> {
+        let Some(file) = self.database_file() else { return Vec::new() };
+        let mut files = vec![file.clone()];
+        for suffix in DATABASE_SIDE_FILES {
+            let mut side = file.clone().into_os_string();
+            side.push(suffix);
+            files.push(PathBuf::from(side));
+        }
+        files
+    }
 }
+
+/// What SQLite appends to a database file's name for the files it keeps beside it.
+pub const DATABASE_SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// Longest duration any `*_SECS` variable may set (a year): far beyond any real need, and far
 /// from the overflow of `Instant + Duration`, which would panic.

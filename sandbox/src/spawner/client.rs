@@ -29,7 +29,8 @@ pub enum SpawnError {
 
 /// One command to start: its program (found on the `PATH` of `env` when it has no `/`), arguments,
 /// whole environment, directory, output descriptors (stdin is `/dev/null`) and sandbox (`None`:
-/// unconfined). It runs in a process group of its own, whose id is its pid.
+/// unconfined). It runs in a session of its own (away from the server's terminal), so in a process
+/// group of its own, whose id is its pid.
 pub struct Launch<'a> {
     pub program: &'a Path,
     pub args: &'a [String],

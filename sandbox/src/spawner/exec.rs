@@ -65,14 +65,14 @@ impl Exec {
 
 /// In a new child of the spawner: the signals a command expects (none blocked, Ctrl-C and `SIGPIPE`
 /// at their defaults: Rust's runtime ignores `SIGPIPE`, as std's `Command` also undoes), death with
-/// its parent, and a process group of its own.
+/// its parent, and a session (so a process group too) of its own, away from the server's terminal.
 pub(super) unsafe fn become_child() -> io::Result<()> {
     let empty: libc::sigset_t = std::mem::zeroed();
     libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
     libc::signal(libc::SIGINT, libc::SIG_DFL);
     libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
-    check(libc::setpgid(0, 0))
+    crate::child::own_session()
 }
 
 /// The two sides of `fork_with_status`.

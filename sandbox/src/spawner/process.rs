@@ -243,13 +243,18 @@ impl Zygotes {
         }
     }
 
-    /// The waiting sandbox, if there is one and it fits.
+    /// The waiting sandbox, if there is one and it fits. One that covers other sockets than the
+    /// command would (a socket came or went since it was made) is let go, and the next is made anew.
     fn take(&mut self, prepared: &crate::child::Prepared) -> Option<Zygote> {
-        if prepared.fits_zygote() {
-            self.ready.take()
-        } else {
-            None
+        let ready = self.ready.take()?;
+        if prepared.fits_zygote(&ready.masks) {
+            return Some(ready);
         }
+        if !prepared.fits_zygote(&crate::socket_masks_ahead()) {
+            // It does not fit this command, but may fit the next.
+            self.ready = Some(ready);
+        }
+        None
     }
 
     /// A zygote that could not take its command is gone: stop making them (each would go the same way).

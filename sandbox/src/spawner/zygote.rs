@@ -20,6 +20,7 @@ use super::exec::{self, Exec};
 use super::wire;
 use crate::child::{self, Prepared};
 use crate::shared_ns::SharedNamespaces;
+use crate::sockets::Masks;
 
 /// Largest command the zygote takes in one message (the spawner's own requests are capped alike).
 const MAX_GO: usize = wire::MAX_MESSAGE;
@@ -42,6 +43,8 @@ pub(super) struct Go {
 pub(super) struct Zygote {
     /// Its supervisor: the pid (and process group) the command will be known by.
     pid: libc::pid_t,
+    /// The sockets it covered (see `sockets`): it fits only a command that would cover the same.
+    pub(super) masks: Masks,
     control: OwnedFd,
     /// Closes when the command is executed; carries an errno when it could not be.
     status: OwnedFd,
@@ -63,6 +66,7 @@ impl Zygote {
     pub(super) fn make(shared: &'static SharedNamespaces, close: &[libc::c_int]) -> io::Result<Self> {
         let (ours, theirs) = wire::pair()?;
         let (report, report_to) = exec::exit_report()?;
+        let masks = crate::socket_masks_ahead();
         // SAFETY: the spawner has one thread.
         match unsafe { exec::fork_with_status() }? {
             exec::Forked::Child { status } => {
@@ -73,13 +77,13 @@ impl Zygote {
                     for fd in close {
                         libc::close(*fd);
                     }
-                    exec::fail(status, &wait_and_execute(shared, &theirs, &report_to));
+                    exec::fail(status, &wait_and_execute(shared, &theirs, &report_to, &masks));
                 }
             }
             exec::Forked::Parent { pid, status } => {
                 drop(theirs);
                 drop(report_to);
-                Ok(Self { pid, control: ours, status, report })
+                Ok(Self { pid, masks, control: ours, status, report })
             }
         }
     }
@@ -106,10 +110,15 @@ impl Zygote {
 
 /// In the zygote: enters the namespaces (returning in PID 1), waits for the command and executes it.
 /// Returns only with the error that stopped it.
-unsafe fn wait_and_execute(shared: &SharedNamespaces, control: &OwnedFd, report_to: &OwnedFd) -> io::Error {
+unsafe fn wait_and_execute(
+    shared: &SharedNamespaces,
+    control: &OwnedFd,
+    report_to: &OwnedFd,
+    masks: &Masks,
+) -> io::Error {
     let steps = || -> io::Result<Exec> {
         exec::become_child()?;
-        child::enter_shared(shared, false, report_to.as_raw_fd())?;
+        child::enter_shared(shared, false, report_to.as_raw_fd(), masks)?;
         child::drop_privileges()?;
         let mut buffer = vec![0u8; MAX_GO];
         let (go, fds) = match wire::recv::<Go>(control, &mut buffer)? {

@@ -1,7 +1,8 @@
 //! Runs one command line for the shell tool (its program directly when the line is plain, else through
 //! `sh -c`: see `argv`), started by the sandbox's spawner where the server runs one (else forked from
 //! here): confined by `warden-sandbox` (which also ends every
-//! process it started when it exits), in its own process group, with a minimal environment and a fresh
+//! process it started when it exits), in a session (and process group) of its own, away from the
+//! terminal Warden was started on, with a minimal environment and a fresh
 //! `HOME`; stdout and stderr merged into one capped buffer; the whole group killed on timeout, on cancel,
 //! or when the call is dropped, so nothing the command started outlives the call.
 
@@ -171,10 +172,11 @@ fn fork(
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer.try_clone()?))
         .stderr(Stdio::from(writer))
-        .process_group(0)
         .kill_on_drop(true);
-    if let Some(policy) = setup.policy {
-        warden_sandbox::confine(&mut cmd, policy).map_err(|e| ToolError::Failed(e.to_string()))?;
+    // A session of its own (also a process group of its own, which `GroupKiller` ends), confined or not.
+    match setup.policy {
+        Some(policy) => warden_sandbox::confine(&mut cmd, policy).map_err(|e| ToolError::Failed(e.to_string()))?,
+        None => warden_sandbox::own_session(&mut cmd),
     }
     Ok(cmd.spawn()?)
 }
