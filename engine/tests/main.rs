@@ -20,6 +20,7 @@ mod long_threads;
 mod network_grant;
 mod openai_provider;
 mod providers;
+mod redirects;
 mod retrying;
 mod rule_bypasses;
 mod shell_bounds;
