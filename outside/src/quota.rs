@@ -44,6 +44,42 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The defaults, each changed by its environment variable when set: `WARDEN_OUTSIDE_MAX_PENDING`,
+    /// `WARDEN_OUTSIDE_REQUESTS_PER_MINUTE`, `WARDEN_OUTSIDE_MAX_SOCKETS`, `WARDEN_OUTSIDE_MAX_LONG_POLLS`,
+    /// `WARDEN_OUTSIDE_MAX_MCP_SESSIONS` (whole numbers from 1). A bad value is an error naming it.
+    pub fn from_env() -> Result<Self> {
+        fn read(name: &str) -> Result<Option<u64>> {
+            match std::env::var(name) {
+                Ok(text) => match text.trim().parse::<u64>() {
+                    Ok(n) if n >= 1 => Ok(Some(n)),
+                    _ => Err(Error::Invalid(format!("{name} must be a whole number from 1, not `{text}`"))),
+                },
+                Err(_) => Ok(None),
+            }
+        }
+        let mut limits = Self::default();
+        if let Some(n) = read("WARDEN_OUTSIDE_MAX_PENDING")? {
+            limits.max_pending = n;
+        }
+        if let Some(n) = read("WARDEN_OUTSIDE_REQUESTS_PER_MINUTE")? {
+            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            limits.per_minute = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+        }
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = read("WARDEN_OUTSIDE_MAX_SOCKETS")? {
+            limits.max_sockets = count(n);
+        }
+        if let Some(n) = read("WARDEN_OUTSIDE_MAX_LONG_POLLS")? {
+            limits.max_waits = count(n);
+        }
+        if let Some(n) = read("WARDEN_OUTSIDE_MAX_MCP_SESSIONS")? {
+            limits.max_mcp_sessions = count(n);
+        }
+        Ok(limits)
+    }
+}
+
 /// What a client holds open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Held {
