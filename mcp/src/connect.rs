@@ -193,7 +193,7 @@ fn header_map(
 fn describe_http_error(error: &rmcp::service::ClientInitializeError, refused: &redirects::RefusedRedirect) -> String {
     let text = error.to_string();
     if let Some(to) = refused.get() {
-        format!("the server answered with {}", redirects::refused_text(Some(&to)))
+        format!("the server answered with {} ({text})", redirects::refused_text(Some(&to)))
     } else if error.is_authorization_required() || text.contains("401") || text.contains("Unauthorized") {
         format!("the server refused the credentials (HTTP 401 Unauthorized): {text}")
     } else {
