@@ -104,6 +104,10 @@ fn server_command(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> (Comman
         .env("LEPTOS_SITE_ROOT", root.join("target/site"))
         .env("LEPTOS_SITE_PKG_DIR", "pkg")
         .env("LEPTOS_RELOAD_PORT", "3001")
+        // The benches hold thousands of outside requests waiting from a few clients, far past a
+        // client's bounds.
+        .env("WARDEN_OUTSIDE_MAX_PENDING", "1000000")
+        .env("WARDEN_OUTSIDE_REQUESTS_PER_MINUTE", "1000000")
         .stderr(Stdio::inherit());
     for (k, v) in extra {
         cmd.env(k, v);

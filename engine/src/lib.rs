@@ -24,6 +24,7 @@ mod markdown;
 mod message;
 mod outcome_text;
 pub mod providers;
+pub mod redirects;
 mod run;
 mod run_thread;
 mod store;

@@ -279,7 +279,7 @@ async fn a_stalled_stream_ends_with_a_timeout_after_the_tokens_it_sent() {
     let model = FixtureModel::start(script("stall", vec![turn])).await.unwrap();
     let events = run(&provider(&model, None, Duration::from_millis(300)), ask("stall")).await;
     assert_eq!(text_deltas(&events).concat(), "tok0 tok1");
-    assert!(matches!(events.last(), Some(Err(ProviderError::Timeout(_)))), "{events:?}");
+    assert!(matches!(events.last(), Some(Err(ProviderError::Silent(_)))), "{events:?}");
 }
 
 #[tokio::test]

@@ -138,6 +138,28 @@ async fn an_unreachable_model_is_a_clear_error() {
     assert!(message.to_lowercase().contains("connect"), "got: {message}");
 }
 
+/// A model that takes the request and then sends nothing fails the run once the idle timeout has
+/// passed, with no retry (each cost the whole wait: 4 x 120 s), and the run's error says what happened.
+#[tokio::test]
+async fn a_model_that_goes_silent_fails_the_run_at_once_and_says_so() {
+    for tokens in [0, 2] {
+        let turn = Turn { stall_after_tokens: Some(tokens), ..Turn::text("never finished at all") };
+        let h = Harness::start_with(one("", turn, None), |c| {
+            c.model_retries = 3;
+            c.model_idle_timeout = std::time::Duration::from_millis(400);
+        })
+        .await;
+        let (thread_id, run_id) = h.send("are you there?").await;
+        let events = run_to_end(&h.engine, &run_id).await;
+        let failed = of_kind(&events, "run_failed");
+        let message = failed.first().and_then(|f| f["message"].as_str()).unwrap_or_default().to_string();
+        assert!(message.contains("The model sent nothing for 400 ms"), "{tokens} tokens: {message:?} {events:?}");
+        assert_eq!(streamed_requests(&h.model), 1, "{tokens} tokens: asked once, not again after the silence");
+        let detail = h.engine.thread(&thread_id).await.unwrap();
+        assert!(detail.last_error.is_some_and(|e| e.contains("sent nothing")));
+    }
+}
+
 #[tokio::test]
 async fn stop_cancels_a_streaming_run_and_keeps_what_was_said() {
     let mut turn = Turn::text("This answer is long and slow");

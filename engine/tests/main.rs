@@ -22,6 +22,7 @@ mod network_grant;
 mod openai_provider;
 mod private_files;
 mod providers;
+mod redirects;
 mod retrying;
 mod rule_bypasses;
 mod shell_bounds;

@@ -88,16 +88,30 @@ async fn when_every_try_fails_the_last_error_comes_back() {
     assert_eq!(model.requests().len(), 4, "the first try and three retries");
 }
 
+/// The server answers 200 and then says nothing: the turn fails once the idle timeout passed and is
+/// not tried again (every try would wait the whole timeout), whatever the policy allows.
 #[tokio::test]
-async fn a_stream_that_fails_before_its_first_event_is_retried() {
-    // The server answers 200 and then says nothing: the idle timeout fails the turn before any event.
+async fn a_model_that_goes_silent_before_its_first_event_is_not_retried() {
     let turn = Turn { stall_after_tokens: Some(0), ..Turn::text("never sent") };
+    let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("", vec![turn])], default_title: None })
+        .await
+        .unwrap();
+    let err = text_of_turn(&retrying(&model, QUICK)).await.unwrap_err();
+    assert_eq!(err, ProviderError::Silent("300 ms".into()));
+    assert!(err.to_string().starts_with("The model sent nothing for 300 ms"), "{err}");
+    assert_eq!(model.requests().len(), 1, "one try: the policy allowed three more");
+}
+
+/// A stream that breaks before its first event (a connection closed at once) is still retried.
+#[tokio::test]
+async fn a_stream_that_breaks_before_its_first_event_is_retried() {
+    let turn = Turn { close_after_events: Some(0), ..Turn::text("never sent") };
     let model = FixtureModel::start(Script { scenarios: vec![Scenario::new("", vec![turn])], default_title: None })
         .await
         .unwrap();
     let policy = RetryPolicy { max_retries: 1, ..QUICK };
     let err = text_of_turn(&retrying(&model, policy)).await.unwrap_err();
-    assert!(matches!(err, ProviderError::Timeout(_)), "{err:?}");
+    assert!(matches!(err, ProviderError::Stream(_)), "{err:?}");
     assert_eq!(model.requests().len(), 2);
 }
 
@@ -111,7 +125,7 @@ async fn an_error_after_the_answer_began_is_not_retried() {
     let stream = p.stream_turn(ask(), CancellationToken::new()).await.unwrap();
     let events: Vec<_> = tokio::time::timeout(GUARD, stream.collect::<Vec<_>>()).await.unwrap();
     assert_eq!(events[0], Ok(StreamEvent::TextDelta("tok0".into())));
-    assert!(matches!(events.last(), Some(Err(ProviderError::Timeout(_)))), "{events:?}");
+    assert!(matches!(events.last(), Some(Err(ProviderError::Silent(_)))), "{events:?}");
     assert_eq!(model.requests().len(), 1);
 }
 

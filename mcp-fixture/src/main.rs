@@ -3,7 +3,7 @@
 //! stdout) guarded by `--token <bearer>`. `--log <file>` records what the server saw (e.g. a
 //! cancellation); `--down-while <file>` makes it refuse to start while that file exists;
 //! `--many-tools <n>` offers n more tools (`get_forecast`, `create_invoice`, ... each answering
-//! "<name> ran"), for tool search. `run_code` asks Warden's outside approvals before it "runs" its
+//! "<name> ran"), for tool search; `--page-size <n>` lists tools n a page (the cursor is the offset). `run_code` asks Warden's outside approvals before it "runs" its
 //! code (see `ask_warden`), naming the Warden call it serves.
 
 mod ask_warden;
@@ -75,12 +75,15 @@ struct Fixture {
     /// Tools added at run time by `add_tool`.
     added: Arc<Mutex<Vec<Tool>>>,
     log: Option<Arc<PathBuf>>,
+    /// Tools per `tools/list` page; `None` lists them all at once.
+    page_size: Option<usize>,
 }
 
 impl Fixture {
-    fn new(log: Option<PathBuf>, many_tools: usize) -> Self {
+    fn new(log: Option<PathBuf>, many_tools: usize, page_size: Option<usize>) -> Self {
         let added = many(many_tools);
-        Self { tool_router: Self::tool_router(), added: Arc::new(Mutex::new(added)), log: log.map(Arc::new) }
+        let added = Arc::new(Mutex::new(added));
+        Self { tool_router: Self::tool_router(), added, log: log.map(Arc::new), page_size }
     }
 
     fn record(&self, event: &str) {
@@ -281,12 +284,21 @@ impl ServerHandler for Fixture {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let mut tools = self.tool_router.list_all();
         tools.extend(self.added().iter().cloned());
-        Ok(ListToolsResult::with_all_items(tools))
+        let Some(size) = self.page_size else { return Ok(ListToolsResult::with_all_items(tools)) };
+        let from: usize = match request.and_then(|r| r.cursor) {
+            Some(cursor) => cursor.parse().map_err(|_| ErrorData::invalid_params("bad cursor", None))?,
+            None => 0,
+        };
+        let page: Vec<Tool> = tools.iter().skip(from).take(size.max(1)).cloned().collect();
+        let next = from + page.len();
+        let mut result = ListToolsResult::with_all_items(page);
+        result.next_cursor = (next < tools.len()).then(|| next.to_string());
+        Ok(result)
     }
 
     async fn call_tool(
@@ -309,10 +321,12 @@ struct Options {
     log: Option<PathBuf>,
     down_while: Option<PathBuf>,
     many_tools: usize,
+    page_size: Option<usize>,
 }
 
 fn parse_options() -> Result<Options, String> {
-    let mut options = Options { http_port: None, token: None, log: None, down_while: None, many_tools: 0 };
+    let mut options =
+        Options { http_port: None, token: None, log: None, down_while: None, many_tools: 0, page_size: None };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
@@ -322,6 +336,7 @@ fn parse_options() -> Result<Options, String> {
             "--log" => options.log = Some(PathBuf::from(value()?)),
             "--down-while" => options.down_while = Some(PathBuf::from(value()?)),
             "--many-tools" => options.many_tools = value()?.parse().map_err(|e| format!("--many-tools: {e}"))?,
+            "--page-size" => options.page_size = Some(value()?.parse().map_err(|e| format!("--page-size: {e}"))?),
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -343,7 +358,7 @@ async fn main() {
             std::process::exit(2);
         }
     }
-    let fixture = Fixture::new(options.log.clone(), options.many_tools);
+    let fixture = Fixture::new(options.log.clone(), options.many_tools, options.page_size);
     fixture.record("started");
     let result = match options.http_port {
         None => serve_stdio(fixture).await,

@@ -13,6 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use warden_engine::redirects;
 use warden_sandbox::{Policy, Scratch};
 
 use crate::client::WardenClient;
@@ -36,6 +37,8 @@ pub struct Connection {
     pub client: Arc<WardenClient>,
     pub server_info: Option<ServerInfo>,
     pub tools: Vec<RemoteTool>,
+    /// Why some tools were left out (see [`ToolListing`]).
+    pub tools_notice: Option<String>,
     /// What a child process last wrote to stderr (stdio servers only).
     pub stderr: Option<StderrTail>,
 }
@@ -68,6 +71,7 @@ impl StderrTail {
 pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Result<Connection> {
     let client = Arc::new(WardenClient::default());
     let stderr = StderrTail::default();
+    let refused = redirects::RefusedRedirect::default();
     let attempt = async {
         let service = match &config.transport {
             Transport::Stdio { command, args, env } => {
@@ -92,10 +96,17 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
             }
             Transport::Http { url, headers } => {
                 warden_engine::tls::install_crypto_provider();
-                let transport = StreamableHttpClientTransport::from_config(
+                // rmcp's own client stops at a redirect to another origin too; ours says where it pointed.
+                let http = reqwest::Client::builder()
+                    .pool_max_idle_per_host(0)
+                    .redirect(redirects::noting_refused(refused.clone()))
+                    .build()
+                    .map_err(|e| Error::Connect(format!("cannot set up the HTTP client: {e}")))?;
+                let transport = StreamableHttpClientTransport::with_client(
+                    http,
                     StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(header_map(headers)?),
                 );
-                client.clone().serve(transport).await.map_err(|e| Error::Connect(describe_http_error(&e)))?
+                client.clone().serve(transport).await.map_err(|e| Error::Connect(describe_http_error(&e, &refused)))?
             }
         };
         let server_info = service
@@ -103,9 +114,12 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
             .peer_info()
             .and_then(|info| info.server_info.clone())
             .map(|i| ServerInfo { name: i.name, version: i.version });
-        let tools = list_tools(&service.peer().clone()).await?;
+        let ToolListing { tools, notice: tools_notice } = list_tools(&service.peer().clone()).await?;
+        if let Some(notice) = &tools_notice {
+            tracing::warn!(mcp_server = %config.name, "{notice}");
+        }
         let stderr = matches!(config.transport, Transport::Stdio { .. }).then(|| stderr.clone());
-        Ok(Connection { service, client: client.clone(), server_info, tools, stderr })
+        Ok(Connection { service, client: client.clone(), server_info, tools, tools_notice, stderr })
     };
     let result = match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
         Ok(result) => result,
@@ -114,10 +128,55 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
     result.map_err(|error| with_stderr(error, &stderr))
 }
 
-/// All the server's tools (following pagination).
-pub async fn list_tools(peer: &rmcp::Peer<RoleClient>) -> Result<Vec<RemoteTool>> {
-    let tools = peer.list_all_tools().await.map_err(|e| Error::Connect(format!("tools/list failed: {e}")))?;
-    Ok(tools.iter().map(RemoteTool::from_rmcp).collect())
+/// The most tools Warden takes from one server; a server that lists more has the rest left out (and
+/// its status says so). Every tool is offered to the model and looked up at each decision: 100,000 of
+/// them made each decision take seconds.
+pub const MAX_TOOLS_PER_SERVER: usize = 1_000;
+/// The most pages of `tools/list` Warden reads from one server: a server whose cursor never ends
+/// (or that sends a tool a page) is not followed forever.
+pub const MAX_TOOL_PAGES: usize = 200;
+
+/// What a server's `tools/list` came to: its tools, at most [`MAX_TOOLS_PER_SERVER`], and why some were
+/// left out, if any were.
+#[derive(Debug, Clone, Default)]
+pub struct ToolListing {
+    pub tools: Vec<RemoteTool>,
+    pub notice: Option<String>,
+}
+
+/// The server's tools, following pagination up to [`MAX_TOOL_PAGES`] pages and
+/// [`MAX_TOOLS_PER_SERVER`] tools.
+pub async fn list_tools(peer: &rmcp::Peer<RoleClient>) -> Result<ToolListing> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    for page in 1..=MAX_TOOL_PAGES {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let listed =
+            peer.list_tools(Some(params)).await.map_err(|e| Error::Connect(format!("tools/list failed: {e}")))?;
+        let room = MAX_TOOLS_PER_SERVER - tools.len();
+        let more_on_page = listed.tools.len() > room;
+        tools.extend(listed.tools.iter().take(room).map(RemoteTool::from_rmcp));
+        cursor = listed.next_cursor;
+        if more_on_page || (tools.len() == MAX_TOOLS_PER_SERVER && cursor.is_some()) {
+            let notice = format!(
+                "The server lists more than {MAX_TOOLS_PER_SERVER} tools; Warden took the first \
+                 {MAX_TOOLS_PER_SERVER} and left the rest out."
+            );
+            return Ok(ToolListing { tools, notice: Some(notice) });
+        }
+        if cursor.is_none() {
+            return Ok(ToolListing { tools, notice: None });
+        }
+        if page == MAX_TOOL_PAGES {
+            let notice = format!(
+                "The server's tool list went on past {MAX_TOOL_PAGES} pages; Warden took the {} tools of \
+                 those pages and left the rest out.",
+                tools.len()
+            );
+            return Ok(ToolListing { tools, notice: Some(notice) });
+        }
+    }
+    Ok(ToolListing { tools, notice: None })
 }
 
 fn header_map(
@@ -137,9 +196,11 @@ fn header_map(
 }
 
 /// rmcp's errors nest the HTTP status deep inside; say plainly when it was a refusal.
-fn describe_http_error(error: &rmcp::service::ClientInitializeError) -> String {
+fn describe_http_error(error: &rmcp::service::ClientInitializeError, refused: &redirects::RefusedRedirect) -> String {
     let text = error.to_string();
-    if error.is_authorization_required() || text.contains("401") || text.contains("Unauthorized") {
+    if let Some(to) = refused.get() {
+        format!("the server answered with {} ({text})", redirects::refused_text(Some(&to)))
+    } else if error.is_authorization_required() || text.contains("401") || text.contains("Unauthorized") {
         format!("the server refused the credentials (HTTP 401 Unauthorized): {text}")
     } else {
         text

@@ -229,6 +229,7 @@ impl McpHub {
         let probe = ServerProbe {
             server_info: connection.server_info.clone(),
             tools: connection.tools.iter().map(|tool| tool_status(&config, tool, false)).collect(),
+            tools_notice: connection.tools_notice.clone(),
         };
         let mut service = connection.service;
         let _ = service.close_with_timeout(Duration::from_secs(10)).await;
@@ -362,6 +363,7 @@ impl McpHub {
                 Some(slot) => {
                     if transport_changed {
                         slot.tools.clear();
+                        slot.tools_notice = None;
                         slot.server_info = None;
                     }
                     slot.config = config;
@@ -386,6 +388,7 @@ fn status_of(slot: &Slot) -> McpServerStatus {
         state: if slot.config.enabled { slot.state.clone() } else { ServerState::Disabled },
         server_info: slot.server_info.clone(),
         tools: slot.tools.iter().map(|tool| tool_status(&slot.config, tool, offline)).collect(),
+        tools_notice: slot.tools_notice.clone(),
         config: redact_config(&slot.config),
     }
 }

@@ -18,6 +18,7 @@ mod supervisor;
 mod tool;
 
 pub use config::{McpServerConfig, ToolPolicy, Transport, Validate};
+pub use connect::{MAX_TOOLS_PER_SERVER, MAX_TOOL_PAGES};
 pub use error::{Error, Result};
 pub use hub::{McpHub, CONFIG_ENV};
 pub use model::{McpServerStatus, McpToolStatus, RemoteTool, ServerInfo, ServerProbe, ServerState};

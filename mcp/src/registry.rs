@@ -33,6 +33,8 @@ pub(crate) struct Slot {
     pub state: ServerState,
     pub server_info: Option<ServerInfo>,
     pub tools: Vec<RemoteTool>,
+    /// Why some of the server's tools were left out of `tools`, if any were (this connection's).
+    pub tools_notice: Option<String>,
     pub live: Option<Live>,
     /// Bumped whenever a new supervisor takes over, so an old one cannot write over it.
     pub generation: u64,
@@ -50,7 +52,7 @@ pub(crate) struct Live {
 impl Slot {
     pub fn new(config: McpServerConfig, tools: Vec<RemoteTool>, server_info: Option<ServerInfo>) -> Self {
         let state = if config.enabled { ServerState::Connecting } else { ServerState::Disabled };
-        Self { config, state, server_info, tools, live: None, generation: 0, stop: None }
+        Self { config, state, server_info, tools, tools_notice: None, live: None, generation: 0, stop: None }
     }
 }
 

@@ -98,12 +98,13 @@ async fn run(inner: Arc<Inner>, config: McpServerConfig, generation: u64, stop: 
 
 /// Runs a live session until it closes (returns why) or the supervisor is stopped.
 async fn serve(inner: &Inner, name: &str, generation: u64, connection: Connection, stop: &CancellationToken) -> String {
-    let Connection { service, client, server_info, tools, stderr } = connection;
+    let Connection { service, client, server_info, tools, tools_notice, stderr } = connection;
     let peer = service.peer().clone();
     let is_current = inner.update_if_current(name, generation, |slot| {
         slot.state = ServerState::Connected;
         slot.server_info = server_info.clone();
         slot.tools = tools.clone();
+        slot.tools_notice = tools_notice;
         slot.live = Some(Live { peer: peer.clone(), client: client.clone() });
     });
     if is_current {
@@ -120,8 +121,12 @@ async fn serve(inner: &Inner, name: &str, generation: u64, connection: Connectio
             }
             _ = client.tools_changed.notified() => {
                 match tokio::time::timeout(LIST_TIMEOUT, connect::list_tools(&peer)).await {
-                    Ok(Ok(tools)) => {
-                        if inner.update_if_current(name, generation, |slot| slot.tools = tools.clone()) {
+                    Ok(Ok(connect::ToolListing { tools, notice })) => {
+                        let changed = inner.update_if_current(name, generation, |slot| {
+                            slot.tools = tools.clone();
+                            slot.tools_notice = notice;
+                        });
+                        if changed {
                             remember(inner, name, &tools, server_info.as_ref()).await;
                         }
                     }

@@ -150,3 +150,23 @@ async fn a_redirect_to_another_host_does_not_carry_the_configured_headers_there(
     assert!(seen.iter().all(|h| !h.contains("key-that-must-stay-home")), "the key reached another host: {seen:?}");
     hub.shutdown().await;
 }
+
+/// A server that redirects to another origin (a real second server on another port) never gets the
+/// configured headers: the redirect is not followed, and the error says where it pointed.
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed_with_the_configured_headers() {
+    let elsewhere = warden_testkit::HeaderRecorder::start().await.unwrap();
+    let redirector = warden_testkit::Redirector::start(&elsewhere.url("/mcp")).await.unwrap();
+    let (hub, _dir) = hub().await;
+    let mut config = http_config("remote", &redirector.url("/mcp"), "redirected-token-4321");
+    let Transport::Http { headers, .. } = &mut config.transport else { unreachable!() };
+    headers.insert("x-api-key".to_owned(), "custom-header-secret-8765".to_owned());
+
+    let probe = hub.test_connection(config).await;
+    let Err(Error::Connect(message)) = probe else { panic!("expected a refusal, got {probe:?}") };
+    assert!(message.contains(&format!("redirect to {}", elsewhere.url(""))), "{message}");
+    assert!(message.contains("does not follow"), "{message}");
+    assert!(redirector.hits() >= 1);
+    assert!(elsewhere.requests().is_empty(), "the second server heard nothing: {:?}", elsewhere.requests());
+    hub.shutdown().await;
+}

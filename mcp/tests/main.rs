@@ -17,4 +17,5 @@ mod result_limits;
 mod secrets;
 mod stdio_sandbox;
 mod stdio_tools;
+mod tool_limits;
 mod tool_search;

@@ -24,6 +24,18 @@ pub enum Error {
     UnknownRequest(String),
     #[error("a frame was refused: {0}")]
     Frame(#[from] FrameError),
+    /// The client has this many requests waiting for a person already (`quota::Limits::max_pending`).
+    #[error(
+        "this client has {0} requests waiting for a person already, as many as it may; wait for decisions \
+         before sending more"
+    )]
+    TooManyPending(u64),
+    /// The client sent its minute's requests (`quota::Limits::per_minute`).
+    #[error("this client sent more than {per_minute} requests a minute; try again in {} s", .retry_after.as_secs())]
+    RateLimited { per_minute: u32, retry_after: std::time::Duration },
+    /// The client holds as many sockets, long-polls or MCP sessions open as it may.
+    #[error("this client has {max} {what} open already, as many as it may; close one first")]
+    TooManyOpen { what: &'static str, max: usize },
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
     #[error("{0}")]
@@ -41,6 +53,17 @@ impl Error {
         Error::NotFound { what, id: id.into() }
     }
 
+    /// Whether this is a per-client bound (HTTP 429), and how long until trying again helps, if
+    /// waiting is what helps.
+    pub fn limited(&self) -> Option<Option<std::time::Duration>> {
+        match self {
+            Error::RateLimited { retry_after, .. } => Some(Some(*retry_after)),
+            Error::TooManyPending(_) | Error::TooManyOpen { .. } => Some(None),
+            Error::Frame(e) if matches!(e.code, ErrorCode::RateLimited | ErrorCode::TooManyPending) => Some(None),
+            _ => None,
+        }
+    }
+
     /// What kind of failure this is for a caller. `Unauthorized` has no kind of its own here: the
     /// server answers it with 401 before asking.
     pub fn kind(&self) -> ErrorKind {
@@ -48,6 +71,8 @@ impl Error {
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::AlreadyDecided(_) | Error::IdReused(_) => ErrorKind::Conflict,
             Error::Invalid(_) | Error::UnknownRequest(_) | Error::Unauthorized => ErrorKind::Invalid,
+            // Mapped to 429 by the server before the kind is asked.
+            Error::TooManyPending(_) | Error::RateLimited { .. } | Error::TooManyOpen { .. } => ErrorKind::Conflict,
             Error::Frame(e) if e.code == ErrorCode::Internal => ErrorKind::Internal,
             Error::Frame(_) => ErrorKind::Invalid,
             Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => ErrorKind::Internal,
@@ -63,6 +88,9 @@ impl Error {
             Error::Unauthorized => "unauthorized",
             Error::IdReused(_) => "id_reused",
             Error::UnknownRequest(_) => "unknown_request",
+            Error::TooManyPending(_) => "too_many_pending",
+            Error::RateLimited { .. } => "rate_limited",
+            Error::TooManyOpen { .. } => "too_many_connections",
             Error::Frame(e) => match e.code {
                 ErrorCode::Malformed => "malformed",
                 ErrorCode::TooLarge => "too_large",
@@ -70,6 +98,8 @@ impl Error {
                 ErrorCode::IdReused => "id_reused",
                 ErrorCode::UnknownRequest => "unknown_request",
                 ErrorCode::Unauthorized => "unauthorized",
+                ErrorCode::TooManyPending => "too_many_pending",
+                ErrorCode::RateLimited => "rate_limited",
                 ErrorCode::Internal => "internal",
             },
             Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => "internal",
@@ -84,6 +114,9 @@ impl Error {
             Error::IdReused(_) => (ErrorCode::IdReused, self.to_string()),
             Error::UnknownRequest(_) => (ErrorCode::UnknownRequest, self.to_string()),
             Error::Unauthorized => (ErrorCode::Unauthorized, self.to_string()),
+            Error::TooManyPending(_) => (ErrorCode::TooManyPending, self.to_string()),
+            Error::RateLimited { .. } => (ErrorCode::RateLimited, self.to_string()),
+            Error::TooManyOpen { .. } => (ErrorCode::Invalid, self.to_string()),
             Error::Invalid(_) | Error::NotFound { .. } | Error::AlreadyDecided(_) => {
                 (ErrorCode::Invalid, self.to_string())
             }

@@ -21,6 +21,7 @@ use crate::connection::Connection;
 use crate::error::{Error, Result};
 use crate::policy::{self, ClientPolicy, Policy, MAX_TIMEOUT_SECS};
 use crate::protocol::{Ack, ClientFrame, DecidedBy, DeciderKind, DecisionFrame, RequestKind, ServerFrame, Verdict};
+use crate::quota::{Held, Limits, Permit, Quotas};
 use crate::record::{
     Client, Decision, DecisionInput, InboxEvent, LinkedCall, NewClient, OutsideRequest, RequestQuery, RequestStatus,
     MAX_CLIENT_NAME_CHARS,
@@ -82,12 +83,19 @@ struct Inner {
     shutdown: CancellationToken,
     /// Warden's engine, whose running tool calls a request may belong to (see [`OutsideHub::follow_runs`]).
     runs: OnceLock<Engine>,
+    /// Each client's bounds (`quota`).
+    quotas: Arc<Quotas>,
 }
 
 impl OutsideHub {
     /// Opens warden-outside's tables in `database` (running its migrations), loads the policy, and
     /// starts the deadline task, which first expires whatever came due while Warden was down.
     pub async fn open(database: &Database) -> Result<Self> {
+        Self::open_with(database, Limits::default()).await
+    }
+
+    /// [`OutsideHub::open`] with bounds of its own for every client.
+    pub async fn open_with(database: &Database, limits: Limits) -> Result<Self> {
         let store = Store::open(database).await?;
         let policy = store.policy().await?;
         let hub = Self {
@@ -99,6 +107,7 @@ impl OutsideHub {
                 deadlines: Notify::new(),
                 shutdown: CancellationToken::new(),
                 runs: OnceLock::new(),
+                quotas: Quotas::new(limits),
             }),
         };
         tokio::spawn(hub.clone().expire_forever());
@@ -112,6 +121,17 @@ impl OutsideHub {
         if self.inner.runs.set(engine.clone()).is_ok() {
             tokio::spawn(self.clone().end_with_their_calls(engine));
         }
+    }
+
+    /// The bounds every client is held to.
+    pub fn limits(&self) -> Limits {
+        self.inner.quotas.limits()
+    }
+
+    /// Counts a socket or long-poll of the client until the permit is dropped; refused
+    /// ([`Error::TooManyOpen`]) when the client holds as many as it may.
+    pub fn hold(&self, client_id: &str, what: Held) -> Result<Permit> {
+        self.inner.quotas.hold(client_id, what)
     }
 
     /// Ends the deadline task, open connections and long-polls.
@@ -195,13 +215,23 @@ impl OutsideHub {
 
     /// Takes a request from a client: stored first, then answered with a decision if a policy
     /// approves it, else an ack. The same id with the same request is answered as it stands (never
-    /// stored twice); with a different request it is [`Error::IdReused`].
+    /// stored twice, and not counted again); with a different request it is [`Error::IdReused`]. A
+    /// new request counts against the client's rate ([`Error::RateLimited`]), and one that would wait
+    /// for a person against its pending requests ([`Error::TooManyPending`]).
     pub async fn submit(&self, client_id: &str, frame: ClientFrame) -> Result<Answer> {
         frame.validate()?;
         let client = match self.inner.store.client(client_id).await? {
             Some(client) if client.revoked_at.is_none() => client,
             _ => return Err(Error::Unauthorized),
         };
+        // A request sent again (a client that reconnected re-sends what it has no decision for).
+        if let Some(stored) = self.inner.store.request_of_client(client_id, frame.id()).await? {
+            if stored.request != frame {
+                return Err(Error::IdReused(frame.id().to_string()));
+            }
+            return Ok(Answer::of(&stored));
+        }
+        self.inner.quotas.take_request(client_id)?;
         let follows = match &frame {
             ClientFrame::CodeResponse(response) => match &response.follows {
                 Some(follows) => Some(
@@ -225,6 +255,10 @@ impl OutsideHub {
             edited_code: None,
             decided_by: DecidedBy { kind: DeciderKind::Policy, detail: auto.rule },
         });
+        let max_pending = self.inner.quotas.limits().max_pending;
+        if decision.is_none() && self.inner.store.pending_of_client(client_id).await? >= max_pending {
+            return Err(Error::TooManyPending(max_pending));
+        }
         let timeout = policy::timeout(&policy, &client.policy, frame.risk());
         let id = new_id();
         let expires_at = store::at(SystemTime::now() + timeout);

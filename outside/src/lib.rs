@@ -29,6 +29,8 @@ mod executor_store;
 #[cfg(feature = "server")]
 mod hub;
 #[cfg(feature = "server")]
+pub mod quota;
+#[cfg(feature = "server")]
 mod store;
 
 #[cfg(feature = "server")]
@@ -39,6 +41,8 @@ pub use dial::{Backoff, Dialer};
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
 pub use hub::{Answer, ClientSignal, OutsideHub};
+#[cfg(feature = "server")]
+pub use quota::{Held, Limits, Permit};
 #[cfg(feature = "server")]
 pub use store::MIGRATIONS_TABLE;
 

@@ -188,6 +188,10 @@ pub enum ErrorCode {
     UnknownRequest,
     /// The client's token is no longer valid (revoked).
     Unauthorized,
+    /// The client has as many requests waiting for a person as it may (`quota::Limits::max_pending`).
+    TooManyPending,
+    /// The client sent more requests in the last minute than it may (`quota::Limits::per_minute`).
+    RateLimited,
     /// Warden failed; the details are in its log.
     Internal,
 }

@@ -336,6 +336,16 @@ impl Store {
         Ok(u64::try_from(count).unwrap_or(0))
     }
 
+    /// How many of the client's requests wait for a person.
+    pub async fn pending_of_client(&self, client_id: &str) -> Result<u64> {
+        let count: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM outside_requests WHERE client_id = ? AND status = 'pending'")
+                .bind(client_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+
     /// How many pending requests are linked to calls of each thread, for the threads that have any.
     pub async fn pending_linked_by_thread(&self) -> Result<Vec<(String, u64)>> {
         let rows: Vec<(String, i64)> = sqlx::query_as(
@@ -378,6 +388,22 @@ impl Store {
 
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
+        if let (Some(status), Some(client_id)) = (query.status, query.client_id.as_deref()) {
+            // One client's requests of one status (the inbox asks so): read through
+            // `outside_requests_by_client`, whatever the client's other requests.
+            let rows = sqlx::query(concat!(
+                select_request!(),
+                " WHERE r.client_id = ?1 AND r.status = ?2 AND (?3 IS NULL OR (r.linked_call_id IS NOT NULL) = ?3) \
+                 ORDER BY r.created_at DESC, r.id DESC LIMIT ?4"
+            ))
+            .bind(client_id)
+            .bind(status.to_string())
+            .bind(query.linked)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            return rows.iter().map(request_from_row).collect();
+        }
         let rows = sqlx::query(concat!(
             select_request!(),
             " WHERE (?1 IS NULL OR r.status = ?1) AND (?2 IS NULL OR r.client_id = ?2) \

@@ -3,3 +3,4 @@
 
 mod hub;
 mod protocol_doc;
+mod quotas;

@@ -46,7 +46,7 @@ impl AppState {
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
-        let outside = OutsideHub::open(&engine.database()).await?;
+        let outside = OutsideHub::open_with(&engine.database(), warden_outside::Limits::from_env()?).await?;
         outside.follow_runs(engine.clone());
         let outside_mcp = OutsideMcp::new(outside.clone());
         let dialer = Dialer::start(&engine.database(), outside.clone(), Backoff::default()).await?;

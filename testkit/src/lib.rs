@@ -5,9 +5,11 @@
 mod anthropic;
 mod conversation;
 mod gemini;
+pub mod redirect;
 pub mod script;
 mod server;
 pub mod wire;
 
+pub use redirect::{HeaderRecorder, Redirector};
 pub use script::{Scenario, Script, ScriptError, ScriptedCall, ScriptedError, Turn};
 pub use server::FixtureModel;

@@ -219,6 +219,9 @@ pub struct McpServerStatus {
     pub state: ServerState,
     pub server_info: Option<ServerInfo>,
     pub tools: Vec<McpToolStatus>,
+    /// Why some of the server's tools were left out (it listed more than Warden takes), if any were.
+    #[serde(default)]
+    pub tools_notice: Option<String>,
     /// The config with every secret redacted (see `redact`); send it back unchanged to keep them.
     pub config: McpServerConfig,
 }
@@ -237,6 +240,9 @@ pub struct Reconnected {
 pub struct ServerProbe {
     pub server_info: Option<ServerInfo>,
     pub tools: Vec<McpToolStatus>,
+    /// Why some of the server's tools were left out, if any were.
+    #[serde(default)]
+    pub tools_notice: Option<String>,
 }
 
 impl ToolPolicy {

@@ -78,6 +78,7 @@ pub fn McpServerCard(server: McpServerStatus) -> impl IntoView {
                     <button type="button" on:click=move |_| ui.confirm_remove.set(None)>"Cancel"</button>
                 </div>
             </Show>
+            {server.tools_notice.map(|notice| view! { <p class="notice" role="note">{notice}</p> })}
             <McpToolTable tools=server.tools server=server.name.clone() caption=format!("Tools of {}", server.name)/>
         </section>
     }

@@ -166,6 +166,7 @@ fn TestResult(outcome: TestOutcome) -> impl IntoView {
             view! {
                 <section class="mcp-test-result" aria-label="Connection test result">
                     <p role="status">"Connection works: " {who} ", " {count} " tools."</p>
+                    {probe.tools_notice.map(|notice| view! { <p class="notice" role="note">{notice}</p> })}
                     <McpToolTable tools=probe.tools caption="Tools found".to_string()/>
                 </section>
             }

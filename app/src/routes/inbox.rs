@@ -2,7 +2,8 @@
 //! a run waiting for an MCP server) and from outside clients, newest first; filters by source, risk and status; keyboard shortcuts (listed on the page); batch
 //! decisions within one run or one client. The first list is rendered on the server; the live feed
 //! (`InboxLive`) makes the browser list again whenever something arrives or is decided, and the
-//! items are a keyed list, so what a person has opened or focused stays where it is.
+//! items are a keyed list, so what a person has opened or focused stays where it is. Rows keep their
+//! places while the page is open: what arrives goes below ("N new below · Show newest first").
 
 use std::sync::Arc;
 
@@ -16,8 +17,8 @@ use crate::components::inbox_entry::{InboxActions, InboxEntry};
 use crate::components::keyed_list::{keyed_list, Row};
 use crate::error::AppError;
 use crate::inbox::{
-    batch_group, chat_input, outside_input, ClientRef, InboxFilter, InboxItem, InboxList, ItemKey, SourceFilter,
-    StatusFilter,
+    batch_group, chat_input, outside_input, ClientRef, InboxFilter, InboxItem, InboxList, ItemKey, RowOrder,
+    SourceFilter, StatusFilter,
 };
 use crate::inbox_keys::{FocusPlan, SHORTCUTS};
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
@@ -48,6 +49,28 @@ pub fn InboxPage() -> impl IntoView {
             .with(|f| f.as_ref().filter(|(for_filter, _)| *for_filter == now).map(|(_, list)| list.clone()))
             .or_else(|| first.get().and_then(Result::ok))
     });
+    // The rows keep their places while the page is open (`RowOrder`): what arrives goes below, so a
+    // flood never moves a row (or its Approve button) under the person's pointer. Started over for
+    // each filter, and by "Show newest first".
+    let rows = StoredValue::new((None::<InboxFilter>, RowOrder::default()));
+    let resorted = RwSignal::new(0u32);
+    let arranged = Memo::new(move |_| {
+        resorted.track();
+        let now = filter.get();
+        let list = shown.get()?;
+        rows.try_update_value(|(for_filter, order)| {
+            if for_filter.as_ref() != Some(&now) {
+                *for_filter = Some(now);
+                order.start_over();
+            }
+            let items = order.arrange(list.items);
+            (InboxList { items, ..list }, order.arrived())
+        })
+    });
+    let newest_first = move |_| {
+        rows.update_value(|(_, order)| order.start_over());
+        resorted.update(|n| *n += 1);
+    };
     let error = RwSignal::new(None::<AppError>);
     let notice = RwSignal::new(None::<String>);
     let selected = RwSignal::new(Vec::<ItemKey>::new());
@@ -99,13 +122,15 @@ pub fn InboxPage() -> impl IntoView {
     // After a decision from the keyboard (or a button), the focus goes to the item after the decided
     // one (or before it), if the person had seen it listed; never to a newcomer.
     Effect::new(move |_| {
-        shown.track();
+        arranged.track();
         #[cfg(feature = "hydrate")]
         {
             use crate::inbox_keys::{focus_is_free, focus_key, FocusStep};
             let Some(plan) = focus_plan.try_get_value().flatten() else { return };
-            let listed: Vec<(ItemKey, bool)> = shown.with_untracked(|list| {
-                list.as_ref().map(|l| l.items.iter().map(|i| (i.key(), i.is_pending())).collect()).unwrap_or_default()
+            let listed: Vec<(ItemKey, bool)> = arranged.with_untracked(|list| {
+                list.as_ref()
+                    .map(|(l, _)| l.items.iter().map(|i| (i.key(), i.is_pending())).collect())
+                    .unwrap_or_default()
             });
             match plan.next(&listed) {
                 FocusStep::Wait => {}
@@ -284,7 +309,8 @@ pub fn InboxPage() -> impl IntoView {
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
                         first.await.map(|_| {
-                            let items = move || shown.get().map(|list| list.items).unwrap_or_default();
+                            let items = move || arranged.get().map(|(list, _)| list.items).unwrap_or_default();
+                            let arrived = move || arranged.with(|a| a.as_ref().map(|(_, n)| *n).unwrap_or(0));
                             view! {
                                 <p class="inbox-count">
                                     {move || match shown.with(|l| l.as_ref().map(|l| l.items.len()).unwrap_or(0)) {
@@ -292,6 +318,18 @@ pub fn InboxPage() -> impl IntoView {
                                         1 => "1 approval".to_string(),
                                         n => format!("{n} approvals"),
                                     }}
+                                    // Always there, hidden while nothing arrived: showing it moves no row.
+                                    <button
+                                        type="button"
+                                        class="inbox-newest"
+                                        style:visibility=move || if arrived() > 0 { "visible" } else { "hidden" }
+                                        on:click=newest_first
+                                    >
+                                        {move || match arrived() {
+                                            1 => "1 new below · Show newest first".to_string(),
+                                            n => format!("{n} new below · Show newest first"),
+                                        }}
+                                    </button>
                                 </p>
                                 <ul class="inbox-list" aria-label="Approvals" on:focusin=move |_| {
                                     // The person moved the focus (a key, a click, Tab): what is listed now

@@ -27,14 +27,18 @@ pub struct OutsideView {
 #[cfg(feature = "ssr")]
 use super::outside::hub;
 
-/// The newest [`MAX_LISTED`](crate::inbox::MAX_LISTED) approvals the filter selects, trimmed (the
-/// page lists again on every change; the thread or the full-screen view shows the full texts), and
-/// the outside clients to filter by. Each store is asked for the statuses the filter shows.
+/// At most [`MAX_LISTED`](crate::inbox::MAX_LISTED) approvals the filter selects, shared out among
+/// their sources ([`fair_share`](crate::inbox::fair_share): a client's flood hides no chat's approval
+/// and no other client's request), trimmed (the page lists again on every change; the thread or the
+/// full-screen view shows the full texts), and the outside clients to filter by. Each store is asked
+/// for the statuses the filter shows, and the outside store for the newest of each client.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
-    use crate::inbox::{sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
+    use crate::inbox::{fair_share, trimmed, ClientRef, InboxItem, MAX_LISTED};
 
     let hub = hub()?;
+    let clients = hub.clients().await?;
+    let client_ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
     let mut items = Vec::new();
     if filter.wants_chat() {
         let engine = super::engine()?;
@@ -46,15 +50,15 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             items.extend(checks.into_iter().map(|c| InboxItem::Check(Box::new(c))));
         }
         // Requests on the cards of Warden's own calls belong to their chats.
-        items.extend(outside_items(&hub, &filter, None, true).await?);
+        items.extend(outside_items(&hub, &filter, &client_ids, true).await?);
     }
     if let Some(client_id) = filter.wants_outside() {
         // A request on a call's card in its thread is not listed apart.
-        items.extend(outside_items(&hub, &filter, client_id, false).await?);
+        let of = client_id.map(|id| vec![id]).unwrap_or_else(|| client_ids.clone());
+        items.extend(outside_items(&hub, &filter, &of, false).await?);
     }
     items.retain(|item| filter.matches(item));
-    sort_newest_first(&mut items);
-    items.truncate(MAX_LISTED);
+    let items = fair_share(items, MAX_LISTED);
     let mut cut = Vec::new();
     let items = items
         .into_iter()
@@ -66,29 +70,32 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             item
         })
         .collect();
-    let clients = hub.clients().await?.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
+    let clients = clients.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
     Ok(InboxList { items, clients, cut })
 }
 
-/// The outside requests of the statuses `filter` shows, of one client or any, on the cards of Warden's
-/// calls (`linked`) or apart.
+/// The newest outside requests of the statuses `filter` shows, of each of `clients`, on the cards of
+/// Warden's calls (`linked`) or apart. Asked client by client: the newest of all clients together
+/// were one client's flood.
 #[cfg(feature = "ssr")]
 async fn outside_items(
     hub: &warden_outside::OutsideHub,
     filter: &InboxFilter,
-    client_id: Option<&str>,
+    clients: &[&str],
     linked: bool,
 ) -> Result<Vec<crate::inbox::InboxItem>, AppError> {
     use crate::inbox::{InboxItem, MAX_LISTED};
     let mut items = Vec::new();
-    for status in filter.status.outside_statuses() {
-        let query = warden_outside::RequestQuery {
-            status: *status,
-            client_id: client_id.map(str::to_string),
-            linked: Some(linked),
-            limit: Some(MAX_LISTED as u32),
-        };
-        items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+    for client_id in clients {
+        for status in filter.status.outside_statuses() {
+            let query = warden_outside::RequestQuery {
+                status: *status,
+                client_id: Some(client_id.to_string()),
+                linked: Some(linked),
+                limit: Some(MAX_LISTED as u32),
+            };
+            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+        }
     }
     Ok(items)
 }

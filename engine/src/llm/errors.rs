@@ -12,6 +12,14 @@ pub enum ProviderError {
     Http { status: u16, message: String },
     #[error("The model server did not answer in time ({0}).")]
     Timeout(String),
+    /// The server took the request and then said nothing for the idle timeout: before its answer
+    /// began, or in the middle of it. Not tried again: a model that went silent once mostly does again,
+    /// and each try cost the whole wait (four tries of 120 s made a person wait 8 minutes to read this).
+    #[error(
+        "The model sent nothing for {0}, so Warden stopped waiting. The model server may be overloaded or \
+         stuck: try again, or choose another model."
+    )]
+    Silent(String),
     #[error("Could not reach the model server: {0}")]
     Connect(String),
     #[error("The model's reply broke off or was malformed: {0}")]
@@ -35,8 +43,15 @@ impl ProviderError {
         match self {
             Self::Timeout(_) | Self::Connect(_) | Self::Stream(_) => true,
             Self::Http { status, .. } => matches!(status, 408 | 409 | 429) || *status >= 500,
-            Self::NotConfigured | Self::Cancelled | Self::Local(_) | Self::ContextFull { .. } => false,
+            Self::Silent(_) | Self::NotConfigured | Self::Cancelled | Self::Local(_) | Self::ContextFull { .. } => {
+                false
+            }
         }
+    }
+
+    /// Nothing came from the model server for `idle`.
+    pub(crate) fn silent(idle: Duration) -> Self {
+        Self::Silent(human_duration(idle))
     }
 
     pub(crate) fn timeout(what: &str, after: Duration) -> Self {
@@ -76,5 +91,9 @@ mod tests {
         assert!(ProviderError::Http { status: 429, message: String::new() }.is_retryable());
         assert!(!ProviderError::Http { status: 401, message: String::new() }.is_retryable());
         assert!(!ProviderError::Cancelled.is_retryable());
+        assert!(!ProviderError::silent(Duration::from_secs(120)).is_retryable());
+        assert!(ProviderError::silent(Duration::from_secs(120))
+            .to_string()
+            .starts_with("The model sent nothing for 120 s"));
     }
 }

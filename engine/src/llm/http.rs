@@ -62,6 +62,7 @@ impl Endpoint {
         crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
+            .redirect(crate::redirects::same_origin_only())
             .build()
             .map_err(|e| ProviderError::Connect(format!("cannot set up the HTTP client ({})", innermost(&e))))?;
         let secret = secret.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
@@ -103,6 +104,17 @@ impl Endpoint {
         if status.is_success() {
             return Ok(response);
         }
+        if status.is_redirection() {
+            // A redirect to another origin, which the client did not follow (`redirects`).
+            let to = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|location| response.url().join(location).ok())
+                .map(|url| crate::redirects::origin_of(&url));
+            let message = crate::redirects::refused_text(to.as_deref());
+            return Err(ProviderError::Http { status: status.as_u16(), message: self.redact(message) });
+        }
         let body = read_capped(response, MAX_ERROR_BODY).await.unwrap_or_default();
         let message = (self.error_message)(&body)
             .unwrap_or_else(|| status.canonical_reason().unwrap_or("no details given").to_string());
@@ -110,7 +122,8 @@ impl Endpoint {
         Err(ProviderError::Http { status, message: self.redact(message) })
     }
 
-    /// Starts a streamed request: the answer must begin within `idle`, and `cancel` ends the wait.
+    /// Starts a streamed request: the answer must begin within `idle` (else it is `Silent`), and
+    /// `cancel` ends the wait.
     pub async fn start_stream(
         &self,
         request: reqwest::RequestBuilder,
@@ -121,7 +134,7 @@ impl Endpoint {
         tokio::select! {
             _ = cancel.cancelled() => Err(ProviderError::Cancelled),
             answered = tokio::time::timeout(idle, self.send(request)) => {
-                answered.map_err(|_| ProviderError::timeout("no answer", idle))?
+                answered.map_err(|_| ProviderError::silent(idle))?
             }
         }
     }

@@ -134,7 +134,7 @@ impl<D: TurnDecoder> TurnState<D> {
                         self.idle_timer.as_mut().reset(due);
                         continue;
                     }
-                    Err(ProviderError::timeout("nothing received", self.idle))
+                    Err(ProviderError::silent(self.idle))
                 }
                 Waited::Event(next) => {
                     self.last_heard = Instant::now();

@@ -108,10 +108,12 @@ pub async fn index_now_and_then(store: Store, stop: CancellationToken) {
 }
 
 /// What a person typed as an FTS5 query: each word quoted (so no character of theirs is query syntax)
-/// and matched as a prefix, all of them required. `None` when there is no word.
+/// and matched as a prefix, all of them required. `None` when there is no word. Quotes and control
+/// characters separate words: FTS5 reads its query as a C string, so a NUL inside a quoted word ended
+/// the query there, unterminated (`?q=a%00b` answered 500).
 pub(crate) fn fts_query(text: &str) -> Option<String> {
     let words: Vec<String> = text
-        .split(|c: char| c.is_whitespace() || c == '"')
+        .split(|c: char| c.is_whitespace() || c.is_control() || c == '"')
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .take(MAX_WORDS)
         .map(|w| format!("\"{w}\"*"))
@@ -214,6 +216,28 @@ mod tests {
         // Query syntax typed by a person is only text.
         assert_eq!(fts_query("a OR b\" NEAR(x) *").as_deref(), Some("\"a\"* \"OR\"* \"b\"* \"NEAR(x)\"*"));
         assert_eq!(fts_query("  \"  * - "), None);
+        // A NUL or another control character is no part of a word.
+        assert_eq!(fts_query("a\0b c\u{7}d").as_deref(), Some("\"a\"* \"b\"* \"c\"* \"d\"*"));
+    }
+
+    /// Whatever a person types, a search answers with hits (maybe none), never a query error: any
+    /// string, and strings made of FTS5's own syntax, quotes, NULs and control characters.
+    #[test]
+    fn no_string_makes_a_search_fail() {
+        use proptest::prelude::*;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (_dir, store) = runtime.block_on(async {
+            let (dir, store) = test_db::store().await;
+            let thread = store.create_thread(Some("Deploy staging")).await.unwrap().id;
+            say(&store, &thread, Role::User, "the quokka said \"NEAR(a b)\" OR * ^ NOT").await;
+            (dir, store)
+        });
+        let syntax = "[a-zA-Z0-9 \"*^:+()\\-.,{}\\[\\]\u{0}-\u{1f}\u{7f}\u{85}\u{200b}\u{202e}\u{fffd}²é]{0,40}";
+        let strings = prop_oneof![any::<String>(), syntax, "(NEAR|OR|AND|NOT|[a-z\"*\u{0} ]){0,12}"];
+        proptest!(ProptestConfig::with_cases(2000), |(text in strings)| {
+            let found = runtime.block_on(store.search(&text, 10));
+            prop_assert!(found.is_ok(), "{text:?} -> {:?} (query {:?})", found.err(), fts_query(&text));
+        });
     }
 
     #[test]

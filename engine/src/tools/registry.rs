@@ -2,6 +2,7 @@
 //! every call can be checked before it is shown to a person or run. Violations come back as one
 //! readable message that is sent to the model.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -75,10 +76,15 @@ struct Entry {
     validator: Result<Arc<jsonschema::Validator>, String>,
 }
 
-/// The tools of one agent, keyed by name, in the order they were registered.
+/// The tools of one agent, keyed by name, in the order they were registered. Found by name through
+/// an index built as they are registered: a registry is rebuilt for every decision and every model
+/// turn, and with a linear search, registering n tools cost n² comparisons (a server with 100,000
+/// tools made each decision take seconds).
 #[derive(Clone, Default)]
 pub struct ToolRegistry {
     entries: Vec<Arc<Entry>>,
+    /// Each name's position in `entries`.
+    index: HashMap<String, usize>,
 }
 
 impl ToolRegistry {
@@ -97,9 +103,10 @@ impl ToolRegistry {
         let spec = tool.spec();
         let validator = cache.compile(&spec.parameters);
         let entry = Arc::new(Entry { tool, name: spec.name, validator });
-        match self.entries.iter_mut().find(|e| e.name == entry.name) {
+        match self.index.get(&entry.name).and_then(|&i| self.entries.get_mut(i)) {
             Some(slot) => Some(std::mem::replace(slot, entry).tool.clone()),
             None => {
+                self.index.insert(entry.name.clone(), self.entries.len());
                 self.entries.push(entry);
                 None
             }
@@ -107,13 +114,20 @@ impl ToolRegistry {
     }
 
     pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Tool>> {
-        let index = self.entries.iter().position(|e| e.name == name)?;
-        Some(self.entries.remove(index).tool.clone())
+        let index = self.index.remove(name)?;
+        let removed = self.entries.remove(index);
+        self.reindex();
+        Some(removed.tool.clone())
     }
 
     /// Keeps only the tools `keep` accepts, in their order.
     pub fn retain(&mut self, mut keep: impl FnMut(&dyn Tool) -> bool) {
         self.entries.retain(|e| keep(e.tool.as_ref()));
+        self.reindex();
+    }
+
+    fn reindex(&mut self) {
+        self.index = self.entries.iter().enumerate().map(|(i, e)| (e.name.clone(), i)).collect();
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
@@ -161,7 +175,7 @@ impl ToolRegistry {
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.name == name).map(|e| e.as_ref())
+        self.index.get(name).and_then(|&i| self.entries.get(i)).map(|e| e.as_ref())
     }
 }
 
@@ -277,14 +291,14 @@ mod tests {
     }
 
     struct Fake {
-        name: &'static str,
+        name: String,
         schema: Value,
     }
 
     #[async_trait::async_trait]
     impl Tool for Fake {
         fn spec(&self) -> ToolSpec {
-            ToolSpec { name: self.name.into(), description: "fake".into(), parameters: self.schema.clone() }
+            ToolSpec { name: self.name.clone(), description: "fake".into(), parameters: self.schema.clone() }
         }
         fn needs_approval(&self, _: &Value) -> bool {
             false
@@ -307,7 +321,7 @@ mod tests {
     #[test]
     fn registering_a_name_again_replaces_it_in_place_with_its_new_schema() {
         let (_dir, mut registry) = registry();
-        let loose = Arc::new(Fake { name: "read_file", schema: json!({"type": "object"}) });
+        let loose = Arc::new(Fake { name: "read_file".into(), schema: json!({"type": "object"}) });
         assert!(registry.register(loose).is_some());
         let names: Vec<String> = registry.specs().into_iter().map(|s| s.name).collect();
         assert_eq!(names, ["list_dir", "read_file", "write_file", "shell"]);
@@ -324,10 +338,43 @@ mod tests {
         assert!(matches!(registry.validate("shell", &json!({"command": "ls"})), Err(ArgumentError::UnknownTool(_))));
     }
 
+    /// A registry of 100,000 tools (a server that lists that many) finds each one by name through its
+    /// index, keeps their order, and stays right after replacing, removing and filtering. Registering
+    /// them searched the list for each name before: 5 billion comparisons per registry, and one was
+    /// built for every decision.
+    #[test]
+    fn tools_are_found_by_name_through_the_index_even_with_100000_of_them() {
+        let mut registry = ToolRegistry::new();
+        let schema = json!({"type": "object"});
+        for i in 0..100_000 {
+            assert!(registry.register(Arc::new(Fake { name: format!("tool_{i}"), schema: schema.clone() })).is_none());
+        }
+        assert_eq!(registry.len(), 100_000);
+        for i in (0..100_000).step_by(997) {
+            let name = format!("tool_{i}");
+            assert_eq!(registry.get(&name).map(|t| t.spec().name), Some(name.clone()));
+            assert_eq!(registry.validate(&name, &json!({})), Ok(()));
+        }
+        assert!(registry.get("tool_100000").is_none());
+
+        // Replaced in place, removed, filtered: every name still leads to its own tool.
+        let strict = json!({"type": "object", "required": ["x"]});
+        assert!(registry.register(Arc::new(Fake { name: "tool_5".into(), schema: strict })).is_some());
+        assert!(matches!(registry.validate("tool_5", &json!({})), Err(ArgumentError::Invalid { .. })));
+        assert!(registry.remove("tool_3").is_some());
+        registry.retain(|tool| !tool.spec().name.ends_with('7'));
+        assert!(registry.get("tool_3").is_none() && registry.get("tool_17").is_none());
+        for name in ["tool_0", "tool_5", "tool_4", "tool_99998", "tool_12345"] {
+            assert_eq!(registry.get(name).map(|t| t.spec().name).as_deref(), Some(name));
+        }
+        let order: Vec<String> = registry.iter().take(5).map(|t| t.spec().name).collect();
+        assert_eq!(order, ["tool_0", "tool_1", "tool_2", "tool_4", "tool_5"]);
+    }
+
     #[test]
     fn a_broken_schema_is_reported_not_panicked_on() {
         let mut registry = ToolRegistry::new();
-        registry.register(Arc::new(Fake { name: "broken", schema: json!({"type": "no-such-type"}) }));
+        registry.register(Arc::new(Fake { name: "broken".into(), schema: json!({"type": "no-such-type"}) }));
         assert!(matches!(registry.validate("broken", &json!({})), Err(ArgumentError::UnusableSchema { .. })));
     }
 }

@@ -14,11 +14,13 @@ pub struct ApiError {
     status: StatusCode,
     code: &'static str,
     message: String,
+    /// Sent as `Retry-After` (seconds) with a 429 that waiting helps.
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into() }
+        Self { status, code, message: message.into(), retry_after: None }
     }
 
     pub fn unprocessable(message: impl Into<String>) -> Self {
@@ -73,6 +75,16 @@ impl From<warden_mcp::Error> for ApiError {
 impl From<warden_outside::Error> for ApiError {
     fn from(e: warden_outside::Error) -> Self {
         use warden_outside::protocol::ErrorCode;
+        if let Some(retry_after) = e.limited() {
+            // A per-client bound: 429, with when to try again if waiting is what helps.
+            let message = match &e {
+                warden_outside::Error::Frame(frame) => frame.message.clone(),
+                _ => e.to_string(),
+            };
+            let mut error = Self::new(StatusCode::TOO_MANY_REQUESTS, e.code(), message);
+            error.retry_after = retry_after.map(|d| d.as_secs().max(1));
+            return error;
+        }
         match &e {
             warden_outside::Error::Unauthorized => Self::new(StatusCode::UNAUTHORIZED, e.code(), e.to_string()),
             warden_outside::Error::Frame(frame) if frame.code != ErrorCode::Internal => {
@@ -95,7 +107,11 @@ impl From<JsonRejection> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": { "code": self.code, "message": self.message } }))).into_response()
+        let body = Json(json!({ "error": { "code": self.code, "message": self.message } }));
+        match self.retry_after {
+            Some(secs) => (self.status, [(axum::http::header::RETRY_AFTER, secs.to_string())], body).into_response(),
+            None => (self.status, body).into_response(),
+        }
     }
 }
 

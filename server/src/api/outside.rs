@@ -16,7 +16,9 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 use warden_outside::protocol::{parse_client_frame, ErrorCode, MAX_FRAME_BYTES};
-use warden_outside::{Answer, Client, ClientPolicy, DecisionInput, OutsideHub, Policy, RequestQuery, RequestStatus};
+use warden_outside::{
+    Answer, Client, ClientPolicy, DecisionInput, Held, OutsideHub, Policy, RequestQuery, RequestStatus,
+};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -123,6 +125,7 @@ pub async fn wait_decision(
     Query(params): Query<WaitParams>,
 ) -> ApiResult<Response> {
     let wait = Duration::from_secs(params.wait.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS));
+    let _waiting = if wait.is_zero() { None } else { Some(hub.hold(&client.id, Held::LongPoll)?) };
     Ok(answer(hub.wait_decision(&client.id, &id, wait).await?))
 }
 
@@ -228,6 +231,7 @@ pub(super) fn frame_status(code: ErrorCode) -> StatusCode {
         ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::IdReused => StatusCode::CONFLICT,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::TooManyPending | ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         ErrorCode::Malformed | ErrorCode::Invalid | ErrorCode::UnknownRequest => StatusCode::UNPROCESSABLE_ENTITY,
     }

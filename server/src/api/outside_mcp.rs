@@ -7,7 +7,8 @@
 //! also has structured content). The gate has checked `Host` and `Origin`
 //! (`outside::is_client_route`); the client's token is checked here on every HTTP request, so a
 //! revoked token stops working at once. A session belongs to the client that opened it: another
-//! client's token with its session id is answered 404, as an unknown session would be.
+//! client's token with its session id is answered 404, as an unknown session would be. A client
+//! holds at most `Limits::max_mcp_sessions` sessions open; one more is answered 429.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -43,12 +44,18 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 /// The header that carries an MCP session's id (Streamable HTTP).
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The endpoint's MCP service; its sessions live as long as Warden (or until idle, or shutdown).
+/// The endpoint's MCP service; its sessions live until closed, idle for rmcp's keep-alive (5 minutes
+/// without a message either way), or shutdown.
 #[derive(Clone)]
 pub struct OutsideMcp {
     service: StreamableHttpService<ApprovalServer, LocalSessionManager>,
-    /// Which client opened each session (session id → client id).
+    /// rmcp's sessions, to tell which of `owners` are still open.
+    sessions: Arc<LocalSessionManager>,
+    /// Which client opened each session (session id → client id); sessions rmcp has closed (idle, or
+    /// ended) are dropped as new ones open.
     owners: Arc<Mutex<HashMap<String, String>>>,
+    /// How many sessions one client may hold open.
+    max_sessions: usize,
 }
 
 impl OutsideMcp {
@@ -58,9 +65,20 @@ impl OutsideMcp {
         let config = StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
             .with_cancellation_token(hub.shutdown_token().child_token());
+        let sessions: Arc<LocalSessionManager> = Arc::default();
+        let max_sessions = hub.limits().max_mcp_sessions;
         let service =
-            StreamableHttpService::new(move || Ok(ApprovalServer::new(hub.clone())), Default::default(), config);
-        Self { service, owners: Arc::default() }
+            StreamableHttpService::new(move || Ok(ApprovalServer::new(hub.clone())), sessions.clone(), config);
+        Self { service, sessions, owners: Arc::default(), max_sessions }
+    }
+
+    /// Drops the owners of sessions rmcp no longer has, and says how many the client holds open.
+    async fn open_sessions_of(&self, client_id: &str) -> usize {
+        let open: std::collections::HashSet<String> =
+            self.sessions.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        let mut owners = self.owners.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        owners.retain(|session, _| open.contains(session));
+        owners.values().filter(|owner| *owner == client_id).count()
     }
 
     fn owner(&self, session: &str) -> Option<String> {
@@ -89,6 +107,14 @@ pub async fn serve(
         if mcp.owner(session).is_some_and(|owner| owner != client.id) {
             return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such MCP session").into_response();
         }
+    }
+    // A request without a session opens one (`initialize`): within the client's bound.
+    if session.is_none()
+        && *request.method() == Method::POST
+        && mcp.open_sessions_of(&client.id).await >= mcp.max_sessions
+    {
+        let refused = warden_outside::Error::TooManyOpen { what: "MCP sessions", max: mcp.max_sessions };
+        return ApiError::from(refused).into_response();
     }
     let ending = *request.method() == Method::DELETE;
     let client_id = client.id.clone();

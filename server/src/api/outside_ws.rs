@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::response::IntoResponse;
 use axum::response::Response;
 use warden_outside::protocol::{ServerFrame, MAX_FRAME_BYTES};
-use warden_outside::{Client, Connection, OutsideHub, Wake};
+use warden_outside::{Client, Connection, Held, OutsideHub, Permit, Wake};
 
+use super::error::ApiError;
 use super::outside::OutsideClient;
 
 /// The largest message the socket reads at all: frames up to this size are answered (over
@@ -20,18 +22,24 @@ const MAX_MESSAGE_BYTES: usize = 4 * MAX_FRAME_BYTES;
 /// How often an idle socket is pinged, so a client that vanished is noticed.
 const PING_EVERY: Duration = Duration::from_secs(30);
 
+/// A client over its bound of sockets is answered 429 `too_many_connections` before the upgrade.
 pub async fn connect(
     OutsideClient(client): OutsideClient,
     State(hub): State<OutsideHub>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    let permit = match hub.hold(&client.id, Held::Socket) {
+        Ok(permit) => permit,
+        Err(error) => return ApiError::from(error).into_response(),
+    };
     upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| serve(socket, hub, client))
+        .on_upgrade(move |socket| serve(socket, hub, client, permit))
 }
 
-async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client) {
+/// `_permit` counts the socket against the client's bound until it closes.
+async fn serve(mut socket: WebSocket, hub: OutsideHub, client: Client, _permit: Permit) {
     let mut connection = hub.connect(&client);
     tracing::debug!(client_id = %client.id, "outside client connected");
     if !send_missed(&mut socket, &connection).await {
