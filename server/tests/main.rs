@@ -23,5 +23,6 @@ mod outside_mcp;
 mod outside_restart;
 mod outside_ws;
 mod pages;
+mod private_files;
 mod server_fns;
 mod static_files;
