@@ -81,9 +81,16 @@ impl Database {
             // Checkpoints are `checkpoint_now_and_then`'s, never a commit's.
             .pragma("wal_autocheckpoint", "0")
             .pragma("journal_size_limit", WAL_KEEP_BYTES.to_string());
-        if let Some(parent) = std::path::Path::new(options.get_filename()).parent() {
-            if !parent.as_os_str().is_empty() {
-                tokio::fs::create_dir_all(parent).await?;
+        // The file (0600) and its folder (0700) before SQLite makes them with the umask's modes: SQLite
+        // gives the `-wal`, `-shm` and `-journal` the file's own mode.
+        let file = options.get_filename().to_path_buf();
+        let name = file.to_string_lossy();
+        if !name.is_empty() && name != ":memory:" && !name.starts_with("file:") {
+            let tightened = tokio::task::spawn_blocking(move || crate::private_files::prepare_database_file(&file))
+                .await
+                .map_err(std::io::Error::other)??;
+            if let Some(first) = tightened.first() {
+                tracing::warn!(file = %first.display(), count = tightened.len(), "the database was open to other local users; now 0600");
             }
         }
         // No ping before each use: it is a round trip to the connection's worker thread, which doubled

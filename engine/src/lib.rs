@@ -23,6 +23,7 @@ pub mod llm;
 mod markdown;
 mod message;
 mod outcome_text;
+pub mod private_files;
 pub mod providers;
 pub mod redirects;
 mod run;

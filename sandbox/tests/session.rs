@@ -210,7 +210,13 @@ async fn check(case: Case, terminal: &Terminal, workspace: &PathBuf, policy: &Po
 
     // SAFETY: getsid on this process.
     let ours = unsafe { libc::getsid(0) };
-    let processes = tree(pid);
+    let mut processes = tree(pid);
+    if matches!(case.start, Start::Spawner) {
+        // The spawner itself (the command's parent) is out of Warden's session too.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let parent: Option<u32> = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().nth(1)?.parse().ok());
+        processes.extend(parent);
+    }
     let sessions: Vec<(u32, Option<(i32, i32)>)> = processes.iter().map(|&p| (p, session_and_tty(p))).collect();
     ender();
     for (p, seen) in &sessions {

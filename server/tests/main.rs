@@ -24,5 +24,6 @@ mod outside_quotas;
 mod outside_restart;
 mod outside_ws;
 mod pages;
+mod private_files;
 mod server_fns;
 mod static_files;

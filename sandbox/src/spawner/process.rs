@@ -93,8 +93,8 @@ pub(crate) fn serve(socket: OwnedFd, server: libc::pid_t) -> ! {
     unsafe { libc::_exit(0) }
 }
 
-/// Ties this process to the server, keeps only stdio and `socket`, ignores Ctrl-C (the server ends it
-/// by going away) and reads `SIGCHLD` from the descriptor it returns.
+/// Ties this process to the server, leaves the server's session, keeps only stdio and `socket`,
+/// ignores Ctrl-C (the server ends it by going away) and reads `SIGCHLD` from the descriptor it returns.
 unsafe fn prepare_self(socket: &OwnedFd, server: libc::pid_t) -> io::Result<OwnedFd> {
     use std::os::fd::FromRawFd;
     libc::prctl(libc::PR_SET_NAME, c"warden-spawner".as_ptr() as libc::c_ulong, 0, 0, 0);
@@ -102,6 +102,9 @@ unsafe fn prepare_self(socket: &OwnedFd, server: libc::pid_t) -> io::Result<Owne
     if libc::getppid() != server {
         libc::_exit(0);
     }
+    // Out of the server's session too (it ends with the server, not with the server's terminal); its
+    // children each make a session of their own as well (`exec::become_child`).
+    check(libc::setsid())?;
     let keep = socket.as_raw_fd() as libc::c_uint;
     if keep > 3 {
         libc::syscall(libc::SYS_close_range, 3u32, keep - 1, 0u32);
