@@ -120,37 +120,6 @@ async fn a_client_may_hold_only_so_many_sockets() {
 }
 
 #[tokio::test]
-async fn a_client_may_hold_only_so_many_long_polls() {
-    let limits = Limits::default();
-    let (_dir, served) = start().await;
-    let (_, token) = register(&served.base, "polls", Value::Null).await;
-    let res = post(&served, &token, &evaluation("r1", "ls", "high")).await;
-    let request_id = res.json::<Value>().await.expect("ack")["request_id"].as_str().expect("an id").to_string();
-    let url = format!("{}/api/outside/requests/{request_id}/decision", served.base);
-    let mut waits = Vec::new();
-    for _ in 0..limits.max_waits {
-        let request = anonymous().get(format!("{url}?wait=120")).bearer_auth(&token);
-        waits.push(tokio::spawn(request.send()));
-    }
-    // Once they are all held (the server counts them as they arrive), one more is refused.
-    let mut refused = None;
-    for _ in 0..500 {
-        let res = anonymous().get(format!("{url}?wait=1")).bearer_auth(&token).send().await.expect("sent");
-        if res.status() == StatusCode::TOO_MANY_REQUESTS {
-            refused = Some(code_of(res).await.2);
-            break;
-        }
-    }
-    assert_eq!(refused.as_deref(), Some("too_many_connections"));
-    // Asking without waiting holds nothing and is still answered.
-    let res = anonymous().get(format!("{url}?wait=0")).bearer_auth(&token).send().await.expect("sent");
-    assert_eq!(res.status(), StatusCode::ACCEPTED);
-    for wait in waits {
-        wait.abort();
-    }
-}
-
-#[tokio::test]
 async fn a_client_may_hold_only_so_many_mcp_sessions() {
     let limits = Limits::default();
     let (_dir, served) = start().await;

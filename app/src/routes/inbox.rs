@@ -322,7 +322,7 @@ pub fn InboxPage() -> impl IntoView {
                                     <button
                                         type="button"
                                         class="inbox-newest"
-                                        style:visibility=move || if arrived() > 0 { "visible" } else { "hidden" }
+                                        style:visibility=move || { if arrived() > 0 { "visible" } else { "hidden" } }
                                         on:click=newest_first
                                     >
                                         {move || match arrived() {
