@@ -14,6 +14,7 @@ mod branches;
 mod chat;
 mod find_and_keep;
 mod gemini_provider;
+mod hidden_chars_risk;
 mod local_model;
 mod long_results;
 mod long_threads;

@@ -32,7 +32,7 @@ use super::outside::hub;
 /// the outside clients to filter by. Each store is asked for the statuses the filter shows.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
-    use crate::inbox::{sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
+    use crate::inbox::{cut_code, sort_newest_first, trimmed, ClientRef, InboxItem, MAX_LISTED};
 
     let hub = hub()?;
     let mut items = Vec::new();
@@ -56,9 +56,11 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     sort_newest_first(&mut items);
     items.truncate(MAX_LISTED);
     let mut cut = Vec::new();
+    let mut cut_codes = Vec::new();
     let items = items
         .into_iter()
         .map(|item| {
+            cut_codes.extend(cut_code(&item));
             let (item, was_cut) = trimmed(item);
             if was_cut {
                 cut.push(item.key());
@@ -67,7 +69,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         })
         .collect();
     let clients = hub.clients().await?.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
-    Ok(InboxList { items, clients, cut })
+    Ok(InboxList { items, clients, cut, cut_code: cut_codes })
 }
 
 /// The outside requests of the statuses `filter` shows, of one client or any, on the cards of Warden's
@@ -122,6 +124,8 @@ pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
         ClientFrame::CodeResponse(_) => None,
     });
     let highlighted = match evaluation {
+        // Code with hidden characters is shown plain, each one as a visible marker.
+        Some((code, _)) if warden_types::hidden_chars::has_hidden(&code) => None,
         Some((code, language)) => {
             tokio::task::spawn_blocking(move || warden_engine::code_highlight::highlight(&code, language.as_deref()))
                 .await
