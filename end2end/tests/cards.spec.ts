@@ -241,7 +241,7 @@ test("a long outside code cannot be approved before all of it is shown", async (
 test("a long line wraps, and the client's claims are labelled beside Warden's own risk", async ({ page, request }) => {
   const trouble = watchForTrouble(page);
   const { name, token } = await newClient(request, "claims");
-  const code = `echo hello${" ".repeat(3000)}&& rm -rf ~/WRAPPED-TAIL`;
+  const code = `echo hello${" ".repeat(400)}&& rm -rf ~/WRAPPED-TAIL`;
   const id = await askToRun(request, token, {
     id: "claims-1",
     code,

@@ -119,6 +119,7 @@ impl OutsideRequest {
 }
 
 /// The languages Warden reads as shell commands.
+#[cfg(feature = "server")]
 const SHELL_LANGUAGES: &[&str] = &["bash", "sh", "shell", "zsh", "dash", "console", "shell-session", "shellscript"];
 
 /// Warden's own risk of a request's code, by Warden's shell risk reader when the code is a shell
