@@ -103,15 +103,13 @@ impl InboxItem {
         }
     }
 
-    /// `low`, `medium` or `high`; a code response and a connection check have none.
+    /// `low`, `medium` or `high`; a code response and a connection check have none. An outside
+    /// request's is the higher of the client's claim and Warden's own reading: a client cannot
+    /// lower it.
     pub fn risk(&self) -> Option<&'static str> {
         match self {
             InboxItem::Chat(a) => Some(a.risk.label()),
-            InboxItem::Outside(r) => r.risk.map(|risk| match risk {
-                warden_outside::protocol::RiskLevel::Low => "low",
-                warden_outside::protocol::RiskLevel::Medium => "medium",
-                warden_outside::protocol::RiskLevel::High => "high",
-            }),
+            InboxItem::Outside(r) => r.risk.max(r.warden_risk).map(risk_label),
             InboxItem::Check(_) => None,
         }
     }
@@ -195,6 +193,15 @@ impl InboxItem {
             InboxItem::Outside(r) => outside_decision_text(r),
             InboxItem::Check(c) => check_decision_text(c),
         }
+    }
+}
+
+/// `low`, `medium` or `high`.
+pub fn risk_label(risk: warden_outside::protocol::RiskLevel) -> &'static str {
+    match risk {
+        warden_outside::protocol::RiskLevel::Low => "low",
+        warden_outside::protocol::RiskLevel::Medium => "medium",
+        warden_outside::protocol::RiskLevel::High => "high",
     }
 }
 
@@ -655,6 +662,39 @@ pub struct InboxList {
     /// The items with a text cut short.
     #[serde(default)]
     pub cut: Vec<ItemKey>,
+    /// The outside requests whose code (or output) is cut short: Approve waits until all is shown.
+    #[serde(default)]
+    pub cut_code: Vec<CutCode>,
+}
+
+/// An outside request whose code (or output to pass on) the list carries cut short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutCode {
+    pub key: ItemKey,
+    /// How long all of it is, in bytes.
+    pub bytes: usize,
+}
+
+/// What of an outside request's code (or output) the list will cut (see [`trimmed`]); `None` when
+/// all of it is listed, or the item is no outside request.
+pub fn cut_code(item: &InboxItem) -> Option<CutCode> {
+    let InboxItem::Outside(r) = item else { return None };
+    let (cut, bytes) = match &r.request {
+        ClientFrame::SecurityEvaluation(e) => (e.code.len() > SHOWN_BYTES, e.code.len()),
+        ClientFrame::CodeResponse(c) => {
+            (c.stdout.len() > SHOWN_BYTES || c.stderr.len() > SHOWN_BYTES, c.stdout.len() + c.stderr.len())
+        }
+    };
+    cut.then(|| CutCode { key: item.key(), bytes })
+}
+
+/// "37 KiB" or "900 bytes".
+pub fn size_text(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{} KiB", bytes.div_ceil(1024))
+    }
 }
 
 /// What a batch decision did.
@@ -757,6 +797,7 @@ mod tests {
             client_request_id: format!("c-{id}"),
             kind: frame.kind(),
             risk: frame.risk(),
+            warden_risk: None,
             request: frame,
             follows: None,
             status,

@@ -84,7 +84,7 @@ test("an outside request shows with a badge and a title count, and its approval 
   await expect(waiting).toBeVisible();
   await expect(waiting).toContainText("Removes the build folder");
   await expect(waiting).toContainText(name);
-  await expect(waiting.locator(".risk")).toContainText(/high/i);
+  await expect(waiting.locator(".client-risk")).toContainText(/high/i);
   await expect(waiting.getByText(/^Times out in [12]:\d\d$/)).toBeVisible();
   // The code is shown open while it waits (as text: the tag in it is no element).
   await expect(waiting.locator("details.inbox-code")).toHaveAttribute("open", "");

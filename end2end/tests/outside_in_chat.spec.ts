@@ -62,7 +62,7 @@ test("an executor the chat is calling asks on the call's card, is approved there
   const card = call.getByRole("region", { name: `Security evaluation from ${clientName}` });
   await expect(card.locator("pre.code")).toHaveText("make check");
   await expect(card).toContainText("The model asked the fixture to run this code.");
-  await expect(card.locator(".risk")).toContainText("medium");
+  await expect(card.locator(".client-risk")).toContainText("medium");
   await expect(card.getByRole("status")).toHaveText("Waiting for a decision");
   // Its time left ticks on the card, and Extend gives it two more minutes.
   const countdown = card.locator(".countdown-text");

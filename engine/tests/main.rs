@@ -15,6 +15,7 @@ mod chat;
 mod file_tools;
 mod find_and_keep;
 mod gemini_provider;
+mod hidden_chars_risk;
 mod local_model;
 mod long_results;
 mod long_threads;

@@ -4,16 +4,43 @@
 //! JSON), and the decision becomes the answer Claude Code expects, `{"behavior":"allow",
 //! "updatedInput":{…}}` or `{"behavior":"deny","message":"…"}`. Only the translation lives here;
 //! the MCP endpoint that carries it is the server's.
+//!
+//! The answer carries the whole input, so the request carries all of it too: the fields beside the
+//! code go into `metadata.other_input` (stored, shown on every card, in the audit log), and those that
+//! change what the call may do (`dangerouslyDisableSandbox`, `run_in_background`, anything the card
+//! does not know) are named in the explanation and make the call high risk.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::protocol::{
     check_id, DeciderKind, DecisionFrame, RiskLevel, SecurityEvaluation, Verdict, MAX_EXPLANATION_BYTES,
+    MAX_METADATA_BYTES,
 };
 
 /// `metadata.agent` of every request made from a permission prompt.
 pub const AGENT: &str = "claude_code";
+
+/// The metadata field that holds every field of the input besides the one shown as the code.
+pub const OTHER_INPUT: &str = "other_input";
+
+/// Most bytes (compact JSON) of the fields beside the code kept in the metadata; an input with more
+/// is shown whole as JSON instead (the code's own limit then bounds it).
+const MAX_OTHER_INPUT_BYTES: usize = MAX_METADATA_BYTES - 1024;
+
+/// Whether a field of `tool_name`'s input changes what the call may do beyond what its code shows:
+/// the named escapes always, and for the tools shown as one field (Bash, Write) anything the card
+/// does not know. The rest of a tool's input is shown whole as JSON.
+pub fn flagged_field(tool_name: &str, field: &str) -> bool {
+    if matches!(field, "dangerouslyDisableSandbox" | "run_in_background") {
+        return true;
+    }
+    match tool_name {
+        "Bash" => !matches!(field, "command" | "description" | "timeout"),
+        "Write" => !matches!(field, "file_path" | "content"),
+        _ => false,
+    }
+}
 
 /// What Claude Code asks: may `tool_name` run with `input`?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,7 +105,7 @@ impl PermissionPrompt {
 
     fn rendering(&self) -> Rendering {
         let string_field = |name: &'static str| match self.input.get(name) {
-            Some(Value::String(_)) => Rendering::Field(name),
+            Some(Value::String(_)) if self.other_input_bytes(name) <= MAX_OTHER_INPUT_BYTES => Rendering::Field(name),
             _ => Rendering::Json,
         };
         match self.tool_name.as_str() {
@@ -92,9 +119,28 @@ impl PermissionPrompt {
         self.input.get(field).and_then(Value::as_str)
     }
 
+    /// The input without the field shown as the code.
+    fn other_input(&self, code_field: &str) -> Map<String, Value> {
+        self.input.iter().filter(|(name, _)| *name != code_field).map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    fn other_input_bytes(&self, code_field: &str) -> usize {
+        serde_json::to_string(&self.other_input(code_field)).map_or(usize::MAX, |text| text.len())
+    }
+
+    /// The fields of the input that change what the call may do, with their values as JSON.
+    fn flagged(&self) -> Vec<(String, String)> {
+        self.input
+            .iter()
+            .filter(|(name, _)| flagged_field(&self.tool_name, name))
+            .map(|(name, value)| (name.clone(), serde_json::to_string(value).unwrap_or_default()))
+            .collect()
+    }
+
     /// The security evaluation a person decides, with the client's request id `id`.
     pub fn to_request(&self, id: String) -> SecurityEvaluation {
-        let (code, language) = match self.rendering() {
+        let rendering = self.rendering();
+        let (code, language) = match rendering {
             Rendering::Field(field) => {
                 let language = match field {
                     "command" => Some("bash".to_string()),
@@ -104,7 +150,13 @@ impl PermissionPrompt {
             }
             Rendering::Json => (pretty(&self.input), Some("json".to_string())),
         };
+        let flagged = self.flagged();
+        // Named first, so a long description cannot push them past the explanation's limit.
         let mut explanation = format!("Claude Code wants to use {}", self.tool_name);
+        if !flagged.is_empty() {
+            let named: Vec<String> = flagged.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+            explanation.push_str(&format!("\n\nAlso in this call: {}", named.join(", ")));
+        }
         if let Some(path) = self.text("file_path").or_else(|| self.text("notebook_path")) {
             explanation.push_str(&format!("\n\nFile: {path}"));
         }
@@ -117,12 +169,16 @@ impl PermissionPrompt {
         if let Some(tool_use_id) = &self.tool_use_id {
             metadata.insert("tool_use_id".into(), Value::from(tool_use_id.clone()));
         }
+        if let Rendering::Field(field) = rendering {
+            metadata.insert(OTHER_INPUT.into(), Value::Object(self.other_input(field)));
+        }
+        let risk_level = if flagged.is_empty() { risk_of(&self.tool_name) } else { RiskLevel::High };
         SecurityEvaluation {
             id,
             code,
             language,
             explanation: truncate(explanation, MAX_EXPLANATION_BYTES),
-            risk_level: risk_of(&self.tool_name),
+            risk_level,
             metadata: Some(metadata),
             warden_call_id: None,
         }
@@ -249,7 +305,82 @@ mod tests {
         assert_eq!(r.explanation, "Claude Code wants to use Bash\n\nClean the build");
         assert_eq!(r.risk_level, RiskLevel::High);
         let metadata = Value::Object(r.metadata.unwrap());
-        assert_eq!(metadata, json!({"agent": "claude_code", "tool_name": "Bash", "tool_use_id": "toolu_1"}));
+        assert_eq!(
+            metadata,
+            json!({"agent": "claude_code", "tool_name": "Bash", "tool_use_id": "toolu_1",
+                   "other_input": {"description": "Clean the build"}})
+        );
+    }
+
+    #[test]
+    fn every_field_beside_the_command_is_kept_and_those_that_change_the_call_are_named() {
+        let p = prompt(
+            "Bash",
+            json!({"command": "make", "description": "Build", "timeout": 600000, "dangerouslyDisableSandbox": true,
+                   "run_in_background": true, "later_option": {"x": 1}}),
+        );
+        let r = p.to_request("id".into());
+        assert_eq!(r.code, "make");
+        let metadata = r.metadata.clone().unwrap();
+        assert_eq!(
+            metadata[OTHER_INPUT],
+            json!({"description": "Build", "timeout": 600000, "dangerouslyDisableSandbox": true,
+                   "run_in_background": true, "later_option": {"x": 1}})
+        );
+        assert_eq!(
+            r.explanation,
+            "Claude Code wants to use Bash\n\nAlso in this call: dangerouslyDisableSandbox = true, \
+             later_option = {\"x\":1}, run_in_background = true\n\nBuild"
+        );
+        assert!(crate::ClientFrame::SecurityEvaluation(r).validate().is_ok());
+        // A Write (medium) with a field the card does not know is high.
+        let p = prompt("Write", json!({"file_path": "/w/a.txt", "content": "x", "mode": "0777"}));
+        let r = p.to_request("id".into());
+        assert_eq!(r.risk_level, RiskLevel::High);
+        assert_eq!(r.metadata.unwrap()[OTHER_INPUT], json!({"file_path": "/w/a.txt", "mode": "0777"}));
+        assert!(flagged_field("Bash", "dangerouslyDisableSandbox") && flagged_field("Edit", "run_in_background"));
+        assert!(!flagged_field("Bash", "timeout") && !flagged_field("Edit", "old_string"));
+    }
+
+    #[test]
+    fn the_request_holds_exactly_the_input_an_approval_answers_with() {
+        let inputs = [
+            json!({"command": "ls", "description": "List", "dangerouslyDisableSandbox": true}),
+            json!({"command": "ls", "run_in_background": true, "timeout": 5}),
+            json!({"command": "ls"}),
+            json!({"command": "ls", "x": "y".repeat(MAX_METADATA_BYTES)}),
+        ];
+        for input in inputs {
+            let p = prompt("Bash", input.clone());
+            let r = p.to_request("id".into());
+            // What the card shows: the code plus the other fields, or the whole input as JSON.
+            let shown = match r.metadata.as_ref().and_then(|m| m.get(OTHER_INPUT)) {
+                Some(Value::Object(other)) => {
+                    let mut all = other.clone();
+                    all.insert("command".into(), Value::String(r.code.clone()));
+                    Value::Object(all)
+                }
+                _ => serde_json::from_str(&r.code).unwrap(),
+            };
+            let PermissionAnswer::Allow { updated_input } =
+                p.answer(&decision(Verdict::Approved, DeciderKind::Person, None, None))
+            else {
+                panic!("allowed")
+            };
+            assert_eq!(Value::Object(updated_input), shown);
+            assert_eq!(shown, input);
+        }
+    }
+
+    #[test]
+    fn an_edit_of_the_command_keeps_every_other_field_as_shown() {
+        let p = prompt("Bash", json!({"command": "rm -rf /", "run_in_background": true}));
+        let PermissionAnswer::Allow { updated_input } =
+            p.answer(&decision(Verdict::Approved, DeciderKind::Person, None, Some("ls")))
+        else {
+            panic!("allowed")
+        };
+        assert_eq!(Value::Object(updated_input), json!({"command": "ls", "run_in_background": true}));
     }
 
     #[test]

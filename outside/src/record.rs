@@ -70,7 +70,13 @@ pub struct OutsideRequest {
     pub kind: RequestKind,
     /// The frame as the client sent it (with the canonical `type`).
     pub request: ClientFrame,
+    /// The risk the client claims for its code (its `risk_level`): shown as the client's, never as
+    /// Warden's.
     pub risk: Option<RiskLevel>,
+    /// Warden's own reading of the code's risk ([`warden_risk`]): a shell command's by Warden's shell
+    /// risk reader; `None` where Warden cannot judge the code. Worked out as the request is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warden_risk: Option<RiskLevel>,
     /// Warden's id of the security evaluation a code response follows.
     pub follows: Option<String>,
     pub status: RequestStatus,
@@ -109,6 +115,39 @@ impl OutsideRequest {
             edited_code: d.edited_code.clone(),
             decided_by: d.decided_by.clone(),
         })
+    }
+}
+
+/// The languages Warden reads as shell commands.
+#[cfg(feature = "server")]
+const SHELL_LANGUAGES: &[&str] = &["bash", "sh", "shell", "zsh", "dash", "console", "shell-session", "shellscript"];
+
+/// Warden's own risk of a request's code, by Warden's shell risk reader when the code is a shell
+/// command (a language of [`SHELL_LANGUAGES`]); a Claude Code call with a field that changes what it
+/// may do (`permission_prompt::flagged_field`) is high whatever its code. `None` when Warden cannot
+/// judge it (other languages, output to pass on).
+#[cfg(feature = "server")]
+pub fn warden_risk(frame: &ClientFrame) -> Option<RiskLevel> {
+    use warden_engine::tools::{shell_risk, Risk};
+    let ClientFrame::SecurityEvaluation(evaluation) = frame else { return None };
+    let metadata = evaluation.metadata.as_ref();
+    let tool = metadata.and_then(|m| m.get("tool_name")).and_then(serde_json::Value::as_str);
+    let flagged = match (tool, metadata.and_then(|m| m.get(crate::permission_prompt::OTHER_INPUT))) {
+        (Some(tool), Some(serde_json::Value::Object(other))) => {
+            other.keys().any(|field| crate::permission_prompt::flagged_field(tool, field))
+        }
+        _ => false,
+    };
+    let language = evaluation.language.as_deref().unwrap_or_default().to_ascii_lowercase();
+    let shell = SHELL_LANGUAGES.contains(&language.as_str()).then(|| match shell_risk(&evaluation.code) {
+        Risk::Low => RiskLevel::Low,
+        Risk::Medium => RiskLevel::Medium,
+        Risk::High => RiskLevel::High,
+    });
+    if flagged {
+        Some(RiskLevel::High)
+    } else {
+        shell
     }
 }
 

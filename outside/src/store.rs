@@ -433,13 +433,15 @@ fn client_from_row(r: &SqliteRow) -> Result<Client> {
 fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
     let decision: Option<String> = r.try_get("decision")?;
     let risk: Option<String> = r.try_get("risk")?;
+    let request = from_json(&r.try_get::<String, _>("payload")?)?;
     Ok(OutsideRequest {
+        warden_risk: crate::record::warden_risk(&request),
         id: r.try_get("id")?,
         client_id: r.try_get("client_id")?,
         client_name: r.try_get("client_name")?,
         client_request_id: r.try_get("client_request_id")?,
         kind: parse(&r.try_get::<String, _>("kind")?)?,
-        request: from_json(&r.try_get::<String, _>("payload")?)?,
+        request,
         risk: risk.as_deref().map(parse::<RiskLevel>).transpose()?,
         follows: r.try_get("follows")?,
         status: parse(&r.try_get::<String, _>("status")?)?,

@@ -248,3 +248,34 @@ async fn an_approved_write_creates_the_file_as_asked() {
     let results = tool_results(&world.model);
     assert!(results.iter().any(|(error, text)| !error && text.contains("File created successfully")), "{results:?}");
 }
+
+#[tokio::test]
+async fn a_bash_call_that_switches_the_sandbox_off_says_so_and_keeps_it_in_the_request() {
+    let Some(binary) = claude_code() else { return };
+    let world = World::start(|_| {
+        json!({"when": "greet without the sandbox", "turns": [
+            {"text": "Running it.", "tool_calls": [{"name": "Bash", "arguments": {
+                "command": "echo hi > greeting.txt", "description": "Write a greeting",
+                "dangerouslyDisableSandbox": true}}]},
+            {"text": "Done.", "echo_tool_results": true}
+        ]})
+    })
+    .await;
+    let mut claude = world.claude(&binary, "please greet without the sandbox");
+
+    let request = world.pending(&mut claude).await;
+    assert_eq!(request["request"]["code"], "echo hi > greeting.txt");
+    assert_eq!(request["request"]["metadata"]["other_input"]["dangerouslyDisableSandbox"], true, "{request}");
+    let explanation = request["request"]["explanation"].as_str().unwrap_or_default();
+    assert!(explanation.contains("Also in this call: dangerouslyDisableSandbox = true"), "{explanation}");
+    assert_eq!(request["warden_risk"], "high");
+    let (status, _) = decide(
+        &world.served.base,
+        request["id"].as_str().expect("id"),
+        json!({"decision": "rejected", "reason": "not without the sandbox"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    finished(claude).await;
+    assert!(!world.work.path().join("greeting.txt").exists(), "the command did not run");
+}

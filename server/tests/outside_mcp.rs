@@ -316,3 +316,108 @@ async fn nobody_deciding_in_time_answers_deny_by_the_clients_timeout() {
         json!({"behavior": "deny", "message": "Nobody decided in Warden in time, so this was denied: no decision within 1 s"})
     );
 }
+
+/// The entries of the audit log as the person exports them.
+async fn audit_entries(served: &Served) -> Vec<Value> {
+    let res = common::client().get(format!("{}/api/audit.jsonl", served.base)).send().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    let body = res.text().await.expect("body");
+    body.lines().map(|line| serde_json::from_str(line).expect("one JSON object a line")).collect()
+}
+
+#[tokio::test]
+async fn every_field_the_answer_carries_is_stored_named_and_audited() {
+    let (_dir, served) = start().await;
+    let (_, token) = register(&served.base, "claude", Value::Null).await;
+    let (session, _progress) = connect(&served, Some(&token)).await.expect("connects");
+    let input = json!({"command": "ls", "description": "List", "dangerouslyDisableSandbox": true,
+                       "run_in_background": true, "timeout": 60000});
+    let arguments = json!({"tool_name": "Bash", "input": input, "tool_use_id": "toolu_flags"});
+    let call = tokio::spawn(async move { prompt(&session, arguments).await });
+
+    let request = pending(&served).await;
+    assert_eq!(request["request"]["code"], "ls");
+    assert_eq!(
+        request["request"]["metadata"]["other_input"],
+        json!({"description": "List", "dangerouslyDisableSandbox": true, "run_in_background": true, "timeout": 60000})
+    );
+    let explanation = request["request"]["explanation"].as_str().expect("explanation");
+    assert!(
+        explanation.contains("Also in this call: dangerouslyDisableSandbox = true, run_in_background = true"),
+        "{explanation}"
+    );
+    // `ls` alone reads as low; with the sandbox switched off it is high, by the client's claim and Warden's own.
+    assert_eq!((request["risk"].as_str(), request["warden_risk"].as_str()), (Some("high"), Some("high")));
+
+    let id = request["id"].as_str().expect("id");
+    let (status, decided) = decide(&served.base, id, json!({"decision": "approved"})).await;
+    assert_eq!(status, StatusCode::OK, "{decided}");
+    let result = tokio::time::timeout(PATIENCE, call).await.expect("answered in time").expect("the call ran");
+    assert_eq!(only_text(&result), json!({"behavior": "allow", "updatedInput": input}));
+
+    let entries = audit_entries(&served).await;
+    let entry = entries.iter().find(|e| e["id"] == id).expect("the decision is in the audit log");
+    assert_eq!(entry["arguments"]["metadata"]["other_input"]["dangerouslyDisableSandbox"], true, "{entry}");
+    assert!(entry["summary"].as_str().unwrap_or_default().contains("dangerouslyDisableSandbox = true"), "{entry}");
+}
+
+#[tokio::test]
+async fn an_approval_of_a_call_is_not_reused_for_the_same_call_id_with_another_field() {
+    let (_dir, served) = start().await;
+    let (_, token) = register(&served.base, "claude", Value::Null).await;
+    let (session, _progress) = connect(&served, Some(&token)).await.expect("connects");
+    let plain = json!({"tool_name": "Bash", "input": {"command": "make"}, "tool_use_id": "toolu_same"});
+    let call = tokio::spawn(async move { prompt(&session, plain).await });
+    let first = pending(&served).await;
+    decide(&served.base, first["id"].as_str().expect("id"), json!({"decision": "approved"})).await;
+    tokio::time::timeout(PATIENCE, call).await.expect("answered in time").expect("the call ran");
+
+    // The same tool_use_id with the sandbox switched off is a new question, not the old answer.
+    let (session, _progress) = connect(&served, Some(&token)).await.expect("connects");
+    let flagged = json!({"tool_name": "Bash", "input": {"command": "make", "dangerouslyDisableSandbox": true},
+                         "tool_use_id": "toolu_same"});
+    let call = tokio::spawn(async move { prompt(&session, flagged).await });
+    let second = pending(&served).await;
+    assert_ne!(second["id"], first["id"]);
+    assert_eq!(second["request"]["metadata"]["other_input"]["dangerouslyDisableSandbox"], true);
+    decide(&served.base, second["id"].as_str().expect("id"), json!({"decision": "rejected"})).await;
+    let result = tokio::time::timeout(PATIENCE, call).await.expect("answered in time").expect("the call ran");
+    assert_eq!(only_text(&result)["behavior"], "deny");
+}
+
+#[tokio::test]
+async fn warden_judges_a_shell_commands_risk_itself_beside_the_clients_claim() {
+    let (_dir, served) = start().await;
+    let (_, token) = register(&served.base, "runner", Value::Null).await;
+    let http = common::client();
+    let ask = |id: &str, code: &str, language: &str, risk: &str| {
+        let frame = json!({"type": "security_evaluation", "id": id, "code": code, "language": language,
+                           "explanation": "trust me", "risk_level": risk});
+        http.post(format!("{}/api/outside/requests", served.base)).bearer_auth(&token).json(&frame).send()
+    };
+    for (id, code, language, claim) in [
+        ("a", "rm -rf ~", "bash", "low"),
+        ("b", "ls -la", "sh", "high"),
+        ("c", "ls\u{202E} -la", "bash", "low"),
+        ("d", "import os", "python", "low"),
+    ] {
+        assert_eq!(ask(id, code, language, claim).await.expect("sent").status(), StatusCode::ACCEPTED);
+    }
+    let url = format!("{}/api/outside/requests?status=pending", served.base);
+    let (_, list) = send_json(&http, Method::GET, url, None).await;
+    let judged: HashMap<String, (Value, Value)> = list
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| {
+            (
+                r["client_request_id"].as_str().unwrap_or_default().to_string(),
+                (r["risk"].clone(), r["warden_risk"].clone()),
+            )
+        })
+        .collect();
+    assert_eq!(judged["a"], (json!("low"), json!("high")), "the client's claim stays the client's");
+    assert_eq!(judged["b"], (json!("high"), json!("low")));
+    assert_eq!(judged["c"], (json!("low"), json!("medium")), "a hidden character is never low");
+    assert_eq!(judged["d"], (json!("low"), Value::Null), "Warden reads shell commands only");
+}

@@ -10,6 +10,7 @@ pub mod approval;
 pub mod audit;
 pub mod connection;
 pub mod event;
+pub mod hidden_chars;
 pub mod inbox;
 pub mod mcp;
 pub mod message;

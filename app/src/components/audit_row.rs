@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use super::timestamp::Timestamp;
+use super::visible_text::{hidden_chars_note, visible};
 use crate::routes::audit::{decider_label, outcome_label};
 use warden_types::audit::{AuditDecider, AuditRow, AuditSource, DiffChange, DiffLine};
 
@@ -27,7 +28,12 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
         .risk
         .clone()
         .map(|risk| view! { <span class=format!("risk risk-{risk}")>{format!("{risk} risk")}</span> });
-    let code = entry.code.clone().filter(|c| !c.is_empty()).map(|code| view! { <pre class="command">{code}</pre> });
+    let code = entry.code.clone().filter(|c| !c.is_empty()).map(|code| {
+        view! {
+            {hidden_chars_note("code", [code.as_str()])}
+            <pre class="command">{visible(code)}</pre>
+        }
+    });
     let edit = (!diff.is_empty()).then(|| {
         view! {
             <div class="audit-edit">
@@ -54,12 +60,12 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
             <td>{source}</td>
             <td class="audit-what">
                 <code>{entry.what.clone()}</code> " " {risk}
-                <p>{entry.summary.clone()}</p>
+                <p>{visible(entry.summary.clone())}</p>
                 {code}
                 {edit}
                 <details>
                     <summary>"Arguments as sent"</summary>
-                    <pre>{arguments}</pre>
+                    <pre>{visible(arguments)}</pre>
                 </details>
             </td>
             <td><span class=outcome_class>{outcome_label(entry.outcome)}</span></td>

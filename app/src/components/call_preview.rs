@@ -5,7 +5,9 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use crate::components::visible_text::{hidden_chars_note, visible};
 use crate::model::{Approval, Preview};
+use warden_types::hidden_chars::made_visible;
 
 /// The call's arguments as the person reads (and edits) them: pretty JSON.
 pub fn arguments_text(arguments: &Value) -> String {
@@ -15,11 +17,12 @@ pub fn arguments_text(arguments: &Value) -> String {
 /// One line naming what the call acts on, for a folded preview: the file or the command.
 pub fn preview_label(approval: &Approval) -> String {
     match &approval.preview {
-        Some(Preview::Diff { path, .. }) => format!("Changes to {path}"),
+        Some(Preview::Diff { path, .. }) => format!("Changes to {}", made_visible(path)),
         Some(Preview::Command { command }) => {
-            let first = command.lines().next().unwrap_or_default();
+            let shown = made_visible(command);
+            let first = shown.lines().next().unwrap_or_default();
             let mut label: String = first.chars().take(80).collect();
-            if label.len() < command.len() {
+            if label.len() < shown.len() {
                 label.push('…');
             }
             format!("Command: {label}")
@@ -28,19 +31,28 @@ pub fn preview_label(approval: &Approval) -> String {
     }
 }
 
-/// The diff, the command or the arguments of the call.
+/// The diff, the command or the arguments of the call; hidden characters made visible and named.
 pub fn call_preview(approval: &Approval) -> impl IntoView {
     match approval.preview.clone() {
         Some(Preview::Diff { path, diff }) => view! {
-            <p>"Changes to " <code>{path}</code></p>
-            <pre class="diff">{diff}</pre>
+            {hidden_chars_note("change", [path.as_str(), diff.as_str()])}
+            <p>"Changes to " <code>{visible(path)}</code></p>
+            <pre class="diff">{visible(diff)}</pre>
         }
         .into_any(),
         Some(Preview::Command { command }) => view! {
+            {hidden_chars_note("command", [command.as_str()])}
             <p>"Command:"</p>
-            <pre class="command">{command}</pre>
+            <pre class="command">{visible(command)}</pre>
         }
         .into_any(),
-        None => view! { <pre class="arguments">{arguments_text(&approval.arguments)}</pre> }.into_any(),
+        None => {
+            let text = arguments_text(&approval.arguments);
+            view! {
+                {hidden_chars_note("call", [text.as_str()])}
+                <pre class="arguments">{visible(text)}</pre>
+            }
+            .into_any()
+        }
     }
 }

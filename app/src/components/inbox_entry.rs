@@ -9,13 +9,17 @@
 //! Everything a model or client wrote is shown as text.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use warden_outside::protocol::ClientFrame;
 use warden_outside::OutsideRequest;
 
 use crate::components::call_preview::{call_preview, preview_label};
 use crate::components::countdown::{Clock, Countdown};
-use crate::inbox::{check_reason_text, kind_label, InboxItem, ItemKey, SHOWN_BYTES};
+use crate::components::outside_claims::{client_says, other_input, risk_chips};
+use crate::components::visible_text::{hidden_chars_note, visible};
+use crate::inbox::{check_reason_text, kind_label, size_text, InboxItem, ItemKey, SHOWN_BYTES};
 use crate::model::{Approval, CheckDecision, ThreadCheck, Verdict};
+use crate::server_fns::inbox::get_outside_request;
 
 /// What an item can ask its page to do.
 #[derive(Clone, Copy)]
@@ -28,6 +32,9 @@ pub struct InboxActions {
     /// A decision is on its way: the buttons wait.
     pub busy: RwSignal<bool>,
     pub clock: Clock,
+    /// The outside requests whose code (or output), cut short in the list, the person has shown in
+    /// full: only those may be approved (see [`crate::inbox::CutCode`]).
+    pub expanded: RwSignal<Vec<ItemKey>>,
 }
 
 #[component]
@@ -36,6 +43,10 @@ pub fn InboxEntry(
     /// A long text of the item was cut for the list.
     #[prop(optional)]
     cut: bool,
+    /// An outside request's code (or output) is cut in the list: how long all of it is. Approve
+    /// waits until the person shows all of it.
+    #[prop(optional_no_strip)]
+    cut_code: Option<usize>,
     selected: Signal<bool>,
     on_select: Callback<bool>,
 ) -> impl IntoView {
@@ -50,9 +61,18 @@ pub fn InboxEntry(
     // What a waiting item would do is shown open, so nobody decides without seeing it (the list
     // carries it trimmed to 4 KiB); a decided one folds it away.
     let opened = pending;
+    // All of an outside request's code once the person asked for it; until then a cut one cannot
+    // be approved.
+    let full = RwSignal::new(None::<OutsideRequest>);
+    let cut_code = cut_code.filter(|_| matches!(item, InboxItem::Outside(_)));
+    let unseen = Signal::derive(move || pending && cut_code.is_some() && full.with(Option::is_none));
+    let unseen_id = format!("unseen-{}", dom_key.replace(':', "-"));
     let body = match &item {
         InboxItem::Chat(approval) => chat_body(approval, opened).into_any(),
-        InboxItem::Outside(request) => outside_body(request, pending, actions, opened).into_any(),
+        InboxItem::Outside(request) => {
+            let shown = Shown { full, cut_code, unseen_id: unseen_id.clone(), key: key.clone() };
+            outside_body(request, pending, actions, opened, shown).into_any()
+        }
         InboxItem::Check(check) => check_body(check, pending).into_any(),
     };
     let batchable = item.group().is_some();
@@ -85,9 +105,13 @@ pub fn InboxEntry(
                         />
                     })}
                     <h2 id=heading_id>{title}</h2>
-                    {risk.map(|r| view! {
-                        <span class=format!("risk risk-{r}")>"Risk: " <strong>{r}</strong></span>
-                    })}
+                    {match &item {
+                        InboxItem::Outside(request) => risk_chips(request).into_any(),
+                        _ => risk.map(|r| view! {
+                            <span class=format!("risk risk-{r}")>"Risk: " <strong>{r}</strong></span>
+                        })
+                        .into_any(),
+                    }}
                 </header>
                 {body}
                 {cut.then(|| view! {
@@ -104,7 +128,13 @@ pub fn InboxEntry(
                     {match (pending, check_id) {
                         (true, Some(id)) => check_buttons(id, actions).into_any(),
                         (true, None) => view! {
-                            <button type="button" class="approve" disabled=move || actions.busy.get() on:click=decide(Verdict::Approve)>
+                            <button
+                                type="button"
+                                class="approve"
+                                disabled=move || actions.busy.get() || unseen.get()
+                                aria-describedby=move || unseen.get().then(|| unseen_id.clone())
+                                on:click=decide(Verdict::Approve)
+                            >
                                 "Approve"
                             </button>
                             <button type="button" class="deny" disabled=move || actions.busy.get() on:click=decide(Verdict::Deny)>
@@ -172,33 +202,123 @@ fn check_buttons(id: String, actions: InboxActions) -> impl IntoView {
     }
 }
 
-fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions, opened: bool) -> impl IntoView {
+/// How much of an outside request's code (or output) the item shows, and whether all of it.
+struct Shown {
+    full: RwSignal<Option<OutsideRequest>>,
+    /// How long all of it is, when the list cut it.
+    cut_code: Option<usize>,
+    /// The id of the note saying Approve waits.
+    unseen_id: String,
+    key: ItemKey,
+}
+
+fn outside_body(
+    request: &OutsideRequest,
+    pending: bool,
+    actions: InboxActions,
+    opened: bool,
+    shown: Shown,
+) -> impl IntoView {
     let on_a_call = if request.linked_call.is_some() { " · on a tool call of a chat" } else { "" };
     let source = format!("{} · client {}{on_a_call}", kind_label(request.kind), request.client_name);
+    let Shown { full, cut_code, unseen_id, key } = shown;
+    // The request as listed (cut) until the person shows all of it.
+    let listed = request.clone();
+    let current = move || full.get().unwrap_or_else(|| listed.clone());
     let details = match &request.request {
-        ClientFrame::SecurityEvaluation(e) => view! {
-            <p class="explanation">{e.explanation.clone()}</p>
-            <details class="inbox-code" open=opened>
-                <summary>"Code" {e.language.clone().map(|l| format!(" ({l})"))}</summary>
-                <pre><code>{e.code.clone()}</code></pre>
-            </details>
+        ClientFrame::SecurityEvaluation(e) => {
+            let language = e.language.clone().map(|l| format!(" ({l})"));
+            let code = move || match current().request {
+                ClientFrame::SecurityEvaluation(e) => e.code,
+                ClientFrame::CodeResponse(_) => String::new(),
+            };
+            let note_code = code.clone();
+            view! {
+                {move || hidden_chars_note("code", [note_code().as_str()])}
+                <details class="inbox-code" open=opened>
+                    <summary>"Code" {language}</summary>
+                    <pre class="code-text" class:expanded=move || full.with(Option::is_some)><code>{move || visible(code())}</code></pre>
+                </details>
+                {other_input(e)}
+                {client_says(&e.explanation)}
+            }
+            .into_any()
         }
-        .into_any(),
-        ClientFrame::CodeResponse(r) => view! {
-            <p class="explanation">
-                {match r.exit_code {
-                    Some(code) => format!("May this output be passed on? The code exited with {code}."),
-                    None => "May this output be passed on? The exit code is unknown.".to_string(),
+        ClientFrame::CodeResponse(r) => {
+            let output = move || match current().request {
+                ClientFrame::CodeResponse(r) => (r.stdout, r.stderr),
+                ClientFrame::SecurityEvaluation(_) => Default::default(),
+            };
+            let note_output = output.clone();
+            view! {
+                <p class="explanation">
+                    {match r.exit_code {
+                        Some(code) => format!("May this output be passed on? The code exited with {code}."),
+                        None => "May this output be passed on? The exit code is unknown.".to_string(),
+                    }}
+                </p>
+                {move || {
+                    let (stdout, stderr) = note_output();
+                    hidden_chars_note("output", [stdout.as_str(), stderr.as_str()])
                 }}
-            </p>
-            <details class="inbox-code" open=opened>
-                <summary>"Output"</summary>
-                <pre class="stdout">{r.stdout.clone()}</pre>
-                {(!r.stderr.is_empty()).then(|| view! { <pre class="stderr">{r.stderr.clone()}</pre> })}
-            </details>
+                <details class="inbox-code" open=opened>
+                    <summary>"Output"</summary>
+                    {move || {
+                        let (stdout, stderr) = output();
+                        view! {
+                            <pre class="stdout code-text">{visible(stdout)}</pre>
+                            {(!stderr.is_empty()).then(|| view! { <pre class="stderr code-text">{visible(stderr)}</pre> })}
+                        }
+                    }}
+                </details>
+            }
+            .into_any()
         }
-        .into_any(),
     };
+    let more = cut_code.map(|bytes| {
+        let id = request.id.clone();
+        let failed = RwSignal::new(None::<String>);
+        let loading = RwSignal::new(false);
+        let show_all = move |_| {
+            let id = id.clone();
+            let key = key.clone();
+            loading.set(true);
+            spawn_local(async move {
+                match get_outside_request(id).await {
+                    Ok(view) => {
+                        full.try_set(Some(view.request));
+                        actions.expanded.try_update(|e| e.push(key));
+                    }
+                    Err(e) => {
+                        failed.try_set(Some(e.to_string()));
+                    }
+                }
+                loading.try_set(false);
+            });
+        };
+        let hidden = bytes.saturating_sub(SHOWN_BYTES);
+        view! {
+            {move || match full.with(Option::is_some) {
+                false => view! {
+                    <p class="more-follows" id=unseen_id.clone()>
+                        {format!(
+                            "Shown: the first {} of {}; {} more follow{}.",
+                            size_text(SHOWN_BYTES),
+                            size_text(bytes),
+                            size_text(hidden),
+                            if pending { ". Show all of it to approve" } else { "" },
+                        )}
+                    </p>
+                    <button type="button" class="show-all" disabled=move || loading.get() on:click=show_all.clone()>
+                        {format!("Show all {}", size_text(bytes))}
+                    </button>
+                }
+                .into_any(),
+                true => view! { <p class="more-follows">{format!("All {} shown.", size_text(bytes))}</p> }.into_any(),
+            }}
+            {move || failed.get().map(|e| view! { <p class="error" role="alert">"Could not show all of it: " {e}</p> })}
+        }
+    });
     let countdown = pending.then(|| {
         view! {
             <Countdown
@@ -212,6 +332,7 @@ fn outside_body(request: &OutsideRequest, pending: bool, actions: InboxActions, 
     view! {
         <p class="inbox-source">{source}</p>
         {details}
+        {more}
         {countdown}
     }
 }

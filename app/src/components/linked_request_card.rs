@@ -9,7 +9,9 @@ use warden_outside::protocol::ClientFrame;
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::components::countdown::{Clock, Countdown};
+use crate::components::outside_claims::{client_says, other_input, risk_chips};
 use crate::components::outside_decision::OutsideDecision;
+use crate::components::visible_text::{hidden_chars_note, visible};
 use crate::inbox::{kind_label, outside_decision_text};
 use crate::linked_outside::LinkedOutside;
 
@@ -18,7 +20,7 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     let heading_id = format!("linked-{}", request.id);
     let labelled_by = heading_id.clone();
     let title = format!("{} from {}", kind_label(request.kind), request.client_name);
-    let risk = request.risk.map(|r| r.to_string());
+    let risk = request.risk.max(request.warden_risk).map(|r| r.to_string());
     let decided = outside_decision_text(&request);
     let pending = request.status == RequestStatus::Pending;
     let class = match &risk {
@@ -28,11 +30,13 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     let (content, code) = match &request.request {
         ClientFrame::SecurityEvaluation(e) => (
             view! {
+                {hidden_chars_note("code", [e.code.as_str()])}
                 <p class="code-meta">
                     {e.language.clone().map(|l| format!("Language: {l}")).unwrap_or_else(|| "Plain text".into())}
                 </p>
-                <pre class="code"><code>{e.code.clone()}</code></pre>
-                <p class="explanation">{e.explanation.clone()}</p>
+                <pre class="code"><code>{visible(e.code.clone())}</code></pre>
+                {other_input(e)}
+                {client_says(&e.explanation)}
             }
             .into_any(),
             Some(e.code.clone()),
@@ -45,10 +49,11 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
                         None => "Exit code: unknown".to_string(),
                     }}
                 </p>
+                {hidden_chars_note("output", [r.stdout.as_str(), r.stderr.as_str()])}
                 <h5>"Standard output"</h5>
-                <pre class="stdout">{r.stdout.clone()}</pre>
+                <pre class="stdout">{visible(r.stdout.clone())}</pre>
                 <h5>"Standard error"</h5>
-                <pre class="stderr">{r.stderr.clone()}</pre>
+                <pre class="stderr">{visible(r.stderr.clone())}</pre>
             }
             .into_any(),
             None,
@@ -59,7 +64,7 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     view! {
         <section class=class aria-labelledby=labelled_by>
             <h4 id=heading_id>{title}</h4>
-            {risk.map(|r| view! { <p class=format!("risk risk-{r}")>"Risk: " <strong>{r.clone()}</strong></p> })}
+            <p class="risks">{risk_chips(&request)}</p>
             {content}
             <p class="decided" role="status">{decided}</p>
             {pending.then(|| {

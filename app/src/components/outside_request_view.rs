@@ -8,7 +8,9 @@ use warden_outside::protocol::{ClientFrame, CodeResponse, SecurityEvaluation};
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::components::countdown::{Clock, Countdown};
+use crate::components::outside_claims::{client_says, other_input, risk_chips};
 use crate::components::outside_decision::OutsideDecision;
+use crate::components::visible_text::{hidden_chars_note, visible};
 use crate::inbox::{kind_label, outside_decision_text};
 use crate::server_fns::inbox::OutsideView;
 
@@ -118,25 +120,29 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
         }
     };
 
+    // Code with hidden characters comes unhighlighted (see `get_outside_request`): shown with markers.
     let code_panel = match (&evaluation, code_html) {
-        (Some(_), Some(html)) => view! {
+        (Some(e), Some(html)) => view! {
             <p class="code-meta">{format!("Highlighted as {}", syntax.unwrap_or_default())}</p>
             <pre class="code hl"><code inner_html=html></code></pre>
+            {other_input(e)}
         }
         .into_any(),
         (Some(e), None) => view! {
+            {hidden_chars_note("code", [e.code.as_str()])}
             <p class="code-meta">{e.language.clone().map(|l| format!("Language: {l}")).unwrap_or_else(|| "Plain text".into())}</p>
-            <pre class="code"><code>{e.code.clone()}</code></pre>
+            <pre class="code"><code>{visible(e.code.clone())}</code></pre>
+            {other_input(e)}
         }
         .into_any(),
         (None, _) => view! { <p class="empty">"This output came without the code that produced it."</p> }.into_any(),
     };
     let explanation_panel = match &evaluation {
         Some(e) => view! {
-            <p class="explanation">{e.explanation.clone()}</p>
+            {client_says(&e.explanation)}
             {e.metadata.as_ref().map(|m| view! {
                 <h3>"Metadata"</h3>
-                <pre class="metadata">{serde_json::to_string_pretty(m).unwrap_or_default()}</pre>
+                <pre class="metadata">{visible(serde_json::to_string_pretty(m).unwrap_or_default())}</pre>
             })}
         }
         .into_any(),
@@ -150,10 +156,11 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
                     None => "Exit code: unknown".to_string(),
                 }}
             </p>
+            {hidden_chars_note("output", [r.stdout.as_str(), r.stderr.as_str()])}
             <h3>"Standard output"</h3>
-            <pre class="stdout">{r.stdout.clone()}</pre>
+            <pre class="stdout">{visible(r.stdout.clone())}</pre>
             <h3>"Standard error"</h3>
-            <pre class="stderr">{r.stderr.clone()}</pre>
+            <pre class="stderr">{visible(r.stderr.clone())}</pre>
         }
         .into_any(),
         None => view! {
@@ -167,10 +174,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
             <header>
                 <h1 id="request-title">{title}</h1>
                 <p class="request-meta">
-                    {risk.map(|r| view! {
-                        <span class=format!("risk risk-{r}")>"Risk: " <strong>{r.clone()}</strong></span>
-                        " · "
-                    })}
+                    {risk.map(|_| view! { {risk_chips(&first)} " · " })}
                     "Client request " <code>{client_request_id}</code>
                     {received}
                 </p>

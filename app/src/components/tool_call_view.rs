@@ -12,6 +12,7 @@ use crate::components::approval_card::{decision_text, ApprovalCard};
 use crate::components::keyed_list::{keyed_list, Row};
 use crate::components::linked_request_card::LinkedRequestCard;
 use crate::components::offline_server::OfflineServer;
+use crate::components::visible_text::visible;
 use crate::linked_outside::LinkedOutside;
 use crate::live_run::LiveRun;
 use crate::model::{Approval, ApprovalStatus, ToolCallRecord as ToolCall, ToolCallStatus};
@@ -74,7 +75,7 @@ pub fn ToolCallView(
                 None => view! {
                     <details class="tool-arguments">
                         <summary>"Arguments"</summary>
-                        <pre>{arguments}</pre>
+                        <pre class="arguments">{visible(arguments)}</pre>
                     </details>
                 }.into_any(),
             }}
@@ -87,7 +88,7 @@ pub fn ToolCallView(
                 view! {
                     <details class=class>
                         <summary>{label} {call.truncated.then_some(" (shortened for the model)")}</summary>
-                        <pre>{text}</pre>
+                        <pre>{visible(text)}</pre>
                     </details>
                 }
             })}

@@ -75,6 +75,13 @@ pub fn InboxPage() -> impl IntoView {
     let notice = RwSignal::new(None::<String>);
     let selected = RwSignal::new(Vec::<ItemKey>::new());
     let busy = RwSignal::new(false);
+    // Outside requests whose cut code the person has shown in full (see `CutCode`).
+    let expanded = RwSignal::new(Vec::<ItemKey>::new());
+    // Listed cut, not shown in full: no approval (a button, a key or a batch) until it is.
+    let unseen = move |key: &ItemKey| {
+        shown.with_untracked(|l| l.as_ref().is_some_and(|l| l.cut_code.iter().any(|c| c.key == *key)))
+            && !expanded.with_untracked(|e| e.contains(key))
+    };
     // Where the focus goes once the list shows a decision (the item decided is gone from "pending"),
     // by key: see `inbox_keys`. `seen` are the items listed when the person last moved the focus;
     // `moving` is set while the page moves it itself (that is no look of the person's).
@@ -174,6 +181,10 @@ pub fn InboxPage() -> impl IntoView {
             notice.set(Some(format!("{}: use Connect or Continue anyway", item.title())));
             return;
         }
+        if verdict == Verdict::Approve && unseen(&key) {
+            notice.set(Some(format!("Show all of its code before approving: {}", item.title())));
+            return;
+        }
         plan_focus(&key);
         busy.set(true);
         error.set(None);
@@ -239,7 +250,7 @@ pub fn InboxPage() -> impl IntoView {
         });
     });
     let updated = Callback::new(move |_| refresh());
-    provide_context(InboxActions { decide, decide_check, updated, busy, clock });
+    provide_context(InboxActions { decide, decide_check, updated, busy, clock, expanded });
 
     // The keyboard: shortcuts anywhere on the page except while typing in a field.
     #[cfg(feature = "hydrate")]
@@ -304,7 +315,7 @@ pub fn InboxPage() -> impl IntoView {
             <NotifyButton/>
             <div class="inbox-status" role="status">{move || notice.get()}</div>
             {move || error.get().map(|error| view! { <ErrorNotice error/> })}
-            <BatchBar shown selected busy notice error refresh=Callback::new(move |_| refresh())/>
+            <BatchBar shown selected busy notice error expanded refresh=Callback::new(move |_| refresh())/>
             <Transition fallback=|| view! { <p class="loading">"Loading the inbox…"</p> }>
                 <ErrorBoundary fallback=error_list>
                     {move || Suspend::new(async move {
@@ -344,6 +355,9 @@ pub fn InboxPage() -> impl IntoView {
                                             Row::new(&(item.key(), item.revision()), move || {
                                                 let key = item.key();
                                                 let cut = shown.with_untracked(|l| l.as_ref().is_some_and(|l| l.cut.contains(&key)));
+                                                let cut_code = shown.with_untracked(|l| {
+                                                    l.as_ref()?.cut_code.iter().find(|c| c.key == key).map(|c| c.bytes)
+                                                });
                                                 let is_selected = {
                                                     let key = key.clone();
                                                     Signal::derive(move || selected.with(|s| s.contains(&key)))
@@ -357,7 +371,7 @@ pub fn InboxPage() -> impl IntoView {
                                                         }
                                                     });
                                                 });
-                                                view! { <InboxEntry item cut selected=is_selected on_select/> }.into_any()
+                                                view! { <InboxEntry item cut cut_code selected=is_selected on_select/> }.into_any()
                                             })
                                         }).collect()
                                     }))}
@@ -445,6 +459,7 @@ fn BatchBar(
     busy: RwSignal<bool>,
     notice: RwSignal<Option<String>>,
     error: RwSignal<Option<AppError>>,
+    expanded: RwSignal<Vec<ItemKey>>,
     refresh: Callback<()>,
 ) -> impl IntoView {
     let chosen = Memo::new(move |_| {
@@ -460,6 +475,17 @@ fn BatchBar(
         })
     });
     let check = Memo::new(move |_| chosen.with(|items| batch_group(&items.iter().collect::<Vec<_>>()).map(|_| ())));
+    // Approving selected requests whose code was cut and not shown in full would approve unseen code.
+    let unseen = Memo::new(move |_| {
+        let cut: Vec<ItemKey> =
+            shown.with(|l| l.as_ref().map(|l| l.cut_code.iter().map(|c| c.key.clone()).collect()).unwrap_or_default());
+        let count = chosen.with(|items| {
+            items.iter().filter(|i| cut.contains(&i.key()) && !expanded.with(|e| e.contains(&i.key()))).count()
+        });
+        (count > 0).then(|| {
+            format!("{count} of the selected have code cut short here: show all of it in each before approving.")
+        })
+    });
     let reason = RwSignal::new(String::new());
     let send = move |verdict: Verdict| {
         let keys: Vec<ItemKey> = chosen.with_untracked(|items| items.iter().map(InboxItem::key).collect());
@@ -495,11 +521,12 @@ fn BatchBar(
             <section class="batch-bar" aria-label="Batch decision">
                 <p>{move || format!("{} selected", chosen.with(Vec::len))}</p>
                 {move || check.get().err().map(|why| view! { <p class="batch-refused" role="status">{why}</p> })}
+                {move || unseen.get().map(|why| view! { <p class="batch-refused" role="status">{why}</p> })}
                 <div class="decide-buttons">
                     <button
                         type="button"
                         class="approve"
-                        disabled=move || busy.get() || check.with(Result::is_err)
+                        disabled=move || busy.get() || check.with(Result::is_err) || unseen.with(Option::is_some)
                         on:click=move |_| send(Verdict::Approve)
                     >
                         "Approve selected"

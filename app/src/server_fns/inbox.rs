@@ -34,7 +34,7 @@ use super::outside::hub;
 /// for the statuses the filter shows, and the outside store for the newest of each client.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
-    use crate::inbox::{fair_share, trimmed, ClientRef, InboxItem, MAX_LISTED};
+    use crate::inbox::{cut_code, fair_share, trimmed, ClientRef, InboxItem, MAX_LISTED};
 
     let hub = hub()?;
     let clients = hub.clients().await?;
@@ -60,9 +60,11 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     items.retain(|item| filter.matches(item));
     let items = fair_share(items, MAX_LISTED);
     let mut cut = Vec::new();
+    let mut cut_codes = Vec::new();
     let items = items
         .into_iter()
         .map(|item| {
+            cut_codes.extend(cut_code(&item));
             let (item, was_cut) = trimmed(item);
             if was_cut {
                 cut.push(item.key());
@@ -71,7 +73,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         })
         .collect();
     let clients = clients.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
-    Ok(InboxList { items, clients, cut })
+    Ok(InboxList { items, clients, cut, cut_code: cut_codes })
 }
 
 /// The newest outside requests of the statuses `filter` shows, of each of `clients`, on the cards of
@@ -129,6 +131,8 @@ pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
         ClientFrame::CodeResponse(_) => None,
     });
     let highlighted = match evaluation {
+        // Code with hidden characters is shown plain, each one as a visible marker.
+        Some((code, _)) if warden_types::hidden_chars::has_hidden(&code) => None,
         Some((code, language)) => {
             tokio::task::spawn_blocking(move || warden_engine::code_highlight::highlight(&code, language.as_deref()))
                 .await

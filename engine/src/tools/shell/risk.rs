@@ -10,7 +10,17 @@ use crate::tools::Risk;
 /// The risk of a whole command line; `High` if it cannot be read (too long, too deeply nested,
 /// a syntax error) or nests commands in commands (`sh -c`, `env`, `find -exec`, ...) too deeply.
 pub fn shell_risk(cmd: &str) -> Risk {
-    line_risk(cmd, 0)
+    at_least_medium_if_hidden(cmd, line_risk(cmd, 0))
+}
+
+/// A command with a hidden or direction-changing character (Trojan Source: it may run other than
+/// it reads) is never Low; the cards show each such character as a marker.
+fn at_least_medium_if_hidden(cmd: &str, risk: Risk) -> Risk {
+    if warden_types::hidden_chars::has_hidden(cmd) {
+        risk.max(Risk::Medium)
+    } else {
+        risk
+    }
 }
 
 /// Commands run by other commands (`env env …`, `find -exec find -exec …`, `sh -c 'sh -c …'`) are
