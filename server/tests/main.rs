@@ -24,4 +24,5 @@ mod outside_restart;
 mod outside_ws;
 mod pages;
 mod server_fns;
+mod sessions;
 mod static_files;

@@ -41,6 +41,7 @@ pub mod rules_panel;
 pub mod run_status;
 pub mod section_ui;
 pub mod shortcuts_dialog;
+pub mod signed_in_browsers;
 pub mod sidebar;
 pub mod thread_import;
 pub mod thread_item;
