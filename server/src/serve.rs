@@ -54,10 +54,11 @@ pub async fn serve(listener: TcpListener, app: Router, options: ServeOptions, sh
         // Small SSE writes go out at once instead of waiting on delayed ACKs.
         let _ = stream.set_nodelay(true);
         // The peer's address goes with each request (where a browser signed in from).
-        let service = tower::ServiceExt::map_request(app.clone(), move |mut request: axum::extract::Request| {
-            request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
-            request
-        });
+        let service =
+            tower::ServiceExt::map_request(app.clone(), move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+                request
+            });
         let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)).with_upgrades();
         let draining = draining.clone();
         connections.spawn(async move {

@@ -324,7 +324,8 @@ async fn a_name_allowed_without_a_port_does_not_trust_its_other_ports() {
     let url = |path: &str| format!("{}{}", served.base, path);
     let cookie = sign_in_at(&served).await;
     let marker = dir.path().join("started-marker");
-    let import = json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(dir.path())["transport"]["args"]}}});
+    let import =
+        json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(dir.path())["transport"]["args"]}}});
 
     // The page on the other port posts to Warden at its own port: Host is fine, the origin is not.
     let save = warden_app::server_fns::mcp::SaveMcpServer::PATH;
@@ -358,7 +359,10 @@ async fn a_name_allowed_without_a_port_does_not_trust_its_other_ports() {
         .expect("request");
     assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "host_not_allowed".to_string()));
     // The name on Warden's own port, and bare (a proxy on the scheme's port), are Warden.
-    for (host, origin) in [(format!("warden.test:{port}"), format!("http://warden.test:{port}")), ("warden.test".to_string(), "https://warden.test".to_string())] {
+    for (host, origin) in [
+        (format!("warden.test:{port}"), format!("http://warden.test:{port}")),
+        ("warden.test".to_string(), "https://warden.test".to_string()),
+    ] {
         let res = anonymous()
             .post(url("/api/threads"))
             .header(HOST, host.as_str())
@@ -418,12 +422,16 @@ async fn every_server_function_refuses_a_body_that_is_not_json() {
     let paths: Vec<&'static str> = leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path).collect();
     assert!(paths.len() >= 50, "the registry lists the app's server functions: {paths:?}");
     assert!(paths.contains(&warden_app::server_fns::mcp::ImportMcpServers::PATH));
-    let import = json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(app.dir.path())["transport"]["args"]}}});
+    let import =
+        json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(app.dir.path())["transport"]["args"]}}});
     let json_text = json!({"json": import.to_string()}).to_string();
     for path in &paths {
         for (content_type, body) in [
             (Some("application/x-www-form-urlencoded"), format!("json={}", import)),
-            (Some("multipart/form-data; boundary=x"), "--x\r\nContent-Disposition: form-data; name=\"json\"\r\n\r\n{}\r\n--x--\r\n".to_string()),
+            (
+                Some("multipart/form-data; boundary=x"),
+                "--x\r\nContent-Disposition: form-data; name=\"json\"\r\n\r\n{}\r\n--x--\r\n".to_string(),
+            ),
             // A form with enctype=text/plain can carry a body that parses as JSON.
             (Some("text/plain"), json_text.clone()),
             (None, json_text.clone()),

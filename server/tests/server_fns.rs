@@ -118,7 +118,12 @@ async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_inp
 
     let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
         (fns::StartChat::PATH, Body::Json(json!({"prompt": "   "})), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
-        (fns::SendMessage::PATH, Body::Json(json!({"thread_id": "nope", "content": "hi"})), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            fns::SendMessage::PATH,
+            Body::Json(json!({"thread_id": "nope", "content": "hi"})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
         (
             fns::SendMessage::PATH,
             Body::Json(json!({"thread_id": thread, "content": " \n "})),
@@ -154,7 +159,12 @@ async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_inp
             StatusCode::UNPROCESSABLE_ENTITY,
             "Invalid",
         ),
-        (fns::SetArchived::PATH, Body::Json(json!({"id": "nope", "archived": true})), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            fns::SetArchived::PATH,
+            Body::Json(json!({"id": "nope", "archived": true})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
         (fns::DeleteThread::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
     ];
     for (path, body, status, expected) in cases {
@@ -197,7 +207,12 @@ async fn mcp_server_functions_answer_unknown_servers_with_404_and_bad_configs_wi
     let (no_command, bad_name) = (config("probe", ""), config("bad__name", "true"));
     let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
         (mcp::RemoveMcpServer::PATH, Body::Json(json!({"name": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
-        (mcp::SetMcpEnabled::PATH, Body::Json(json!({"name": "nope", "enabled": true})), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            mcp::SetMcpEnabled::PATH,
+            Body::Json(json!({"name": "nope", "enabled": true})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
         (
             mcp::SetMcpTrustReadOnly::PATH,
             Body::Json(json!({"name": "nope", "trust": true})),
@@ -214,7 +229,12 @@ async fn mcp_server_functions_answer_unknown_servers_with_404_and_bad_configs_wi
         (mcp::SaveMcpServer::PATH, Body::Json(no_command), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (mcp::TestMcpConnection::PATH, Body::Json(bad_name.clone()), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (mcp::SaveMcpServer::PATH, Body::Json(bad_name), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
-        (mcp::ImportMcpServers::PATH, Body::Json(json!({"json": "{not json"})), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (
+            mcp::ImportMcpServers::PATH,
+            Body::Json(json!({"json": "{not json"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+        ),
     ];
     for (path, body, status, expected) in cases {
         let (s, answer) = app.call(path, body).await;
@@ -267,14 +287,18 @@ async fn a_cross_origin_post_to_a_server_function_is_refused_before_it_changes_a
 
     // From Warden's own page a form is still refused (server functions take JSON only), and the same
     // request as JSON is served: the refusals above were the origin's doing.
-    let own_page = || anonymous().post(app.url(fns::RenameThread::PATH)).header(COOKIE, &cookie).header(ORIGIN, app.served.base.clone());
+    let own_page = || {
+        anonymous()
+            .post(app.url(fns::RenameThread::PATH))
+            .header(COOKIE, &cookie)
+            .header(ORIGIN, app.served.base.clone())
+    };
     let (status, body) = send(own_page().form(&[("id", thread.as_str()), ("title", "renamed by a form")])).await;
-    assert_eq!((status, &body["error"]["code"]), (StatusCode::UNSUPPORTED_MEDIA_TYPE, &json!("unsupported_media_type")));
-    let res = own_page()
-        .json(&json!({"id": thread, "title": "renamed by the person"}))
-        .send()
-        .await
-        .expect("request");
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::UNSUPPORTED_MEDIA_TYPE, &json!("unsupported_media_type"))
+    );
+    let res = own_page().json(&json!({"id": thread, "title": "renamed by the person"})).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(app.engine.thread(&thread).await.expect("thread").thread.title, "renamed by the person");
 }

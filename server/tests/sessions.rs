@@ -272,7 +272,8 @@ async fn a_session_outlives_a_restart_of_the_binary_until_it_is_signed_out() {
 
     let server = ServerProcess::start_on(port, data.path(), &[]).await;
     assert_eq!(get(&server.base).await.expect("request").status(), StatusCode::OK, "the session outlived the restart");
-    let (_, listed) = send(client().post(format!("{}{}", server.base, ListSignedInBrowsers::PATH)).json(&json!({}))).await;
+    let (_, listed) =
+        send(client().post(format!("{}{}", server.base, ListSignedInBrowsers::PATH)).json(&json!({}))).await;
     let id = listed[0]["id"].as_str().expect("the session's id").to_string();
     let req = client().post(format!("{}{}", server.base, SignOutBrowser::PATH)).json(&json!({"id": id}));
     assert_eq!(send(req).await.0, StatusCode::OK);

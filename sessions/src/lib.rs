@@ -231,7 +231,8 @@ impl Sessions {
 
     /// Signs out every browser but `keep` (every one when `None`); how many were signed out.
     pub async fn revoke_all_but(&self, keep: Option<&str>) -> Result<u64> {
-        let done = sqlx::query("DELETE FROM browser_sessions WHERE id IS NOT ?").bind(keep).execute(&self.writer).await?;
+        let done =
+            sqlx::query("DELETE FROM browser_sessions WHERE id IS NOT ?").bind(keep).execute(&self.writer).await?;
         self.announce(Revoked::AllBut(keep.map(str::to_string)));
         Ok(done.rows_affected())
     }

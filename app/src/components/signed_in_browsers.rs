@@ -71,8 +71,7 @@ pub fn SignedInBrowsers() -> impl IntoView {
 #[component]
 fn BrowserTable(list: Vec<SignedInBrowser>) -> impl IntoView {
     if list.is_empty() {
-        return view! { <p class="empty">"No browser is signed in (you are using the access token)."</p> }
-            .into_any();
+        return view! { <p class="empty">"No browser is signed in (you are using the access token)."</p> }.into_any();
     }
     view! {
         <table class="outside-clients">
@@ -95,7 +94,8 @@ fn BrowserTable(list: Vec<SignedInBrowser>) -> impl IntoView {
 #[component]
 fn BrowserRow(browser: SignedInBrowser) -> impl IntoView {
     let ui = expect_context::<BrowsersUi>();
-    let label = browser.user_agent.clone().filter(|ua| !ua.trim().is_empty()).unwrap_or_else(|| "Unknown browser".into());
+    let label =
+        browser.user_agent.clone().filter(|ua| !ua.trim().is_empty()).unwrap_or_else(|| "Unknown browser".into());
     let id = StoredValue::new(browser.id.clone());
     let name = StoredValue::new(label.clone());
     let this_browser = browser.this_browser;
@@ -128,9 +128,9 @@ fn BrowserRow(browser: SignedInBrowser) -> impl IntoView {
 }
 
 /// Signs this browser out (alone or with the rest), then loads the page again: the sign-in page.
-fn sign_out_then_reload<F>(ui: BrowsersUi, action: F)
+fn sign_out_then_reload<T, F>(ui: BrowsersUi, action: F)
 where
-    F: std::future::Future<Output = Result<impl Sized, AppError>> + 'static,
+    F: std::future::Future<Output = Result<T, AppError>> + 'static,
 {
     ui.error.set(None);
     spawn_local(async move {

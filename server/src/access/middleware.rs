@@ -14,7 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use tokio::sync::broadcast::error::RecvError;
-use warden_sessions::{SignedIn, Sessions};
+use warden_sessions::{Sessions, SignedIn};
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::sign_in_page::{self, Reason};
@@ -58,7 +58,8 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
     }
     if !is_api && matches!(*request.method(), Method::GET | Method::HEAD) {
         if let Some(given) = query_token(request.uri().query()) {
-            return sign_in(&access, &request, &given).await;
+            let (uri, peer) = (request.uri().clone(), peer(&request));
+            return sign_in(&access, &uri, request.headers(), peer, &given).await;
         }
     }
     let caller = match bearer(request.headers()) {
@@ -138,10 +139,8 @@ fn is_json_post(request: &Request) -> bool {
 /// An event stream a browser's session opened ends as soon as that session is signed out (a page's
 /// or a server function's answer is whole and needs no watching).
 async fn end_with_session(response: Response, sessions: Sessions, signed_in: SignedIn) -> Response {
-    let is_stream = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    let is_stream =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
     if !is_stream {
         return response;
     }
@@ -173,16 +172,22 @@ async fn end_with_session(response: Response, sessions: Sessions, signed_in: Sig
 /// Right token: start a new session (ending the one the browser came with, if any), set its cookie and
 /// send the browser to the same page without the token (303, so the token leaves the address bar and
 /// history). Wrong: the sign-in page, nothing set.
-async fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
+async fn sign_in(
+    access: &Access,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+    given: &str,
+) -> Response {
     if !access.token().matches(given) {
-        tracing::warn!(path = %request.uri().path(), "sign-in link with a wrong token");
+        tracing::warn!(path = %uri.path(), "sign-in link with a wrong token");
         return sign_in_page::response(Reason::WrongToken);
     }
     let Some(sessions) = access.sessions() else {
         return session_store_failed(&"no session store attached to the access policy");
     };
     // Rotation: the session this browser had is over; the old cookie value opens nothing.
-    match access.signed_in(request.headers()).await {
+    match access.signed_in(headers).await {
         Ok(Some(old)) => {
             if let Err(error) = sessions.revoke(&old.session_id).await {
                 return session_store_failed(&error);
@@ -191,18 +196,17 @@ async fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
         Ok(None) => {}
         Err(error) => return session_store_failed(&error),
     }
-    let headers = request.headers();
     let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
-    let started = match sessions.start(user_agent, where_from(request).as_deref()).await {
+    let started = match sessions.start(user_agent, where_from(headers, peer).as_deref()).await {
         Ok(started) => started,
         Err(error) => return session_store_failed(&error),
     };
     tracing::info!(session = %started.id, "a browser signed in");
-    let rest: Vec<(String, String)> = form_urlencoded::parse(request.uri().query().unwrap_or("").as_bytes())
+    let rest: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
         .filter(|(k, _)| k != "token")
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    let mut location = request.uri().path().to_string();
+    let mut location = uri.path().to_string();
     if !rest.is_empty() {
         location.push('?');
         location.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
@@ -224,15 +228,19 @@ async fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
 
 /// Where a sign-in comes from, for the list of signed-in browsers: the peer address, and what a proxy
 /// in front says it forwarded for (display only: anyone may send that header).
-fn where_from(request: &Request) -> Option<String> {
-    let peer = request.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(addr)| addr.ip());
-    let forwarded = request.headers().get("x-forwarded-for").and_then(|v| v.to_str().ok());
+fn where_from(headers: &HeaderMap, peer: Option<std::net::IpAddr>) -> Option<String> {
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
     match (peer, forwarded) {
         (Some(peer), Some(forwarded)) => Some(format!("{peer} (forwarded for {forwarded})")),
         (Some(peer), None) => Some(peer.to_string()),
         (None, Some(forwarded)) => Some(format!("forwarded for {forwarded}")),
         (None, None) => None,
     }
+}
+
+/// The address of the peer the request came from (`serve` puts it in the request).
+fn peer(request: &Request) -> Option<std::net::IpAddr> {
+    request.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
 }
 
 /// Whether the browser reached Warden over https, through a TLS reverse proxy that says so. Believing

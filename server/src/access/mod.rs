@@ -19,7 +19,7 @@ use std::sync::Arc;
 pub use host::AllowedHosts;
 pub use session::SessionCookie;
 pub use token::{Token, TokenSource};
-use warden_sessions::{SignedIn, Sessions};
+use warden_sessions::{Sessions, SignedIn};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccessError {
