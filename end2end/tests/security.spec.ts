@@ -172,3 +172,48 @@ test("a model answer with a remote image loads nothing from that host", async ({
     await new Promise<void>((resolve) => listener.close(() => resolve()));
   }
 });
+
+test("a browser signed out in Settings is signed out at once", async ({ browser }) => {
+  // Two browsers of the person's, each signed in by the link (fresh contexts: the shared session of the
+  // other tests is left alone).
+  const fresh = { storageState: { cookies: [], origins: [] } };
+  const other = await browser.newContext({ ...fresh, userAgent: "Warden e2e other browser" });
+  const mine = await browser.newContext({ ...fresh, userAgent: "Warden e2e this browser" });
+  try {
+    const otherPage = await other.newPage();
+    await otherPage.goto(signInLink(base, "/"));
+    await expect(otherPage.locator("body[data-hydrated]")).toBeAttached();
+    await expect(otherPage.getByRole("textbox", { name: "Your prompt" })).toBeVisible();
+
+    const page = await mine.newPage();
+    const trouble = watchForTrouble(page);
+    await page.goto(signInLink(base, "/settings"));
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    const section = page.getByRole("region", { name: "Signed-in browsers" });
+    await expect(section.getByText("every port of this host")).toBeVisible();
+    const thisRow = section.getByRole("row").filter({ hasText: "Warden e2e this browser" });
+    await expect(thisRow).toContainText("(this browser)");
+    const otherRow = section.getByRole("row").filter({ hasText: "Warden e2e other browser" });
+    await expect(otherRow).toContainText("127.0.0.1");
+    await expect(otherRow).not.toContainText("(this browser)");
+
+    await otherRow.getByRole("button", { name: "Sign out Warden e2e other browser" }).click();
+    await expect(otherRow).toHaveCount(0);
+    await expect(thisRow).toBeVisible();
+
+    // The other browser is signed out at once: its next page is the sign-in page, its calls are refused.
+    const res = await otherPage.reload();
+    expect(res?.status()).toBe(401);
+    await expect(otherPage.getByRole("heading", { name: "Sign in to Warden" })).toBeVisible();
+    const api = await other.request.get(`${base}/api/threads`);
+    expect(api.status()).toBe(401);
+    // This one is still signed in.
+    await page.reload();
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    await expect(thisRow).toContainText("(this browser)");
+    expect(trouble.errors).toEqual([]);
+  } finally {
+    await other.close();
+    await mine.close();
+  }
+});

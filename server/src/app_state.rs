@@ -8,6 +8,7 @@ use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpStore};
 use warden_outside::{Backoff, Dialer, OutsideHub};
+use warden_sessions::Sessions;
 
 use crate::access::Access;
 use crate::api::outside_mcp::OutsideMcp;
@@ -22,6 +23,8 @@ pub struct AppState {
     pub outside_mcp: OutsideMcp,
     /// The executors Warden dials.
     pub dialer: Dialer,
+    /// The signed-in browsers (the access gate checks them; Settings lists and signs them out).
+    pub sessions: Sessions,
     pub access: Access,
 }
 
@@ -34,6 +37,8 @@ pub enum OpenError {
     Mcp(#[from] warden_mcp::Error),
     #[error("cannot open the outside approvals: {0}")]
     Outside(#[from] warden_outside::Error),
+    #[error("cannot open the signed-in browsers: {0}")]
+    Sessions(#[from] warden_sessions::Error),
 }
 
 impl AppState {
@@ -42,7 +47,7 @@ impl AppState {
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
     /// the outside approvals on the same database (their own migrations; overdue requests expire; a
     /// request naming a running call of the engine's runs belongs to it), and starts dialling the
-    /// enabled executors.
+    /// enabled executors. The signed-in browsers are kept in the same database (`access` gets them).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let engine = Engine::open(config).await?;
         let mcp = start_mcp(&engine).await?;
@@ -50,7 +55,9 @@ impl AppState {
         outside.follow_runs(engine.clone());
         let outside_mcp = OutsideMcp::new(outside.clone());
         let dialer = Dialer::start(&engine.database(), outside.clone(), Backoff::default()).await?;
-        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, access })
+        let sessions = Sessions::open(&engine.database(), warden_sessions::Policy::default()).await?;
+        let access = access.with_sessions(sessions.clone());
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, access })
     }
 }
 

@@ -99,6 +99,10 @@ fn raise_open_file_limit() {
 fn announce(access: &Access, source: &TokenSource, addr: std::net::SocketAddr) {
     let link = access.sign_in_link(addr);
     println!("\n    Warden is running. Open this link to sign in:\n\n        {link}\n");
+    println!(
+        "    It signs the browser in with a session cookie, which browsers also send to other ports of this\n    \
+         host: Settings > Signed-in browsers lists the sessions and signs them out.\n"
+    );
     match source {
         TokenSource::Env => tracing::info!("access token from WARDEN_TOKEN"),
         TokenSource::File(path) => tracing::info!(file = %path.display(), "access token read from the data dir"),

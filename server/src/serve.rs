@@ -53,8 +53,13 @@ pub async fn serve(listener: TcpListener, app: Router, options: ServeOptions, sh
         };
         // Small SSE writes go out at once instead of waiting on delayed ACKs.
         let _ = stream.set_nodelay(true);
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone())).with_upgrades();
+        // The peer's address goes with each request (where a browser signed in from).
+        let service =
+            tower::ServiceExt::map_request(app.clone(), move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+                request
+            });
+        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)).with_upgrades();
         let draining = draining.clone();
         connections.spawn(async move {
             let mut connection = std::pin::pin!(connection);

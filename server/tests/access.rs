@@ -149,7 +149,7 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         assert_eq!(error_code(res).await, (StatusCode::UNAUTHORIZED, "unauthorized".to_string()), "{path}");
     }
     // With the token the same server function answers.
-    let res = client().post(app.url(list_threads)).form(&[("archived", "false")]).send().await.expect("request");
+    let res = client().post(app.url(list_threads)).json(&json!({"archived": false})).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
 
     for path in ["/", "/settings", "/chat/some-thread"] {
@@ -224,7 +224,7 @@ async fn the_sign_in_link_sets_an_http_only_strict_cookie_and_redirects_without_
         .post(app.url(warden_app::server_fns::ListThreads::PATH))
         .header(COOKIE, &cookie)
         .header(ORIGIN, app.served.base.clone())
-        .form(&[("archived", "false")])
+        .json(&json!({"archived": false}))
         .send()
         .await
         .expect("request");
@@ -309,4 +309,163 @@ async fn testing_an_mcp_server_without_the_token_starts_no_process() {
         }
     };
     tokio::time::timeout(Duration::from_secs(30), started).await.expect("the authorised test started the command");
+}
+
+/// A name allowed without a port (`WARDEN_ALLOWED_HOSTS=name`): another server on `name:8081` is
+/// another origin, though the browser sends it Warden's cookie (cookies ignore ports, and SameSite
+/// counts `name:8081` as the same site). Its form that would add and start an MCP command is refused,
+/// and a request addressed to `name:8081` is not served; `name:*` trusts every port on purpose.
+#[tokio::test]
+async fn a_name_allowed_without_a_port_does_not_trust_its_other_ports() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = LeptosOptions::builder().output_name("warden").build();
+    let served = common::serve_app_allowing(Config::with_data_dir(dir.path()), options, "warden.test").await;
+    let port = served.addr.port();
+    let url = |path: &str| format!("{}{}", served.base, path);
+    let cookie = sign_in_at(&served).await;
+    let marker = dir.path().join("started-marker");
+    let import =
+        json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(dir.path())["transport"]["args"]}}});
+
+    // The page on the other port posts to Warden at its own port: Host is fine, the origin is not.
+    let save = warden_app::server_fns::mcp::SaveMcpServer::PATH;
+    let import_fn = warden_app::server_fns::mcp::ImportMcpServers::PATH;
+    let attempts = [
+        (save, "application/x-www-form-urlencoded", "config[name]=probe".to_string()),
+        (import_fn, "application/x-www-form-urlencoded", format!("json={}", import)),
+        (import_fn, "application/json", json!({"json": import.to_string()}).to_string()),
+        ("/api/mcp/import", "application/json", import.to_string()),
+    ];
+    for (path, content_type, body) in &attempts {
+        let res = anonymous()
+            .post(url(path))
+            .header(HOST, format!("warden.test:{port}"))
+            .header(ORIGIN, "http://warden.test:8081")
+            .header(COOKIE, &cookie)
+            .header("content-type", *content_type)
+            .body(body.clone())
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "cross_origin".to_string()), "{path}");
+    }
+    // Addressed to the other port itself (a proxy there forwarding to Warden): not a name Warden has.
+    let res = anonymous()
+        .get(url("/api/threads"))
+        .header(HOST, "warden.test:8081")
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(error_code(res).await, (StatusCode::FORBIDDEN, "host_not_allowed".to_string()));
+    // The name on Warden's own port, and bare (a proxy on the scheme's port), are Warden.
+    for (host, origin) in [
+        (format!("warden.test:{port}"), format!("http://warden.test:{port}")),
+        ("warden.test".to_string(), "https://warden.test".to_string()),
+    ] {
+        let res = anonymous()
+            .post(url("/api/threads"))
+            .header(HOST, host.as_str())
+            .header(ORIGIN, origin.as_str())
+            .header(COOKIE, &cookie)
+            .json(&json!({}))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), StatusCode::CREATED, "{host} from {origin}");
+    }
+    assert!(!marker.exists(), "the other port's page started the command");
+    let (_, servers) = common::send_json(&client(), Method::GET, url("/api/mcp/servers"), None).await;
+    assert_eq!(servers, json!([]), "no MCP server was added");
+
+    // `name:*` trusts every port: served, and a form is still no way to call a server function.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let options = LeptosOptions::builder().output_name("warden").build();
+    let served = common::serve_app_allowing(Config::with_data_dir(dir.path()), options, "warden.test:*").await;
+    let cookie = sign_in_at(&served).await;
+    let res = anonymous()
+        .get(format!("{}/api/threads", served.base))
+        .header(HOST, "warden.test:8081")
+        .header(COOKIE, &cookie)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = anonymous()
+        .post(format!("{}{}", served.base, import_fn))
+        .header(HOST, format!("warden.test:{}", served.addr.port()))
+        .header(ORIGIN, "http://warden.test:8081")
+        .header(COOKIE, &cookie)
+        .form(&[("json", import.to_string())])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(error_code(res).await, (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type".to_string()));
+    assert!(!dir.path().join("started-marker").exists());
+}
+
+/// Signs in to `served` the way a browser does; the cookie's `name=value`.
+async fn sign_in_at(served: &Served) -> String {
+    let res = anonymous().get(format!("{}/?token={TOKEN}", served.base)).send().await.expect("request");
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let set = res.headers()[SET_COOKIE].to_str().expect("ascii").to_string();
+    set.split(';').next().expect("cookie pair").to_string()
+}
+
+/// Every server function the registry holds (so one added later is covered without being named here)
+/// refuses a form, a multipart form, `text/plain` and a body with no type, even from Warden's own page
+/// with a valid session: those are the bodies another page can send without a CORS preflight.
+#[tokio::test]
+async fn every_server_function_refuses_a_body_that_is_not_json() {
+    let app = App::start().await;
+    let cookie = app.sign_in().await;
+    let paths: Vec<&'static str> = leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path).collect();
+    assert!(paths.len() >= 50, "the registry lists the app's server functions: {paths:?}");
+    assert!(paths.contains(&warden_app::server_fns::mcp::ImportMcpServers::PATH));
+    let import =
+        json!({"mcpServers": {"probe": {"command": "sh", "args": marker_server(app.dir.path())["transport"]["args"]}}});
+    let json_text = json!({"json": import.to_string()}).to_string();
+    for path in &paths {
+        for (content_type, body) in [
+            (Some("application/x-www-form-urlencoded"), format!("json={}", import)),
+            (
+                Some("multipart/form-data; boundary=x"),
+                "--x\r\nContent-Disposition: form-data; name=\"json\"\r\n\r\n{}\r\n--x--\r\n".to_string(),
+            ),
+            // A form with enctype=text/plain can carry a body that parses as JSON.
+            (Some("text/plain"), json_text.clone()),
+            (None, json_text.clone()),
+            (Some("application/jsonx"), json_text.clone()),
+        ] {
+            let mut req = anonymous()
+                .post(app.url(path))
+                .header(COOKIE, &cookie)
+                .header(ORIGIN, app.served.base.clone())
+                .body(body);
+            if let Some(content_type) = content_type {
+                req = req.header("content-type", content_type);
+            }
+            let res = req.send().await.expect("request");
+            assert_eq!(
+                error_code(res).await,
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type".to_string()),
+                "{path} with {content_type:?}"
+            );
+        }
+        // Nor by GET.
+        let res = anonymous().get(app.url(path)).header(COOKIE, &cookie).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE, "GET {path}");
+    }
+    assert!(!app.dir.path().join("started-marker").exists(), "no MCP command was imported and started");
+    // JSON (with a charset) is what the app's own pages send, and it is served.
+    let res = anonymous()
+        .post(app.url(warden_app::server_fns::ListThreads::PATH))
+        .header(COOKIE, &cookie)
+        .header(ORIGIN, app.served.base.clone())
+        .header("content-type", "application/json; charset=utf-8")
+        .body(json!({"archived": false}).to_string())
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::OK);
 }

@@ -267,7 +267,7 @@ async fn an_internal_error_reaches_the_client_as_an_id_that_is_in_the_log() {
 
     let res = client()
         .post(format!("{}{}", served.base, warden_app::server_fns::ListThreads::PATH))
-        .form(&[("archived", "false")])
+        .json(&json!({"archived": false}))
         .send()
         .await
         .expect("request");

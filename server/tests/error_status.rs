@@ -15,9 +15,8 @@ use warden_engine::ErrorKind;
 
 use crate::common::{client, send_json, Served};
 
-/// How a server function is called: the default form encoding, or JSON for `input = Json`.
+/// How a server function is called: a JSON body (the only kind they take).
 enum Body {
-    Form(Vec<(&'static str, String)>),
     Json(Value),
 }
 
@@ -48,10 +47,8 @@ impl App {
     /// Calls a server function; returns its status and the `AppError` it answered with.
     async fn server_fn(&self, path: &str, body: Body) -> (StatusCode, AppError) {
         let req = client().post(self.url(path));
-        let req = match body {
-            Body::Form(fields) => req.form(&fields),
-            Body::Json(value) => req.json(&value),
-        };
+        let Body::Json(value) = body;
+        let req = req.json(&value);
         let res = req.send().await.expect("request");
         let status = res.status();
         let text = res.text().await.expect("body");
@@ -83,10 +80,6 @@ impl App {
     }
 }
 
-fn form(fields: &[(&'static str, &str)]) -> Body {
-    Body::Form(fields.iter().map(|(k, v)| (*k, v.to_string())).collect())
-}
-
 fn stdio(name: &str, command: &str, env: Value) -> Value {
     json!({
         "name": name,
@@ -106,7 +99,7 @@ async fn engine_errors_get_the_same_status_from_the_api_and_from_server_function
     app.same_failure(
         (Method::GET, "/api/threads/no-such-thread", None),
         "not_found",
-        (server_fns::GetThread::PATH, form(&[("id", "no-such-thread")])),
+        (server_fns::GetThread::PATH, Body::Json(json!({"id": "no-such-thread"}))),
         ErrorKind::NotFound,
     )
     .await;
@@ -114,7 +107,7 @@ async fn engine_errors_get_the_same_status_from_the_api_and_from_server_function
     app.same_failure(
         (Method::POST, &format!("/api/threads/{id}/messages"), Some(json!({"content": "  \n "}))),
         "invalid_request",
-        (server_fns::SendMessage::PATH, form(&[("thread_id", &id), ("content", "  \n ")])),
+        (server_fns::SendMessage::PATH, Body::Json(json!({"thread_id": &id, "content": "  \n "}))),
         ErrorKind::Invalid,
     )
     .await;
@@ -123,7 +116,7 @@ async fn engine_errors_get_the_same_status_from_the_api_and_from_server_function
         app.same_failure(
             (Method::PATCH, &format!("/api/threads/{id}"), Some(json!({"title": title}))),
             "invalid_request",
-            (server_fns::RenameThread::PATH, form(&[("id", &id), ("title", title)])),
+            (server_fns::RenameThread::PATH, Body::Json(json!({"id": &id, "title": title}))),
             ErrorKind::Invalid,
         )
         .await;
@@ -132,12 +125,12 @@ async fn engine_errors_get_the_same_status_from_the_api_and_from_server_function
     app.same_failure(
         (Method::POST, &format!("/api/threads/{id}/messages"), Some(json!({"content": "hi"}))),
         "no_model",
-        (server_fns::SendMessage::PATH, form(&[("thread_id", &id), ("content", "hi")])),
+        (server_fns::SendMessage::PATH, Body::Json(json!({"thread_id": &id, "content": "hi"}))),
         ErrorKind::Unavailable,
     )
     .await;
     // A refused first prompt leaves no thread behind (the check runs before the thread is made).
-    let (status, error) = app.server_fn(server_fns::StartChat::PATH, form(&[("prompt", " ")])).await;
+    let (status, error) = app.server_fn(server_fns::StartChat::PATH, Body::Json(json!({"prompt": " "}))).await;
     assert_eq!((status, error.kind()), (StatusCode::UNPROCESSABLE_ENTITY, ErrorKind::Invalid), "{error:?}");
     let (_, threads) = app.api(Method::GET, "/api/threads", None).await;
     assert_eq!(threads.as_array().map(Vec::len), Some(1), "{threads}");
@@ -150,7 +143,7 @@ async fn mcp_errors_get_the_same_status_from_the_api_and_from_server_functions()
     app.same_failure(
         (Method::DELETE, "/api/mcp/servers/ghost", None),
         "not_found",
-        (mcp_fns::RemoveMcpServer::PATH, form(&[("name", "ghost")])),
+        (mcp_fns::RemoveMcpServer::PATH, Body::Json(json!({"name": "ghost"}))),
         ErrorKind::NotFound,
     )
     .await;
@@ -166,7 +159,7 @@ async fn mcp_errors_get_the_same_status_from_the_api_and_from_server_functions()
     app.same_failure(
         (Method::POST, "/api/mcp/import", Some(json!("not json"))),
         "invalid_request",
-        (mcp_fns::ImportMcpServers::PATH, form(&[("json", "not json")])),
+        (mcp_fns::ImportMcpServers::PATH, Body::Json(json!({"json": "not json"}))),
         ErrorKind::Invalid,
     )
     .await;

@@ -85,7 +85,7 @@ impl App {
     async fn chat_approval(&self) -> String {
         let res = client()
             .post(self.url(fns::StartChat::PATH))
-            .form(&[("prompt", "save the file")])
+            .json(&json!({"prompt": "save the file"}))
             .send()
             .await
             .expect("sent");
@@ -183,7 +183,7 @@ async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
     assert_eq!(next(&mut feed).await.0, "threads");
     // The model holds its title back: the run ends with the prompt's words as the title.
     app.model.hold_titles();
-    let res = client().post(app.url(fns::StartChat::PATH)).form(&[("prompt", "hello from the test")]).send().await;
+    let res = client().post(app.url(fns::StartChat::PATH)).json(&json!({"prompt": "hello from the test"})).send().await;
     let started: Value = res.expect("sent").json().await.expect("the new chat");
     let (thread_id, run_id) = (started["thread_id"].as_str().unwrap(), started["run_id"].as_str().unwrap());
     let mut events = app.engine.subscribe(run_id, 0).await.expect("the run's stream");

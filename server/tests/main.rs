@@ -26,4 +26,5 @@ mod outside_ws;
 mod pages;
 mod private_files;
 mod server_fns;
+mod sessions;
 mod static_files;

@@ -171,7 +171,7 @@ impl Linked {
     async fn waiting_in_sidebar(&self, thread_id: &str) -> Value {
         let res = client()
             .post(format!("{}{}", self.served.base, ListThreads::PATH))
-            .form(&[("archived", "false")])
+            .json(&json!({"archived": false}))
             .send()
             .await
             .expect("sent");

@@ -29,14 +29,9 @@ struct App {
     http: Client,
 }
 
-/// How a server function takes its arguments: a URL-encoded form (the default) or a JSON body.
+/// A server function's arguments: a JSON body (the only kind they take).
 enum Body {
-    Form(Vec<(&'static str, String)>),
     Json(Value),
-}
-
-fn form(pairs: &[(&'static str, &str)]) -> Body {
-    Body::Form(pairs.iter().map(|(k, v)| (*k, v.to_string())).collect())
 }
 
 impl App {
@@ -76,7 +71,6 @@ impl App {
 
 fn with_body(req: reqwest::RequestBuilder, body: Body) -> reqwest::RequestBuilder {
     match body {
-        Body::Form(pairs) => req.form(&pairs),
         Body::Json(value) => req.header(CONTENT_TYPE, "application/json").body(value.to_string()),
     }
 }
@@ -117,51 +111,61 @@ async fn wait_for(what: &str, mut done: impl AsyncFnMut() -> bool) {
 #[tokio::test]
 async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_input_with_422() {
     let app = App::start(script()).await;
-    let (s, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "slow please")])).await;
+    let (s, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "slow please"}))).await;
     assert_eq!(s, StatusCode::OK, "{chat}");
     let thread = chat["thread_id"].as_str().expect("thread id").to_string();
     let thread = thread.as_str();
 
     let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
-        (fns::StartChat::PATH, form(&[("prompt", "   ")]), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
-        (fns::SendMessage::PATH, form(&[("thread_id", "nope"), ("content", "hi")]), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::StartChat::PATH, Body::Json(json!({"prompt": "   "})), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (
             fns::SendMessage::PATH,
-            form(&[("thread_id", thread), ("content", " \n ")]),
+            Body::Json(json!({"thread_id": "nope", "content": "hi"})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (
+            fns::SendMessage::PATH,
+            Body::Json(json!({"thread_id": thread, "content": " \n "})),
             StatusCode::UNPROCESSABLE_ENTITY,
             "Invalid",
         ),
         (
             fns::SendMessage::PATH,
-            form(&[("thread_id", thread), ("content", "again")]),
+            Body::Json(json!({"thread_id": thread, "content": "again"})),
             StatusCode::CONFLICT,
             "Conflict",
         ),
-        (fns::RetryRun::PATH, form(&[("thread_id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
-        (fns::StopRun::PATH, form(&[("run_id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
-        (fns::RevokeRule::PATH, form(&[("rule_id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
-        (fns::GetThread::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::RetryRun::PATH, Body::Json(json!({"thread_id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::StopRun::PATH, Body::Json(json!({"run_id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::RevokeRule::PATH, Body::Json(json!({"rule_id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::GetThread::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
         (
             fns::EarlierMessages::PATH,
-            form(&[("thread_id", "nope"), ("before", "x")]),
+            Body::Json(json!({"thread_id": "nope", "before": "x"})),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
         (
             fns::EarlierMessages::PATH,
-            form(&[("thread_id", thread), ("before", "nope")]),
+            Body::Json(json!({"thread_id": thread, "before": "nope"})),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
-        (fns::RenameThread::PATH, form(&[("id", "nope"), ("title", "New")]), StatusCode::NOT_FOUND, "NotFound"),
+        (fns::RenameThread::PATH, Body::Json(json!({"id": "nope", "title": "New"})), StatusCode::NOT_FOUND, "NotFound"),
         (
             fns::RenameThread::PATH,
-            form(&[("id", thread), ("title", "  ")]),
+            Body::Json(json!({"id": thread, "title": "  "})),
             StatusCode::UNPROCESSABLE_ENTITY,
             "Invalid",
         ),
-        (fns::SetArchived::PATH, form(&[("id", "nope"), ("archived", "true")]), StatusCode::NOT_FOUND, "NotFound"),
-        (fns::DeleteThread::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            fns::SetArchived::PATH,
+            Body::Json(json!({"id": "nope", "archived": true})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (fns::DeleteThread::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
     ];
     for (path, body, status, expected) in cases {
         let (s, answer) = app.call(path, body).await;
@@ -169,7 +173,7 @@ async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_inp
     }
 
     // None of it changed the thread: its title and its one message are as they were.
-    let (s, detail) = app.call(fns::GetThread::PATH, form(&[("id", thread)])).await;
+    let (s, detail) = app.call(fns::GetThread::PATH, Body::Json(json!({"id": thread}))).await;
     assert_eq!(s, StatusCode::OK);
     let detail: warden_app::model::ThreadDetail = serde_json::from_value(detail).expect("the app's ThreadDetail");
     assert_eq!(detail.messages.iter().filter(|m| m.content == "slow please").count(), 1);
@@ -179,14 +183,14 @@ async fn thread_and_run_server_functions_answer_unknown_ids_with_404_and_bad_inp
 #[tokio::test]
 async fn arguments_that_do_not_parse_are_a_422_not_a_server_failure_and_change_nothing() {
     let app = App::start(script()).await;
-    let (_, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "slow please")])).await;
+    let (_, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "slow please"}))).await;
     let thread = chat["thread_id"].as_str().expect("thread id").to_string();
     for (path, body) in [
-        (fns::SetArchived::PATH, form(&[("id", thread.as_str()), ("archived", "maybe")])),
-        (fns::SendMessage::PATH, form(&[("thread_id", thread.as_str())])),
-        (fns::GetThread::PATH, form(&[])),
-        (fns::GetThread::PATH, form(&[("id", thread.as_str()), ("at_least", "-1")])),
-        (fns::EarlierMessages::PATH, form(&[("thread_id", thread.as_str())])),
+        (fns::SetArchived::PATH, Body::Json(json!({"id": thread.as_str(), "archived": "maybe"}))),
+        (fns::SendMessage::PATH, Body::Json(json!({"thread_id": thread.as_str()}))),
+        (fns::GetThread::PATH, Body::Json(json!({}))),
+        (fns::GetThread::PATH, Body::Json(json!({"id": thread.as_str(), "at_least": -1}))),
+        (fns::EarlierMessages::PATH, Body::Json(json!({"thread_id": thread.as_str()}))),
         (mcp::SetMcpToolPolicy::PATH, Body::Json(json!({"name": "x", "tool": "y", "policy": "sometimes"}))),
     ] {
         let (s, answer) = app.call(path, body).await;
@@ -202,15 +206,20 @@ async fn mcp_server_functions_answer_unknown_servers_with_404_and_bad_configs_wi
     let config = |name: &str, command: &str| json!({"config": {"name": name, "enabled": true, "transport": {"type": "stdio", "command": command}, "call_timeout_secs": 5}});
     let (no_command, bad_name) = (config("probe", ""), config("bad__name", "true"));
     let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
-        (mcp::RemoveMcpServer::PATH, form(&[("name", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
-        (mcp::SetMcpEnabled::PATH, form(&[("name", "nope"), ("enabled", "true")]), StatusCode::NOT_FOUND, "NotFound"),
+        (mcp::RemoveMcpServer::PATH, Body::Json(json!({"name": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
         (
-            mcp::SetMcpTrustReadOnly::PATH,
-            form(&[("name", "nope"), ("trust", "true")]),
+            mcp::SetMcpEnabled::PATH,
+            Body::Json(json!({"name": "nope", "enabled": true})),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
-        (mcp::ReconnectMcpServer::PATH, form(&[("name", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (
+            mcp::SetMcpTrustReadOnly::PATH,
+            Body::Json(json!({"name": "nope", "trust": true})),
+            StatusCode::NOT_FOUND,
+            "NotFound",
+        ),
+        (mcp::ReconnectMcpServer::PATH, Body::Json(json!({"name": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
         (
             mcp::SetMcpToolPolicy::PATH,
             Body::Json(json!({"name": "nope", "tool": "echo", "policy": "always_ask"})),
@@ -220,13 +229,18 @@ async fn mcp_server_functions_answer_unknown_servers_with_404_and_bad_configs_wi
         (mcp::SaveMcpServer::PATH, Body::Json(no_command), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (mcp::TestMcpConnection::PATH, Body::Json(bad_name.clone()), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (mcp::SaveMcpServer::PATH, Body::Json(bad_name), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
-        (mcp::ImportMcpServers::PATH, form(&[("json", "{not json")]), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
+        (
+            mcp::ImportMcpServers::PATH,
+            Body::Json(json!({"json": "{not json"})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+        ),
     ];
     for (path, body, status, expected) in cases {
         let (s, answer) = app.call(path, body).await;
         assert_eq!((s, kind(&answer)), (status, expected.to_string()), "{path}: {answer}");
     }
-    let (s, listed) = app.call(mcp::ListMcpServers::PATH, form(&[])).await;
+    let (s, listed) = app.call(mcp::ListMcpServers::PATH, Body::Json(json!({}))).await;
     assert_eq!((s, listed), (StatusCode::OK, json!([])), "nothing was saved");
 }
 
@@ -234,7 +248,7 @@ async fn mcp_server_functions_answer_unknown_servers_with_404_and_bad_configs_wi
 async fn a_cross_origin_post_to_a_server_function_is_refused_before_it_changes_anything() {
     let app = App::start(script()).await;
     let cookie = app.sign_in().await;
-    let (_, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "slow please")])).await;
+    let (_, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "slow please"}))).await;
     let thread = chat["thread_id"].as_str().expect("thread id").to_string();
     let other_port = format!("http://127.0.0.1:{}", app.served.addr.port().wrapping_add(1).max(1));
 
@@ -268,18 +282,23 @@ async fn a_cross_origin_post_to_a_server_function_is_refused_before_it_changes_a
     assert_eq!(app.thread_count().await, 1, "no thread was started");
     let detail = app.engine.thread(&thread).await.expect("the thread was not deleted");
     assert_ne!(detail.thread.title, "renamed by an attacker");
-    let (_, listed) = app.call(mcp::ListMcpServers::PATH, form(&[])).await;
+    let (_, listed) = app.call(mcp::ListMcpServers::PATH, Body::Json(json!({}))).await;
     assert_eq!(listed, json!([]), "no MCP server was imported");
 
-    // The same browser request from Warden's own page is served: the refusal was the origin's doing.
-    let res = anonymous()
-        .post(app.url(fns::RenameThread::PATH))
-        .header(COOKIE, &cookie)
-        .header(ORIGIN, app.served.base.clone())
-        .form(&[("id", thread.as_str()), ("title", "renamed by the person")])
-        .send()
-        .await
-        .expect("request");
+    // From Warden's own page a form is still refused (server functions take JSON only), and the same
+    // request as JSON is served: the refusals above were the origin's doing.
+    let own_page = || {
+        anonymous()
+            .post(app.url(fns::RenameThread::PATH))
+            .header(COOKIE, &cookie)
+            .header(ORIGIN, app.served.base.clone())
+    };
+    let (status, body) = send(own_page().form(&[("id", thread.as_str()), ("title", "renamed by a form")])).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (StatusCode::UNSUPPORTED_MEDIA_TYPE, &json!("unsupported_media_type"))
+    );
+    let res = own_page().json(&json!({"id": thread, "title": "renamed by the person"})).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(app.engine.thread(&thread).await.expect("thread").thread.title, "renamed by the person");
 }
@@ -289,7 +308,7 @@ async fn get_thread_opens_a_thread_stopped_while_a_card_waited() {
     use warden_app::model::{ApprovalStatus as ViewStatus, DecidedBy as ViewBy, ThreadDetail};
 
     let app = App::start(script()).await;
-    let (s, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "save a file")])).await;
+    let (s, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "save a file"}))).await;
     assert_eq!(s, StatusCode::OK, "{chat}");
     let (thread, run) =
         (chat["thread_id"].as_str().expect("thread").to_string(), chat["run_id"].as_str().expect("run").to_string());
@@ -299,12 +318,12 @@ async fn get_thread_opens_a_thread_stopped_while_a_card_waited() {
     })
     .await;
 
-    let (s, answer) = app.call(fns::StopRun::PATH, form(&[("run_id", run.as_str())])).await;
+    let (s, answer) = app.call(fns::StopRun::PATH, Body::Json(json!({"run_id": run.as_str()}))).await;
     assert_eq!(s, StatusCode::OK, "{answer}");
     wait_for("the end of the stopped run", async || engine.thread(&thread).await.is_ok_and(|d| d.active_run.is_none()))
         .await;
 
-    let (s, body) = app.call(fns::GetThread::PATH, form(&[("id", thread.as_str())])).await;
+    let (s, body) = app.call(fns::GetThread::PATH, Body::Json(json!({"id": thread.as_str()}))).await;
     assert_eq!(s, StatusCode::OK, "get_thread answers: {body}");
     let detail: ThreadDetail = serde_json::from_value(body).expect("the answer is the app's ThreadDetail");
     let approval = &detail.approvals[0];
@@ -317,7 +336,7 @@ async fn get_thread_opens_a_thread_stopped_while_a_card_waited() {
 #[tokio::test]
 async fn a_decision_through_the_server_function_runs_the_call_once_and_a_second_one_is_a_conflict_as_in_the_api() {
     let app = App::start(script()).await;
-    let (s, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "save a file")])).await;
+    let (s, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "save a file"}))).await;
     assert_eq!(s, StatusCode::OK, "{chat}");
     let thread = chat["thread_id"].as_str().expect("thread").to_string();
     let engine = app.engine.clone();
@@ -382,22 +401,22 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
     let id = saved["id"].as_str().expect("an id").to_string();
     let (s, tested) = app.call(p::TestProvider::PATH, Body::Json(provider(Some(&id), &base_url, "••••5151"))).await;
     assert_eq!((s, tested["ok"].as_bool()), (StatusCode::OK, Some(true)), "{tested}");
-    let (s, listed) = app.call(p::ListProviders::PATH, form(&[])).await;
+    let (s, listed) = app.call(p::ListProviders::PATH, Body::Json(json!({}))).await;
     assert_eq!(s, StatusCode::OK);
-    let (_, entry_test) = app.call(p::TestProviderEntry::PATH, form(&[("id", id.as_str())])).await;
+    let (_, entry_test) = app.call(p::TestProviderEntry::PATH, Body::Json(json!({"id": id.as_str()}))).await;
     for answer in [&saved, &tested, &listed, &entry_test] {
         assert!(!answer.to_string().contains(key), "a key came back: {answer}");
     }
     assert_eq!(saved["key"], "••••5151");
 
     let moved = provider(Some(&id), "http://127.0.0.1:9/v1", "••••5151");
-    let (_, chat) = app.call(fns::StartChat::PATH, form(&[("prompt", "slow please")])).await;
+    let (_, chat) = app.call(fns::StartChat::PATH, Body::Json(json!({"prompt": "slow please"}))).await;
     let thread = chat["thread_id"].as_str().expect("thread id").to_string();
     let cases: Vec<(&str, Body, StatusCode, &str)> = vec![
         (p::SaveProvider::PATH, Body::Json(moved.clone()), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (p::TestProvider::PATH, Body::Json(moved), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
-        (p::RemoveProvider::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
-        (p::TestProviderEntry::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (p::RemoveProvider::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
+        (p::TestProviderEntry::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
         (
             p::SetThreadModel::PATH,
             Body::Json(json!({"thread_id": thread, "model": {"provider_id": "nope", "model": "m"}})),
@@ -412,13 +431,13 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
         ),
         (
             fns::StartChat::PATH,
-            form(&[("prompt", "hi"), ("choice[provider_id]", "nope"), ("choice[model]", "m")]),
+            Body::Json(json!({"prompt": "hi", "choice": {"provider_id": "nope", "model": "m"}})),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
         (
             fns::StartChat::PATH,
-            form(&[("prompt", "hi"), ("choice[model]", "m")]),
+            Body::Json(json!({"prompt": "hi", "choice": {"model": "m"}})),
             StatusCode::UNPROCESSABLE_ENTITY,
             "Invalid",
         ),
@@ -436,7 +455,7 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
     assert_eq!(s, StatusCode::OK, "{answer}");
     let detail = app.engine.thread(&thread).await.expect("thread");
     assert_eq!(detail.model.map(|m| m.model).as_deref(), Some("keyed-model"));
-    let (s, _) = app.call(p::RemoveProvider::PATH, form(&[("id", id.as_str())])).await;
+    let (s, _) = app.call(p::RemoveProvider::PATH, Body::Json(json!({"id": id.as_str()}))).await;
     assert_eq!(s, StatusCode::OK);
 }
 
@@ -448,7 +467,7 @@ async fn the_import_server_function_takes_an_export_over_2_mib() {
     let res = app.http.get(app.url(&format!("/api/threads/{}/export.json", thread.id))).send().await.expect("export");
     let export = res.text().await.expect("body");
     let text = format!("{export}{}", " ".repeat(3 * 1024 * 1024));
-    let (status, imported) = app.call(fns::ImportThread::PATH, Body::Form(vec![("text", text)])).await;
+    let (status, imported) = app.call(fns::ImportThread::PATH, Body::Json(json!({"text": text}))).await;
     assert_eq!(status, StatusCode::OK, "{imported}");
     assert_eq!(imported["title"], "Large file");
     assert_eq!(app.thread_count().await, 2);
@@ -462,7 +481,7 @@ async fn executor_server_functions_never_answer_with_the_bearer_token_and_refuse
     let app = App::start(script()).await;
     let secret = "exec-server-fn-secret-7711";
     // Nothing listens on port 9: the executor is dialled and retried, which this test does not wait for.
-    let add = |name: &str, url: &str| form(&[("name", name), ("url", url), ("bearer_token", secret)]);
+    let add = |name: &str, url: &str| Body::Json(json!({"name": name, "url": url, "bearer_token": secret}));
 
     let cookie = app.sign_in().await;
     let res = anonymous()
@@ -476,7 +495,7 @@ async fn executor_server_functions_never_answer_with_the_bearer_token_and_refuse
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let res = anonymous().post(app.url(x::ListOutsideExecutors::PATH)).form(&[("", "")]).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
-    let (s, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    let (s, listed) = app.call(x::ListOutsideExecutors::PATH, Body::Json(json!({}))).await;
     assert_eq!((s, listed), (StatusCode::OK, json!([])), "nothing was added");
 
     let (s, added) = app.call(x::AddOutsideExecutor::PATH, add("runner", "ws://127.0.0.1:9/approver")).await;
@@ -487,12 +506,12 @@ async fn executor_server_functions_never_answer_with_the_bearer_token_and_refuse
     );
     let id = added["id"].as_str().expect("an id").to_string();
     let (s, switched) =
-        app.call(x::SetOutsideExecutorEnabled::PATH, form(&[("id", id.as_str()), ("enabled", "false")])).await;
+        app.call(x::SetOutsideExecutorEnabled::PATH, Body::Json(json!({"id": id.as_str(), "enabled": false}))).await;
     assert_eq!(
         (s, &switched["enabled"], &switched["state"]["status"]),
         (StatusCode::OK, &json!(false), &json!("disabled"))
     );
-    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, Body::Json(json!({}))).await;
     for answer in [&added, &switched, &listed] {
         assert!(!answer.to_string().contains(secret), "the token came back: {answer}");
     }
@@ -507,19 +526,19 @@ async fn executor_server_functions_never_answer_with_the_bearer_token_and_refuse
         (x::AddOutsideExecutor::PATH, add("web", "http://127.0.0.1:9/"), StatusCode::UNPROCESSABLE_ENTITY, "Invalid"),
         (
             x::SetOutsideExecutorEnabled::PATH,
-            form(&[("id", "nope"), ("enabled", "true")]),
+            Body::Json(json!({"id": "nope", "enabled": true})),
             StatusCode::NOT_FOUND,
             "NotFound",
         ),
-        (x::RemoveOutsideExecutor::PATH, form(&[("id", "nope")]), StatusCode::NOT_FOUND, "NotFound"),
+        (x::RemoveOutsideExecutor::PATH, Body::Json(json!({"id": "nope"})), StatusCode::NOT_FOUND, "NotFound"),
     ];
     for (path, body, status, expected) in cases {
         let (s, answer) = app.call(path, body).await;
         assert_eq!((s, kind(&answer)), (status, expected.to_string()), "{path}: {answer}");
     }
 
-    let (s, _) = app.call(x::RemoveOutsideExecutor::PATH, form(&[("id", id.as_str())])).await;
+    let (s, _) = app.call(x::RemoveOutsideExecutor::PATH, Body::Json(json!({"id": id.as_str()}))).await;
     assert_eq!(s, StatusCode::OK);
-    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, form(&[])).await;
+    let (_, listed) = app.call(x::ListOutsideExecutors::PATH, Body::Json(json!({}))).await;
     assert_eq!(listed, json!([]), "removed");
 }

@@ -112,7 +112,7 @@ async fn pages_go_out_gzipped_and_server_function_answers_do_not() {
     let json = http
         .post(format!("{}{}", served.base, warden_app::server_fns::ListThreads::PATH))
         .header("accept-encoding", "gzip")
-        .form(&[("archived", "false")])
+        .json(&serde_json::json!({"archived": false}))
         .send()
         .await
         .expect("request");

@@ -17,6 +17,7 @@ pub mod message;
 pub mod provider;
 pub mod run;
 pub mod secret;
+pub mod session;
 pub mod status;
 pub mod thread;
 pub mod tool;

@@ -43,6 +43,7 @@ pub mod run_status;
 pub mod section_ui;
 pub mod shortcuts_dialog;
 pub mod sidebar;
+pub mod signed_in_browsers;
 pub mod thread_import;
 pub mod thread_item;
 pub mod thread_list;

@@ -1,8 +1,9 @@
 //! `/settings`: the model providers (see `providers_section`), the MCP servers the agent may use — each
 //! with its state and tools — plus the form to add or edit one, and import/export; then the outside clients
-//! and their policy (`components::outside_clients`) and the executors Warden dials
-//! (`components::executors_section`). The MCP list is rendered on the server, refetched after every
-//! change, and polled while a server is still connecting or retrying.
+//! and their policy (`components::outside_clients`), the executors Warden dials
+//! (`components::executors_section`), and the signed-in browsers (`components::signed_in_browsers`).
+//! The MCP list is rendered on the server, refetched after every change, and polled while a server is
+//! still connecting or retrying.
 
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use crate::components::mcp_server_card::McpServerCard;
 use crate::components::mcp_server_form::McpServerForm;
 use crate::components::outside_clients::{OutsideClients, OutsideClientsChanged};
 use crate::components::providers_section::ProvidersSection;
+use crate::components::signed_in_browsers::SignedInBrowsers;
 use crate::server_fns::mcp::list_mcp_servers;
 use warden_types::mcp::{McpServerStatus, ServerState};
 
@@ -71,6 +73,7 @@ pub fn SettingsPage() -> impl IntoView {
             </section>
             <OutsideClients/>
             <ExecutorsSection/>
+            <SignedInBrowsers/>
         </div>
     }
 }

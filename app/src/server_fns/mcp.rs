@@ -21,7 +21,7 @@ fn stored(hub: &warden_mcp::McpHub, name: &str) -> Result<warden_mcp::McpServerS
     hub.get(name).ok_or_else(|| warden_mcp::Error::NotFound(name.to_string()).into())
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_mcp_servers() -> Result<Vec<McpServerStatus>, AppError> {
     Ok(hub()?.list())
 }
@@ -37,18 +37,18 @@ pub async fn test_mcp_connection(config: McpServerConfig) -> Result<ServerProbe,
     Ok(hub()?.test_connection(config).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn remove_mcp_server(name: String) -> Result<(), AppError> {
     Ok(hub()?.remove(&name).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_mcp_enabled(name: String, enabled: bool) -> Result<(), AppError> {
     Ok(hub()?.set_enabled(&name, enabled).await?)
 }
 
 /// Lets tools annotated read-only run without approval on this server (or stops it).
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_mcp_trust_read_only(name: String, trust: bool) -> Result<(), AppError> {
     let hub = hub()?;
     // The redacted config goes back as it came: masked secrets keep their stored values.
@@ -59,7 +59,7 @@ pub async fn set_mcp_trust_read_only(name: String, trust: bool) -> Result<(), Ap
 
 /// Reconnects now and answers once that attempt has connected or failed (or after 15 s, still
 /// connecting), so the button that asked can say how it went.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn reconnect_mcp_server(name: String) -> Result<Reconnected, AppError> {
     let status = hub()?.reconnect_and_wait(&name, std::time::Duration::from_secs(15)).await?;
     Ok(Reconnected { state: status.state, tools: status.tools.len() })
@@ -71,13 +71,13 @@ pub async fn set_mcp_tool_policy(name: String, tool: String, policy: ToolPolicy)
 }
 
 /// Imports an `mcpServers` JSON document; returns the names of the servers it added or updated.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn import_mcp_servers(json: String) -> Result<Vec<String>, AppError> {
     Ok(hub()?.import_json(&json).await?)
 }
 
 /// Every server as an `mcpServers` JSON document, secrets redacted.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn export_mcp_servers() -> Result<String, AppError> {
     Ok(hub()?.export_json())
 }

@@ -12,6 +12,7 @@ pub mod outside_executors;
 pub mod outside_linked;
 pub mod providers;
 pub mod runs;
+pub mod sessions;
 pub mod threads;
 
 pub use approvals::*;

@@ -16,19 +16,19 @@ pub(crate) fn hub() -> Result<warden_outside::OutsideHub, AppError> {
 }
 
 /// Every client, revoked ones too, oldest first.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_outside_clients() -> Result<Vec<Client>, AppError> {
     Ok(hub()?.clients().await?)
 }
 
 /// Registers a client with no policy of its own; the answer holds its token, shown this once.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn create_outside_client(name: String) -> Result<NewClient, AppError> {
     Ok(hub()?.create_client(&name, ClientPolicy::default()).await?)
 }
 
 /// Revokes the client's token for good and closes its connections.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn revoke_outside_client(id: String) -> Result<Client, AppError> {
     Ok(hub()?.revoke_client(&id).await?)
 }
@@ -38,7 +38,7 @@ pub async fn set_outside_client_policy(id: String, policy: ClientPolicy) -> Resu
     Ok(hub()?.set_client_policy(&id, policy).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn outside_policy() -> Result<Policy, AppError> {
     Ok(hub()?.policy())
 }

@@ -3,6 +3,7 @@
 //! with `add_outside_executor`, and never comes back (an executor says only `has_bearer_token`).
 
 use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use warden_outside::Executor;
@@ -15,13 +16,13 @@ fn dialer() -> Result<warden_outside::Dialer, AppError> {
 }
 
 /// Every executor with its connection's state, oldest first.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_outside_executors() -> Result<Vec<Executor>, AppError> {
     Ok(dialer()?.list().await?)
 }
 
 /// Adds an executor (enabled, with the global policy) and dials it; an empty token means none.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn add_outside_executor(
     name: String,
     url: String,
@@ -39,13 +40,13 @@ pub async fn add_outside_executor(
 }
 
 /// Switches dialling on or off (off closes an open socket).
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_outside_executor_enabled(id: String, enabled: bool) -> Result<Executor, AppError> {
     Ok(dialer()?.set_enabled(&id, enabled).await?)
 }
 
 /// Stops dialling the executor and revokes its client; its requests stay in the inbox and audit.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn remove_outside_executor(id: String) -> Result<(), AppError> {
     Ok(dialer()?.remove(&id).await?)
 }

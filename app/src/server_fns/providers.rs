@@ -9,7 +9,7 @@ use crate::error::AppError;
 use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderList, ProviderProbe};
 
 /// Every provider (keys masked) and the default choice.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_providers() -> Result<ProviderList, AppError> {
     Ok(super::engine()?.providers())
 }
@@ -20,7 +20,7 @@ pub async fn save_provider(provider: ProviderInput) -> Result<ProviderEntry, App
     Ok(super::engine()?.save_provider(provider).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn remove_provider(id: String) -> Result<(), AppError> {
     Ok(super::engine()?.remove_provider(&id).await?)
 }
@@ -32,7 +32,7 @@ pub async fn test_provider(provider: ProviderInput) -> Result<ProviderProbe, App
 }
 
 /// Tries a configured provider as it is.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn test_provider_entry(id: String) -> Result<ProviderProbe, AppError> {
     Ok(super::engine()?.test_provider_entry(&id).await?)
 }

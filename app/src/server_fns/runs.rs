@@ -3,13 +3,14 @@
 //! Stop, and revoking a thread's "allow" rule. Decisions are in `approvals`.
 
 use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
 use crate::model::{NewChat, RunStarted};
 
 /// Creates a thread and sends its first message, to the model chosen on the welcome page (`None`:
 /// the default).
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn start_chat(
     prompt: String,
     choice: Option<warden_types::provider::ModelChoice>,
@@ -28,7 +29,7 @@ pub async fn start_chat(
     Ok(NewChat { thread_id: thread.id, run_id: started.run_id })
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn send_message(thread_id: String, content: String) -> Result<RunStarted, AppError> {
     let engine = super::engine()?;
     let started = engine.send_message(&thread_id, content).await?;
@@ -36,41 +37,41 @@ pub async fn send_message(thread_id: String, content: String) -> Result<RunStart
 }
 
 /// Sends `content` in place of the person's message `message_id`, on a new branch.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn edit_message(thread_id: String, message_id: String, content: String) -> Result<RunStarted, AppError> {
     let started = super::engine()?.edit_message(&thread_id, &message_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Another answer to the turn of the model's message `message_id`, on a new branch.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_answer(thread_id: String, message_id: String) -> Result<RunStarted, AppError> {
     let started = super::engine()?.regenerate(&thread_id, &message_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Shows the branch through `message_id`; answers the thread as its page then shows it.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn switch_branch(thread_id: String, message_id: String) -> Result<crate::model::ThreadDetail, AppError> {
     let engine = super::engine()?;
     engine.choose_branch(&thread_id, &message_id).await?;
     Ok(engine.thread_page(&thread_id, 0, None).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn retry_run(thread_id: String) -> Result<RunStarted, AppError> {
     let engine = super::engine()?;
     let started = engine.retry(&thread_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn stop_run(run_id: String) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.stop_run(&run_id).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn revoke_rule(rule_id: String) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.revoke_rule(&rule_id).await?)

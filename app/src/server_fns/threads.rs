@@ -10,14 +10,14 @@ use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadO
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn get_model_status() -> Result<ModelStatus, AppError> {
     let engine = super::engine()?;
     Ok(engine.model_status())
 }
 
 /// A page of threads: archived or not, and pinned (`Some(true)`), not pinned (`Some(false)`) or either.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
     let query = warden_types::thread::ThreadQuery {
@@ -40,7 +40,7 @@ pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cu
 /// The thread as its page shows it: its newest messages, at least `at_least` of them (a page read
 /// again asks for as many as it had loaded) and back to `through` (a search result's message), and
 /// whether earlier ones exist.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn get_thread(id: String, at_least: Option<u32>, through: Option<String>) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
     Ok(engine.thread_page(&id, at_least.unwrap_or(0) as usize, through.as_deref()).await?)
@@ -48,26 +48,26 @@ pub async fn get_thread(id: String, at_least: Option<u32>, through: Option<Strin
 
 /// "Show earlier messages": the messages of the thread's branch just before `before` (the first
 /// one the page shows), with their calls and approvals.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn earlier_messages(thread_id: String, before: String) -> Result<ThreadSlice, AppError> {
     Ok(super::engine()?.earlier_messages(&thread_id, &before).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { title: Some(title), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { pinned: Some(pinned), ..Default::default() };
@@ -75,26 +75,26 @@ pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
 }
 
 /// The threads whose title or messages hold every word of `query`, best first.
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
     Ok(super::engine()?.search(&query).await?)
 }
 
 /// The model names the thread again (the person asked; their own title is replaced).
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_title(id: String) -> Result<Thread, AppError> {
     Ok(super::engine()?.regenerate_title(&id).await?)
 }
 
 /// A new thread from the text of a JSON export (a file the person chose).
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn import_thread(text: String) -> Result<Thread, AppError> {
     let export: warden_types::thread::ThreadExport = serde_json::from_str(&text)
         .map_err(|e| AppError::Invalid(format!("this file is not a Warden thread export (JSON): {e}")))?;
     Ok(super::engine()?.import_thread(export).await?)
 }
 
-#[server(output = crate::server_fns::codec::TextJson)]
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn delete_thread(id: String) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.delete_thread(&id).await?)

@@ -1,27 +1,43 @@
 //! The names a request may address Warden by (its `Host`), and the origins allowed to change
 //! anything. Loopback names by default (`localhost`, `127.0.0.1`, `[::1]`, bare or with the
 //! listening port); `WARDEN_ALLOWED_HOSTS` adds more. Checking `Host` defeats DNS rebinding: a page on
-//! `evil.example` that rebinds its name to 127.0.0.1 still sends `Host: evil.example`.
+//! `evil.example` that rebinds its name to 127.0.0.1 still sends `Host: evil.example`. Ports are always
+//! compared unless the operator wrote `name:*`: browsers send cookies to every port of a name, so
+//! another server on `name:8081` must not count as Warden's own origin.
 
-/// One allowed name, with the port it must come with (`None`: see `AllowedHosts`).
+/// Which ports an allowed name comes with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ports {
+    /// Written without a port: no port (the scheme's default, as a reverse proxy on 80/443 publishes
+    /// it) or the listening port.
+    Default,
+    /// `name:port`: that port only.
+    Only(u16),
+    /// `name:*`: any port, on the operator's word.
+    Any,
+}
+
+/// One allowed name, with the ports it may come with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     /// Lower case; an IPv6 address keeps its brackets.
     name: String,
-    port: Option<u16>,
+    ports: Ports,
     /// Added by the operator (a reverse proxy's name, a LAN address), not a default loopback name.
     extra: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("WARDEN_ALLOWED_HOSTS: `{0}` is not a host name, `name:port`, an IP address or `[IPv6]:port`")]
+#[error(
+    "WARDEN_ALLOWED_HOSTS: `{0}` is not a host name, `name:port`, `name:*` (any port), an IP address or `[IPv6]:port`"
+)]
 pub struct HostListError(String);
 
 /// Which `Host` and `Origin` values are accepted.
 ///
-/// - a default loopback name matches bare or with the listening port;
-/// - an added name with a port matches that port only;
-/// - an added name without a port matches any port (a reverse proxy may publish Warden on its own).
+/// - a default loopback name matches bare or with the listening port (an `Origin`: the listening port);
+/// - an added name without a port matches bare (the scheme's default port) or the listening port;
+/// - an added `name:port` matches that port only; an added `name:*` any port.
 #[derive(Debug, Clone)]
 pub struct AllowedHosts {
     entries: Vec<Entry>,
@@ -33,7 +49,7 @@ impl AllowedHosts {
     pub fn loopback(port: u16) -> Self {
         let entries = ["localhost", "127.0.0.1", "[::1]"]
             .into_iter()
-            .map(|name| Entry { name: name.to_string(), port: None, extra: false })
+            .map(|name| Entry { name: name.to_string(), ports: Ports::Default, extra: false })
             .collect();
         Self { entries, port }
     }
@@ -41,15 +57,25 @@ impl AllowedHosts {
     /// Adds the comma-separated names of `WARDEN_ALLOWED_HOSTS`.
     pub fn with_extra(mut self, list: &str) -> Result<Self, HostListError> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (name, port) = split_authority(item).ok_or_else(|| HostListError(item.to_string()))?;
-            self.entries.push(Entry { name, port, extra: true });
+            let bad = || HostListError(item.to_string());
+            let entry = match item.strip_suffix(":*") {
+                Some(name) => match split_authority(name).ok_or_else(bad)? {
+                    (name, None) => Entry { name, ports: Ports::Any, extra: true },
+                    (_, Some(_)) => return Err(bad()),
+                },
+                None => {
+                    let (name, port) = split_authority(item).ok_or_else(bad)?;
+                    Entry { name, ports: port.map_or(Ports::Default, Ports::Only), extra: true }
+                }
+            };
+            self.entries.push(entry);
         }
         Ok(self)
     }
 
     /// Adds one name (the address Warden is bound to when that is a specific non-loopback one).
     pub fn with_name(mut self, name: &str) -> Self {
-        self.entries.push(Entry { name: name.to_ascii_lowercase(), port: Some(self.port), extra: true });
+        self.entries.push(Entry { name: name.to_ascii_lowercase(), ports: Ports::Only(self.port), extra: true });
         self
     }
 
@@ -62,11 +88,11 @@ impl AllowedHosts {
         match split_authority(host) {
             Some((name, port)) => self.entries.iter().any(|e| {
                 e.name == name
-                    && match (e.port, port) {
-                        (Some(want), Some(got)) => want == got,
-                        (Some(_), None) => false,
-                        (None, None) => true,
-                        (None, Some(got)) => e.extra || got == self.port,
+                    && match (e.ports, port) {
+                        (Ports::Any, _) => true,
+                        (Ports::Only(want), got) => got == Some(want),
+                        (Ports::Default, None) => true,
+                        (Ports::Default, Some(got)) => got == self.port,
                     }
             }),
             None => false,
@@ -84,12 +110,15 @@ impl AllowedHosts {
             _ => return false,
         };
         let Some((name, port)) = split_authority(authority) else { return false };
+        let port = port.unwrap_or(default_port);
         self.entries.iter().any(|e| {
             e.name == name
-                && match (e.port, port) {
-                    (Some(want), got) => want == got.unwrap_or(default_port),
-                    (None, _) if e.extra => true,
-                    (None, got) => got.unwrap_or(default_port) == self.port,
+                && match e.ports {
+                    Ports::Any => true,
+                    Ports::Only(want) => port == want,
+                    // An added name published by a reverse proxy on the scheme's own port.
+                    Ports::Default if e.extra => port == default_port || port == self.port,
+                    Ports::Default => port == self.port,
                 }
         })
     }
@@ -172,17 +201,36 @@ mod tests {
     }
 
     #[test]
-    fn added_names_follow_their_port_or_any_port() {
+    fn an_added_name_without_a_port_matches_the_default_or_listening_port_only() {
         let hosts =
             AllowedHosts::loopback(3000).with_extra(" warden.lan , box.lan:8443,[fd00::1]:3000").expect("valid list");
         assert!(hosts.allows_host("warden.lan"));
         assert!(hosts.allows_host("warden.lan:3000"));
         assert!(hosts.allows_origin("https://warden.lan"));
+        assert!(hosts.allows_origin("http://warden.lan"));
+        assert!(hosts.allows_origin("http://warden.lan:3000"));
+        // Another server on another port of the same name is not Warden (its page gets the cookie).
+        assert!(!hosts.allows_host("warden.lan:8081"));
+        assert!(!hosts.allows_origin("http://warden.lan:8081"));
         assert!(hosts.allows_host("box.lan:8443"));
         assert!(!hosts.allows_host("box.lan:3000"));
+        assert!(!hosts.allows_host("box.lan"));
         assert!(hosts.allows_origin("https://box.lan:8443"));
+        assert!(!hosts.allows_origin("https://box.lan"));
         assert!(hosts.allows_host("[fd00::1]:3000"));
-        assert!(AllowedHosts::loopback(3000).with_extra("bad host").is_err());
-        assert!(AllowedHosts::loopback(3000).with_extra("x:99999").is_err());
+    }
+
+    #[test]
+    fn a_star_port_matches_any_port_and_bad_entries_are_start_up_errors() {
+        let hosts = AllowedHosts::loopback(3000).with_extra("proxy.lan:*, [fd00::2]:*").expect("valid list");
+        for ok in ["proxy.lan", "proxy.lan:8081", "proxy.lan:3000", "[fd00::2]:1"] {
+            assert!(hosts.allows_host(ok), "{ok}");
+        }
+        assert!(hosts.allows_origin("http://proxy.lan:8081"));
+        assert!(!hosts.allows_host("localhost:8081"), "a star applies to its own name only");
+        for bad in ["bad host", "x:99999", "*", "*.lan", "x:*:*", "x:80:*", "x:*8", "x:", ":*", "x:**"] {
+            let error = AllowedHosts::loopback(3000).with_extra(bad).expect_err(bad).to_string();
+            assert!(error.contains("WARDEN_ALLOWED_HOSTS") && error.contains("name:*"), "{error}");
+        }
     }
 }

@@ -1,13 +1,20 @@
 //! The gate every request passes, in this order: the `Host` must be allowed (403), a state-changing
-//! request must come from an allowed origin (403), and then it must carry the token or the session
-//! cookie (401) unless it is `/api/health` or a static file. `GET <page>?token=…` is the sign-in link.
+//! request must come from an allowed origin (403), then it must carry the token or a live session's
+//! cookie (401) unless it is `/api/health` or a static file, and a server function must be a JSON
+//! `POST` (415). `GET <page>?token=…` is the sign-in link: it starts a new session. An event stream a
+//! session opened ends when that session is signed out.
 //! The outside clients' routes (`api::outside::is_client_route`) need an allowed origin whatever
 //! their method, and then their route checks the client's own token instead of the person's.
 
+use axum::body::Body;
+use axum::extract::connect_info::ConnectInfo;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use tokio::sync::broadcast::error::RecvError;
+use warden_sessions::{Sessions, SignedIn};
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::sign_in_page::{self, Reason};
@@ -17,7 +24,15 @@ use crate::api::ApiError;
 /// Paths anyone on an allowed host may call.
 const PUBLIC_PATHS: &[&str] = &["/api/health"];
 
-pub async fn guard(State(access): State<Access>, request: Request, next: Next) -> Response {
+/// Who a request was let in as.
+enum Caller {
+    /// Showed the access token.
+    Token,
+    /// A signed-in browser.
+    Browser(SignedIn),
+}
+
+pub async fn guard(State(access): State<Access>, mut request: Request, next: Next) -> Response {
     if !host_allowed(&access, &request) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
@@ -43,20 +58,34 @@ pub async fn guard(State(access): State<Access>, request: Request, next: Next) -
     }
     if !is_api && matches!(*request.method(), Method::GET | Method::HEAD) {
         if let Some(given) = query_token(request.uri().query()) {
-            return sign_in(&access, &request, &given);
+            let (uri, peer) = (request.uri().clone(), peer(&request));
+            return sign_in(&access, &uri, request.headers(), peer, &given).await;
         }
     }
-    match bearer(request.headers()) {
-        Some(Ok(given)) if access.token().matches(given) => return next.run(request).await,
+    let caller = match bearer(request.headers()) {
+        Some(Ok(given)) if access.token().matches(given) => Some(Caller::Token),
         // A wrong or malformed bearer is refused even if a cookie would pass: the caller meant the header.
         Some(_) => return unauthorized_api("the bearer token is not valid for this server"),
-        None => {}
-    }
-    if access.session().is_signed_in(request.headers()) {
-        return next.run(request).await;
-    }
-    if matches!(*request.method(), Method::GET | Method::HEAD) && access.is_static_file(path) {
-        return next.run(request).await;
+        // The site's files are public: a browser's requests for them need no look at its session.
+        None if matches!(*request.method(), Method::GET | Method::HEAD) && access.is_static_file(path) => {
+            return next.run(request).await;
+        }
+        None => match access.signed_in(request.headers()).await {
+            Ok(session) => session.map(Caller::Browser),
+            Err(error) => return session_store_failed(&error),
+        },
+    };
+    if let Some(caller) = caller {
+        if is_server_fn(path) && !is_json_post(&request) {
+            return json_only();
+        }
+        let Caller::Browser(signed_in) = caller else { return next.run(request).await };
+        request.extensions_mut().insert(signed_in.clone());
+        let response = next.run(request).await;
+        return match access.sessions() {
+            Some(sessions) => end_with_session(response, sessions.clone(), signed_in).await,
+            None => response,
+        };
     }
     if is_api || changes_state {
         unauthorized_api(
@@ -89,18 +118,95 @@ fn origin_allowed(access: &Access, headers: &HeaderMap) -> bool {
     }
 }
 
-/// Right token: set the session cookie and send the browser to the same page without the token
-/// (303, so the token leaves the address bar and history). Wrong: the sign-in page, nothing set.
-fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
+/// Whether `path` is one of the app's server functions (as the server function registry lists them, so
+/// a new one is covered without being named here).
+fn is_server_fn(path: &str) -> bool {
+    static PATHS: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| leptos::server_fn::axum::server_fn_paths().map(|(path, _)| path).collect());
+    PATHS.contains(path)
+}
+
+/// A `POST` with a JSON body (`application/json`, parameters allowed). A form, multipart or
+/// `text/plain` body is what another page can send without a CORS preflight, so server functions take
+/// none of them: whatever slips past the origin check (a browser that sends no `Origin`, a name
+/// trusted on any port) still cannot call one from a `<form>`.
+fn is_json_post(request: &Request) -> bool {
+    let content_type = request.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let media_type = content_type.split(';').next().unwrap_or("").trim();
+    request.method() == Method::POST && media_type.eq_ignore_ascii_case("application/json")
+}
+
+/// An event stream a browser's session opened ends as soon as that session is signed out (a page's
+/// or a server function's answer is whole and needs no watching).
+async fn end_with_session(response: Response, sessions: Sessions, signed_in: SignedIn) -> Response {
+    let is_stream =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"));
+    if !is_stream {
+        return response;
+    }
+    let mut revoked = sessions.revocations();
+    let id = signed_in.session_id;
+    let (parts, body) = response.into_parts();
+    let ended = async move {
+        // Signed out between the check and the subscription: end at once.
+        if !sessions.is_live(&id).await.unwrap_or(false) {
+            return;
+        }
+        loop {
+            match revoked.recv().await {
+                Ok(what) if what.covers(&id) => return,
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => {
+                    if !sessions.is_live(&id).await.unwrap_or(false) {
+                        return;
+                    }
+                }
+                Err(RecvError::Closed) => std::future::pending().await,
+            }
+        }
+    };
+    let body = Body::from_stream(body.into_data_stream().take_until(Box::pin(ended)));
+    Response::from_parts(parts, body)
+}
+
+/// Right token: start a new session (ending the one the browser came with, if any), set its cookie and
+/// send the browser to the same page without the token (303, so the token leaves the address bar and
+/// history). Wrong: the sign-in page, nothing set.
+async fn sign_in(
+    access: &Access,
+    uri: &axum::http::Uri,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+    given: &str,
+) -> Response {
     if !access.token().matches(given) {
-        tracing::warn!(path = %request.uri().path(), "sign-in link with a wrong token");
+        tracing::warn!(path = %uri.path(), "sign-in link with a wrong token");
         return sign_in_page::response(Reason::WrongToken);
     }
-    let rest: Vec<(String, String)> = form_urlencoded::parse(request.uri().query().unwrap_or("").as_bytes())
+    let Some(sessions) = access.sessions() else {
+        return session_store_failed(&"no session store attached to the access policy");
+    };
+    // Rotation: the session this browser had is over; the old cookie value opens nothing.
+    match access.signed_in(headers).await {
+        Ok(Some(old)) => {
+            if let Err(error) = sessions.revoke(&old.session_id).await {
+                return session_store_failed(&error);
+            }
+        }
+        Ok(None) => {}
+        Err(error) => return session_store_failed(&error),
+    }
+    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
+    let started = match sessions.start(user_agent, where_from(headers, peer).as_deref()).await {
+        Ok(started) => started,
+        Err(error) => return session_store_failed(&error),
+    };
+    tracing::info!(session = %started.id, "a browser signed in");
+    let rest: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
         .filter(|(k, _)| k != "token")
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    let mut location = request.uri().path().to_string();
+    let mut location = uri.path().to_string();
     if !rest.is_empty() {
         location.push('?');
         location.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
@@ -115,9 +221,49 @@ fn sign_in(access: &Access, request: &Request, given: &str) -> Response {
         [(header::LOCATION, location), (header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
     )
         .into_response();
-    let (name, value) = access.session().set_cookie();
+    let (name, value) = access.cookie().set(started.secret.expose(), served_over_https(headers));
     response.headers_mut().insert(name, value);
     response
+}
+
+/// Where a sign-in comes from, for the list of signed-in browsers: the peer address, and what a proxy
+/// in front says it forwarded for (display only: anyone may send that header).
+fn where_from(headers: &HeaderMap, peer: Option<std::net::IpAddr>) -> Option<String> {
+    let forwarded = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok());
+    match (peer, forwarded) {
+        (Some(peer), Some(forwarded)) => Some(format!("{peer} (forwarded for {forwarded})")),
+        (Some(peer), None) => Some(peer.to_string()),
+        (None, Some(forwarded)) => Some(format!("forwarded for {forwarded}")),
+        (None, None) => None,
+    }
+}
+
+/// The address of the peer the request came from (`serve` puts it in the request).
+fn peer(request: &Request) -> Option<std::net::IpAddr> {
+    request.extensions().get::<ConnectInfo<std::net::SocketAddr>>().map(|ConnectInfo(addr)| addr.ip())
+}
+
+/// Whether the browser reached Warden over https, through a TLS reverse proxy that says so. Believing
+/// a client that claims it over plain HTTP costs nothing: the browser then refuses the `Secure` cookie,
+/// and that client only fails to sign itself in.
+fn served_over_https(headers: &HeaderMap) -> bool {
+    let said = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_ascii_lowercase);
+    said("x-forwarded-proto").is_some_and(|p| p.trim() == "https")
+        || said("forwarded").is_some_and(|f| f.split([';', ',']).any(|part| part.trim() == "proto=https"))
+}
+
+/// The signed-in browsers could not be read or written: a 500 that names only an error id.
+fn session_store_failed(error: &dyn std::fmt::Display) -> Response {
+    ApiError::internal(error).into_response()
+}
+
+fn json_only() -> Response {
+    ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        "server functions take a POST with an `application/json` body only",
+    )
+    .into_response()
 }
 
 fn cross_origin() -> Response {

@@ -1,6 +1,7 @@
 //! Who may use Warden over HTTP: requests must name an allowed host, state changes must come from an
 //! allowed origin, and everything but `/api/health`, static files and the outside clients' routes needs
-//! the access token (as a bearer header, or the session cookie the sign-in link sets); those routes
+//! the access token (as a bearer header) or a live signed-in browser's session cookie (which the
+//! sign-in link sets, and Settings lists and signs out); those routes
 //! check an allowed origin on every method and then a client token of their own
 //! (`crate::api::outside`). `middleware::guard` applies it all.
 
@@ -16,8 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use host::AllowedHosts;
-pub use session::Session;
+pub use session::SessionCookie;
 pub use token::{Token, TokenSource};
+use warden_sessions::{Sessions, SignedIn};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccessError {
@@ -27,13 +29,17 @@ pub enum AccessError {
     Hosts(#[from] host::HostListError),
 }
 
-/// The access policy of one server: its token, session cookie and allowed hosts.
+/// The access policy of one server: its token, signed-in browsers and allowed hosts.
 #[derive(Clone)]
 pub struct Access(Arc<Inner>);
 
+#[derive(Clone)]
 struct Inner {
     token: Token,
-    session: Session,
+    cookie: SessionCookie,
+    /// The signed-in browsers; until they are attached (`with_sessions`, which `AppState::open` does)
+    /// no cookie signs anyone in and the sign-in link cannot start a session.
+    sessions: Option<Sessions>,
     hosts: AllowedHosts,
     /// Files under here are served without the token (the wasm, JS and CSS of the site).
     static_root: Option<PathBuf>,
@@ -41,19 +47,24 @@ struct Inner {
 
 impl Access {
     pub fn new(token: Token, hosts: AllowedHosts) -> Self {
-        let session = Session::new(&token, hosts.port());
-        Self(Arc::new(Inner { token, session, hosts, static_root: None }))
+        let max_age = warden_sessions::Policy::default().absolute.as_secs();
+        let cookie = SessionCookie::new(hosts.port(), max_age);
+        Self(Arc::new(Inner { token, cookie, sessions: None, hosts, static_root: None }))
     }
 
     /// Lets files that exist under `root` (the site root) be fetched without the token.
     pub fn with_static_root(self, root: impl Into<PathBuf>) -> Self {
-        let inner = &self.0;
-        Self(Arc::new(Inner {
-            token: inner.token.clone(),
-            session: inner.session.clone(),
-            hosts: inner.hosts.clone(),
-            static_root: Some(root.into()),
-        }))
+        let mut inner = (*self.0).clone();
+        inner.static_root = Some(root.into());
+        Self(Arc::new(inner))
+    }
+
+    /// Keeps signed-in browsers in `sessions`: the sign-in link starts one, the cookie names it.
+    pub fn with_sessions(self, sessions: Sessions) -> Self {
+        let mut inner = (*self.0).clone();
+        inner.cookie = SessionCookie::new(inner.hosts.port(), sessions.policy().absolute.as_secs());
+        inner.sessions = Some(sessions);
+        Self(Arc::new(inner))
     }
 
     /// The policy from the environment for a server bound to `bind` with its data in `data_dir`:
@@ -74,8 +85,23 @@ impl Access {
         &self.0.token
     }
 
-    pub fn session(&self) -> &Session {
-        &self.0.session
+    pub fn cookie(&self) -> &SessionCookie {
+        &self.0.cookie
+    }
+
+    pub fn sessions(&self) -> Option<&Sessions> {
+        self.0.sessions.as_ref()
+    }
+
+    /// The live session one of the request's session cookies names, if any.
+    pub async fn signed_in(&self, headers: &axum::http::HeaderMap) -> warden_sessions::Result<Option<SignedIn>> {
+        let Some(sessions) = &self.0.sessions else { return Ok(None) };
+        for value in self.0.cookie.values(headers) {
+            if let Some(signed_in) = sessions.check(value).await? {
+                return Ok(Some(signed_in));
+            }
+        }
+        Ok(None)
     }
 
     pub fn hosts(&self) -> &AllowedHosts {

@@ -1,59 +1,61 @@
-//! The browser's session cookie, set by the sign-in link. Its value is HMAC-SHA256 of a fixed
-//! label keyed with the token, so the raw token never sits in the cookie jar, and the cookie stays
-//! valid across restarts for as long as the token does. Its name carries the port, so Warden
-//! servers on other ports of the same host (cookies ignore ports) do not overwrite each other's.
+//! The session cookie: its name, the `Set-Cookie` that signs a browser in, and reading it back. The
+//! value is a random secret of the session the sign-in started (`warden_sessions`); the database keeps
+//! only its hash. The name carries the port, so Warden servers on other ports of the same host
+//! (cookies ignore ports) do not overwrite each other's; served over https it is `__Host-` prefixed
+//! and `Secure`, so no other name on the host, nor plain HTTP, can set or read it.
 
 use axum::http::header::{COOKIE, SET_COOKIE};
-use axum::http::{HeaderMap, HeaderValue};
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-use subtle::ConstantTimeEq;
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
-use super::token::Token;
-
-/// How long the browser keeps the cookie: a month, then the person opens the link again.
-const MAX_AGE_SECS: u64 = 30 * 24 * 3600;
+/// The cookie's name part after the optional prefix.
+const BASE_NAME: &str = "warden_session_";
+/// The prefix a browser accepts only on a `Secure`, `Path=/` cookie without `Domain`.
+const HOST_PREFIX: &str = "__Host-";
 
 #[derive(Clone)]
-pub struct Session {
+pub struct SessionCookie {
+    /// `warden_session_<port>`.
     name: String,
-    value: String,
+    /// How long the browser keeps it: the session's absolute limit (the server checks it anyway).
+    max_age_secs: u64,
 }
 
-impl Session {
-    pub fn new(token: &Token, port: u16) -> Self {
-        // HMAC accepts keys of any length, so this cannot fail; the fallback keeps it panic-free.
-        let value = match Hmac::<Sha256>::new_from_slice(token.secret().as_bytes()) {
-            Ok(mut mac) => {
-                mac.update(b"warden session cookie v1");
-                hex::encode(mac.finalize().into_bytes())
-            }
-            Err(_) => token.secret().to_string(),
-        };
-        Self { name: format!("warden_session_{port}"), value }
+impl SessionCookie {
+    pub fn new(port: u16, max_age_secs: u64) -> Self {
+        Self { name: format!("{BASE_NAME}{port}"), max_age_secs }
     }
 
-    pub fn cookie_name(&self) -> &str {
-        &self.name
+    /// The cookie's name as set over plain HTTP or over https.
+    pub fn name(&self, secure: bool) -> String {
+        if secure {
+            format!("{HOST_PREFIX}{}", self.name)
+        } else {
+            self.name.clone()
+        }
     }
 
-    /// The `Set-Cookie` header that signs the browser in.
-    pub fn set_cookie(&self) -> (axum::http::HeaderName, HeaderValue) {
-        let cookie = format!("{}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={MAX_AGE_SECS}", self.name, self.value);
-        // Hex and a decimal port: always a valid header value.
+    /// The `Set-Cookie` header that signs the browser in with `secret` (hex: always a valid value).
+    pub fn set(&self, secret: &str, secure: bool) -> (HeaderName, HeaderValue) {
+        let secure_attr = if secure { "; Secure" } else { "" };
+        let cookie = format!(
+            "{}={secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{secure_attr}",
+            self.name(secure),
+            self.max_age_secs
+        );
         (SET_COOKIE, HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static("")))
     }
 
-    /// True when one of the request's cookies is this session, compared in constant time.
-    pub fn is_signed_in(&self, headers: &HeaderMap) -> bool {
+    /// The values of this cookie in the request (either name), in the order sent.
+    pub fn values<'h>(&self, headers: &'h HeaderMap) -> impl Iterator<Item = &'h str> + 'h {
+        let name = self.name.clone();
         headers
             .get_all(COOKIE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
             .filter_map(|pair| pair.trim().split_once('='))
-            .filter(|(name, _)| *name == self.name)
-            .any(|(_, value)| bool::from(value.trim_matches('"').as_bytes().ct_eq(self.value.as_bytes())))
+            .filter(move |(n, _)| n.strip_prefix(HOST_PREFIX).unwrap_or(n) == name)
+            .map(|(_, value)| value.trim_matches('"'))
     }
 }
 
@@ -68,27 +70,19 @@ mod tests {
     }
 
     #[test]
-    fn the_cookie_it_sets_signs_in_and_does_not_contain_the_token() {
-        let token = Token::generate().expect("random");
-        let session = Session::new(&token, 3000);
-        let (_, set) = session.set_cookie();
-        let set = set.to_str().expect("ascii");
-        assert!(set.starts_with("warden_session_3000="), "{set}");
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict") && set.contains("Path=/"), "{set}");
-        assert!(!set.contains(token.secret()), "{set}");
-        let pair = set.split(';').next().expect("pair");
-        assert!(session.is_signed_in(&headers(&format!("theme=dark; {pair}"))));
+    fn plain_http_sets_a_strict_http_only_cookie_and_https_a_secure_host_prefixed_one() {
+        let cookie = SessionCookie::new(3000, 60);
+        let (_, plain) = cookie.set("ab12", false);
+        assert_eq!(plain, "warden_session_3000=ab12; Path=/; HttpOnly; SameSite=Strict; Max-Age=60");
+        let (_, secure) = cookie.set("ab12", true);
+        assert_eq!(secure, "__Host-warden_session_3000=ab12; Path=/; HttpOnly; SameSite=Strict; Max-Age=60; Secure");
     }
 
     #[test]
-    fn another_token_or_port_or_value_is_not_signed_in() {
-        let token = Token::generate().expect("random");
-        let session = Session::new(&token, 3000);
-        let (_, set) = session.set_cookie();
-        let pair = set.to_str().expect("ascii").split(';').next().expect("pair").to_string();
-        assert!(!Session::new(&Token::generate().expect("random"), 3000).is_signed_in(&headers(&pair)));
-        assert!(!Session::new(&token, 3001).is_signed_in(&headers(&pair)));
-        assert!(!session.is_signed_in(&headers(&format!("warden_session_3000={}", token.secret()))));
-        assert!(!session.is_signed_in(&HeaderMap::new()));
+    fn values_are_read_under_either_name_of_this_port_only() {
+        let cookie = SessionCookie::new(3000, 60);
+        let h = headers("theme=dark; warden_session_3001=x; warden_session_3000=a; __Host-warden_session_3000=\"b\"");
+        assert_eq!(cookie.values(&h).collect::<Vec<_>>(), vec!["a", "b"]);
+        assert_eq!(cookie.values(&HeaderMap::new()).count(), 0);
     }
 }

@@ -86,6 +86,16 @@ pub async fn serve_app(config: Config, leptos_options: LeptosOptions) -> Served 
     serve_app_with(config, leptos_options, ServeOptions::default()).await
 }
 
+/// The whole app, answering also to the names of `allowed_hosts` (as `WARDEN_ALLOWED_HOSTS` says them).
+pub async fn serve_app_allowing(config: Config, leptos_options: LeptosOptions, allowed_hosts: &str) -> Served {
+    let (listener, addr) = listener().await;
+    let hosts = AllowedHosts::loopback(addr.port()).with_extra(allowed_hosts).expect("a valid host list");
+    let access = Access::new(Token::parse(TOKEN, "test token").expect("valid token"), hosts);
+    let state = AppState::open(config, leptos_options, access).await.expect("state opens");
+    let app = router(state.clone());
+    spawn(listener, addr, app, state, ServeOptions::default())
+}
+
 /// A client that sends `Authorization: Bearer TOKEN` on every request.
 pub fn client() -> Client {
     let mut headers = HeaderMap::new();

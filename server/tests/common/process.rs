@@ -18,7 +18,11 @@ impl ServerProcess {
     /// Starts the binary on a free port with its data in `data` and `env` added (a model, say), and
     /// waits until it answers `/api/health`.
     pub async fn start(data: &Path, env: &[(&str, String)]) -> ServerProcess {
-        let port = free_port();
+        Self::start_on(free_port(), data, env).await
+    }
+
+    /// `start`, listening on `port` (a restart on the port a killed process had).
+    pub async fn start_on(port: u16, data: &Path, env: &[(&str, String)]) -> ServerProcess {
         let mut command = Command::new(env!("CARGO_BIN_EXE_warden-server"));
         command
             .env("LEPTOS_OUTPUT_NAME", "warden")
