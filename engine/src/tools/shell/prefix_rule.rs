@@ -168,6 +168,20 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_for_a_wrapper_shows_the_program_it_lets_run() {
+        assert_eq!(prefix_rule_offer("env").as_deref(), Some("env"));
+        assert_eq!(prefix_rule_offer("nice -n 5 grep x f").as_deref(), Some("nice -n 5 grep"));
+        assert_eq!(prefix_rule_offer("sh -c ls"), None, "a shell's script is never covered");
+        assert_eq!(prefix_rule_offer("env -Z ls"), None, "an unknown option is never low");
+        assert!(matches_prefix_rule("env -u HOME", "env"));
+        assert!(matches_prefix_rule("nice -n 5 grep y g", "nice -n 5 grep"));
+        for command in ["env cat x", "env -u cat sh -c 'echo x'", "nice grep x", "env bash --rcfile f -ic ls"] {
+            assert!(!matches_prefix_rule(command, "env") && !matches_prefix_rule(command, "nice"), "{command:?}");
+        }
+        assert!(check_prefix_rule("bash -c ls", "bash").is_err());
+    }
+
+    #[test]
     fn offers_a_prefix_only_for_plain_read_only_commands() {
         assert_eq!(prefix_rule_offer("git show HEAD~1").as_deref(), Some("git show"));
         assert_eq!(prefix_rule_offer("git --no-pager log").as_deref(), None);
