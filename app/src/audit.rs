@@ -170,6 +170,7 @@ fn chat_filter(filter: &AuditFilter) -> Option<(Option<ApprovalStatus>, Option<D
         Some(AuditDecider::Timeout) => Some(DecidedByKind::Timeout),
         Some(AuditDecider::RunStopped) => Some(DecidedByKind::RunStopped),
         Some(AuditDecider::TargetChanged) => Some(DecidedByKind::TargetChanged),
+        Some(AuditDecider::RuleRevoked) => Some(DecidedByKind::RuleRevoked),
         Some(AuditDecider::Policy | AuditDecider::CallEnded) => return None,
     };
     Some((status, by))
@@ -193,7 +194,9 @@ fn outside_filter(filter: &AuditFilter) -> Option<(Option<RequestStatus>, Option
         Some(AuditDecider::Policy) => Some(DeciderKind::Policy),
         Some(AuditDecider::Timeout) => Some(DeciderKind::Timeout),
         Some(AuditDecider::CallEnded) => Some(DeciderKind::CallEnded),
-        Some(AuditDecider::Rule | AuditDecider::RunStopped | AuditDecider::TargetChanged) => return None,
+        Some(
+            AuditDecider::Rule | AuditDecider::RunStopped | AuditDecider::TargetChanged | AuditDecider::RuleRevoked,
+        ) => return None,
     };
     Some((status, by))
 }
@@ -255,6 +258,15 @@ fn chat_entry(a: &Approval, rules: &HashMap<String, Option<ThreadRule>>) -> Opti
         Some(DecidedBy::TargetChanged { replaced_by }) => (
             AuditDecider::TargetChanged,
             format!("what it would change changed after it was shown; approval {replaced_by} replaced it"),
+            None,
+            None,
+        ),
+        Some(DecidedBy::RuleRevoked { rule_id, replaced_by }) => (
+            AuditDecider::RuleRevoked,
+            format!(
+                "thread rule {rule_id} cleared it but was revoked before it started; approval {replaced_by} asked \
+                 again"
+            ),
             None,
             None,
         ),

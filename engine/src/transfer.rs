@@ -174,7 +174,12 @@ fn decision_words(approval: &Approval) -> String {
         ApprovalStatus::Denied => "denied",
         ApprovalStatus::TimedOut => return "timed out: nobody decided in time".into(),
         ApprovalStatus::Cancelled => return "cancelled before a decision".into(),
-        ApprovalStatus::Superseded => return "replaced: the target changed after the card was shown".into(),
+        ApprovalStatus::Superseded => {
+            return match approval.decision.as_ref().map(|d| &d.by) {
+                Some(DecidedBy::RuleRevoked { .. }) => "replaced: the thread rule that allowed it was revoked".into(),
+                _ => "replaced: the target changed after the card was shown".into(),
+            }
+        }
     };
     let by = match approval.decision.as_ref().map(|d| &d.by) {
         Some(DecidedBy::User { reason: Some(reason), .. }) if !reason.is_empty() => format!(" by a person: {reason}"),

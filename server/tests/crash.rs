@@ -248,6 +248,104 @@ async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_a
     assert_eq!(text.matches("started").count(), 1, "the command ran once, never again after the restart: {text:?}");
 }
 
+/// Sends `prompt` in the thread and gives the run it started.
+async fn send_in(http: &Client, base: &str, thread_id: &str, prompt: &str) -> String {
+    let res = http
+        .post(format!("{base}/api/threads/{thread_id}/messages"))
+        .json(&json!({"content": prompt}))
+        .send()
+        .await
+        .expect("message sent");
+    assert!(res.status().is_success(), "message: {}", res.status());
+    let mut stream = res.bytes_stream().eventsource();
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("run_started");
+        let e = e.expect("an event").expect("a well-formed event");
+        if e.event == "run_started" {
+            let data: Value = serde_json::from_str(&e.data).expect("JSON");
+            return data["run_id"].as_str().expect("run id").to_string();
+        }
+    }
+}
+
+fn call_status(detail: &Value, command: &str) -> String {
+    let calls = detail["tool_calls"].as_array().cloned().unwrap_or_default();
+    let call = calls.iter().find(|c| c["arguments"]["command"] == command);
+    call.and_then(|c| c["status"].as_str()).unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn calls_a_rule_cleared_come_back_as_cards_after_it_is_revoked_and_the_server_is_killed() {
+    let shell = |command: &str| ScriptedCall::new("shell", json!({ "command": command }));
+    let batch = vec![shell("cat fifo"), shell("cat b.txt"), shell("cat c.txt")];
+    let script = Script {
+        scenarios: vec![
+            Scenario::new("make-rule", vec![Turn::calls(vec![shell("cat a.txt")]), Turn::text("ok")]),
+            Scenario::new("batch", vec![Turn::calls(batch), Turn::text("ok")]),
+        ],
+        default_title: None,
+    };
+    let model = FixtureModel::start(script).await.expect("fixture model");
+    let data = tempfile::tempdir().expect("data dir");
+    let dir = workspace(&data);
+    std::fs::create_dir_all(&dir).expect("workspace");
+    for file in ["a.txt", "b.txt", "c.txt"] {
+        std::fs::write(dir.join(file), "text\n").expect("file");
+    }
+    // The turn's first call reads the FIFO: it runs until something writes to it.
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let http = client();
+
+    let first = Server::start(data.path(), &model_env(&model)).await;
+    let (thread_id, run_id) = start_run(&http, &first.base, "make-rule").await;
+    let approval = pending_approval(&http, &first.base, &thread_id).await;
+    let (status, body) = common::send_json(
+        &http,
+        reqwest::Method::POST,
+        format!("{}/api/approvals/{approval}", first.base),
+        Some(json!({"decision": "approve", "scope": "thread", "prefix": "cat"})),
+    )
+    .await;
+    assert!(status.is_success(), "approve for the thread: {status} {body}");
+    wait_until("the first run ended", async || run_status(&http, &first.base, &run_id).await == "finished").await;
+    let rule_id = thread(&http, &first.base, &thread_id).await["rules"][0]["id"].as_str().expect("a rule").to_string();
+
+    send_in(&http, &first.base, &thread_id, "batch").await;
+    wait_until("the first call runs", async || {
+        call_status(&thread(&http, &first.base, &thread_id).await, "cat fifo") == "running"
+    })
+    .await;
+    let detail = thread(&http, &first.base, &thread_id).await;
+    assert_eq!(call_status(&detail, "cat b.txt"), "approved", "the rule cleared the rest of the turn too");
+    let revoked = http.delete(format!("{}/api/rules/{rule_id}", first.base)).send().await.expect("revoke");
+    assert!(revoked.status().is_success(), "revoke: {}", revoked.status());
+    first.kill();
+
+    let second = Server::start(data.path(), &model_env(&model)).await;
+    wait_until("both calls ask again", async || {
+        let detail = thread(&http, &second.base, &thread_id).await;
+        ["cat b.txt", "cat c.txt"].iter().all(|c| call_status(&detail, c) == "pending")
+    })
+    .await;
+    let detail = thread(&http, &second.base, &thread_id).await;
+    let approvals = detail["approvals"].as_array().cloned().unwrap_or_default();
+    let pending = approvals.iter().filter(|a| a["status"] == "pending").count();
+    assert_eq!(pending, 2, "a card for each call the revoked rule had cleared: {approvals:#?}");
+    let replaced: Vec<&Value> = approvals.iter().filter(|a| a["decision"]["by"] == "rule_revoked").collect();
+    assert_eq!(replaced.len(), 2, "{approvals:#?}");
+    assert!(replaced.iter().all(|a| a["decision"]["rule_id"] == rule_id.as_str()));
+    assert_eq!(call_status(&detail, "cat fifo"), "interrupted", "the call that had started is not run again");
+
+    // Release the FIFO's reader, should the killed server have left it behind (opening a FIFO for
+    // reading and writing does not wait for the other end on Linux).
+    if let Ok(mut end) = std::fs::OpenOptions::new().read(true).write(true).open(&fifo) {
+        use std::io::Write;
+        let _ = end.write_all(b"released\n");
+    }
+}
+
 #[tokio::test]
 async fn a_decision_taken_just_before_a_sigkill_runs_the_call_at_most_once_and_the_run_ends() {
     let model = FixtureModel::start(shell_script("echo ran >> once.txt")).await.expect("fixture model");

@@ -55,6 +55,12 @@ pub enum DecidedBy {
     TargetChanged {
         replaced_by: String,
     },
+    /// A thread rule cleared the call, but was revoked before the call started: it did not run and
+    /// asks again; `replaced_by` is the new approval.
+    RuleRevoked {
+        rule_id: String,
+        replaced_by: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -96,6 +102,14 @@ impl Approval {
     pub fn network_granted(&self) -> bool {
         self.status == ApprovalStatus::Approved
             && matches!(&self.decision, Some(Decision { by: DecidedBy::User { network: true, .. }, .. }))
+    }
+
+    /// The thread rule that approved this call, if one did.
+    pub fn cleared_by_rule(&self) -> Option<&str> {
+        match &self.decision {
+            Some(Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id } }) => Some(rule_id),
+            _ => None,
+        }
     }
 }
 

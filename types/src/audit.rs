@@ -81,6 +81,8 @@ pub enum AuditDecider {
     Timeout,
     RunStopped,
     TargetChanged,
+    /// A thread rule cleared the call but was revoked before it started: it asked again.
+    RuleRevoked,
     /// An outside request on the card of one of Warden's calls, rejected as that call ended first.
     CallEnded,
 }

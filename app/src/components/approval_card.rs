@@ -239,6 +239,7 @@ pub fn decision_text(approval: &Approval) -> String {
         Some(DecidedBy::Timeout) => "Timed out: nobody decided in time".into(),
         Some(DecidedBy::RunStopped) => "Cancelled: the run stopped before a decision".into(),
         Some(DecidedBy::TargetChanged { .. }) => "Replaced: the file changed after this card was shown".into(),
+        Some(DecidedBy::RuleRevoked { .. }) => "Replaced: the thread rule that allowed it was revoked".into(),
         None => verdict.to_string(),
     }
 }

@@ -160,6 +160,7 @@ pub fn decider_label(decider: AuditDecider) -> &'static str {
         AuditDecider::Timeout => "Timeout",
         AuditDecider::RunStopped => "Run stopped",
         AuditDecider::TargetChanged => "Target changed",
+        AuditDecider::RuleRevoked => "Rule revoked",
         AuditDecider::CallEnded => "Warden's call ended",
     }
 }

@@ -188,6 +188,37 @@ impl Lifecycle<'_> {
         tool_timeout: Duration,
         approval_timeout: Option<Duration>,
     ) -> Result<Option<String>> {
+        let by = |replaced_by| DecidedBy::TargetChanged { replaced_by };
+        self.ask_again(call, approval, ToolCallStatus::Running, by, tool_timeout, approval_timeout).await
+    }
+
+    /// The thread rule that approved the call was revoked before the call started: nothing ran, and
+    /// a revoked rule clears nothing. The rule's approval is settled as superseded and the call, still
+    /// approved, goes back to pending with a new card. Returns the new approval's id (`None`: the
+    /// call was claimed or settled first); its timer is the caller's to start.
+    pub async fn reask_revoked_rule(
+        &self,
+        call: &ToolCallRecord,
+        approval: &Approval,
+        rule_id: &str,
+        tool_timeout: Duration,
+        approval_timeout: Option<Duration>,
+    ) -> Result<Option<String>> {
+        let by = |replaced_by| DecidedBy::RuleRevoked { rule_id: rule_id.to_string(), replaced_by };
+        self.ask_again(call, approval, ToolCallStatus::Approved, by, tool_timeout, approval_timeout).await
+    }
+
+    /// Settles `approval` as superseded (`by`, given the new approval's id) and puts its call, in
+    /// status `from`, back to pending with a new approval, described and previewed afresh.
+    async fn ask_again(
+        &self,
+        call: &ToolCallRecord,
+        approval: &Approval,
+        from: ToolCallStatus,
+        by: impl FnOnce(String) -> DecidedBy,
+        tool_timeout: Duration,
+        approval_timeout: Option<Duration>,
+    ) -> Result<Option<String>> {
         let tool = self.tools.get(&call.name);
         let (preview, state): (Option<Preview>, Option<String>) = match &tool {
             Some(tool) => tokio::time::timeout(tool_timeout, tool.preview_with_state(&call.arguments))
@@ -200,14 +231,11 @@ impl Lifecycle<'_> {
             None => (call.summary.clone(), call.risk),
         };
         let new_approval_id = new_id();
-        let decision = Decision {
-            status: ApprovalStatus::Superseded,
-            by: DecidedBy::TargetChanged { replaced_by: new_approval_id.clone() },
-        };
+        let decision = Decision { status: ApprovalStatus::Superseded, by: by(new_approval_id.clone()) };
         let expires_at = approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
         let mut tx = self.store.write_tx().await?;
         if !Store::supersede_approval(&mut tx, &approval.id, &decision).await?
-            || !Store::reopen_call(&mut tx, &call.id, &summary, risk, preview.as_ref()).await?
+            || !Store::reopen_call(&mut tx, &call.id, from, &summary, risk, preview.as_ref()).await?
         {
             return Ok(None);
         }

@@ -250,7 +250,8 @@ enum Claim {
 enum Executed {
     /// Ran (or was claimed elsewhere, or was cut short); the call is settled or left for restart.
     Settled,
-    /// Its target changed after the card was shown: it did not run and waits for a new decision.
+    /// Its target changed after the card was shown, or the thread rule that cleared it was revoked
+    /// before it started: it did not run and waits for a new decision.
     AskedAgain,
 }
 
@@ -262,6 +263,8 @@ async fn execute(
     cancel: &CancellationToken,
     claim: Claim,
 ) -> Result<Executed> {
+    // A call already decided runs whatever the thread's switches say now.
+    let registry = tool_set::registry(rt, run, &crate::thread::ThreadOptions::default());
     // The approval that cleared this call, and the target state it saw: as the decision handed them
     // over, or read before the claim.
     let clearance = match claim {
@@ -271,7 +274,14 @@ async fn execute(
         }
         Claim::Needed => {
             let clearance = rt.store.clearance_of_call(&call.id).await?;
-            if !rt.store.mark_tool_call_started(&call.id).await? {
+            // A call a thread rule cleared starts only while the rule exists (checked in the claim).
+            let rule_id = clearance.as_ref().and_then(|(approval, _)| approval.cleared_by_rule());
+            if !rt.store.mark_tool_call_started(&call.id, rule_id).await? {
+                if let (Some((approval, _)), Some(rule_id)) = (&clearance, rule_id) {
+                    if rt.store.rule(rule_id).await?.is_none() {
+                        return reask_revoked_rule(rt, &registry, call, approval, rule_id).await;
+                    }
+                }
                 return Ok(Executed::Settled);
             }
             clearance
@@ -280,8 +290,6 @@ async fn execute(
     let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
     let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
-    // A call already decided runs whatever the thread's switches say now.
-    let registry = tool_set::registry(rt, run, &crate::thread::ThreadOptions::default());
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
     let events = rt.events.clone();
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
@@ -375,6 +383,28 @@ async fn execute(
         .await?;
     emit_results(rt, &run.id, settled);
     Ok(Executed::Settled)
+}
+
+/// The rule that cleared `call` was revoked before it started: it comes back as a card (unless it was
+/// claimed or settled meanwhile).
+async fn reask_revoked_rule(
+    rt: &RunHandles,
+    registry: &crate::tools::registry::ToolRegistry,
+    call: &ToolCallRecord,
+    approval: &crate::approval::Approval,
+    rule_id: &str,
+) -> Result<Executed> {
+    let lifecycle = rt.lifecycle(registry);
+    let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
+    match lifecycle.reask_revoked_rule(call, approval, rule_id, tool_timeout, approval_timeout).await? {
+        Some(new_approval_id) => {
+            if let Some(timeout) = approval_timeout {
+                rt.timers.arm(new_approval_id, timeout);
+            }
+            Ok(Executed::AskedAgain)
+        }
+        None => Ok(Executed::Settled),
+    }
 }
 
 /// Longest time streamed text waits before it is relayed (one frame at 60 Hz).

@@ -174,13 +174,17 @@ impl Store {
         rows.iter().map(call_from_row).collect()
     }
 
-    /// Claims an approved call for execution. Only one caller ever gets `true` for a call.
-    pub async fn mark_tool_call_started(&self, id: &str) -> Result<bool> {
+    /// Claims an approved call for execution. Only one caller ever gets `true` for a call. A call a
+    /// thread rule cleared (`rule_id`) is claimed only while that rule exists, in the same statement:
+    /// a rule revoked before the call starts clears nothing (see `Lifecycle::reask_revoked_rule`).
+    pub async fn mark_tool_call_started(&self, id: &str, rule_id: Option<&str>) -> Result<bool> {
         let r = sqlx::query(
-            "UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ? AND status = 'approved'",
+            "UPDATE tool_calls SET status = 'running', started_at = ?1 WHERE id = ?2 AND status = 'approved' \
+             AND (?3 IS NULL OR EXISTS (SELECT 1 FROM thread_rules WHERE id = ?3))",
         )
         .bind(now())
         .bind(id)
+        .bind(rule_id)
         .execute(&self.writer)
         .await?;
         Ok(r.rows_affected() == 1)
@@ -272,23 +276,26 @@ static RESOLVE_PENDING_CALL: std::sync::LazyLock<String> = std::sync::LazyLock::
 });
 
 impl Store {
-    /// Within a transaction: a call claimed to run whose target changed goes back to waiting for a
-    /// person, with the new card's summary, risk and preview.
+    /// Within a transaction: a call that did not run goes back from `from` to waiting for a person,
+    /// with the new card's summary, risk and preview (claimed to run, but its target changed; or
+    /// approved by a rule revoked since).
     pub async fn reopen_call(
         tx: &mut Transaction<'static, Sqlite>,
         id: &str,
+        from: ToolCallStatus,
         summary: &str,
         risk: Risk,
         preview: Option<&Preview>,
     ) -> Result<bool> {
         let r = sqlx::query(
             "UPDATE tool_calls SET status = 'pending', summary = ?, risk = ?, preview = ?, started_at = NULL \
-             WHERE id = ? AND status = 'running'",
+             WHERE id = ? AND status = ?",
         )
         .bind(summary)
         .bind(risk)
         .bind(preview.map(json).transpose()?)
         .bind(id)
+        .bind(from)
         .execute(&mut **tx)
         .await?;
         Ok(r.rows_affected() == 1)

@@ -9,6 +9,7 @@ mod prefix_rule;
 mod process;
 mod risk;
 mod words;
+mod wrappers;
 mod write_options;
 
 use std::os::unix::process::ExitStatusExt;
@@ -22,6 +23,7 @@ use serde_json::{json, Value};
 pub use command_line::{plain_commands, split_command, Joiner, PlainCommand, Segment, MAX_LINE_BYTES, MAX_NESTING};
 pub use prefix_rule::{check_prefix_rule, matches_prefix_rule, prefix_rule_offer};
 pub use risk::shell_risk;
+pub use wrappers::{is_wrapper, read_chain, Chain, End, Input};
 pub use write_options::{risky_option, Effect, RiskyOption, Spelling, RISKY_OPTIONS};
 
 use warden_sandbox::{Policy, Scratch};

@@ -247,9 +247,31 @@ impl Walker {
         });
         for pipeline in std::iter::once(&list.first).chain(rest) {
             for (i, command) in pipeline.seq.iter().enumerate() {
+                let before = self.segments.len();
                 self.command(command, i > 0)?;
+                if i == 0 {
+                    self.timed(pipeline, command, before)?;
+                }
             }
         }
+        Some(())
+    }
+
+    /// `time` is a program to dash (`sh`): `time -o f ls` runs `/usr/bin/time -o f ls`, which writes `f`.
+    /// The grammar reads it as bash's keyword, so it is put back in front of the first command's
+    /// words (just pushed), where the risk reader reads it as a wrapper.
+    fn timed(&mut self, pipeline: &brush_parser::ast::Pipeline, first: &Command, before: usize) -> Option<()> {
+        let Some(timed) = &pipeline.timed else { return Some(()) };
+        if pipeline.bang || !matches!(first, Command::Simple(_)) {
+            return None;
+        }
+        if self.segments.len() == before {
+            self.segments.push(Segment::default());
+        }
+        let segment = self.segments.last_mut()?;
+        let words: &[&str] = if timed.is_posix_output() { &["time", "-p"] } else { &["time"] };
+        segment.words.splice(0..0, words.iter().map(|w| w.to_string()));
+        segment.literal.splice(0..0, words.iter().map(|_| true));
         Some(())
     }
 

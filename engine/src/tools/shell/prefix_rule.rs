@@ -2,9 +2,12 @@
 //! of plain literal commands (see `plain_commands`) joined by `;`, `&&`, `||` or newlines, each one
 //! starting with the rule's words, none using an option that writes or runs something, and the whole
 //! line read-only by `shell_risk`. A rule is only made for a read-only command it covers.
+//! A rule shows the program it lets run: through a wrapper (`env`, `nice -n 5`, `xargs`) its words
+//! must reach the program's name, and a shell's script (`sh -c …`) is never covered.
 
 use super::command_line::{plain_commands, PlainCommand};
-use super::risk::shell_risk;
+use super::risk::{is_shell, shell_risk};
+use super::wrappers::{read_chain, End};
 use super::write_options::risky_option;
 use crate::tools::Risk;
 
@@ -14,8 +17,11 @@ pub fn matches_prefix_rule(command: &str, prefix: &str) -> bool {
     let Some(prefix_words) = plain_prefix(prefix) else { return false };
     match plain_commands(command) {
         Some(commands) if !commands.is_empty() => {
-            commands.iter().all(|cmd| cmd.argv.starts_with(&prefix_words) && !has_risky_option(cmd))
-                && shell_risk(command) == Risk::Low
+            commands.iter().all(|cmd| {
+                cmd.argv.starts_with(&prefix_words)
+                    && !has_risky_option(cmd)
+                    && shown_program(&cmd.argv).is_some_and(|at| at < prefix_words.len())
+            }) && shell_risk(command) == Risk::Low
         }
         _ => false,
     }
@@ -50,10 +56,10 @@ pub fn prefix_rule_offer(command: &str) -> Option<String> {
     if has_risky_option(only) || shell_risk(command) != Risk::Low {
         return None;
     }
-    let name = only.argv.first()?;
-    let mut offer = vec![name.as_str()];
-    if SUBCOMMAND_TOOLS.contains(&name.as_str()) {
-        let sub = only.argv.get(1).filter(|w| !w.starts_with('-'))?;
+    let at = shown_program(&only.argv)?;
+    let mut offer: Vec<&str> = only.argv[..=at].iter().map(String::as_str).collect();
+    if SUBCOMMAND_TOOLS.contains(&only.argv[at].as_str()) {
+        let sub = only.argv.get(at + 1).filter(|w| !w.starts_with('-'))?;
         offer.push(sub);
     }
     let safe = |w: &&str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:@%+,=".contains(c));
@@ -62,6 +68,18 @@ pub fn prefix_rule_offer(command: &str) -> Option<String> {
 
 /// Tools whose first non-option word names what they do; a rule for them names it too.
 const SUBCOMMAND_TOOLS: &[&str] = &["git", "cargo", "npm", "go", "docker", "kubectl"];
+
+/// The index of the word a rule must reach to show what `argv` runs: the program, read through any
+/// wrappers in front of it (the last wrapper when it runs no command). `None` when the reader
+/// cannot tell, or a shell runs a script no prefix shows.
+fn shown_program(argv: &[String]) -> Option<usize> {
+    let chain = read_chain(argv);
+    match chain.end {
+        End::Nothing | End::Echo => chain.programs.last().copied(),
+        End::Runs => chain.program().filter(|&at| !is_shell(argv[at].rsplit('/').next().unwrap_or(&argv[at]))),
+        End::Unknown | End::Computed | End::TooDeep => None,
+    }
+}
 
 fn plain_prefix(prefix: &str) -> Option<Vec<String>> {
     match plain_commands(prefix)?.as_slice() {
@@ -147,6 +165,20 @@ mod tests {
         assert!(check_prefix_rule("git show HEAD", "git $x").is_err(), "not plain");
         assert!(check_prefix_rule("git show --output=/tmp/x", "git show").is_err(), "writes a file");
         assert!(check_prefix_rule("git show", "git show --output=/tmp/x").is_err(), "prefix writes a file");
+    }
+
+    #[test]
+    fn a_rule_for_a_wrapper_shows_the_program_it_lets_run() {
+        assert_eq!(prefix_rule_offer("env").as_deref(), Some("env"));
+        assert_eq!(prefix_rule_offer("nice -n 5 grep x f").as_deref(), Some("nice -n 5 grep"));
+        assert_eq!(prefix_rule_offer("sh -c ls"), None, "a shell's script is never covered");
+        assert_eq!(prefix_rule_offer("env -Z ls"), None, "an unknown option is never low");
+        assert!(matches_prefix_rule("env -u HOME", "env"));
+        assert!(matches_prefix_rule("nice -n 5 grep y g", "nice -n 5 grep"));
+        for command in ["env cat x", "env -u cat sh -c 'echo x'", "nice grep x", "env bash --rcfile f -ic ls"] {
+            assert!(!matches_prefix_rule(command, "env") && !matches_prefix_rule(command, "nice"), "{command:?}");
+        }
+        assert!(check_prefix_rule("bash -c ls", "bash").is_err());
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //! commands. Read-only commands are Low, writes and anything unknown Medium, and deletion, privilege,
 //! whole-disk tools, code piped into interpreters, file-overwriting redirections and unreadable lines High.
 //! Options that write or run something (the table in `write_options`) keep a command above Low.
+//! Wrappers (`env`, `nice`, `xargs`, ...) are read by their own grammar (`wrappers`) to the program
+//! they run; one the reader cannot follow, or a shell with any option but a plain `-c`, is never Low.
 
 use super::command_line::{split_command, Segment};
+use super::wrappers::{read_chain, End};
 use super::write_options::{has_risky_options, risky_option};
 use crate::tools::Risk;
 
@@ -85,10 +88,7 @@ const DESTRUCTIVE: &[&str] = &[
     "rm", "rmdir", "shred", "dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap", "shutdown", "reboot",
     "halt", "poweroff", "eval", "sudo", "su", "doas", "pkexec", "runuser", "chroot",
 ];
-/// Commands that run the rest of their words as another command.
-const WRAPPERS: &[&str] =
-    &["env", "nohup", "nice", "timeout", "command", "exec", "xargs", "stdbuf", "ionice", "builtin", "time"];
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "busybox"];
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash"];
 const INTERPRETERS: &[&str] = &[
     "python",
     "python2",
@@ -104,6 +104,11 @@ const INTERPRETERS: &[&str] = &[
     "Rscript",
     "osascript",
 ];
+
+/// Whether `name` (without its directory) is a shell that runs a script.
+pub(crate) fn is_shell(name: &str) -> bool {
+    SHELLS.contains(&name)
+}
 
 fn line_risk(cmd: &str, depth: usize) -> Risk {
     if depth > MAX_DEPTH {
@@ -153,32 +158,46 @@ fn command_risk(words: &[String], piped: bool, depth: usize) -> Risk {
     if first.contains(['$', '`', '*', '?']) {
         return Risk::High;
     }
-    let name = first.rsplit('/').next().unwrap_or(first);
-    let args = &words[1..];
+    // Read through the wrappers in front of the program (`env -u X`, `nice -n 5`, `xargs -I R`).
+    let chain = read_chain(words);
+    let effects = if chain.writes || chain.environment { Risk::Medium } else { Risk::Low };
+    let at = match chain.end {
+        End::Runs => chain.programs.last().copied().unwrap_or(0),
+        End::Nothing | End::Echo => return effects,
+        End::Computed | End::TooDeep => return Risk::High,
+        End::Unknown => return effects.max(unknown_risk(words, piped)),
+    };
+    let (program, args) = (&words[at], &words[at + 1..]);
+    let name = program.rsplit('/').next().unwrap_or(program);
     if DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.") {
         return Risk::High;
     }
+    // xargs adds words read from its input, which may be options that write or run.
+    let input = chain.input.is_some();
+    let added = if input && has_risky_options(name) { Risk::Medium } else { Risk::Low };
     let option = if risky_option(name, args).is_some() { Risk::Medium } else { Risk::Low };
-    option.max(program_risk(name, args, piped, depth))
+    effects.max(added).max(option).max(program_risk(name, args, piped || input, depth))
+}
+
+/// The risk of words the reader cannot follow (a wrapper's or a shell's unknown option): never Low,
+/// and High where a destructive program is named anywhere in them, or where a shell or interpreter
+/// may read its program from a pipe.
+fn unknown_risk(words: &[String], piped: bool) -> Risk {
+    let separators = |c: char| c.is_whitespace() || ";&|()<>'\"`=$".contains(c);
+    let mut names = words.iter().flat_map(|w| w.split(separators)).map(|t| t.rsplit('/').next().unwrap_or(t));
+    let dangerous = |n: &str| {
+        DESTRUCTIVE.contains(&n)
+            || n.starts_with("mkfs.")
+            || (piped && (SHELLS.contains(&n) || INTERPRETERS.contains(&n)))
+    };
+    if names.any(dangerous) {
+        Risk::High
+    } else {
+        Risk::Medium
+    }
 }
 
 fn program_risk(name: &str, args: &[String], piped: bool, depth: usize) -> Risk {
-    if name == "env" {
-        if let Some(script) = env_split_string(args) {
-            return Risk::Medium.max(line_risk(script, depth + 1));
-        }
-    }
-    if WRAPPERS.contains(&name) {
-        if name == "command" && matches!(args.first().map(String::as_str), Some("-v" | "-V")) {
-            return Risk::Low;
-        }
-        let rest = skip_wrapper_options(args);
-        let Some(inner) = rest.first() else { return Risk::Low };
-        let risk = command_risk(rest, piped || name == "xargs", depth + 1);
-        // xargs adds words read from its input, which may be options that write or run.
-        let added = name == "xargs" && has_risky_options(inner.rsplit('/').next().unwrap_or(inner));
-        return if added { risk.max(Risk::Medium) } else { risk };
-    }
     if SHELLS.contains(&name) {
         return shell_risk_of(args, piped, depth);
     }
@@ -225,24 +244,6 @@ fn is_assignment(word: &str) -> bool {
     }
 }
 
-/// Skips a wrapper's options, `NAME=value` pairs and numeric operands (`nice -n 5`, `timeout 10s`).
-fn skip_wrapper_options(args: &[String]) -> &[String] {
-    let skip = args
-        .iter()
-        .take_while(|a| a.starts_with('-') || is_assignment(a) || a.starts_with(|c: char| c.is_ascii_digit()))
-        .count();
-    &args[skip..]
-}
-
-/// The command line `env -S '…'` (or `--split-string=…`) splits and runs.
-fn env_split_string(args: &[String]) -> Option<&str> {
-    let i =
-        args.iter().position(|a| a.starts_with("-S") || a.starts_with("--split-string") || a.starts_with("--sp"))?;
-    let arg = args[i].as_str();
-    let attached = arg.strip_prefix("-S").or_else(|| arg.split_once('=').map(|(_, v)| v)).filter(|v| !v.is_empty());
-    attached.or_else(|| args.get(i + 1).map(String::as_str))
-}
-
 fn operands(args: &[String]) -> usize {
     args.iter().filter(|a| !a.starts_with('-') || a.as_str() == "-").count()
 }
@@ -260,19 +261,20 @@ fn sends_sigkill(args: &[String]) -> bool {
     })
 }
 
+/// A shell reads a script from `-c SCRIPT`, a file, or its input. Only the plain `-c SCRIPT` form
+/// is read further: any other option (`-i`, `-l`, `--rcfile F`, `+o`, `-s`) may make it read files
+/// or input first, so it is not known what runs.
 fn shell_risk_of(args: &[String], piped: bool, depth: usize) -> Risk {
-    if let Some(i) = args.iter().position(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c')) {
-        return match args.get(i + 1) {
-            Some(script) => line_risk(script, depth + 1),
-            None => Risk::High,
-        };
-    }
-    // Without a script file the program comes from standard input: `curl ... | sh`.
-    let names_a_script = args.iter().any(|a| !a.starts_with('-'));
-    if piped && !names_a_script {
-        Risk::High
-    } else {
-        Risk::Medium
+    let option = |a: &String| a.starts_with(['-', '+']);
+    match args {
+        [c, script, ..] if c == "-c" && !option(script) => line_risk(script, depth + 1),
+        // Without a script file the program comes from standard input: `curl ... | sh`.
+        [] if piped => Risk::High,
+        [] => Risk::Medium,
+        [file, ..] if !option(file) => Risk::Medium,
+        // It may read its program from the pipe (`curl … | bash -s`).
+        _ if piped => Risk::High,
+        _ => unknown_risk(args, false),
     }
 }
 
