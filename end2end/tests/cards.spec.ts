@@ -7,7 +7,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type APIResponse, type Locator, type Page } from "@playwright/test";
 import { TOKEN } from "../fixtures/access";
-import { answer, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble, newClient } from "./helpers";
 
 const person = { Authorization: `Bearer ${TOKEN}` };
 
@@ -16,14 +16,6 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-async function newClient(request: APIRequestContext, prefix: string): Promise<{ id: string; name: string; token: string }> {
-  const name = `${prefix}-${Date.now()}`;
-  const res = await request.post("/api/outside/clients", { headers: person, data: { name } });
-  expect(res.status()).toBe(201);
-  const body = await res.json();
-  return { id: body.client.id, name, token: body.token };
 }
 
 async function askToRun(

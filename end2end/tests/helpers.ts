@@ -1,7 +1,8 @@
 // Shared steps for Warden's browser tests: open a page once it is interactive, start a chat from
 // the welcome page, and fail a test when the page throws or opens a dialog.
-import { expect, type Locator, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 import * as path from "node:path";
+import { TOKEN } from "../fixtures/access";
 
 /** Opens `url` and waits until the app has hydrated (the server-rendered page is interactive). */
 export async function openHydrated(page: Page, url: string): Promise<void> {
@@ -61,4 +62,13 @@ export function workspacePath(...parts: string[]): string {
  * after the note Warden adds when a command ran without a sandbox, if it did. */
 export function shellSaid(output: string): RegExp {
   return new RegExp(`\\[tool said: (?:\\[ran WITHOUT a sandbox[^\\]]*\\]\\s*)?${output}\\]`);
+}
+
+/** Registers an outside client through the person's API (its name `prefix` made unique): its id, name and token. */
+export async function newClient(request: APIRequestContext, prefix: string): Promise<{ id: string; name: string; token: string }> {
+  const name = `${prefix}-${Date.now()}`;
+  const res = await request.post("/api/outside/clients", { headers: { Authorization: `Bearer ${TOKEN}` }, data: { name } });
+  expect(res.status()).toBe(201);
+  const body = await res.json();
+  return { id: body.client.id, name, token: body.token };
 }

@@ -9,17 +9,9 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import * as fs from "node:fs";
 import { TOKEN } from "../fixtures/access";
-import { answer, approvalCard, openHydrated, startChat, watchForTrouble, workspacePath } from "./helpers";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble, workspacePath, newClient } from "./helpers";
 
 const person = { Authorization: `Bearer ${TOKEN}` };
-
-/** Registers an outside client through the person's API; its name and token. */
-async function newClient(request: APIRequestContext, prefix: string): Promise<{ name: string; token: string }> {
-  const name = `${prefix}-${Date.now()}`;
-  const res = await request.post("/api/outside/clients", { headers: person, data: { name } });
-  expect(res.status()).toBe(201);
-  return { name, token: (await res.json()).token };
-}
 
 /** Sends a security evaluation over HTTP with the client's token; Warden's id of it. */
 async function askToRun(

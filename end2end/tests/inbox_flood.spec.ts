@@ -2,16 +2,9 @@
 // (what arrives goes below, counted in "N new below"), and the quiet client's request is still listed.
 import { expect, test, type APIRequestContext } from "@playwright/test";
 import { TOKEN } from "../fixtures/access";
-import { openHydrated, watchForTrouble } from "./helpers";
+import { openHydrated, watchForTrouble, newClient } from "./helpers";
 
 const person = { Authorization: `Bearer ${TOKEN}` };
-
-async function newClient(request: APIRequestContext, prefix: string): Promise<{ name: string; token: string }> {
-  const name = `${prefix}-${Date.now()}`;
-  const res = await request.post("/api/outside/clients", { headers: person, data: { name } });
-  expect(res.status()).toBe(201);
-  return { name, token: (await res.json()).token };
-}
 
 /** A security evaluation over HTTP with the client's token; Warden's id of it. */
 async function ask(request: APIRequestContext, token: string, id: string, explanation: string): Promise<string> {

@@ -89,23 +89,7 @@ async fn start_run(http: &Client, base: &str, prompt: &str) -> (String, String) 
     let (_, thread) =
         common::send_json(http, reqwest::Method::POST, format!("{base}/api/threads"), Some(json!({}))).await;
     let thread_id = thread["id"].as_str().expect("thread id").to_string();
-    let res = http
-        .post(format!("{base}/api/threads/{thread_id}/messages"))
-        .json(&json!({"content": prompt}))
-        .send()
-        .await
-        .expect("message sent");
-    assert!(res.status().is_success(), "message: {}", res.status());
-    let mut stream = res.bytes_stream().eventsource();
-    let run_id = loop {
-        let e =
-            tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("run_started").expect("an event");
-        let e = e.expect("a well-formed event");
-        if e.event == "run_started" {
-            let data: Value = serde_json::from_str(&e.data).expect("JSON");
-            break data["run_id"].as_str().expect("run id").to_string();
-        }
-    };
+    let run_id = send_in(http, base, &thread_id, prompt).await;
     (thread_id, run_id)
 }
 
