@@ -13,12 +13,14 @@ use crate::error::AppError;
 use crate::server_fns::sessions::{list_signed_in_browsers, sign_out_browser, sign_out_browsers};
 use warden_types::session::SignedInBrowser;
 
+/// Handed down as a prop, not provided as a context: a context provided here reaches the sections
+/// beside it too (Leptos' components share their parent's owner), and the executors' section asks for
+/// the same type, so its form would close and refresh this section instead of its own.
 type BrowsersUi = SectionUi<()>;
 
 #[component]
 pub fn SignedInBrowsers() -> impl IntoView {
     let ui = BrowsersUi::new();
-    provide_context(ui);
     let browsers = Resource::new(move || ui.changed.get(), |_| list_signed_in_browsers());
     let confirm_all = RwSignal::new(false);
     let sign_out_others = move |_| {
@@ -42,7 +44,7 @@ pub fn SignedInBrowsers() -> impl IntoView {
             {move || ui.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
             <Transition fallback=|| view! { <p class="loading">"Loading signed-in browsers…"</p> }>
                 <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move { browsers.await.map(|list| view! { <BrowserTable list/> }) })}
+                    {move || Suspend::new(async move { browsers.await.map(|list| view! { <BrowserTable list ui/> }) })}
                 </ErrorBoundary>
             </Transition>
             <div class="outside-actions">
@@ -69,7 +71,7 @@ pub fn SignedInBrowsers() -> impl IntoView {
 }
 
 #[component]
-fn BrowserTable(list: Vec<SignedInBrowser>) -> impl IntoView {
+fn BrowserTable(list: Vec<SignedInBrowser>, ui: BrowsersUi) -> impl IntoView {
     if list.is_empty() {
         return view! { <p class="empty">"No browser is signed in (you are using the access token)."</p> }.into_any();
     }
@@ -85,15 +87,14 @@ fn BrowserTable(list: Vec<SignedInBrowser>) -> impl IntoView {
                     <th scope="col">"Actions"</th>
                 </tr>
             </thead>
-            <tbody>{list.into_iter().map(|browser| view! { <BrowserRow browser/> }).collect_view()}</tbody>
+            <tbody>{list.into_iter().map(|browser| view! { <BrowserRow browser ui/> }).collect_view()}</tbody>
         </table>
     }
     .into_any()
 }
 
 #[component]
-fn BrowserRow(browser: SignedInBrowser) -> impl IntoView {
-    let ui = expect_context::<BrowsersUi>();
+fn BrowserRow(browser: SignedInBrowser, ui: BrowsersUi) -> impl IntoView {
     let label =
         browser.user_agent.clone().filter(|ua| !ua.trim().is_empty()).unwrap_or_else(|| "Unknown browser".into());
     let id = StoredValue::new(browser.id.clone());
