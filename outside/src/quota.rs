@@ -28,11 +28,15 @@ pub struct Limits {
     pub max_waits: usize,
     /// MCP sessions (`/mcp/approvals`) of one client open at the same time.
     pub max_mcp_sessions: usize,
+    /// How long an MCP session may go without a message either way before it is closed (and stops
+    /// counting against `max_mcp_sessions`).
+    pub mcp_session_idle: Duration,
 }
 
 impl Default for Limits {
-    /// 100 waiting, 120 a minute, 8 sockets, 32 long-polls, 16 MCP sessions: far above what an agent or
-    /// an executor asks for (one request at a time, a socket or a session per process).
+    /// 100 waiting, 120 a minute, 8 sockets, 32 long-polls, 16 MCP sessions closed after 5 idle minutes
+    /// (rmcp's default): far above what an agent or an executor asks for (one request at a time, a
+    /// socket or a session per process).
     fn default() -> Self {
         Self {
             max_pending: 100,
@@ -40,6 +44,7 @@ impl Default for Limits {
             max_sockets: 8,
             max_waits: 32,
             max_mcp_sessions: 16,
+            mcp_session_idle: Duration::from_secs(300),
         }
     }
 }
@@ -47,7 +52,8 @@ impl Default for Limits {
 impl Limits {
     /// The defaults, each changed by its environment variable when set: `WARDEN_OUTSIDE_MAX_PENDING`,
     /// `WARDEN_OUTSIDE_REQUESTS_PER_MINUTE`, `WARDEN_OUTSIDE_MAX_SOCKETS`, `WARDEN_OUTSIDE_MAX_LONG_POLLS`,
-    /// `WARDEN_OUTSIDE_MAX_MCP_SESSIONS` (whole numbers from 1). A bad value is an error naming it.
+    /// `WARDEN_OUTSIDE_MAX_MCP_SESSIONS`, `WARDEN_OUTSIDE_MCP_IDLE_SECS` (whole numbers from 1). A bad
+    /// value is an error naming it.
     pub fn from_env() -> Result<Self> {
         fn read(name: &str) -> Result<Option<u64>> {
             match std::env::var(name) {
@@ -75,6 +81,9 @@ impl Limits {
         }
         if let Some(n) = read("WARDEN_OUTSIDE_MAX_MCP_SESSIONS")? {
             limits.max_mcp_sessions = count(n);
+        }
+        if let Some(secs) = read("WARDEN_OUTSIDE_MCP_IDLE_SECS")? {
+            limits.mcp_session_idle = Duration::from_secs(secs);
         }
         Ok(limits)
     }

@@ -11,7 +11,8 @@ use tempfile::TempDir;
 use warden_engine::config::Config;
 use warden_outside::Limits;
 
-use crate::common::outside::{ask, connect, connect_with, evaluation, refused_status, register};
+use crate::common::outside::{ask, connect, connect_with, decide, evaluation, refused_status, register};
+use crate::common::process::ServerProcess;
 use crate::common::{anonymous, Served};
 
 async fn start() -> (TempDir, Served) {
@@ -20,14 +21,8 @@ async fn start() -> (TempDir, Served) {
     (dir, served)
 }
 
-async fn post(served: &Served, token: &str, frame: &Value) -> reqwest::Response {
-    anonymous()
-        .post(format!("{}/api/outside/requests", served.base))
-        .bearer_auth(token)
-        .json(frame)
-        .send()
-        .await
-        .expect("sent")
+async fn post(base: &str, token: &str, frame: &Value) -> reqwest::Response {
+    anonymous().post(format!("{base}/api/outside/requests")).bearer_auth(token).json(frame).send().await.expect("sent")
 }
 
 async fn code_of(res: reqwest::Response) -> (StatusCode, Option<String>, String) {
@@ -45,17 +40,18 @@ async fn a_flooding_client_is_refused_with_429_while_others_still_get_through() 
     let (_, quiet) = register(&served.base, "quiet", Value::Null).await;
     let pending = limits.max_pending as usize;
     for i in 0..pending {
-        assert_eq!(post(&served, &flooder, &evaluation(&format!("f{i}"), "ls", "high")).await.status(), 202);
+        assert_eq!(post(&served.base, &flooder, &evaluation(&format!("f{i}"), "ls", "high")).await.status(), 202);
     }
     // As many waiting as it may: 429, no Retry-After (a decision makes room, not time).
-    let (status, retry_after, code) = code_of(post(&served, &flooder, &evaluation("over", "ls", "high")).await).await;
+    let (status, retry_after, code) =
+        code_of(post(&served.base, &flooder, &evaluation("over", "ls", "high")).await).await;
     assert_eq!((status, retry_after, code.as_str()), (StatusCode::TOO_MANY_REQUESTS, None, "too_many_pending"));
     // Its minute runs out too (a request refused for waiting ones still counts against it): 429
     // rate_limited with when to try again. Tokens come back as time passes, so send until refused.
     let mut rate_limited = None;
     for i in pending..pending + 400 {
         let (status, retry_after, code) =
-            code_of(post(&served, &flooder, &evaluation(&format!("f{i}"), "ls", "high")).await).await;
+            code_of(post(&served.base, &flooder, &evaluation(&format!("f{i}"), "ls", "high")).await).await;
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
         if code == "rate_limited" {
             rate_limited = Some(i);
@@ -84,7 +80,7 @@ async fn a_flooding_client_is_refused_with_429_while_others_still_get_through() 
     assert_eq!(ask(&mut socket, &evaluation("f0", "ls", "high")).await["type"], "ack");
 
     // The other client is not held back.
-    assert_eq!(post(&served, &quiet, &evaluation("q1", "ls", "high")).await.status(), 202);
+    assert_eq!(post(&served.base, &quiet, &evaluation("q1", "ls", "high")).await.status(), 202);
 }
 
 #[tokio::test]
@@ -150,4 +146,130 @@ async fn a_client_may_hold_only_so_many_mcp_sessions() {
     let res = anonymous().delete(&endpoint).bearer_auth(&token).header("mcp-session-id", &sessions[0]).send().await;
     assert!(res.expect("sent").status().is_success());
     assert_eq!(open(token).await.expect("sent").status(), StatusCode::OK);
+}
+
+/// The real binary with bounds of the test's, from the environment as an operator sets them.
+async fn start_process(env: &[(&str, String)]) -> (TempDir, ServerProcess) {
+    let data = tempfile::tempdir().expect("temp dir");
+    let server = ServerProcess::start(data.path(), env).await;
+    (data, server)
+}
+
+#[tokio::test]
+async fn a_client_may_hold_only_so_many_long_polls() {
+    let (_data, server) = start_process(&[("WARDEN_OUTSIDE_MAX_LONG_POLLS", "2".into())]).await;
+    let base = server.base.clone();
+    let (_, token) = register(&base, "poller", Value::Null).await;
+    let res = post(&base, &token, &evaluation("p1", "ls", "high")).await;
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+    let id = res.json::<Value>().await.expect("json")["request_id"].as_str().expect("an id").to_string();
+    let decision_url = format!("{base}/api/outside/requests/{id}/decision");
+    let poll = move |token: String, wait: u64| {
+        anonymous().get(format!("{decision_url}?wait={wait}")).bearer_auth(token).send()
+    };
+    // Two long-polls wait for the decision: as many as the client may hold.
+    // (A probe below may hold a place for its second; a refused holder asks again.)
+    let hold = |token: String| {
+        let poll = poll.clone();
+        async move {
+            loop {
+                let res = poll(token.clone(), 120).await.expect("sent");
+                if res.status() != StatusCode::TOO_MANY_REQUESTS {
+                    return res;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    };
+    let held: Vec<_> = (0..2).map(|_| tokio::spawn(hold(token.clone()))).collect();
+    // A third is refused once both are held (until then a short one is let in and answers "pending",
+    // so ask again until the bound shows: a probe is refused only while both holders wait).
+    let mut refused = None;
+    for _ in 0..30 {
+        let res = poll(token.clone(), 1).await.expect("sent");
+        if res.status() == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(code_of(res).await);
+            break;
+        }
+        assert_eq!(res.status(), StatusCode::ACCEPTED, "still pending");
+    }
+    let (_, retry_after, code) = refused.expect("the third long-poll was refused");
+    assert_eq!((retry_after, code.as_str()), (None, "too_many_connections"));
+    // A poll that does not wait is not held, and another client's long-polls are its own.
+    assert_eq!(poll(token.clone(), 0).await.expect("sent").status(), StatusCode::ACCEPTED);
+    let (_, other) = register(&base, "other", Value::Null).await;
+    let res = anonymous()
+        .get(format!("{base}/api/outside/requests/{id}/decision?wait=1"))
+        .bearer_auth(&other)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status(), StatusCode::NOT_FOUND, "not its request, but not refused for the poller's bound");
+
+    // The decision answers both waiting polls, which frees their places.
+    let (status, _) = decide(&base, &id, json!({"decision": "approved", "reason": "fine"})).await;
+    assert_eq!(status, StatusCode::OK);
+    for waiting in held {
+        let res = waiting.await.expect("joined");
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.json::<Value>().await.expect("json")["id"], "p1");
+    }
+    let mut answered = None;
+    for _ in 0..30 {
+        let res = poll(token.clone(), 1).await.expect("sent");
+        if res.status() == StatusCode::OK {
+            answered = Some(res.json::<Value>().await.expect("json"));
+            break;
+        }
+        assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS, "held places are given back as polls end");
+    }
+    assert_eq!(answered.expect("a long-poll once the others ended")["decision"], "approved");
+}
+
+#[tokio::test]
+async fn an_idle_mcp_session_is_closed_and_makes_room() {
+    let (_data, server) =
+        start_process(&[("WARDEN_OUTSIDE_MAX_MCP_SESSIONS", "1".into()), ("WARDEN_OUTSIDE_MCP_IDLE_SECS", "1".into())])
+            .await;
+    let (_, token) = register(&server.base, "agent", Value::Null).await;
+    let endpoint = format!("{}/mcp/approvals", server.base);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let open = || {
+        anonymous()
+            .post(&endpoint)
+            .bearer_auth(&token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+    };
+    let res = open().await.expect("sent");
+    assert_eq!(res.status(), StatusCode::OK);
+    let first = res.headers()["mcp-session-id"].to_str().expect("an id").to_string();
+    // Nothing is said on it: once idle past its second, rmcp closes it, and the client may open
+    // another (its owner entry went with it). Until then, the bound of one holds.
+    let mut reopened = None;
+    for _ in 0..200 {
+        let res = open().await.expect("sent");
+        if res.status() == StatusCode::OK {
+            reopened = Some(res.headers()["mcp-session-id"].to_str().expect("an id").to_string());
+            break;
+        }
+        let (status, _, code) = code_of(res).await;
+        assert_eq!((status, code.as_str()), (StatusCode::TOO_MANY_REQUESTS, "too_many_connections"));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let second = reopened.expect("room once the idle session closed");
+    assert_ne!(first, second);
+    // The closed session is gone for its owner too.
+    let res = anonymous()
+        .post(&endpoint)
+        .bearer_auth(&token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &first)
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
 }

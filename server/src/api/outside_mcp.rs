@@ -44,8 +44,8 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 /// The header that carries an MCP session's id (Streamable HTTP).
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The endpoint's MCP service; its sessions live until closed, idle for rmcp's keep-alive (5 minutes
-/// without a message either way), or shutdown.
+/// The endpoint's MCP service; its sessions live until closed, idle for `Limits::mcp_session_idle`
+/// (no message either way), or shutdown.
 #[derive(Clone)]
 pub struct OutsideMcp {
     service: StreamableHttpService<ApprovalServer, LocalSessionManager>,
@@ -65,8 +65,11 @@ impl OutsideMcp {
         let config = StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
             .with_cancellation_token(hub.shutdown_token().child_token());
-        let sessions: Arc<LocalSessionManager> = Arc::default();
-        let max_sessions = hub.limits().max_mcp_sessions;
+        let limits = hub.limits();
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(limits.mcp_session_idle);
+        let sessions = Arc::new(manager);
+        let max_sessions = limits.max_mcp_sessions;
         let service =
             StreamableHttpService::new(move || Ok(ApprovalServer::new(hub.clone())), sessions.clone(), config);
         Self { service, sessions, owners: Arc::default(), max_sessions }

@@ -85,6 +85,9 @@ const fn wrapper(name: &'static str, options: &'static [Opt]) -> Wrapper {
 
 const HELP: Opt = o('\0', "help", NoArg, Nothing);
 const VERSION: Opt = o('\0', "version", NoArg, Nothing);
+/// `-h`/`--help` and `-V`/`--version`, as util-linux and GNU time spell them.
+const SHORT_HELP: Opt = o('h', "help", NoArg, Nothing);
+const SHORT_VERSION: Opt = o('V', "version", NoArg, Nothing);
 
 #[rustfmt::skip]
 const WRAPPERS: &[Wrapper] = &[
@@ -119,12 +122,12 @@ const WRAPPERS: &[Wrapper] = &[
     ]),
     wrapper("setsid", &[
         o('c', "ctty", NoArg, Plain), o('f', "fork", NoArg, Plain), o('w', "wait", NoArg, Plain),
-        o('h', "help", NoArg, Nothing), o('V', "version", NoArg, Nothing),
+        SHORT_HELP, SHORT_VERSION,
     ]),
     wrapper("ionice", &[
         o('c', "class", Required, Plain), o('n', "classdata", Required, Plain), o('t', "ignore", NoArg, Plain),
         o('p', "pid", Required, Unknown), o('P', "pgid", Required, Unknown), o('u', "uid", Required, Unknown),
-        o('h', "help", NoArg, Nothing), o('V', "version", NoArg, Nothing),
+        SHORT_HELP, SHORT_VERSION,
     ]),
     Wrapper {
         operands: 1,
@@ -136,20 +139,20 @@ const WRAPPERS: &[Wrapper] = &[
             o('T', "sched-runtime", Required, Plain), o('P', "sched-period", Required, Plain),
             o('D', "sched-deadline", Required, Plain), o('v', "verbose", NoArg, Plain),
             o('m', "max", NoArg, Nothing), o('p', "pid", NoArg, Unknown),
-            o('h', "help", NoArg, Nothing), o('V', "version", NoArg, Nothing),
+            SHORT_HELP, SHORT_VERSION,
         ])
     },
     Wrapper {
         operands: 1,
         ..wrapper("taskset", &[
             o('a', "all-tasks", NoArg, Plain), o('c', "cpu-list", NoArg, Plain), o('p', "pid", NoArg, Unknown),
-            o('h', "help", NoArg, Nothing), o('V', "version", NoArg, Nothing),
+            SHORT_HELP, SHORT_VERSION,
         ])
     },
     wrapper("time", &[
         o('a', "append", NoArg, Plain), o('f', "format", Required, Plain), o('o', "output", Required, Writes),
         o('p', "portability", NoArg, Plain), o('q', "quiet", NoArg, Plain), o('v', "verbose", NoArg, Plain),
-        o('h', "help", NoArg, Nothing), o('V', "version", NoArg, Nothing),
+        SHORT_HELP, SHORT_VERSION,
     ]),
     Wrapper {
         input: true,
