@@ -1,18 +1,20 @@
 //! Benchmarks of the real `warden-server` process against the scripted fixture model (run in this
 //! process, so its CPU is not counted against the server). Prints figures; asserts nothing.
 //!
-//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting|outside|local]`,
+//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting|outside|local|sessions]`,
 //! after `cargo build --release -p warden-server` (or set WARDEN_SERVER_BIN to a built server binary).
 //! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once, of WARDEN_BENCH_TOKENS (20)
 //! tokens each, a thread's first turn and then a later one; `listeners` keeps
 //! WARDEN_BENCH_LISTENERS (500) paused runs with their event streams open; `waiting` leaves
 //! WARDEN_BENCH_WAITING (10,000) runs waiting for a decision; `outside` times a person's decision to
 //! an outside client (socket and long-poll) and holds WARDEN_BENCH_OUTSIDE_WAITING (10,000) outside
-//! requests waiting, then restarts the server (see `outside.rs`). `approvals` runs with
+//! requests waiting, then restarts the server (see `outside.rs`). `sessions` compares a request sent
+//! with the access token and with a signed-in browser's cookie (see `sessions.rs`). `approvals` runs with
 //! WARDEN_BENCH_HISTORY (50,000) messages of earlier threads in the store, as a store in use has.
 
 mod local;
 mod outside;
+mod sessions;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -714,5 +716,8 @@ async fn main() {
     }
     if matches!(which.as_str(), "all" | "local") {
         local::local().await;
+    }
+    if matches!(which.as_str(), "all" | "sessions") {
+        sessions::sessions().await;
     }
 }
