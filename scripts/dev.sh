@@ -12,7 +12,7 @@ scripts/setup.sh
 . scripts/build-env.sh
 if [ "${1:-}" = "watch" ]; then
   if ! cargo leptos --version >/dev/null 2>&1; then
-    echo "dev.sh watch needs cargo-leptos 0.3.11 and wasm-bindgen-cli 0.2.130 (README, The two commands);" \
+    echo "dev.sh watch needs cargo-leptos 0.3.11 and wasm-bindgen-cli 0.2.130 (docs/BUILDING.md);" \
       "without them, scripts/dev.sh builds and serves" >&2
     exit 1
   fi

@@ -28,6 +28,12 @@ else
   echo "test.sh: no clippy here, lints not checked" >&2
 fi
 
+# The repository's own checks, in seconds: every path the docs name exists, every dependency is declared once
+# in the workspace (xtask/src/doc_paths.rs, xtask/src/deps_check.rs). After the wrapper, so the xtask is built
+# once, as `cargo xtask site` below builds it.
+cargo xtask doc-paths
+cargo xtask deps-check
+
 # The build tool is left out of the workspace's test build and tested on its own, as `cargo xtask` builds it:
 # in the workspace build its dependencies would get other features (serde's, log's) and compile a second time.
 cargo test --workspace --exclude xtask

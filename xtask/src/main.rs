@@ -3,6 +3,8 @@
 //! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
 
 mod cargo;
+mod deps_check;
+mod doc_paths;
 mod precompress;
 mod project;
 mod serve;
@@ -22,6 +24,10 @@ commands:
           the style file as pkg/<name>.css and the assets
   serve   build the site and the server, then run the server with the LEPTOS_* settings it
           needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
+  doc-paths   fail on a repository path named in the docs (Markdown, Rust and TOML comments)
+              that does not exist
+  deps-check  fail on a crate's dependency declared with a version of its own instead of
+              `workspace = true`
 
 options:
   --release       the wasm in the lib-profile-release profile, the server in release; without it
@@ -65,6 +71,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    match std::env::args().nth(1).as_deref() {
+        Some("doc-paths") => return doc_paths::main(),
+        Some("deps-check") => return deps_check::main(),
+        _ => {}
+    }
     let (command, profiles) = match parse_args(std::env::args().skip(1)) {
         Ok(Args::Help) => {
             println!("{USAGE}");
