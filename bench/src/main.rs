@@ -11,6 +11,10 @@
 //! requests waiting, then restarts the server (see `outside.rs`). `sessions` compares a request sent
 //! with the access token and with a signed-in browser's cookie (see `sessions.rs`). `approvals` runs with
 //! WARDEN_BENCH_HISTORY (50,000) messages of earlier threads in the store, as a store in use has.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a benchmark harness, test code in all but name: it stops, as a test fails, at the first thing that goes wrong"
+)]
 
 mod local;
 mod outside;

@@ -4,6 +4,10 @@
 //! each command's ruleset ahead (as between a person's decisions).
 //! Each round makes its own scratch `HOME` and `TMPDIR`, as the shell tool does. `cargo bench -p
 //! warden-sandbox --bench spawn` prints p50/p95 in milliseconds.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 use std::os::fd::AsFd;
 use std::path::Path;

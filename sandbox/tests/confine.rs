@@ -5,6 +5,10 @@
 //! started by the spawner (a process forked before this one had a second thread, which is why this
 //! file has its own `main`). Then the spawner's own behaviour: who the parent is, a program that is
 //! not there, and what happens to commands when the spawner is killed.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -7,6 +7,10 @@
 //! host's `/proc`, and whether anything was pushed into the terminal's input.
 //!
 //! Its own `main`: the terminal and the spawner must come before the runtime's threads.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 use std::ffi::CString;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};

@@ -2,6 +2,10 @@
 //!
 //! One test binary per crate, not one per file: every binary links the whole dependency tree, so a
 //! binary per file cost a link and about 100 MB of disk each.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 mod common;
 

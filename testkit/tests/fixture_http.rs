@@ -1,5 +1,9 @@
 //! The fixture model over real HTTP: authentication, recorded requests, reset of `fail_first`
 //! counters, whole completions, and the `fixture-model` binary.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
