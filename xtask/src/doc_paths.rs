@@ -163,6 +163,7 @@ impl Named {
 ///   brackets and commas, and at a trailing `.`, `:` or `:line`; words with placeholders (`<page>`, `*`,
 ///   `{id}`, `…`, `$VAR`) or inside a URL or an absolute path are not paths;
 /// - an upper-case Markdown file name alone (`SECURITY.md`): some Markdown file has that name.
+///
 /// MCP's method names (`tools/list`, `tools/call`) look like paths into `tools/` and are not.
 fn paths_in_line(line: &str, markdown: bool, top: &BTreeSet<String>) -> Vec<Named> {
     let mut found = Vec::new();
