@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: formatting, clippy and unused dependencies, the Rust tests of the workspace, then the browser
-# tests (Playwright against the server `cargo test` built, the debug site, a fresh data dir and the scripted
-# fixture model; see end2end/playwright.config.ts). Everything is built once, in the dev profile.
+# Runs every test: formatting, clippy, unused dependencies, the docs' paths and the dependencies' declarations
+# (xtask), the Rust tests of the workspace, then the browser tests (Playwright against the server `cargo test`
+# built, the debug site, a fresh data dir and the scripted fixture model; see end2end/playwright.config.ts).
+# Everything is built once, in the dev profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
