@@ -3,6 +3,7 @@
 //! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
 
 mod cargo;
+mod import_cycles;
 mod precompress;
 mod project;
 mod serve;
@@ -22,6 +23,8 @@ commands:
           the style file as pkg/<name>.css and the assets
   serve   build the site and the server, then run the server with the LEPTOS_* settings it
           needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
+  import-cycles [SRC_DIR…]
+          fail on an import circle between the files of a crate (default app/src)
 
 options:
   --release       the wasm in the lib-profile-release profile, the server in release; without it
@@ -65,7 +68,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    let (command, profiles) = match parse_args(std::env::args().skip(1)) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "import-cycles") {
+        return report(import_cycles::run(&args[1..]));
+    }
+    let (command, profiles) = match parse_args(args) {
         Ok(Args::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -76,10 +83,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = Project::load().and_then(|project| match command {
+    report(Project::load().and_then(|project| match command {
         Command::Site => site::build(&project, profiles.site),
         Command::Serve => serve::run(&project, profiles),
-    });
+    }))
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
