@@ -27,6 +27,9 @@ if clippy-driver --version >/dev/null 2>&1; then
 else
   echo "test.sh: no clippy here, lints not checked" >&2
 fi
+# No import circle between the files of the UI crate (its features import ui/, wording, context, never
+# each other). Seconds, after the lints' wrapper is set, so the xtask is built once.
+cargo xtask import-cycles
 
 # The build tool is left out of the workspace's test build and tested on its own, as `cargo xtask` builds it:
 # in the workspace build its dependencies would get other features (serde's, log's) and compile a second time.
