@@ -28,7 +28,10 @@ pub fn run(args: &[String]) -> Result<()> {
     if total > 0 {
         bail!("{total} import circle(s) between files");
     }
-    println!("import-cycles: no import circle in {}", dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "));
+    println!(
+        "import-cycles: no import circle in {}",
+        dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+    );
     Ok(())
 }
 
@@ -249,7 +252,8 @@ fn referenced_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
                 }
             }
             Token::Ident(word) if word == "use" => {
-                let end = tokens[i + 1..].iter().position(|t| *t == Token::Punct(';')).map_or(tokens.len(), |p| i + 1 + p);
+                let end =
+                    tokens[i + 1..].iter().position(|t| *t == Token::Punct(';')).map_or(tokens.len(), |p| i + 1 + p);
                 let mut flat = Vec::new();
                 expand_use_tree(&tokens[i + 1..end], Vec::new(), &mut flat);
                 let here = current(&scopes);
@@ -423,7 +427,8 @@ mod tests {
 
     #[test]
     fn inline_paths_count_and_comments_and_strings_do_not() {
-        let code = "// use crate::commented;\nfn f() { let s = \"crate::quoted\"; crate::inline::call(); super::up(); }";
+        let code =
+            "// use crate::commented;\nfn f() { let s = \"crate::quoted\"; crate::inline::call(); super::up(); }";
         assert_eq!(paths(code, &["x", "y"]), ["inline::call", "x::up"]);
     }
 

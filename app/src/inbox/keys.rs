@@ -71,7 +71,7 @@ pub use browser::*;
 mod browser {
     use leptos::prelude::document;
     use wasm_bindgen::JsCast;
-    use web_sys::{Element, HtmlElement};
+    use web_sys::HtmlElement;
 
     use crate::model::inbox::ItemKey;
 
