@@ -1,11 +1,11 @@
 //! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
 //! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
-
 //!
 //! The code is folded by feature: `chat/`, `inbox/`, `settings/`, `audit/` and the frame around them
 //! (`layout/`). Features do not import each other: what they share is in `ui/` (pieces), `wording`
 //! (labels and decision texts, shared with the REST API), `context` (state the whole app provides),
-//! `model` (the records shown) and `server_fns` (the calls into the engine).
+//! `model` (the records shown), `inbox_live` (the waiting requests' counts) and `server_fns` (the calls into
+//! the engine).
 
 pub mod audit;
 pub mod chat;
