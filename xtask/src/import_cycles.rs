@@ -1,6 +1,6 @@
 //! `cargo xtask import-cycles [SRC_DIR…]`: fails when files of a crate import each other in a circle.
-//! Each `use crate::…`, `super::…` and `self::…` path (grouped ones too) and each such path written
-//! inline in the code is resolved to the file that holds the module it names; the circles are the
+//! Each `use crate::…`, `super::…`, `self::…` and `child::…` path (grouped ones too) and each such path
+//! written inline in the code is resolved to the file that holds the module it names; the circles are the
 //! strongly connected components of that graph (Tarjan). Checks `app/src` when no directory is given.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -262,9 +262,7 @@ fn referenced_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
                 continue;
             }
             Token::Ident(word)
-                if matches!(word.as_str(), "crate" | "super" | "self")
-                    && tokens.get(i + 1) == Some(&Token::PathSep)
-                    && !(i > 0 && tokens[i - 1] == Token::PathSep) =>
+                if tokens.get(i + 1) == Some(&Token::PathSep) && !(i > 0 && tokens[i - 1] == Token::PathSep) =>
             {
                 let mut path = vec![word.clone()];
                 let mut j = i + 1;
@@ -332,14 +330,16 @@ fn expand_use_tree(tokens: &[Token], prefix: Vec<String>, out: &mut Vec<Vec<Stri
     }
 }
 
-/// A path made absolute within the crate, or `None` for one into another crate.
+/// A path made absolute within the crate. One that starts with another name is taken as relative
+/// (`child::item`, as a `mod.rs` re-exports its children): where no module of that name is here, it
+/// resolves to the file itself, which is no edge (another crate, a type's `Self::`, an enum's variant).
 fn absolute(path: &[String], here: &[String]) -> Option<Vec<String>> {
     let (first, rest) = path.split_first()?;
     let mut base = match first.as_str() {
         "crate" => Vec::new(),
         "self" => here.to_vec(),
         "super" => here[..here.len().checked_sub(1)?].to_vec(),
-        _ => return None,
+        _ => return Some(here.iter().chain(path).cloned().collect()),
     };
     let mut rest = rest;
     while let Some((segment, tail)) = rest.split_first() {
@@ -421,8 +421,8 @@ mod tests {
 
     #[test]
     fn grouped_and_relative_uses_are_resolved() {
-        let code = "use crate::{a, b::{c, d as e}, f::*};\nuse super::g;\nuse self::h::i;\nuse leptos::prelude::*;";
-        assert_eq!(paths(code, &["x", "y"]), ["a", "b::c", "b::d", "f", "x::g", "x::y::h::i"]);
+        let code = "use crate::{a, b::{c, d as e}, f::*};\nuse super::g;\nuse self::h::i;\npub use child::*;";
+        assert_eq!(paths(code, &["x", "y"]), ["a", "b::c", "b::d", "f", "x::g", "x::y::h::i", "x::y::child"]);
     }
 
     #[test]
@@ -430,6 +430,8 @@ mod tests {
         let code =
             "// use crate::commented;\nfn f() { let s = \"crate::quoted\"; crate::inline::call(); super::up(); }";
         assert_eq!(paths(code, &["x", "y"]), ["inline::call", "x::up"]);
+        // Only a path's first name starts one: `a::b::c` is one path, not three.
+        assert_eq!(paths("fn f() { a::b::c(); }", &[]), ["a::b::c"]);
     }
 
     #[test]
