@@ -28,10 +28,11 @@ if clippy-driver --version >/dev/null 2>&1; then
 else
   echo "test.sh: no clippy here, lints not checked" >&2
 fi
-
-# The repository's own checks, in seconds: every path the docs name exists, every dependency is declared once
-# in the workspace (xtask/src/doc_paths.rs, xtask/src/deps_check.rs). After the wrapper, so the xtask is built
-# once, as `cargo xtask site` below builds it.
+# The repository's own checks, in seconds: no import circle between the files of the UI crate (its features
+# import ui/, wording, context, never each other), every path the docs name exists, every dependency is
+# declared once in the workspace (xtask/src/{import_cycles,doc_paths,deps_check}.rs). After the lints'
+# wrapper is set, so the xtask is built once, as `cargo xtask site` below builds it.
+cargo xtask import-cycles
 cargo xtask doc-paths
 cargo xtask deps-check
 

@@ -118,8 +118,8 @@ impl From<warden_outside::Error> for AppError {
 }
 
 #[cfg(feature = "ssr")]
-impl From<crate::audit::AuditError> for AppError {
-    fn from(error: crate::audit::AuditError) -> Self {
+impl From<warden_outside::audit::AuditError> for AppError {
+    fn from(error: warden_outside::audit::AuditError) -> Self {
         AppError::of_kind(error.kind(), &error)
     }
 }

@@ -6,7 +6,9 @@
 use leptos::prelude::*;
 use leptos_router::{lazy_route, LazyRoute};
 
-use crate::routes::{approval::OutsideApprovalPage, audit::AuditLogPage, inbox::InboxPage, settings::SettingsPage};
+use crate::audit::page::AuditLogPage;
+use crate::inbox::{page::InboxPage, request_page::OutsideApprovalPage};
+use crate::settings::page::SettingsPage;
 
 pub struct Settings;
 

@@ -1,27 +1,26 @@
 //! Warden's web UI: the HTML shell, the router and the pages. Rendered on the server (feature `ssr`)
 //! and hydrated in the browser (feature `hydrate`); data comes from server functions over the engine.
+//!
+//! The code is folded by feature: `chat/`, `inbox/`, `settings/`, `audit/` and the frame around them
+//! (`layout/`). Features do not import each other: what they share is in `ui/` (pieces), `wording`
+//! (labels and decision texts, shared with the REST API), `context` (state the whole app provides),
+//! `model` (the records shown), `inbox_live` (the waiting requests' counts) and `server_fns` (the calls into
+//! the engine).
 
-#[cfg(feature = "ssr")]
 pub mod audit;
-pub mod clipboard;
-pub mod components;
+pub mod chat;
+pub mod context;
 pub mod csp;
 pub mod error;
 pub mod inbox;
-pub mod inbox_keys;
 pub mod inbox_live;
+pub mod layout;
 mod lazy_pages;
-pub mod linked_outside;
-pub mod live_run;
 pub mod model;
-pub mod routes;
-pub mod run_stream;
-pub mod scroll_anchor;
 pub mod server_fns;
-pub mod shortcuts;
-#[cfg(feature = "hydrate")]
-pub mod stopped_notice;
-pub mod theme;
+pub mod settings;
+pub mod ui;
+pub mod wording;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -29,13 +28,14 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 use leptos_router::{Lazy, SsrMode};
 
-use crate::components::app_layout::AppLayout;
-use crate::routes::{chat::ChatPage, not_found::NotFound, welcome::WelcomePage};
+use crate::chat::{page::ChatPage, welcome::WelcomePage};
+use crate::context::{ThreadEdited, ThreadsChanged};
+use crate::layout::{app_layout::AppLayout, not_found::NotFound};
 
 /// The HTML document around the app, rendered on the server.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     set_page_policy();
-    let theme = theme::current().as_str();
+    let theme = ui::theme::current().as_str();
     view! {
         <!DOCTYPE html>
         <html lang="en" data-theme=theme>
@@ -66,20 +66,6 @@ fn set_page_policy() {
         }
     }
 }
-
-/// Bumped whenever the list of threads may have changed; the sidebar refetches on it.
-#[derive(Clone, Copy)]
-pub struct ThreadsChanged(pub RwSignal<u32>);
-
-impl ThreadsChanged {
-    pub fn notify(&self) {
-        self.0.update(|v| *v += 1);
-    }
-}
-
-/// The thread as a rename or (un)archive in the sidebar left it: the open chat shows the change.
-#[derive(Clone, Copy)]
-pub struct ThreadEdited(pub RwSignal<Option<model::Thread>>);
 
 #[component]
 pub fn App() -> impl IntoView {

@@ -7,7 +7,7 @@ pub fn hydrate() {
     // A panic ends the wasm: after logging it, the page says so and offers a reload.
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        warden_app::stopped_notice::show();
+        warden_app::ui::stopped_notice::show();
     }));
     leptos::mount::hydrate_lazy(warden_app::App);
 }

@@ -17,6 +17,8 @@ pub mod protocol;
 pub mod record;
 
 #[cfg(feature = "server")]
+pub mod audit;
+#[cfg(feature = "server")]
 mod connection;
 #[cfg(feature = "server")]
 mod dial;

@@ -5,6 +5,7 @@
 mod cargo;
 mod deps_check;
 mod doc_paths;
+mod import_cycles;
 mod precompress;
 mod project;
 mod serve;
@@ -28,6 +29,8 @@ commands:
               that does not exist
   deps-check  fail on a crate's dependency declared with a version of its own instead of
               `workspace = true`
+  import-cycles [SRC_DIR…]
+              fail on an import circle between the files of a crate (default app/src)
 
 options:
   --release       the wasm in the lib-profile-release profile, the server in release; without it
@@ -71,12 +74,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
         Some("doc-paths") => return doc_paths::main(),
         Some("deps-check") => return deps_check::main(),
+        Some("import-cycles") => return report(import_cycles::run(&args[1..])),
         _ => {}
     }
-    let (command, profiles) = match parse_args(std::env::args().skip(1)) {
+    let (command, profiles) = match parse_args(args) {
         Ok(Args::Help) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -87,10 +92,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = Project::load().and_then(|project| match command {
+    report(Project::load().and_then(|project| match command {
         Command::Site => site::build(&project, profiles.site),
         Command::Serve => serve::run(&project, profiles),
-    });
+    }))
+}
+
+fn report(result: anyhow::Result<()>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -5,6 +5,8 @@ pub mod approvals;
 pub mod audit;
 pub mod codec;
 pub mod connection_checks;
+#[cfg(feature = "ssr")]
+mod engine;
 pub mod inbox;
 pub mod mcp;
 pub mod outside;
@@ -17,13 +19,8 @@ pub mod threads;
 
 pub use approvals::*;
 pub use connection_checks::*;
+#[cfg(feature = "ssr")]
+use engine::engine;
 pub use providers::*;
 pub use runs::*;
 pub use threads::*;
-
-/// The engine handed to the Leptos routes as context by the server binary.
-#[cfg(feature = "ssr")]
-pub(crate) fn engine() -> Result<warden_engine::Engine, crate::error::AppError> {
-    leptos::prelude::use_context::<warden_engine::Engine>()
-        .ok_or_else(|| crate::error::AppError::internal("the engine was not provided as Leptos context"))
-}

@@ -1,5 +1,5 @@
 //! `/api/audit`: the audit log of every decision, from chats and outside clients
-//! (`warden_app::audit` merges them). One page as JSON, or the whole filtered log as a download in
+//! (`warden_outside::audit` merges them). One page as JSON, or the whole filtered log as a download in
 //! JSON Lines (`/api/audit.jsonl`, entries verbatim) or CSV (`/api/audit.csv`, quoted by the `csv`
 //! crate). Downloads are streamed a page at a time, so a long log is never held in memory whole.
 
@@ -12,8 +12,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::StreamExt;
 use serde::Deserialize;
-use warden_app::audit::{AuditError, AuditLog};
 use warden_engine::Engine;
+use warden_outside::audit::{AuditError, AuditLog};
 use warden_outside::OutsideHub;
 use warden_types::audit::{AuditDecider, AuditEntry, AuditFilter, AuditOutcome, AuditQuery, AuditSource};
 

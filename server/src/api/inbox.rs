@@ -16,7 +16,7 @@ use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::{Stream, StreamExt};
 use tokio::sync::broadcast::{self, error::RecvError};
-use warden_app::inbox::kind_label;
+use warden_app::wording::kind_label;
 use warden_engine::Engine;
 use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
 use warden_types::approval::{Approval, ApprovalStatus};

@@ -1,0 +1,207 @@
+//! The card for a gated call waiting for a person: what it will do, its arguments (or diff, or
+//! command), its risk, and Approve / Deny (with a reason) / Edit / Allow for this thread.
+//! Decisions go to the `decide_approval` server function; the engine validates edited arguments and
+//! says what is wrong.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::Value;
+
+use crate::chat::sandbox::SandboxView;
+use crate::error::AppError;
+use crate::model::{Approval, DecisionInput, Risk, Scope};
+use crate::server_fns::decide_approval;
+use crate::ui::call_preview::{arguments_text, call_preview};
+
+/// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
+/// change that does not touch this approval leaves the card (and its inputs) in place. A decision
+/// comes back as the run's `approval_resolved` event, which replaces the card with its outcome.
+#[component]
+pub fn ApprovalCard(approval: Approval) -> impl IntoView {
+    let pretty = arguments_text(&approval.arguments);
+    let reason = RwSignal::new(String::new());
+    let prefix = RwSignal::new(String::new());
+    let is_shell = approval.tool == "shell";
+    let network = RwSignal::new(false);
+    let sandbox = use_context::<SandboxView>();
+    let editing = RwSignal::new(false);
+    let edited = RwSignal::new(pretty.clone());
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+
+    let send = {
+        let approval_id = approval.id.clone();
+        move |decision: DecisionInput| {
+            busy.set(true);
+            error.set(None);
+            let approval_id = approval_id.clone();
+            spawn_local(async move {
+                match decide_approval(approval_id, decision).await {
+                    // Decided here, or by another tab or client first: either way the run's event
+                    // replaces the card.
+                    Ok(_) | Err(AppError::Conflict(_)) => {}
+                    Err(refused) => {
+                        error.try_set(Some(refused.to_string()));
+                    }
+                }
+                // The card may be gone by now: a decided approval is shown by a new one.
+                busy.try_set(false);
+            });
+        }
+    };
+    let approve = {
+        let send = send.clone();
+        move || send(DecisionInput { network: network.get_untracked(), ..DecisionInput::approve() })
+    };
+    let allow_for_thread = {
+        let send = send.clone();
+        move |_| {
+            let prefix = prefix.get_untracked().trim().to_string();
+            send(DecisionInput {
+                prefix: (!prefix.is_empty()).then_some(prefix),
+                scope: Scope::Thread,
+                ..DecisionInput::approve()
+            });
+        }
+    };
+    let deny = {
+        let send = send.clone();
+        move || {
+            let reason = reason.get_untracked().trim().to_string();
+            send(DecisionInput::deny((!reason.is_empty()).then_some(reason)));
+        }
+    };
+    // With the focus on the card (not in one of its fields): a approves, d denies, e edits.
+    let on_keydown = {
+        let (approve, deny) = (approve.clone(), deny.clone());
+        move |ev: leptos::ev::KeyboardEvent| {
+            #[cfg(feature = "hydrate")]
+            {
+                let modified = ev.ctrl_key() || ev.alt_key() || ev.meta_key();
+                if modified || ev.repeat() || crate::ui::shortcuts::is_typing(&ev) {
+                    return;
+                }
+                if editing.get_untracked() || busy.get_untracked() {
+                    return;
+                }
+                match ev.key().as_str() {
+                    "a" => approve(),
+                    "d" => deny(),
+                    "e" => editing.set(true),
+                    _ => return,
+                }
+                ev.prevent_default();
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (ev, &approve, &deny);
+        }
+    };
+    let approve_edited = {
+        let send = send.clone();
+        move |_| match serde_json::from_str::<Value>(&edited.get_untracked()) {
+            Ok(arguments) => send(DecisionInput {
+                arguments: Some(arguments),
+                network: network.get_untracked(),
+                ..DecisionInput::approve()
+            }),
+            Err(e) => error.set(Some(format!("The arguments are not valid JSON: {e}"))),
+        }
+    };
+    let stop_editing = {
+        let pretty = pretty.clone();
+        move |_| {
+            editing.set(false);
+            error.set(None);
+            edited.set(pretty.clone());
+        }
+    };
+
+    let risk = approval.risk;
+    let heading_id = format!("approval-{}", approval.id);
+    let labelled_by = heading_id.clone();
+    view! {
+        <section
+            class=format!("approval-card risk-{}", risk.label())
+            aria-labelledby=labelled_by
+            aria-keyshortcuts="a d e"
+            tabindex="0"
+            on:keydown=on_keydown
+        >
+            <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
+            <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
+            <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
+            {call_preview(&approval)}
+            {is_shell.then(|| view! {
+                <SandboxLine sandbox/>
+                <label class="network-label">
+                    <input type="checkbox" bind:checked=network/>
+                    " Allow network access for this command (Approve only)"
+                </label>
+            })}
+            <Show
+                when=move || editing.get()
+                fallback=move || view! {
+                    <div class="decide-buttons">
+                        <button type="button" class="approve" disabled=move || busy.get() on:click={
+                            let approve = approve.clone();
+                            move |_| approve()
+                        }>"Approve"</button>
+                        <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
+                        <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
+                    </div>
+                    // A prefix rule is offered only for a read-only command (the server refuses others too).
+                    {(is_shell && risk == Risk::Low).then(|| view! {
+                        <label class="prefix-label">
+                            "Allow for this thread: commands starting with (optional)"
+                            <input type="text" bind:value=prefix/>
+                        </label>
+                    })}
+                    <div class="deny-row">
+                        <label>
+                            "Reason for denying (optional)"
+                            <input type="text" bind:value=reason/>
+                        </label>
+                        <button type="button" class="deny" disabled=move || busy.get() on:click={
+                            let deny = deny.clone();
+                            move |_| deny()
+                        }>"Deny"</button>
+                    </div>
+                }
+            >
+                <label class="edit-label">
+                    "Arguments (JSON)"
+                    <textarea rows="8" bind:value=edited></textarea>
+                </label>
+                <div class="decide-buttons">
+                    <button type="button" class="approve" disabled=move || busy.get() on:click=approve_edited.clone()>"Approve with edits"</button>
+                    <button type="button" on:click=stop_editing.clone()>"Cancel editing"</button>
+                </div>
+            </Show>
+            {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
+        </section>
+    }
+}
+
+/// What confines a command: the sandbox, or, where this machine has none, a plain warning.
+#[component]
+fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
+    move || {
+        match sandbox.and_then(|s| s.0.try_get().flatten()) {
+        Some(info) if info.available => view! {
+            <p class="sandbox-line">
+                "Runs in the sandbox: it can write only in the workspace, cannot read Warden's data, and has no network unless you allow it."
+            </p>
+        }
+        .into_any(),
+        Some(info) => view! {
+            <p class="sandbox-line warning" role="alert">
+                <strong>"No sandbox on this machine: "</strong>
+                {info.detail}
+                ". This command would run with your user's full access; thread rules do not run commands here."
+            </p>
+        }
+        .into_any(),
+        None => ().into_any(),
+    }
+    }
+}
