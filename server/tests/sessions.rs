@@ -279,3 +279,16 @@ async fn a_session_outlives_a_restart_of_the_binary_until_it_is_signed_out() {
     assert_eq!(send(req).await.0, StatusCode::OK);
     assert_eq!(get(&server.base).await.expect("request").status(), StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn a_cookie_is_a_session_of_the_server_that_made_it_not_a_bearer_for_any_warden_with_the_token() {
+    let one = App::start().await;
+    let other = App::start().await;
+    let cookie = one.sign_in_as("Browser", None).await;
+    assert_eq!(statuses(&one, &cookie).await, all(StatusCode::OK, true));
+    // The same value under the other server's cookie name (the name carries the port): another data
+    // dir with the same token never issued it.
+    let value = cookie.split_once('=').expect("a cookie pair").1;
+    let moved = format!("warden_session_{}={value}", other.served.addr.port());
+    assert_eq!(statuses(&other, &moved).await, all(StatusCode::UNAUTHORIZED, false));
+}
