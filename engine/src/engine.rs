@@ -129,7 +129,7 @@ impl Engine {
     }
 
     /// The database handle, for a crate that keeps its own tables in the same file (warden-mcp).
-    pub fn database(&self) -> crate::database::Database {
+    pub fn database(&self) -> warden_db::Database {
         self.rt.handles.store.database().clone()
     }
 
@@ -209,7 +209,7 @@ impl Engine {
         let messages = store.messages_on_every_branch(id).await?;
         let (tool_calls, approvals) = (store.tool_calls_of_thread(id).await?, store.approvals_of_thread(id).await?);
         let head = store.head(id).await?;
-        Ok(crate::transfer::export(thread, messages, tool_calls, approvals, head, crate::store::now()))
+        Ok(crate::transfer::export(thread, messages, tool_calls, approvals, head, warden_db::timestamp::now()))
     }
 
     /// A new thread from a JSON export, under new ids, with nothing in it left to decide or to run.

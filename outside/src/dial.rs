@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
-use warden_engine::{new_id, Database};
+use warden_db::{new_id, Database};
 
 use crate::dial_socket::{self, End, Socket};
 use crate::error::{Error, Result};

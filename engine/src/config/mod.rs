@@ -12,6 +12,7 @@ use std::time::Duration;
 pub use models::{EnvModels, DEFAULT_ANTHROPIC_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL};
 
 /// What `Debug` shows instead of a secret.
+use warden_db::private_files::DATABASE_SIDE_FILES;
 use warden_types::secret::MASK;
 
 #[derive(Clone)]
@@ -227,9 +228,6 @@ impl Config {
         files
     }
 }
-
-/// What SQLite appends to a database file's name for the files it keeps beside it.
-pub const DATABASE_SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// Longest duration any `*_SECS` variable may set (a year): far beyond any real need, and far
 /// from the overflow of `Instant + Duration`, which would panic.

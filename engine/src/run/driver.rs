@@ -19,8 +19,9 @@ use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewToolCall, Store, WriteBatch};
+use crate::store::{NewToolCall, Store, WriteBatch};
 use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
+use warden_db::new_id;
 use warden_types::connection::CheckStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -638,7 +639,7 @@ async fn model_turn(
     // before anything runs: as one batch of statements (one round trip to the writer), unless a call
     // waits for its server, whose check the turn's other calls to that server share (read in the
     // transaction as it is written).
-    let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
+    let expires_at = rt.config.approval_timeout.map(|t| warden_db::timestamp::at(std::time::SystemTime::now() + t));
     let mut tx = if planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
         Some(rt.store.write_tx().await?)
     } else {

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use warden_db::Database;
 use warden_engine::tools::{Tool, ToolContext, ToolError, ToolOutput};
-use warden_engine::Database;
 use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, McpStore, Transport};
 
 pub use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, HttpFixture, PATIENCE};

@@ -1,14 +1,12 @@
 //! The SQLite file every part of Warden shares, as a handle. The engine runs its own migrations
-//! on it; other crates (warden-mcp) own their tables and run their own migrations on the same file
-//! through this handle, never through the engine's store.
+//! on it; other crates (warden-mcp, warden-outside, warden-sessions) own their tables and run their
+//! own migrations on the same file through this handle, never through the engine's store.
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
-
-use crate::error::Result;
 
 /// Each connection's page cache, in KiB (SQLite's default is 2,000 KiB). In WAL mode a reader
 /// drops its whole cache when its next read transaction sees that the file changed, and Warden
@@ -64,13 +62,14 @@ pub struct Database {
 
 impl Database {
     /// Opens (creating if needed, with its folder) the database at `database_url`. Runs no migrations.
-    pub async fn open(database_url: &str) -> Result<Self> {
+    /// A failure to prepare the file (its folder, its modes) is `sqlx::Error::Io`.
+    pub async fn open(database_url: &str) -> sqlx::Result<Self> {
         Self::open_with(database_url, WRITE_WAIT, CHECKPOINTS).await
     }
 
     /// `open`, with SQLite's busy timeout and the checkpoints' schedule given (the tests turn the first
     /// off and make the second quick).
-    async fn open_with(database_url: &str, busy_timeout: Duration, checkpoints: Checkpoints) -> Result<Self> {
+    async fn open_with(database_url: &str, busy_timeout: Duration, checkpoints: Checkpoints) -> sqlx::Result<Self> {
         let options = SqliteConnectOptions::from_str(database_url)?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -88,7 +87,9 @@ impl Database {
         if !name.is_empty() && name != ":memory:" && !name.starts_with("file:") {
             let tightened = tokio::task::spawn_blocking(move || crate::private_files::prepare_database_file(&file))
                 .await
-                .map_err(std::io::Error::other)??;
+                .map_err(std::io::Error::other)
+                .flatten()
+                .map_err(sqlx::Error::Io)?;
             if let Some(first) = tightened.first() {
                 tracing::warn!(file = %first.display(), count = tightened.len(), "the database was open to other local users; now 0600");
             }
@@ -164,7 +165,7 @@ async fn checkpoint_now_and_then(pool: SqlitePool, writer: SqlitePool, checkpoin
 }
 
 /// One passive checkpoint: the pages in the WAL and how many of them are now in the database file.
-async fn checkpoint(pool: &SqlitePool) -> Result<(i64, i64)> {
+async fn checkpoint(pool: &SqlitePool) -> sqlx::Result<(i64, i64)> {
     let (_busy, in_wal, copied): (i64, i64, i64) =
         sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(pool).await?;
     Ok((in_wal, copied))

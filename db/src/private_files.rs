@@ -8,7 +8,8 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, DATABASE_SIDE_FILES};
+/// What SQLite appends to a database file's name for the files it keeps beside it.
+pub const DATABASE_SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// How deep the data dir is walked to tighten what is in it (Warden's own folders are one or two deep).
 const MAX_DEPTH: usize = 16;
@@ -16,20 +17,20 @@ const MAX_DEPTH: usize = 16;
 /// Makes the data dir (created if missing) and everything in it but the workspace readable by this
 /// user only, and the database files too wherever they are. Returns each path it had to tighten
 /// (after logging a warning that names how many).
-pub fn make_private(config: &Config) -> io::Result<Vec<PathBuf>> {
+pub fn make_private(data_dir: &Path, workspace: &Path, database: Option<&Path>) -> io::Result<Vec<PathBuf>> {
     let mut tightened = Vec::new();
-    create_private_dir(&config.data_dir)?;
+    create_private_dir(data_dir)?;
     // The workspace is the person's: its files keep the modes they have (it is out of other users'
     // reach inside a 0700 data dir anyway).
-    let workspace = config.workspace.canonicalize().ok();
-    tighten_tree(&config.data_dir, workspace.as_deref(), 0, &mut tightened)?;
-    if let Some(database) = config.database_file() {
-        tighten_database(&database, &mut tightened)?;
+    let workspace = workspace.canonicalize().ok();
+    tighten_tree(data_dir, workspace.as_deref(), 0, &mut tightened)?;
+    if let Some(database) = database {
+        tighten_database(database, &mut tightened)?;
     }
     if !tightened.is_empty() {
         tracing::warn!(
             count = tightened.len(),
-            data_dir = %config.data_dir.display(),
+            data_dir = %data_dir.display(),
             first = %tightened[0].display(),
             "Warden's private files were open to other local users; their permissions are now the owner's only (folders 0700, files 0600)"
         );
@@ -130,8 +131,8 @@ mod tests {
         for path in [&data.join("mcp-results/server/1.json"), &data.join("workspace/notes.txt"), &outside] {
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644)).unwrap();
         }
-        let config = Config::with_data_dir(&data);
-        let tightened = make_private(&config).unwrap();
+        let private = || make_private(&data, &data.join("workspace"), Some(&data.join("warden.db")));
+        let tightened = private().unwrap();
         assert_eq!(tightened.len(), 4, "{tightened:?}");
         assert_eq!(mode(&data), 0o700);
         assert_eq!(mode(&data.join("mcp-results")), 0o700);
@@ -139,6 +140,6 @@ mod tests {
         assert_eq!(mode(&data.join("workspace")), 0o755);
         assert_eq!(mode(&data.join("workspace/notes.txt")), 0o644);
         assert_eq!(mode(&outside), 0o644);
-        assert!(make_private(&config).unwrap().is_empty(), "a second start has nothing to tighten");
+        assert!(private().unwrap().is_empty(), "a second start has nothing to tighten");
     }
 }
