@@ -277,7 +277,7 @@ impl Dialer {
 /// Opens the executor's socket, with its bearer token if it has one. The error says what went
 /// wrong without the token.
 async fn open(row: &ExecutorRow) -> Result<Socket, String> {
-    warden_engine::tls::install_crypto_provider();
+    warden_llm::tls::install_crypto_provider();
     let mut request = row.url.as_str().into_client_request().map_err(|e| format!("bad address: {e}"))?;
     if let Some(token) = &row.bearer_token {
         let mut value = HeaderValue::from_str(&format!("Bearer {token}"))

@@ -15,13 +15,13 @@ use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
 use crate::connection::ServerView;
 use crate::error::{Error, Result};
-use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
 use crate::store::{NewToolCall, Store, WriteBatch};
 use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_db::new_id;
+use warden_llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use warden_types::connection::CheckStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,7 +18,7 @@ pub use list_dir::ListDir;
 pub use read_file::ReadFile;
 pub use registry::{builtin_tools, ArgumentError, ToolRegistry, Violation};
 pub use shell::{matches_prefix_rule, shell_risk, split_command, Segment, Shell, ShellConfig};
-pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
+pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin, ToolSpec};
 pub use workspace::Workspace;
 pub use write_file::WriteFile;
 
@@ -26,15 +26,6 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-
-/// What the model is told about a tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    /// JSON Schema of the arguments object.
-    pub parameters: Value,
-}
 
 /// The result of a call: content for the model and the UI, and whether the tool reported an error.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

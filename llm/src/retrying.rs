@@ -11,7 +11,7 @@ use futures::stream::{self, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
-use crate::message::Message;
+use warden_types::message::Message;
 
 /// How often and how patiently to try again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! calls and results of earlier turns (made while another model served the thread) are told as text.
 //! The system turn is kept short: every token in it slows each token the model writes after it.
 
-use crate::message::{Block, Message, Role};
+use warden_types::message::{Block, Message, Role};
 
 #[derive(Clone)]
 pub struct Turn {
@@ -52,7 +52,7 @@ fn told_as_text(m: &Message) -> String {
                 parts.push(format!("(I called the tool {name} with {arguments})"))
             }
             Block::ToolResult { content, is_error, .. } => {
-                parts.push(format!("(Tool result) {}", crate::llm::openai_wire::tool_text(content, *is_error)))
+                parts.push(format!("(Tool result) {}", warden_llm::tool_text(content, *is_error)))
             }
         }
     }
@@ -83,7 +83,7 @@ mod tests {
                 content: vec![Block::ToolResult {
                     tool_call_id: "a".into(),
                     call_id: "c".into(),
-                    content: vec![crate::tools::ToolContent::Text { text: "a.txt".into() }],
+                    content: vec![warden_types::tool::ToolContent::Text { text: "a.txt".into() }],
                     is_error: false,
                 }],
             },

@@ -17,8 +17,8 @@ use self::instructions::{tool_instructions, Detail};
 use self::scanner::{CallScanner, Piece};
 use super::openai_wire::tool_text;
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
-use crate::message::{Block, Message, Role};
-use crate::tools::{ToolContent, ToolSpec};
+use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 /// Most text held back while deciding whether it is a call; past it, it goes out as text, so a
 /// runaway answer cannot grow memory.

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 
 use super::gbnf::{json_schema_to_grammar_with, Options};
-use crate::tools::ToolSpec;
+use warden_types::tool::ToolSpec;
 
 /// Where a call starts: a json fence, then the object (the grammar is fed from the `{`).
 pub const TRIGGER: &str = r"[\s\S]*?```(?:json)?\s*(\{[\s\S]*)";

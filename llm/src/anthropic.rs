@@ -10,7 +10,7 @@ use super::anthropic_wire::{self, EventDecoder, MessagesRequest};
 use super::http::{Endpoint, KeyHeader};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
-use crate::message::Message;
+use warden_types::message::Message;
 
 /// Where the API is.
 pub const DEFAULT_BASE_URL: &str = warden_types::provider::ProviderKind::Anthropic.default_base_url();
@@ -53,13 +53,13 @@ impl Anthropic {
     fn body<'a>(
         &'a self,
         messages: &[Message],
-        tools: &'a [crate::tools::ToolSpec],
+        tools: &'a [warden_types::tool::ToolSpec],
         stream: bool,
     ) -> MessagesRequest<'a> {
         // The API refuses `tool_use`/`tool_result` blocks in a request that defines no tools (a thread with
         // its tools switched off, a title): earlier calls and results then go as text.
         let has_tool_blocks =
-            messages.iter().flat_map(|m| &m.content).any(|b| !matches!(b, crate::message::Block::Text { .. }));
+            messages.iter().flat_map(|m| &m.content).any(|b| !matches!(b, warden_types::message::Block::Text { .. }));
         let as_text;
         let messages = if tools.is_empty() && has_tool_blocks {
             as_text = super::text_tool_calls::history_as_text(messages);

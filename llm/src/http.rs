@@ -202,7 +202,7 @@ pub(super) async fn read_capped(mut response: reqwest::Response, max: usize) -> 
 }
 
 /// `text` as a URL if it is one with the http or https scheme.
-pub(crate) fn http_url(text: &str) -> Option<reqwest::Url> {
+pub fn http_url(text: &str) -> Option<reqwest::Url> {
     reqwest::Url::parse(text).ok().filter(|url| matches!(url.scheme(), "http" | "https"))
 }
 

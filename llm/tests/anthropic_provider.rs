@@ -7,13 +7,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{
+use warden_llm::{
     Anthropic, AnthropicConfig, AssembledCall, FinishReason, Provider, ProviderError, StreamEvent, ToolCallAccumulator,
     TurnRequest,
 };
-use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_testkit::{FixtureModel, Script, ScriptedCall, ScriptedError, Turn};
 use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 use crate::common::provider_turns::{ask, closed_after_first_token, run, script, text_deltas, GUARD};
 
@@ -23,11 +23,7 @@ fn config(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Anthro
         connect_timeout: Duration::from_secs(5),
         idle_timeout: idle,
         request_timeout: Duration::from_secs(10),
-        ..AnthropicConfig::new(
-            warden_engine::llm::anthropic::DEFAULT_BASE_URL,
-            "claude-test",
-            api_key.map(str::to_string),
-        )
+        ..AnthropicConfig::new(warden_llm::anthropic::DEFAULT_BASE_URL, "claude-test", api_key.map(str::to_string))
     }
 }
 
@@ -371,7 +367,7 @@ async fn an_unreachable_server_is_a_connect_error() {
     };
     let config = AnthropicConfig {
         base_url: format!("http://127.0.0.1:{port}"),
-        ..AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "m", None)
+        ..AnthropicConfig::new(warden_llm::anthropic::DEFAULT_BASE_URL, "m", None)
     };
     let err = Anthropic::new(config).unwrap().complete(vec![Message::text(Role::User, "hi")]).await.unwrap_err();
     assert!(matches!(err, ProviderError::Connect(_)), "{err:?}");
@@ -379,16 +375,14 @@ async fn an_unreachable_server_is_a_connect_error() {
 
 #[test]
 fn a_provider_without_address_or_model_is_not_configured() {
-    let err =
-        Anthropic::new(AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, " ", None)).unwrap_err();
+    let err = Anthropic::new(AnthropicConfig::new(warden_llm::anthropic::DEFAULT_BASE_URL, " ", None)).unwrap_err();
     assert_eq!(err, ProviderError::NotConfigured);
     let config = AnthropicConfig {
         base_url: String::new(),
-        ..AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "claude-x", None)
+        ..AnthropicConfig::new(warden_llm::anthropic::DEFAULT_BASE_URL, "claude-x", None)
     };
     assert_eq!(Anthropic::new(config).unwrap_err(), ProviderError::NotConfigured);
-    let p = Anthropic::new(AnthropicConfig::new(warden_engine::llm::anthropic::DEFAULT_BASE_URL, "claude-x", None))
-        .unwrap();
+    let p = Anthropic::new(AnthropicConfig::new(warden_llm::anthropic::DEFAULT_BASE_URL, "claude-x", None)).unwrap();
     assert_eq!((p.name(), p.model()), ("anthropic", "claude-x"));
 }
 

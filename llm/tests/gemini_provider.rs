@@ -7,13 +7,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{
+use warden_llm::{
     AssembledCall, FinishReason, Gemini, GeminiConfig, Provider, ProviderError, StreamEvent, ToolCallAccumulator,
     TurnRequest,
 };
-use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, ScriptedError, Turn};
 use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 use crate::common::provider_turns::{ask, closed_after_first_token, run, script, text_deltas, GUARD};
 
@@ -23,7 +23,7 @@ fn config(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Gemini
         idle_timeout: idle,
         connect_timeout: Duration::from_secs(5),
         request_timeout: Duration::from_secs(10),
-        ..GeminiConfig::new(warden_engine::llm::gemini::DEFAULT_BASE_URL, "test-model", api_key.map(str::to_string))
+        ..GeminiConfig::new(warden_llm::gemini::DEFAULT_BASE_URL, "test-model", api_key.map(str::to_string))
     }
 }
 
@@ -422,7 +422,7 @@ async fn an_unreachable_server_is_a_connect_error() {
     };
     let config = GeminiConfig {
         base_url: format!("http://127.0.0.1:{port}"),
-        ..GeminiConfig::new(warden_engine::llm::gemini::DEFAULT_BASE_URL, "m", None)
+        ..GeminiConfig::new(warden_llm::gemini::DEFAULT_BASE_URL, "m", None)
     };
     let err = Gemini::new(config).unwrap().complete(vec![Message::text(Role::User, "hi")]).await.unwrap_err();
     assert!(matches!(err, ProviderError::Connect(_)), "{err:?}");

@@ -1,6 +1,6 @@
 //! The process's one TLS crypto provider: rustls with ring. reqwest and rmcp are built without a
 //! provider of their own (aws-lc-sys, their default, is a C build of 90 s), so every HTTP client of the
-//! process needs this installed first; the engine's clients install it themselves.
+//! process needs this installed first; the providers' clients install it themselves.
 
 /// Installs ring as rustls's process-wide provider. Idempotent: a provider already installed stays.
 pub fn install_crypto_provider() {

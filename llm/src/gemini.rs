@@ -12,7 +12,7 @@ use super::gemini_wire::{self, ChunkReader, GenerateRequest};
 use super::http::{Endpoint, KeyHeader};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{Provider, ProviderError, TurnRequest, TurnStream};
-use crate::message::Message;
+use warden_types::message::Message;
 
 /// Google's public endpoint for the Gemini API.
 pub const DEFAULT_BASE_URL: &str = warden_types::provider::ProviderKind::Gemini.default_base_url();

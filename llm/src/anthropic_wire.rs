@@ -11,8 +11,8 @@ use serde_json::{json, Map, Value};
 use super::call_arguments::tool_input;
 use super::sse_turn::Decoded;
 use super::{FinishReason, ProviderError, StreamEvent};
-use crate::message::{Block, Message, Role};
-use crate::tools::{ToolContent, ToolSpec};
+use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 #[derive(Debug, Serialize)]
 pub(super) struct MessagesRequest<'a> {

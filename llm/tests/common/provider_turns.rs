@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{Provider, ProviderError, StreamEvent, TurnRequest};
+use warden_llm::{Provider, ProviderError, StreamEvent, TurnRequest};
 use warden_testkit::{FixtureModel, Scenario, Script, Turn};
 use warden_types::message::{Message, Role};
 

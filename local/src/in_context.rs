@@ -8,7 +8,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
-use crate::llm::ProviderError;
+use warden_llm::ProviderError;
 
 /// The one sequence of the worker's context and the tokens in it.
 pub struct InContext<'m> {

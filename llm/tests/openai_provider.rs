@@ -6,13 +6,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{
+use warden_llm::{
     AssembledCall, FinishReason, OpenAiCompatible, OpenAiConfig, Provider, ProviderError, StreamEvent,
     ToolCallAccumulator, TurnRequest,
 };
-use warden_engine::tools::{ToolContent, ToolSpec};
 use warden_testkit::{FixtureModel, Script, ScriptedCall, ScriptedError, Turn};
 use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 use crate::common::provider_turns::{ask, closed_after_first_token, run, script, text_deltas, GUARD};
 
@@ -24,7 +24,7 @@ fn provider(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Open
         connect_timeout: Duration::from_secs(5),
         idle_timeout: idle,
         request_timeout: Duration::from_secs(10),
-        max_event_bytes: warden_engine::llm::openai::DEFAULT_MAX_EVENT_BYTES,
+        max_event_bytes: warden_llm::openai::DEFAULT_MAX_EVENT_BYTES,
     })
     .unwrap()
 }

@@ -17,8 +17,8 @@ use super::call_arguments::tool_input;
 use super::gemini_schema;
 use super::openai_wire::tool_text;
 use super::{FinishReason, ProviderError, StreamEvent};
-use crate::message::{Block, Message, Role};
-use crate::tools::{ToolContent, ToolSpec};
+use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 /// Ids we make for calls the API sent without one.
 const GENERATED_ID: &str = "gemini-call-";

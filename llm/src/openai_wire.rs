@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{FinishReason, ProviderError, StreamEvent};
-use crate::message::{Block, Message, Role};
-use crate::tools::{ToolContent, ToolSpec};
+use warden_types::message::{Block, Message, Role};
+use warden_types::tool::{ToolContent, ToolSpec};
 
 #[derive(Debug, Serialize)]
 pub(super) struct ChatRequest<'a> {
@@ -146,7 +146,8 @@ fn arguments_string(arguments: &Value) -> String {
     }
 }
 
-pub(crate) fn tool_text(content: &[ToolContent], is_error: bool) -> String {
+/// A tool's result as the text a model reads (for APIs and models that take tool results as text).
+pub fn tool_text(content: &[ToolContent], is_error: bool) -> String {
     let parts: Vec<String> = content
         .iter()
         .map(|c| match c {

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::in_context::InContext;
 use super::prompt::Turn;
 use super::utf8::Utf8Buffer;
-use crate::llm::{FinishReason, ProviderError, StreamEvent};
+use warden_llm::{FinishReason, ProviderError, StreamEvent};
 
 pub struct Settings {
     pub context_tokens: u32,

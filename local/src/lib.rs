@@ -1,4 +1,5 @@
-//! The built-in model: a small GGUF model (SmolLM2-135M-Instruct by default) run in-process on the CPU by
+//! The built-in model, and the one crate that links llama.cpp (the server wires it into the engine as
+//! a `warden_llm::Provider`). A small GGUF model (SmolLM2-135M-Instruct by default) run in-process on the CPU by
 //! llama.cpp. One model per file is loaded once per process and shared; it answers one turn at a time on
 //! its own thread, turns queued in the order they arrive (first come, first served), so the async
 //! runtime never waits on inference. Tokens are streamed as they are sampled, and Stop is honoured
@@ -21,24 +22,15 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
-use crate::message::Message;
-
-/// The file `scripts/fetch-model.sh` puts in `<data dir>/models/`.
-pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
-
-/// What the UI says the built-in model can and cannot do (people are told; the model is not: its prompt
-/// is kept short).
-pub const LIMITS: &str = "The built-in model is small (135M parameters, on the CPU): it chats and answers \
-    short questions and is often wrong. It is shown the tools and a call it writes is held to a valid one, but \
-    it seldom picks the right tool. Configure a provider for real work.";
+use warden_llm::{Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
+use warden_types::message::Message;
 
 /// Tokens of context per turn: the prompt and the answer together.
 const CONTEXT_TOKENS: u32 = 2048;
 /// Room kept for the answer; a prompt that leaves less than this is refused as too long.
 const MIN_ANSWER_TOKENS: u32 = 128;
 /// A thread title is a few words. Titles are all `complete` is asked of this model: the summariser of
-/// long results never asks it (`run::long_results::summarise`), as its 2,048 tokens cannot hold the
+/// long results never asks it (the engine's `run::long_results::summarise`), as its 2,048 tokens cannot hold the
 /// results that are for (above 24 KB by default, some 6,000 tokens).
 const TITLE_TOKENS: u32 = 24;
 
@@ -92,6 +84,12 @@ impl LocalModel {
         self.jobs.send(job).map_err(|_| ProviderError::Local("the model's thread has stopped".into()))?;
         Ok(futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed())
     }
+}
+
+/// The built-in model in `path` as the engine uses it: the tools described in its prompt and its calls
+/// read out of its text (`warden_llm::TextToolCalls`), held to a grammar as it writes them.
+pub fn provider(path: &Path) -> Result<Arc<dyn Provider>, ProviderError> {
+    Ok(warden_llm::with_text_tool_calls(LocalModel::shared(path)?))
 }
 
 /// The CPU threads inference uses: `WARDEN_LOCAL_THREADS`, else one per core, at most four.

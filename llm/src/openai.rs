@@ -10,7 +10,7 @@ use super::http::{Endpoint, KeyHeader};
 use super::openai_wire::{self, ChatRequest};
 use super::sse_turn::{self, Decoded, TurnDecoder};
 use super::{FinishReason, Provider, ProviderError, StreamEvent, TurnRequest, TurnStream};
-use crate::message::Message;
+use warden_types::message::Message;
 
 pub use super::api_config::DEFAULT_MAX_EVENT_BYTES;
 

@@ -1,15 +1,17 @@
 //! The built-in model for real: SmolLM2-135M-Instruct loaded from its GGUF file by llama.cpp, behind
 //! the real engine on a real SQLite file. `scripts/test.sh` fetches the file (scripts/fetch-model.sh);
-//! `WARDEN_TEST_LOCAL_MODEL` points at it, else `target/models/` of the workspace.
+//! `WARDEN_TEST_LOCAL_MODEL` points at it, else `target/models/` of the workspace. The engine is
+//! given the model as the server gives it (`warden_local::provider` for `Config::local_model_to_load`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::common::{events_until_within, of_kind, text_of};
-use warden_engine::config::Config;
-use warden_engine::llm::local::{LocalModel, DEFAULT_MODEL_FILE};
-use warden_engine::Engine;
+use futures::StreamExt;
+use serde_json::Value;
+use warden_engine::config::{Config, DEFAULT_LOCAL_MODEL_FILE as DEFAULT_MODEL_FILE};
+use warden_engine::{Engine, RunEventRecord};
+use warden_local::LocalModel;
 
 fn model_file() -> PathBuf {
     let path = std::env::var_os("WARDEN_TEST_LOCAL_MODEL")
@@ -26,7 +28,9 @@ async fn engine_with_the_built_in_model(dir: &tempfile::TempDir) -> Engine {
     std::os::unix::fs::symlink(model_file(), models.join(DEFAULT_MODEL_FILE)).expect("link the model");
     let config = Config::with_data_dir(dir.path());
     assert!(config.model.is_none());
-    Engine::open(config).await.expect("engine opens")
+    let path = config.local_model_to_load().expect("the built-in model is wanted, its file is there");
+    let local = warden_local::provider(path).expect("the model loads");
+    Engine::open_with_local(config, Some(local)).await.expect("engine opens")
 }
 
 #[tokio::test]
@@ -185,4 +189,42 @@ async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid
     eprintln!("the built-in model called {} with {}", first["name"], first["arguments"]);
     assert!(["read_file", "list_dir", "write_file", "shell"].contains(&first["name"].as_str().unwrap()), "{first}");
     assert_ne!(call["status"], "invalid", "the arguments fit the tool's schema: {first}");
+}
+
+/// Reads the run's events (from the start) until one satisfies `until`; returns all read so far. The
+/// guard only stops a hung test; it measures nothing.
+async fn events_until_within(
+    engine: &Engine,
+    run_id: &str,
+    guard: Duration,
+    until: impl Fn(&RunEventRecord) -> bool,
+) -> Vec<RunEventRecord> {
+    let mut stream = engine.subscribe(run_id, 0).await.expect("subscribe");
+    let mut seen = Vec::new();
+    let read = async {
+        while let Some(e) = stream.next().await {
+            let stop = until(&e);
+            seen.push(e);
+            if stop {
+                return true;
+            }
+        }
+        false
+    };
+    let found = tokio::time::timeout(guard, read).await;
+    let kinds: Vec<String> = seen.iter().map(|e| e.kind.to_string()).collect();
+    assert!(matches!(found, Ok(true)), "the awaited event never came; saw: {kinds:#?}");
+    seen
+}
+
+fn of_kind(events: &[RunEventRecord], kind: &str) -> Vec<Value> {
+    events
+        .iter()
+        .filter(|e| e.kind == kind)
+        .map(|e| serde_json::from_str(&e.data).expect("event data is JSON"))
+        .collect()
+}
+
+fn text_of(events: &[RunEventRecord]) -> String {
+    of_kind(events, "text_delta").iter().filter_map(|d| d["text"].as_str().map(str::to_string)).collect()
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::tools::ToolSpec;
+use warden_types::tool::ToolSpec;
 
 /// How much of each tool the model is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

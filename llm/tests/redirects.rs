@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{
+use warden_llm::{
     Anthropic, AnthropicConfig, ApiConfig, Gemini, GeminiConfig, OpenAiCompatible, OpenAiConfig, Provider,
     ProviderError,
 };
@@ -37,7 +37,7 @@ fn providers(base_url: &str) -> Vec<(&'static str, Arc<dyn Provider>)> {
     ]
 }
 
-fn carries_the_key(headers: &http::HeaderMap) -> bool {
+fn carries_the_key(headers: &reqwest::header::HeaderMap) -> bool {
     headers.values().any(|v| v.to_str().is_ok_and(|v| v.contains(KEY)))
 }
 
@@ -46,7 +46,7 @@ async fn a_redirect_to_another_host_is_not_followed_and_the_key_never_reaches_it
     let elsewhere = HeaderRecorder::start().await.unwrap();
     let redirector = Redirector::start(&elsewhere.url("/v1/collect")).await.unwrap();
     for (api, provider) in providers(&redirector.url("")) {
-        let turn = warden_engine::llm::TurnRequest { messages: vec![Message::text(Role::User, "hi")], tools: vec![] };
+        let turn = warden_llm::TurnRequest { messages: vec![Message::text(Role::User, "hi")], tools: vec![] };
         let outcomes = [
             provider.stream_turn(turn, CancellationToken::new()).await.err(),
             provider.complete(vec![Message::text(Role::User, "name this")]).await.err(),

@@ -1,12 +1,14 @@
 //! Model providers: the provider-neutral `Provider` trait the agent loop talks to, the events a
-//! streamed turn yields, and the implementations (one per file; their wire types stay in them).
+//! streamed turn yields, and the remote implementations (OpenAI-compatible, Anthropic, Gemini; one per
+//! file, their wire types stay in them) with what they share: HTTP, SSE, retries, tool calls read
+//! out of a model's text. The built-in model implements the same trait in `warden-local`.
 
 use async_trait::async_trait;
 use futures::stream::BoxStream;
 use tokio_util::sync::CancellationToken;
 
-use crate::message::Message;
-use crate::tools::ToolSpec;
+use warden_types::message::Message;
+use warden_types::tool::ToolSpec;
 
 pub mod anthropic;
 mod anthropic_wire;
@@ -17,21 +19,23 @@ pub mod gemini;
 mod gemini_schema;
 mod gemini_wire;
 mod http;
-pub mod local;
 pub mod openai;
 mod openai_wire;
+pub mod redirects;
 mod retrying;
 mod sse_limit;
 mod sse_turn;
 mod text_tool_calls;
+pub mod tls;
 mod tool_call_accumulator;
 
 pub use anthropic::{Anthropic, AnthropicConfig};
 pub use api_config::{ApiConfig, DEFAULT_MAX_EVENT_BYTES};
 pub use errors::ProviderError;
 pub use gemini::{Gemini, GeminiConfig};
-pub(crate) use http::http_url;
+pub use http::http_url;
 pub use openai::{OpenAiCompatible, OpenAiConfig};
+pub use openai_wire::tool_text;
 pub use retrying::{with_retries, RetryPolicy, Retrying};
 pub use text_tool_calls::{with_text_tool_calls, TextToolCalls};
 pub use tool_call_accumulator::{AssembledCall, IncompleteToolCall, ToolCallAccumulator};

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
-use warden_engine::llm::{
+use warden_llm::{
     OpenAiCompatible, OpenAiConfig, Provider, ProviderError, RetryPolicy, Retrying, StreamEvent, TurnRequest,
 };
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedError, Turn};
