@@ -16,6 +16,8 @@ export WARDEN_TEST_LOCAL_MODEL="$target_dir/models/SmolLM2-135M-Instruct.Q4_1.gg
 # (rustup installs rustfmt and clippy with the toolchain; Debian's fallback toolchain may lack them.)
 if cargo fmt --version >/dev/null 2>&1; then cargo fmt --all --check; else echo "test.sh: no rustfmt here, formatting not checked" >&2; fi
 cargo machete
+# The crate graph in docs/ARCHITECTURE.md is the one the manifests make.
+cargo xtask crate-graph --check
 
 # Lints as the code is built, not in a build of their own: clippy's driver compiles the workspace's crates
 # (native: every target `cargo test` builds, the xtask, the server; wasm: the site's crates, which

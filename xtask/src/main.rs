@@ -3,6 +3,7 @@
 //! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
 
 mod cargo;
+mod crate_graph;
 mod precompress;
 mod project;
 mod serve;
@@ -22,6 +23,9 @@ commands:
           the style file as pkg/<name>.css and the assets
   serve   build the site and the server, then run the server with the LEPTOS_* settings it
           needs (LEPTOS_SITE_ADDR and LEPTOS_ENV from the environment when set)
+  crate-graph [--check]
+          draw the workspace's crates and their dependencies into docs/ARCHITECTURE.md;
+          --check fails when the graph there is out of date
 
 options:
   --release       the wasm in the lib-profile-release profile, the server in release; without it
@@ -65,6 +69,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    if let Some(done) = crate_graph::dispatch(std::env::args().skip(1)) {
+        return done;
+    }
     let (command, profiles) = match parse_args(std::env::args().skip(1)) {
         Ok(Args::Help) => {
             println!("{USAGE}");
