@@ -23,10 +23,10 @@ use crate::thread::{
     ThreadSlice, MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE,
 };
 use crate::toolbox::{ToolBox, ToolSource};
-use crate::tools::registry::builtin_tools;
-use crate::tools::ShellConfig;
-use crate::tools::Workspace;
 use warden_llm::Provider;
+use warden_tools::registry::builtin_tools;
+use warden_tools::ShellConfig;
+use warden_tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
 

@@ -27,7 +27,6 @@ mod run_thread;
 mod store;
 mod thread;
 pub mod toolbox;
-pub mod tools;
 pub mod transfer;
 
 /// What a thread rule ("allow for this thread") covers: the rule a decision leaves, and whether a

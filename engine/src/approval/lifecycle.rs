@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::outcome_text;
 use crate::store::{NewApproval, Store, WriteBatch};
-use crate::tools::registry::ToolRegistry;
-use crate::tools::{Preview, ToolContent};
 use warden_db::new_id;
+use warden_tools::registry::ToolRegistry;
+use warden_tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
 use warden_types::run::{RunSummary, ToolCallRecord, ToolCallStatus};
 

@@ -19,9 +19,9 @@ use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
 use crate::store::{NewToolCall, Store, WriteBatch};
-use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_db::new_id;
 use warden_llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
+use warden_tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_types::connection::CheckStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,7 +291,7 @@ async fn execute(
     let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
     let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
-    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<warden_tools::Progress>();
     let events = rt.events.clone();
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
     let forward = tokio::spawn(async move {
@@ -390,7 +390,7 @@ async fn execute(
 /// claimed or settled meanwhile).
 async fn reask_revoked_rule(
     rt: &RunHandles,
-    registry: &crate::tools::registry::ToolRegistry,
+    registry: &warden_tools::registry::ToolRegistry,
     call: &ToolCallRecord,
     approval: &crate::approval::Approval,
     rule_id: &str,

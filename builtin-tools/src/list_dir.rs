@@ -149,7 +149,7 @@ fn list(workspace: &Workspace, path: &str, stop: &CancellationToken) -> Result<T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{ctx, text_of};
+    use crate::test_support::{ctx, text_of};
 
     fn tool() -> (tempfile::TempDir, ListDir) {
         let dir = tempfile::tempdir().unwrap();

@@ -16,8 +16,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use warden_engine::tools::shell::{plain_commands, read_chain, shell_risk, split_command, End, Joiner, PlainCommand};
-use warden_engine::tools::Risk;
+use warden_tools::shell::{plain_commands, read_chain, shell_risk, split_command, End, Joiner, PlainCommand};
+use warden_tools::Risk;
 
 /// Fixed, so a failure shows the same string on every run and every machine.
 const SEED: u64 = 0x5EED_0009_DA54;

@@ -1,7 +1,7 @@
 //! A command with a hidden or direction-changing character is never Low risk: it may run other than
 //! it reads on a card (Trojan Source).
 
-use warden_engine::tools::{shell_risk, Risk};
+use warden_tools::{shell_risk, Risk};
 
 #[test]
 fn a_read_only_command_with_a_hidden_character_is_at_least_medium() {

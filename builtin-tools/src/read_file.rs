@@ -96,7 +96,7 @@ fn read(workspace: &Workspace, path: &str) -> Result<ToolOutput, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{ctx, text_of};
+    use crate::test_support::{ctx, text_of};
 
     fn tool() -> (tempfile::TempDir, ReadFile) {
         let dir = tempfile::tempdir().unwrap();

@@ -176,7 +176,7 @@ impl Tool for Shell {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{ctx, text_of};
+    use crate::test_support::{ctx, text_of};
     use std::path::Path;
 
     /// A data dir holding a database file and the workspace, as Warden lays them out.

@@ -150,7 +150,7 @@ fn slice(text: &str, offset: usize, length: usize, max_bytes: usize) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{ctx, text_of};
+    use crate::test_support::{ctx, text_of};
 
     struct One(StoredResult);
 

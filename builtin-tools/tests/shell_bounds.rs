@@ -1,8 +1,8 @@
 //! Deep or huge command lines end as High risk and no rule match, quickly and without exhausting the
 //! stack. Each test runs on an ordinary test thread (2 MiB of stack).
 
-use warden_engine::tools::shell::{matches_prefix_rule, plain_commands, split_command, MAX_LINE_BYTES};
-use warden_engine::tools::{shell_risk, Risk};
+use warden_tools::shell::{matches_prefix_rule, plain_commands, split_command, MAX_LINE_BYTES};
+use warden_tools::{shell_risk, Risk};
 
 #[test]
 fn a_hundred_thousand_nested_env_wrappers_are_high() {

@@ -272,7 +272,7 @@ fn diff(path: &str, current: &str, new: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::test_support::{ctx, text_of};
+    use crate::test_support::{ctx, text_of};
 
     fn tool() -> (tempfile::TempDir, WriteFile) {
         let dir = tempfile::tempdir().unwrap();

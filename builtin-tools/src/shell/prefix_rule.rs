@@ -9,7 +9,7 @@ use super::command_line::{plain_commands, PlainCommand};
 use super::risk::{is_shell, shell_risk};
 use super::wrappers::{read_chain, End};
 use super::write_options::risky_option;
-use crate::tools::Risk;
+use crate::Risk;
 
 /// Whether `command` is fully covered by the prefix rule `prefix` (compared word by word, after the
 /// shell's quote removal). Anything the rule cannot vouch for means "ask".

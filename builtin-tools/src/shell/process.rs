@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use warden_sandbox::spawner::{Launch, SpawnError, Spawned};
 use warden_sandbox::{Policy, Scratch};
 
-use crate::tools::ToolError;
+use crate::ToolError;
 
 const PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 

@@ -8,7 +8,7 @@
 use super::command_line::{split_command, Segment};
 use super::wrappers::{read_chain, End};
 use super::write_options::{has_risky_options, risky_option};
-use crate::tools::Risk;
+use crate::Risk;
 
 /// The risk of a whole command line; `High` if it cannot be read (too long, too deeply nested,
 /// a syntax error) or nests commands in commands (`sh -c`, `env`, `find -exec`, ...) too deeply.

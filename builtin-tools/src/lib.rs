@@ -1,5 +1,6 @@
-//! Tools the agent can call: the `Tool` trait every tool implements (built-in ones here, MCP ones in
-//! the `warden-mcp` crate), and what a call returns.
+//! Tools the agent can call: the `Tool` trait every tool implements (the built-in ones here, MCP ones in
+//! the `warden-mcp` crate), what a call returns, and the shell parser that reads a command's risk and
+//! matches it against approval rules. The engine gates and runs the calls.
 
 mod args;
 pub mod list_dir;
