@@ -30,11 +30,13 @@ else
 fi
 # The repository's own checks, in seconds: no import circle between the files of the UI crate (its features
 # import ui/, wording, context, never each other), every path the docs name exists, every dependency is
-# declared once in the workspace (xtask/src/{import_cycles,doc_paths,deps_check}.rs). After the lints'
-# wrapper is set, so the xtask is built once, as `cargo xtask site` below builds it.
+# declared once in the workspace, the crate graph in docs/ARCHITECTURE.md is the one the manifests make
+# (xtask/src/{import_cycles,doc_paths,deps_check,crate_graph}.rs). After the lints' wrapper is set, so the
+# xtask is built once, as `cargo xtask site` below builds it.
 cargo xtask import-cycles
 cargo xtask doc-paths
 cargo xtask deps-check
+cargo xtask crate-graph --check
 
 # The build tool is left out of the workspace's test build and tested on its own, as `cargo xtask` builds it:
 # in the workspace build its dependencies would get other features (serde's, log's) and compile a second time.

@@ -81,7 +81,7 @@ impl AppError {
 
     /// An internal failure: `cause` goes to the log with a new error id, the person sees the id.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
-        let error_id = warden_engine::new_id();
+        let error_id = warden_db::new_id();
         tracing::error!(error_id = %error_id, error = %cause, "server function failed");
         AppError::Internal(error_id)
     }

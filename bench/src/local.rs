@@ -99,7 +99,7 @@ async fn local_on(threads: Option<u32>) {
         env.push(("WARDEN_LOCAL_THREADS", n));
     }
     let (mut cmd, base) = server_command(dir.path(), &env);
-    cmd.env("RUST_LOG", "warn,warden_engine::llm::local::worker=debug").env("NO_COLOR", "1").stdout(Stdio::piped());
+    cmd.env("RUST_LOG", "warn,warden_local::worker=debug").env("NO_COLOR", "1").stdout(Stdio::piped());
     let mut server = spawn(cmd, base);
     let turns = Arc::new(Mutex::new(Vec::<Turn>::new()));
     let log = server.child.stdout.take().expect("piped stdout");
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn a_turn_is_read_from_the_workers_log_line_with_or_without_colours() {
-        let plain = "2026-11-24T23:22:04Z DEBUG warden_engine::llm::local::worker: the built-in model answered a turn \
+        let plain = "2026-11-24T23:22:04Z DEBUG warden_local::worker: the built-in model answered a turn \
                      prompt_tokens=354 read_tokens=354 read_ms=1663.4 generated=26 generating_ms=240.5 sampling_ms=6.5 outcome=Ok(Stop)";
         let turn = Turn::parse(plain).unwrap();
         assert_eq!((turn.prompt_tokens, turn.generated), (354, 26));

@@ -12,8 +12,6 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::input;
-use crate::llm::local::LocalModel;
-use crate::llm::Provider;
 use crate::message::Role;
 use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
@@ -25,15 +23,22 @@ use crate::thread::{
     ThreadSlice, MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE,
 };
 use crate::toolbox::{ToolBox, ToolSource};
-use crate::tools::registry::builtin_tools;
-use crate::tools::ShellConfig;
-use crate::tools::Workspace;
+use warden_llm::Provider;
+use warden_tools::registry::builtin_tools;
+use warden_tools::ShellConfig;
+use warden_tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
 
 pub use warden_sandbox::SandboxStatus;
 
 pub use warden_types::status::{ModelStatus, RunStarted};
+
+/// What the UI says the built-in model can and cannot do (people are told; the model is not: its prompt
+/// is kept short).
+const LOCAL_MODEL_LIMITS: &str = "The built-in model is small (135M parameters, on the CPU): it chats and answers \
+    short questions and is often wrong. It is shown the tools and a call it writes is held to a valid one, but \
+    it seldom picks the right tool. Configure a provider for real work.";
 
 /// Cheap to clone; all clones share one runtime.
 #[derive(Clone)]
@@ -44,28 +49,15 @@ pub struct Engine {
 impl Engine {
     /// Opens the database (applying migrations), sets up the model and the built-in tools, and
     /// resumes runs a previous process left in flight. Waiting runs stay in SQLite until decided.
+    /// No built-in model: see [`Self::open_with_local`].
     pub async fn open(config: Config) -> Result<Engine> {
-        let local = Self::local_model(&config);
-        Self::open_parts(config, local, None).await
+        Self::open_parts(config, None, None).await
     }
 
-    /// The built-in model when its file is there and it may be needed: nothing else is configured by the
-    /// environment, or `WARDEN_MODEL=local`. A file that does not load leaves the app without it (the page
-    /// says what to set) rather than not starting.
-    fn local_model(config: &Config) -> Option<Arc<dyn Provider>> {
-        let others = config.model.is_some() || config.anthropic.is_some() || config.gemini.is_some();
-        if others && config.preferred_provider != Some(warden_types::provider::ProviderKind::Local) {
-            return None;
-        }
-        let path = config.local_model.as_ref().filter(|p| p.exists())?;
-        match LocalModel::shared(path) {
-            // Tools described in its prompt, its calls held to a grammar (llm::local::grammar).
-            Ok(model) => Some(crate::llm::with_text_tool_calls(model)),
-            Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "the built-in model did not load");
-                None
-            }
-        }
+    /// [`Self::open`] with the built-in model (`warden-local`, which the server loads when
+    /// [`Config::local_model_to_load`] names a file): the default when nothing else is configured.
+    pub async fn open_with_local(config: Config, local: Option<Arc<dyn Provider>>) -> Result<Engine> {
+        Self::open_parts(config, local, None).await
     }
 
     /// Opens with `provider` as the default model (tests, benchmarks); the environment's providers and
@@ -129,7 +121,7 @@ impl Engine {
     }
 
     /// The database handle, for a crate that keeps its own tables in the same file (warden-mcp).
-    pub fn database(&self) -> crate::database::Database {
+    pub fn database(&self) -> warden_db::Database {
         self.rt.handles.store.database().clone()
     }
 
@@ -157,7 +149,7 @@ impl Engine {
         match self.rt.handles.providers.resolve(None) {
             Ok(p) => {
                 // The built-in model is said to be small wherever it is named.
-                let hint = (p.name() == "local").then(|| crate::llm::local::LIMITS.to_string());
+                let hint = (p.name() == "local").then(|| LOCAL_MODEL_LIMITS.to_string());
                 ModelStatus { configured: true, provider: p.name().into(), model: p.model().into(), hint }
             }
             Err(_) => ModelStatus {
@@ -209,7 +201,7 @@ impl Engine {
         let messages = store.messages_on_every_branch(id).await?;
         let (tool_calls, approvals) = (store.tool_calls_of_thread(id).await?, store.approvals_of_thread(id).await?);
         let head = store.head(id).await?;
-        Ok(crate::transfer::export(thread, messages, tool_calls, approvals, head, crate::store::now()))
+        Ok(crate::transfer::export(thread, messages, tool_calls, approvals, head, warden_db::timestamp::now()))
     }
 
     /// A new thread from a JSON export, under new ids, with nothing in it left to decide or to run.

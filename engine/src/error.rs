@@ -1,7 +1,7 @@
 //! The engine's error type: domain failures a caller can act on, and infrastructure failures
 //! that the edge logs and reports as "internal".
 
-use crate::llm::ProviderError;
+use warden_llm::ProviderError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

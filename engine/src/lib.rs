@@ -14,25 +14,19 @@ pub mod branches;
 pub mod code_highlight;
 pub mod config;
 mod connection;
-mod database;
 mod engine;
 mod error;
 mod events;
 pub mod input;
-pub mod llm;
 mod markdown;
 mod message;
 mod outcome_text;
-pub mod private_files;
 pub mod providers;
-pub mod redirects;
 mod run;
 mod run_thread;
 mod store;
 mod thread;
-pub mod tls;
 pub mod toolbox;
-pub mod tools;
 pub mod transfer;
 
 /// What a thread rule ("allow for this thread") covers: the rule a decision leaves, and whether a
@@ -41,14 +35,8 @@ pub mod rules {
     pub use crate::approval::rules::{rule_for, rule_matches};
 }
 
-pub use database::Database;
 pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, ErrorKind, Result};
 pub use events::RunEventRecord;
-pub use store::{new_id, PendingInThread};
+pub use store::PendingInThread;
 pub use thread::{MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE};
-
-/// Times as every store keeps them: RFC 3339 UTC with milliseconds, which sorts as text.
-pub mod timestamp {
-    pub use crate::store::{at, now, parse_time};
-}

@@ -1,7 +1,7 @@
 //! What the model is told about a call that did not simply run: the texts stored as the call's
 //! output when it is denied, times out, is interrupted or cancelled, and the cut of long outputs.
 
-use crate::tools::ToolContent;
+use warden_tools::ToolContent;
 
 pub fn denied(reason: Option<&str>) -> String {
     match reason.map(str::trim).filter(|r| !r.is_empty()) {

@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 use warden_types::connection::ServerDown;
 use warden_types::thread::ThreadOptions;
 
-use crate::tools::registry::{SchemaCache, ToolRegistry};
-use crate::tools::{Tool, ToolOrigin};
+use warden_tools::registry::{SchemaCache, ToolRegistry};
+use warden_tools::{Tool, ToolOrigin};
 
 /// Something that offers tools whose list can change (an MCP hub).
 pub trait ToolSource: Send + Sync {

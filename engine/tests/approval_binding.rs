@@ -4,9 +4,9 @@
 
 use crate::common::*;
 use serde_json::json;
-use warden_engine::tools::Preview;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_tools::Preview;
 use warden_types::approval::{ApprovalStatus, DecidedBy, DecisionInput, Scope};
 use warden_types::run::RunStatus;
 

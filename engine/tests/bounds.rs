@@ -10,8 +10,8 @@ use crate::common::*;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use warden_engine::toolbox::ToolSource;
-use warden_engine::tools::{Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_tools::{Risk, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 use warden_types::run::RunStatus;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {

@@ -5,9 +5,9 @@
 use crate::common::*;
 use serde_json::{json, Value};
 use warden_engine::config::Config;
-use warden_engine::tools::Preview;
 use warden_engine::{Engine, Error};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_tools::Preview;
 use warden_types::approval::DecisionInput;
 
 fn script(when: &str, turns: Vec<Turn>) -> Script {

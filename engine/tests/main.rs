@@ -10,7 +10,6 @@
 
 mod common;
 
-mod anthropic_provider;
 mod approval_binding;
 mod approvals;
 mod bounds;
@@ -18,21 +17,13 @@ mod branches;
 mod chat;
 mod file_tools;
 mod find_and_keep;
-mod gemini_provider;
-mod hidden_chars_risk;
-mod local_model;
 mod long_results;
 mod long_threads;
 mod network_grant;
-mod openai_provider;
 mod private_files;
 mod providers;
-mod redirects;
-mod retrying;
 mod revoked_rules;
 mod rule_bypasses;
-mod shell_bounds;
-mod shell_grammar_vs_dash;
 mod text_tool_calls;
 mod thread_rules;
 mod thread_switches;

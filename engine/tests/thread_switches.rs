@@ -9,9 +9,9 @@ use crate::common::*;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use warden_engine::toolbox::ToolSource;
-use warden_engine::tools::{Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 use warden_engine::Error;
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_tools::{Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 use warden_types::run::RunStatus;
 use warden_types::thread::ThreadOptions;
 

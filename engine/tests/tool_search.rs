@@ -7,8 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use warden_engine::toolbox::ToolSource;
-use warden_engine::tools::{Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
+use warden_tools::{Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 use warden_types::approval::DecisionInput;
 
 use crate::common::*;

@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use warden_engine::redirects;
+use warden_llm::redirects;
 use warden_sandbox::{Policy, Scratch};
 
 use crate::client::WardenClient;
@@ -95,7 +95,7 @@ pub async fn connect(config: &McpServerConfig, private_paths: &[PathBuf]) -> Res
                 client.clone().serve(transport).await.map_err(|e| Error::Connect(e.to_string()))?
             }
             Transport::Http { url, headers } => {
-                warden_engine::tls::install_crypto_provider();
+                warden_llm::tls::install_crypto_provider();
                 // rmcp's own client stops at a redirect to another origin too; ours says where it pointed.
                 let http = reqwest::Client::builder()
                     .pool_max_idle_per_host(0)

@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio_util::task::TaskTracker;
 use warden_engine::toolbox::SourceServer;
-use warden_engine::tools::Tool;
+use warden_tools::Tool;
 use warden_types::connection::ServerDown;
 
 use crate::config::Validate;

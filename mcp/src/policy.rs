@@ -1,7 +1,7 @@
 //! How an MCP tool is gated and named: approval and risk from its annotations, the server's trust
 //! setting and the person's per-tool override; and the `server__tool` name the model sees.
 
-use warden_engine::tools::Risk;
+use warden_tools::Risk;
 
 use crate::config::{McpServerConfig, ToolPolicy};
 use crate::model::{McpToolStatus, RemoteTool};

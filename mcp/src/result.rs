@@ -6,7 +6,7 @@ mod cap;
 mod keep;
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
-use warden_engine::tools::{ToolContent, ToolOutput};
+use warden_tools::{ToolContent, ToolOutput};
 
 pub use cap::ResultLimits;
 pub(crate) use keep::ResultKeeper;

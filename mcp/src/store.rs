@@ -4,7 +4,7 @@
 
 use sqlx::migrate::Migrator;
 use sqlx::SqlitePool;
-use warden_engine::Database;
+use warden_db::Database;
 
 use crate::config::McpServerConfig;
 use crate::error::{Error, Result};

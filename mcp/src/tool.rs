@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use rmcp::service::{PeerRequestOptions, ServiceError};
 use serde_json::Value;
-use warden_engine::tools::{Progress, Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
+use warden_tools::{Progress, Risk, Tool, ToolContext, ToolError, ToolOrigin, ToolOutput, ToolSpec};
 
 use crate::config::McpServerConfig;
 use crate::model::RemoteTool;

@@ -10,10 +10,10 @@ use crate::common::*;
 use futures::StreamExt;
 use serde_json::{json, Value};
 use warden_engine::config::{Config, ModelConfig};
-use warden_engine::tools::{Risk, ToolOrigin};
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpServerConfig, McpStore, Transport};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_tools::{Risk, ToolOrigin};
 use warden_types::approval::DecisionInput;
 
 fn time_python() -> PathBuf {

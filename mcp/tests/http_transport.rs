@@ -20,12 +20,8 @@ async fn http_server_with_the_right_bearer_token_lists_and_runs_tools() {
 
     // Progress and list_changed travel over HTTP too.
     let (sink, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    let ctx = warden_engine::tools::ToolContext {
-        cancel: Default::default(),
-        progress: Some(sink),
-        network: false,
-        call_id: None,
-    };
+    let ctx =
+        warden_tools::ToolContext { cancel: Default::default(), progress: Some(sink), network: false, call_id: None };
     tool(&hub, "remote__slow").call(json!({ "seconds": 0.3 }), ctx).await.expect("slow answers");
     assert!(updates.try_recv().is_ok(), "progress arrives over HTTP");
     call(&hub, "remote__add_tool", json!({})).await.expect("add_tool answers");

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use serde_json::json;
 use warden_engine::config::{Config, ModelConfig};
-use warden_engine::tools::ToolFailure;
 use warden_engine::Engine;
 use warden_mcp::{McpHub, McpStore, ToolPolicy};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+use warden_tools::ToolFailure;
 use warden_types::run::RunStatus;
 
 use crate::common::{stdio_config, wait_connected};

@@ -150,7 +150,7 @@ async fn offline_calls_stored_by_the_old_engine_get_the_typed_marker_and_others_
         let engine = engine.clone();
         async move { engine.tool_call(id).await.expect("old call readable").failure }
     };
-    assert_eq!(failure("offline").await, Some(warden_engine::tools::ToolFailure::ServerOffline));
+    assert_eq!(failure("offline").await, Some(warden_tools::ToolFailure::ServerOffline));
     for id in ["own-words", "other-server", "built-in"] {
         assert_eq!(failure(id).await, None, "{id}");
     }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::common::*;
 use serde_json::json;
-use warden_engine::tools::ToolContent;
 use warden_mcp::{McpHub, ResultLimits};
+use warden_tools::ToolContent;
 
 fn note_of(content: &[ToolContent]) -> &str {
     match content.last() {
@@ -148,7 +148,7 @@ async fn a_message_over_rmcps_16_mib_bound_ends_in_the_calls_timeout_and_the_ses
     wait_connected(&hub, "fx").await;
     // rmcp drops a line over 16 MiB unread rather than buffering it: no answer arrives.
     let result = call(&hub, "fx__big", json!({ "text_bytes": 17 * 1024 * 1024 })).await;
-    assert!(matches!(result, Err(warden_engine::tools::ToolError::Timeout(5))), "{result:?}");
+    assert!(matches!(result, Err(warden_tools::ToolError::Timeout(5))), "{result:?}");
     let output = call(&hub, "fx__echo", json!({ "text": "still here" })).await.expect("the session survives");
     assert_eq!(text_of(&output), "still here");
     hub.shutdown().await;

@@ -7,8 +7,8 @@ use crate::common::*;
 use serde_json::json;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use warden_engine::tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin};
 use warden_mcp::{ServerState, ToolPolicy};
+use warden_tools::{Risk, ToolContent, ToolContext, ToolError, ToolOrigin};
 
 #[tokio::test]
 async fn stdio_server_lists_its_identity_and_namespaced_tools_with_their_schemas() {

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
-use warden_engine::{new_id, Database};
+use warden_db::{new_id, Database};
 
 use crate::dial_socket::{self, End, Socket};
 use crate::error::{Error, Result};
@@ -277,7 +277,7 @@ impl Dialer {
 /// Opens the executor's socket, with its bearer token if it has one. The error says what went
 /// wrong without the token.
 async fn open(row: &ExecutorRow) -> Result<Socket, String> {
-    warden_engine::tls::install_crypto_provider();
+    warden_llm::tls::install_crypto_provider();
     let mut request = row.url.as_str().into_client_request().map_err(|e| format!("bad address: {e}"))?;
     if let Some(token) = &row.bearer_token {
         let mut value = HeaderValue::from_str(&format!("Bearer {token}"))

@@ -121,7 +121,7 @@ impl Error {
                 (ErrorCode::Invalid, self.to_string())
             }
             Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => {
-                let error_id = warden_engine::new_id();
+                let error_id = warden_db::new_id();
                 tracing::error!(error_id = %error_id, error = %self, "outside request failed");
                 (ErrorCode::Internal, format!("internal error (id {error_id}); the details are in the server log"))
             }

@@ -3,7 +3,7 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
-use warden_engine::Database;
+use warden_db::Database;
 
 use crate::error::Result;
 

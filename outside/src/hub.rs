@@ -12,8 +12,9 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 use tokio_util::sync::CancellationToken;
-use warden_engine::timestamp::parse_time;
-use warden_engine::{new_id, Database, Engine, ErrorKind};
+use warden_db::timestamp::parse_time;
+use warden_db::{new_id, Database};
+use warden_engine::{Engine, ErrorKind};
 use warden_types::run::ToolCallStatus;
 use warden_types::tool::ToolOrigin;
 

@@ -128,7 +128,7 @@ const SHELL_LANGUAGES: &[&str] = &["bash", "sh", "shell", "zsh", "dash", "consol
 /// judge it (other languages, output to pass on).
 #[cfg(feature = "server")]
 pub fn warden_risk(frame: &ClientFrame) -> Option<RiskLevel> {
-    use warden_engine::tools::{shell_risk, Risk};
+    use warden_tools::{shell_risk, Risk};
     let ClientFrame::SecurityEvaluation(evaluation) = frame else { return None };
     let metadata = evaluation.metadata.as_ref();
     let tool = metadata.and_then(|m| m.get("tool_name")).and_then(serde_json::Value::as_str);

@@ -3,12 +3,12 @@
 //! the engine shares. A request is one row per (client, client's id); deciding is one conditional
 //! UPDATE (`WHERE status = 'pending'`), so of any number of deciders exactly one wins.
 
-pub use warden_engine::timestamp::{at, now};
+pub use warden_db::timestamp::{at, now};
 
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
-use warden_engine::Database;
+use warden_db::Database;
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tempfile::TempDir;
-use warden_engine::Database;
+use warden_db::Database;
 use warden_outside::protocol::{DeciderKind, RiskLevel, Verdict};
 use warden_outside::{
     Answer, ClientFrame, ClientPolicy, CodeResponseAuto, DecisionInput, Error, InboxEvent, OutsideHub, Policy,

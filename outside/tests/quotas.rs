@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 
 use serde_json::json;
 use tempfile::TempDir;
-use warden_engine::Database;
+use warden_db::Database;
 use warden_outside::protocol::Verdict;
 use warden_outside::{
     Answer, ClientFrame, ClientPolicy, DecisionInput, Error, Held, Limits, OutsideHub, Policy, SecurityAuto,

@@ -2,10 +2,13 @@
 //! the outside-approvals hub, and the access policy the router applies. [`AppState::open`] is the one way to build it, for the
 //! binary and the tests alike.
 
+use std::sync::Arc;
+
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
 use warden_engine::config::Config;
 use warden_engine::Engine;
+use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
 use warden_outside::{Backoff, Dialer, OutsideHub};
 use warden_sessions::Sessions;
@@ -49,7 +52,8 @@ impl AppState {
     /// request naming a running call of the engine's runs belongs to it), and starts dialling the
     /// enabled executors. The signed-in browsers are kept in the same database (`access` gets them).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
-        let engine = Engine::open(config).await?;
+        let local = built_in_model(&config);
+        let engine = Engine::open_with_local(config, local).await?;
         let mcp = start_mcp(&engine).await?;
         let outside = OutsideHub::open_with(&engine.database(), warden_outside::Limits::from_env()?).await?;
         outside.follow_runs(engine.clone());
@@ -58,6 +62,19 @@ impl AppState {
         let sessions = Sessions::open(&engine.database(), warden_sessions::Policy::default()).await?;
         let access = access.with_sessions(sessions.clone());
         Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, access })
+    }
+}
+
+/// The built-in model (warden-local, llama.cpp) when the config wants it and its file is there. A file
+/// that does not load leaves the app without it (the page says what to set) rather than not starting.
+fn built_in_model(config: &Config) -> Option<Arc<dyn Provider>> {
+    let path = config.local_model_to_load()?;
+    match warden_local::provider(path) {
+        Ok(model) => Some(model),
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "the built-in model did not load");
+            None
+        }
     }
 }
 

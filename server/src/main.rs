@@ -48,7 +48,7 @@ async fn serve() -> Result<(), String> {
     let config = Config::from_env()?;
     // Before anything is written there (the token file, the database): the data dir is Warden's user's
     // alone, and what an older Warden left open to other users is closed (with a warning in the log).
-    warden_engine::private_files::make_private(&config)
+    warden_db::private_files::make_private(&config.data_dir, &config.workspace, config.database_file().as_deref())
         .map_err(|e| format!("cannot make the data dir {} private: {e}", config.data_dir.display()))?;
     let leptos_options = get_configuration(None)
         .map_err(|e| {

@@ -10,8 +10,8 @@ use reqwest::{Client, Method, StatusCode};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use warden_engine::config::Config;
-use warden_engine::tools::{ToolContent, ToolContext};
 use warden_mcp::McpHub;
+use warden_tools::{ToolContent, ToolContext};
 
 use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, PATIENCE};
 

@@ -56,7 +56,7 @@ async fn connect(
     served: &Served,
     bearer: Option<&str>,
 ) -> Result<(Session, mpsc::UnboundedReceiver<ProgressNotificationParam>), String> {
-    warden_engine::tls::install_crypto_provider();
+    warden_llm::tls::install_crypto_provider();
     let mut headers = HashMap::new();
     if let Some(token) = bearer {
         headers.insert(

@@ -183,7 +183,7 @@ async fn an_idle_or_too_old_session_is_refused_by_the_server() {
     let old = app.sign_in_as("Old", None).await;
     let fresh = app.sign_in_as("Fresh", None).await;
     let policy = warden_sessions::Policy::default();
-    let ago = |d: Duration| warden_engine::timestamp::at(SystemTime::now() - d - Duration::from_secs(60));
+    let ago = |d: Duration| warden_db::timestamp::at(SystemTime::now() - d - Duration::from_secs(60));
     // The browser keeps the cookie; the server's record says how long ago it was used and made.
     let database = app.served.engine().database();
     sqlx::query("UPDATE browser_sessions SET last_seen_at = ? WHERE user_agent = 'Idle'")

@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrator;
 use sqlx::{Row, SqlitePool};
 use tokio::sync::broadcast;
-use warden_engine::timestamp;
-use warden_engine::Database;
+use warden_db::timestamp;
+use warden_db::Database;
 use warden_types::session::SignedInBrowser;
 
 /// Where this crate's migrations are recorded, apart from the other crates'.
@@ -127,7 +127,7 @@ impl Sessions {
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(Error::Random)?;
         let secret = hex::encode(bytes);
-        let id = warden_engine::new_id();
+        let id = warden_db::new_id();
         let now = timestamp::now();
         let (idle, absolute) = self.limits();
         sqlx::query("DELETE FROM browser_sessions WHERE last_seen_at <= ? OR created_at <= ?")

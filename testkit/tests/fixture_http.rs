@@ -100,7 +100,7 @@ async fn the_binary_serves_a_script_file_and_prints_its_address() {
     assert_eq!(response["choices"][0]["message"]["content"], "A title");
 }
 
-/// reqwest is built without a TLS crypto provider of its own (see warden_engine::tls).
+/// reqwest is built without a TLS crypto provider of its own (see warden_llm::tls).
 fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()

@@ -1,7 +1,16 @@
 //! What a tool call is shown as: its risk, a preview of what it will do, where the tool comes from,
-//! and the pieces of its result.
+//! and the pieces of its result; and what the model is told about a tool.
 
 use serde::{Deserialize, Serialize};
+
+/// What the model is told about a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
 
 /// How much harm a given call can do; shown on the approval card.
 #[derive(

@@ -3,6 +3,7 @@
 //! settings, without compiling cargo-leptos: the wasm build, wasm-bindgen, CSS and assets, then the server.
 
 mod cargo;
+mod crate_graph;
 mod deps_check;
 mod doc_paths;
 mod import_cycles;
@@ -31,6 +32,9 @@ commands:
               `workspace = true`
   import-cycles [SRC_DIR…]
               fail on an import circle between the files of a crate (default app/src)
+  crate-graph [--check]
+              draw the workspace's crates and their dependencies into docs/ARCHITECTURE.md;
+              --check fails when the graph there is out of date
 
 options:
   --release       the wasm in the lib-profile-release profile, the server in release; without it
@@ -75,6 +79,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Args, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(done) = crate_graph::dispatch(args.iter().cloned()) {
+        return done;
+    }
     match args.first().map(String::as_str) {
         Some("doc-paths") => return doc_paths::main(),
         Some("deps-check") => return deps_check::main(),

@@ -76,6 +76,6 @@ mod tests {
 
     #[test]
     fn an_offline_mcp_failure_carries_the_marker_the_chat_reads() {
-        assert_eq!(Some(ToolFailure::ServerOffline), warden_engine::tools::ToolError::Offline("fx".into()).failure());
+        assert_eq!(Some(ToolFailure::ServerOffline), warden_tools::ToolError::Offline("fx".into()).failure());
     }
 }

@@ -10,7 +10,7 @@ use super::rules::rule_matches;
 use super::ThreadRule;
 use crate::connection::ServerView;
 use crate::outcome_text;
-use crate::tools::registry::ToolRegistry;
+use warden_tools::registry::ToolRegistry;
 use warden_types::connection::ServerDown;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,7 +67,7 @@ pub fn gate_call(
 ) -> CallDecision {
     let Some(tool) = registry.get(name) else {
         // With tool search on there may be hundreds of tools: the model is pointed at the search instead.
-        let search = crate::tools::search_tools::NAME;
+        let search = warden_tools::search_tools::NAME;
         let feedback = if registry.get(search).is_some() {
             format!("There is no tool named `{name}`. Find the tool you need with `{search}`.")
         } else {
@@ -99,8 +99,8 @@ pub fn gate_call(
 mod tests {
     use super::*;
     use crate::approval::RuleMatcher;
-    use crate::tools::{builtin_tools, ShellConfig, Workspace};
     use serde_json::json;
+    use warden_tools::{builtin_tools, ShellConfig, Workspace};
 
     fn registry(dir: &std::path::Path) -> ToolRegistry {
         let mut registry = ToolRegistry::new();

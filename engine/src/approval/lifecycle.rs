@@ -13,9 +13,10 @@ use super::{Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, Scope,
 use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::outcome_text;
-use crate::store::{new_id, NewApproval, Store, WriteBatch};
-use crate::tools::registry::ToolRegistry;
-use crate::tools::{Preview, ToolContent};
+use crate::store::{NewApproval, Store, WriteBatch};
+use warden_db::new_id;
+use warden_tools::registry::ToolRegistry;
+use warden_tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
 use warden_types::run::{RunSummary, ToolCallRecord, ToolCallStatus};
 
@@ -232,7 +233,7 @@ impl Lifecycle<'_> {
         };
         let new_approval_id = new_id();
         let decision = Decision { status: ApprovalStatus::Superseded, by: by(new_approval_id.clone()) };
-        let expires_at = approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
+        let expires_at = approval_timeout.map(|t| warden_db::timestamp::at(SystemTime::now() + t));
         let mut tx = self.store.write_tx().await?;
         if !Store::supersede_approval(&mut tx, &approval.id, &decision).await?
             || !Store::reopen_call(&mut tx, &call.id, from, &summary, risk, preview.as_ref()).await?

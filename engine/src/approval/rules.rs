@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use super::{RuleMatcher, ThreadRule};
-use crate::tools::matches_prefix_rule;
-use crate::tools::shell::{check_prefix_rule, plain_commands};
+use warden_tools::matches_prefix_rule;
+use warden_tools::shell::{check_prefix_rule, plain_commands};
 
 /// The rule a person's "allow for this thread" creates, or why it cannot be made.
 pub fn rule_for(tool: &str, arguments: &Value, prefix: Option<&str>) -> Result<RuleMatcher, String> {

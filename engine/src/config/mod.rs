@@ -5,13 +5,14 @@
 mod models;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
 pub use models::{EnvModels, DEFAULT_ANTHROPIC_MODEL, DEFAULT_GEMINI_MODEL, DEFAULT_OPENAI_MODEL};
 
 /// What `Debug` shows instead of a secret.
+use warden_db::private_files::DATABASE_SIDE_FILES;
 use warden_types::secret::MASK;
 
 #[derive(Clone)]
@@ -85,7 +86,7 @@ impl Config {
             anthropic: None,
             gemini: None,
             preferred_provider: None,
-            local_model: Some(data_dir.join("models").join(crate::llm::local::DEFAULT_MODEL_FILE)),
+            local_model: Some(data_dir.join("models").join(DEFAULT_LOCAL_MODEL_FILE)),
             database_url: format!("sqlite://{}?mode=rwc", data_dir.join("warden.db").display()),
             workspace: data_dir.join("workspace"),
             data_dir,
@@ -193,6 +194,17 @@ impl Config {
         Ok(c)
     }
 
+    /// The built-in model's file when it is there and may be needed: nothing else is configured by the
+    /// environment, or `WARDEN_MODEL=local`. The server loads it (`warden-local`) and hands it to the
+    /// engine ([`crate::Engine::open_with_local`]).
+    pub fn local_model_to_load(&self) -> Option<&Path> {
+        let others = self.model.is_some() || self.anthropic.is_some() || self.gemini.is_some();
+        if others && self.preferred_provider != Some(warden_types::provider::ProviderKind::Local) {
+            return None;
+        }
+        self.local_model.as_deref().filter(|p| p.exists())
+    }
+
     /// What no sandboxed command may read: the data dir (the workspace inside it stays open to it), the
     /// SQLite database wherever `WARDEN_DATABASE_URL` put it (the file and the `-wal`, `-shm` and
     /// `-journal` files beside it, which hold the same secrets: see [`Config::database_files`]), and the
@@ -228,8 +240,8 @@ impl Config {
     }
 }
 
-/// What SQLite appends to a database file's name for the files it keeps beside it.
-pub const DATABASE_SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
+/// The built-in model's file, as `scripts/fetch-model.sh` puts it in `<data dir>/models/`.
+pub const DEFAULT_LOCAL_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// Longest duration any `*_SECS` variable may set (a year): far beyond any real need, and far
 /// from the overflow of `Instant + Duration`, which would panic.

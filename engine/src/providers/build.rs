@@ -7,7 +7,7 @@ use std::time::Duration;
 use warden_types::provider::ProviderKind;
 
 use crate::config::Config;
-use crate::llm::{
+use warden_llm::{
     with_retries, with_text_tool_calls, Anthropic, ApiConfig, Gemini, OpenAiCompatible, Provider, ProviderError,
     RetryPolicy,
 };

@@ -24,7 +24,7 @@ pub(super) fn to_stored(input: &ProviderInput, existing: Option<&StoredProvider>
         return invalid("the built-in model is not added in Settings: it is always there when its file is".into());
     }
     let base_url = input.base_url.trim().trim_end_matches('/');
-    let parsed = crate::llm::http_url(base_url);
+    let parsed = warden_llm::http_url(base_url);
     if base_url.len() > MAX_URL || parsed.is_none() {
         return invalid("the address must be an http:// or https:// URL".into());
     }

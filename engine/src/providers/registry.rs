@@ -12,8 +12,8 @@ use super::entries::{built_in_entry, from_config, stored_entry, EnvProvider};
 use super::input::to_stored;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::llm::Provider;
 use crate::store::{Store, StoredProvider};
+use warden_llm::Provider;
 
 /// The built-in model's entry id.
 pub const LOCAL_ID: &str = "local";

@@ -15,9 +15,10 @@ use crate::approval::{Approval, ApprovalStatus, DecidedBy, Decision, ThreadRule}
 use crate::connection::ServerView;
 use crate::error::Result;
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewApproval, NewCheck, Store, WriteBatch};
-use crate::tools::registry::ToolRegistry;
-use crate::tools::{Preview, Risk, ToolContent, ToolOrigin};
+use crate::store::{NewApproval, NewCheck, Store, WriteBatch};
+use warden_db::new_id;
+use warden_tools::registry::ToolRegistry;
+use warden_tools::{Preview, Risk, ToolContent, ToolOrigin};
 use warden_types::connection::CheckReason;
 
 /// A call decided and described for its card, before it is stored.

@@ -14,9 +14,10 @@ use crate::connection::ServerView;
 use crate::error::Result;
 use crate::message::Role;
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewCheck, Replanned, Store};
+use crate::store::{NewCheck, Replanned, Store};
 use crate::thread::ThreadOptions;
 use crate::toolbox::SourceServer;
+use warden_db::new_id;
 use warden_types::connection::CheckReason;
 
 /// The MCP servers as the thread's run sees them now: none with tools or MCP tools switched off.
@@ -118,7 +119,7 @@ pub async fn replan(
         return Ok(Replan::Stopped);
     };
     let (status, output) = plan.status();
-    let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(SystemTime::now() + t));
+    let expires_at = rt.config.approval_timeout.map(|t| warden_db::timestamp::at(SystemTime::now() + t));
     let mut tx = rt.store.write_tx().await?;
     let recording = call_plan::Recording { run, call, plan: &plan, expires_at: expires_at.as_deref() };
     let recorded = call_plan::record(&mut tx, recording).await?;

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::message::{Block, Message, Role};
 use crate::outcome_text::NO_RESULT;
 use crate::store::{Store, StoredSummary};
-use crate::tools::ToolContent;
+use warden_tools::ToolContent;
 use warden_types::run::ToolCallRecord;
 use warden_types::thread::StoredMessage;
 

@@ -15,12 +15,13 @@ use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
 use crate::connection::ServerView;
 use crate::error::{Error, Result};
-use crate::llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
-use crate::store::{new_id, NewToolCall, Store, WriteBatch};
-use crate::tools::{ToolContent, ToolContext, ToolError, ToolOutput};
+use crate::store::{NewToolCall, Store, WriteBatch};
+use warden_db::new_id;
+use warden_llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
+use warden_tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_types::connection::CheckStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,7 +291,7 @@ async fn execute(
     let network = clearance.as_ref().is_some_and(|(approval, _)| approval.network_granted());
     let binding = clearance.and_then(|(approval, state)| state.map(|s| (approval, s)));
     rt.events.emit(&run.id, &RunEvent::Step { n: step, max: run.max_steps, action: call.summary.clone() });
-    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<crate::tools::Progress>();
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel::<warden_tools::Progress>();
     let events = rt.events.clone();
     let (run_id, call_id) = (run.id.clone(), call.id.clone());
     let forward = tokio::spawn(async move {
@@ -389,7 +390,7 @@ async fn execute(
 /// claimed or settled meanwhile).
 async fn reask_revoked_rule(
     rt: &RunHandles,
-    registry: &crate::tools::registry::ToolRegistry,
+    registry: &warden_tools::registry::ToolRegistry,
     call: &ToolCallRecord,
     approval: &crate::approval::Approval,
     rule_id: &str,
@@ -638,7 +639,7 @@ async fn model_turn(
     // before anything runs: as one batch of statements (one round trip to the writer), unless a call
     // waits for its server, whose check the turn's other calls to that server share (read in the
     // transaction as it is written).
-    let expires_at = rt.config.approval_timeout.map(|t| crate::store::at(std::time::SystemTime::now() + t));
+    let expires_at = rt.config.approval_timeout.map(|t| warden_db::timestamp::at(std::time::SystemTime::now() + t));
     let mut tx = if planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
         Some(rt.store.write_tx().await?)
     } else {

@@ -14,7 +14,7 @@ use crate::events::EventHub;
 use crate::providers::Providers;
 use crate::store::Store;
 use crate::toolbox::ToolBox;
-use crate::tools::registry::ToolRegistry;
+use warden_tools::registry::ToolRegistry;
 
 pub struct RunHandles {
     pub store: Store,

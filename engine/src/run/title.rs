@@ -120,7 +120,7 @@ pub async fn regenerate(rt: &RunHandles, thread_id: &str) -> crate::error::Resul
 /// The model's title for the first exchange of `messages` (the thread's branch shown); `None`:
 /// nothing to name yet, or an answer that is not a title.
 async fn ask_model(
-    provider: &dyn crate::llm::Provider,
+    provider: &dyn warden_llm::Provider,
     messages: &[warden_types::thread::StoredMessage],
 ) -> crate::error::Result<Option<String>> {
     let Some(first) = messages.iter().find(|m| m.role == Role::User) else { return Ok(None) };

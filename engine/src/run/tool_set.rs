@@ -15,10 +15,10 @@ use crate::outcome_text::full_text;
 use crate::run::handles::RunHandles;
 use crate::store::Store;
 use crate::thread::ThreadOptions;
-use crate::tools::read_result::{ReadResult, ResultTexts, StoredResult};
-use crate::tools::registry::ToolRegistry;
-use crate::tools::search_tools::{self, FoundTools, SearchTools};
-use crate::tools::{ToolError, ToolOrigin, ToolSpec};
+use warden_tools::read_result::{ReadResult, ResultTexts, StoredResult};
+use warden_tools::registry::ToolRegistry;
+use warden_tools::search_tools::{self, FoundTools, SearchTools};
+use warden_tools::{ToolError, ToolOrigin, ToolSpec};
 
 /// Room left in a `read_result` answer for its header line.
 const READ_RESULT_HEADER: usize = 200;

@@ -5,7 +5,9 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{from_json, json, now, Store, WriteBatch};
+use warden_db::timestamp::now;
+
+use super::{from_json, json, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
 use warden_types::tool::{Preview, Risk, ToolOrigin};

@@ -6,7 +6,9 @@ use std::time::SystemTime;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{at, from_json, json, now, Store};
+use warden_db::timestamp::{at, now};
+
+use super::{from_json, json, Store};
 use crate::error::{Error, Result};
 use warden_types::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
 

@@ -114,7 +114,7 @@ impl Store {
     /// Ids stay below 2^53 (exact in JavaScript) for 2^21 boots.
     pub async fn first_event_seq_of_this_boot(&self) -> Result<u64> {
         let boot: i64 = sqlx::query_scalar("INSERT INTO boots (started_at) VALUES (?) RETURNING n")
-            .bind(super::now())
+            .bind(warden_db::timestamp::now())
             .fetch_one(&self.writer)
             .await?;
         let base = u64::try_from(boot).unwrap_or(0) << 32;

@@ -1,7 +1,9 @@
 //! The tools `search_tools` found in a run: offered to the model for the rest of the run (see
 //! `run::tool_set`), also after a restart.
 
-use super::{now, Store};
+use warden_db::timestamp::now;
+
+use super::Store;
 use crate::error::Result;
 
 impl Store {

@@ -11,7 +11,10 @@ use std::collections::HashMap;
 
 use sqlx::{Sqlite, Transaction};
 
-use super::{json, new_id, now, Store, WriteBatch};
+use warden_db::new_id;
+use warden_db::timestamp::now;
+
+use super::{json, Store, WriteBatch};
 use crate::error::Result;
 use warden_types::approval::ApprovalStatus;
 use warden_types::message::Block;

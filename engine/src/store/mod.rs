@@ -17,12 +17,10 @@ pub(crate) mod search;
 mod threads;
 mod tool_calls;
 
-use std::time::SystemTime;
-
 use sqlx::SqlitePool;
 
-use crate::database::Database;
 use crate::error::{Error, Result};
+use warden_db::Database;
 
 pub use approvals::NewApproval;
 pub use batch::WriteBatch;
@@ -81,24 +79,6 @@ pub(crate) fn migrator() -> sqlx::migrate::Migrator {
     let mut migrator = sqlx::migrate!("./migrations");
     migrator.set_ignore_missing(true);
     migrator
-}
-
-/// RFC 3339 UTC with milliseconds: sorts as text.
-pub fn now() -> String {
-    at(SystemTime::now())
-}
-
-pub fn at(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
-}
-
-pub fn parse_time(s: &str) -> Option<SystemTime> {
-    humantime::parse_rfc3339(s).ok()
-}
-
-/// Time-ordered unique ids (UUID v7).
-pub fn new_id() -> String {
-    uuid::Uuid::now_v7().to_string()
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Result<String> {

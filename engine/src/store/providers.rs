@@ -4,7 +4,10 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
-use super::{from_json, json, new_id, now, Store};
+use warden_db::new_id;
+use warden_db::timestamp::now;
+
+use super::{from_json, json, Store};
 use crate::error::{Error, Result};
 use warden_types::provider::{ModelChoice, ProviderKind};
 

@@ -4,7 +4,9 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
-use super::{from_json, json, now, Store};
+use warden_db::timestamp::now;
+
+use super::{from_json, json, Store};
 use crate::error::Result;
 
 /// What was stored for one long result.

@@ -3,7 +3,10 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
-use super::{from_json, json, new_id, now, Store, WriteBatch};
+use warden_db::new_id;
+use warden_db::timestamp::now;
+
+use super::{from_json, json, Store, WriteBatch};
 use crate::error::Result;
 use warden_types::approval::{RuleMatcher, ThreadRule};
 

@@ -4,7 +4,9 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
 use super::batch::returned_as;
-use super::{now, Store, WriteBatch};
+use warden_db::timestamp::now;
+
+use super::{Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::run::{RunStatus, RunSummary, ToolCallRecord};
 
@@ -130,7 +132,7 @@ impl Store {
         // (`Some(None)`: before the first message), which becomes the head.
         from: Option<Option<&str>>,
     ) -> Result<StartedRun> {
-        let run_id = super::new_id();
+        let run_id = warden_db::new_id();
         let ts = now();
         // One batch, one round trip to the writer: the run, the branch it continues, the message, the title.
         let mut batch = WriteBatch::new();
@@ -297,7 +299,7 @@ mod tests {
     async fn the_migration_keeps_the_newest_active_run_of_a_thread() {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
-        let database = crate::database::Database::open(&url).await.unwrap();
+        let database = warden_db::Database::open(&url).await.unwrap();
         crate::store::migrator().run_to(20261127000300, database.writer()).await.unwrap();
         let now = now();
         sqlx::query(

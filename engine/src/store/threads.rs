@@ -3,7 +3,10 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
-use super::{new_id, now, Store};
+use warden_db::new_id;
+use warden_db::timestamp::now;
+
+use super::Store;
 use crate::error::{Error, Result};
 use warden_types::thread::{Thread, ThreadOptions, ThreadPatch, ThreadQuery};
 

@@ -5,7 +5,9 @@ use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{from_json, json, now, Store, WriteBatch};
+use warden_db::timestamp::now;
+
+use super::{from_json, json, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::run::{ToolCallRecord, ToolCallStatus};
 use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
@@ -433,7 +435,8 @@ impl Store {
 mod tests {
     use super::*;
     use crate::message::{Block, Role};
-    use crate::store::{new_id, test_db};
+    use crate::store::test_db;
+    use warden_db::new_id;
 
     /// The calls of given messages are found by index, not by a scan of every call.
     #[tokio::test]
@@ -548,7 +551,7 @@ mod tests {
         let by_rule = Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id: "rule-1".into() } };
         let mut approvals = Vec::new();
         for (call, status, decision, expires_at) in [
-            (&asked, ApprovalStatus::Pending, None, Some(crate::store::now())),
+            (&asked, ApprovalStatus::Pending, None, Some(warden_db::timestamp::now())),
             (&ruled, ApprovalStatus::Approved, Some(&by_rule), None),
         ] {
             let id = new_id();

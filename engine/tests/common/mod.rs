@@ -2,8 +2,6 @@
 //! dir, talking over real HTTP to the scripted fixture model, and readers of a run's events.
 #![allow(dead_code)]
 
-pub mod provider_turns;
-
 use std::time::Duration;
 
 use futures::StreamExt;

@@ -2,7 +2,7 @@
 //! structured JSON) and images each have a byte budget; what does not fit is cut, and a note at
 //! the end says how much was cut and where the full result is kept.
 
-use warden_engine::tools::{ToolContent, ToolOutput};
+use warden_tools::{ToolContent, ToolOutput};
 
 use super::keep::Kept;
 

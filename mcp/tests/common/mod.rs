@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use warden_engine::tools::{Tool, ToolContext, ToolError, ToolOutput};
-use warden_engine::Database;
+use warden_db::Database;
 use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, McpStore, Transport};
+use warden_tools::{Tool, ToolContext, ToolError, ToolOutput};
 
 pub use warden_mcp_fixture::{binary as fixture_bin, serve_http as http_fixture, HttpFixture, PATIENCE};
 
@@ -107,7 +107,7 @@ pub fn text_of(output: &ToolOutput) -> String {
         .content
         .iter()
         .filter_map(|c| match c {
-            warden_engine::tools::ToolContent::Text { text } => Some(text.as_str()),
+            warden_tools::ToolContent::Text { text } => Some(text.as_str()),
             _ => None,
         })
         .collect::<Vec<_>>()

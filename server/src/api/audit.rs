@@ -184,7 +184,7 @@ async fn download(log: AuditLog, filter: AuditFilter, format: Format) -> ApiResu
 
 /// A failure after the answer started: logged, and the body ends with an error.
 fn broken(error: impl std::fmt::Display) -> std::io::Error {
-    let error_id = warden_engine::new_id();
+    let error_id = warden_db::new_id();
     tracing::error!(error_id = %error_id, error = %error, "audit export failed part way");
     std::io::Error::other(format!("audit export failed (error id {error_id})"))
 }

@@ -33,7 +33,7 @@ impl ApiError {
 
     /// A 500 whose body names only an error id; `cause` is logged with that id.
     pub fn internal(cause: &dyn std::fmt::Display) -> Self {
-        let error_id = warden_engine::new_id();
+        let error_id = warden_db::new_id();
         tracing::error!(error_id = %error_id, error = %cause, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,

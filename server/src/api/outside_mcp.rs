@@ -204,13 +204,13 @@ impl ApprovalServer {
         prompt: &PermissionPrompt,
         context: &RequestContext<RoleServer>,
     ) -> Result<Result<DecisionFrame, FrameError>, ErrorData> {
-        let mut id = prompt.request_id(warden_engine::new_id);
+        let mut id = prompt.request_id(warden_db::new_id);
         let answer = loop {
             let frame = ClientFrame::SecurityEvaluation(prompt.to_request(id.clone()));
             match self.hub.submit(&client.id, frame).await {
                 Ok(answer) => break answer,
                 // Claude Code's tool_use_id seen before with another call: ask anew under a fresh id.
-                Err(warden_outside::Error::IdReused(_)) => id = format!("{id}/{}", warden_engine::new_id()),
+                Err(warden_outside::Error::IdReused(_)) => id = format!("{id}/{}", warden_db::new_id()),
                 Err(error) => return Ok(Err(refusal(error, &id)?)),
             }
         };
@@ -261,7 +261,7 @@ fn refusal(error: warden_outside::Error, id: &str) -> Result<FrameError, ErrorDa
 
 /// Logs an internal failure under an id and tells the caller only the id.
 fn internal(error: warden_outside::Error) -> ErrorData {
-    let error_id = warden_engine::new_id();
+    let error_id = warden_db::new_id();
     tracing::error!(error_id = %error_id, %error, "the approval prompt failed");
     ErrorData::internal_error(format!("internal error (id {error_id}); the details are in Warden's log"), None)
 }

@@ -100,13 +100,13 @@ pub async fn serve_app_allowing(config: Config, leptos_options: LeptosOptions, a
 pub fn client() -> Client {
     let mut headers = HeaderMap::new();
     headers.insert(AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("header"));
-    warden_engine::tls::install_crypto_provider();
+    warden_llm::tls::install_crypto_provider();
     Client::builder().default_headers(headers).timeout(Duration::from_secs(120)).build().expect("client")
 }
 
 /// A client with no credentials that does not follow redirects (to see the sign-in answer itself).
 pub fn anonymous() -> Client {
-    warden_engine::tls::install_crypto_provider();
+    warden_llm::tls::install_crypto_provider();
     Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
 }
 

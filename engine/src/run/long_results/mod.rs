@@ -12,7 +12,7 @@ pub use summarise::summarise_new;
 pub use view::content_for_model;
 
 use crate::config::Config;
-use crate::tools::read_result;
+use warden_tools::read_result;
 use warden_types::run::ToolCallRecord;
 
 /// Whether the model is to see a summary of this call's result (of `text_len` bytes) instead of it.

@@ -9,13 +9,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::{verbatim, wants_summary};
 use crate::error::Result;
-use crate::llm::Provider;
 use crate::message::{Message, Role};
 use crate::outcome_text::full_text;
 use crate::run::conversation::Conversation;
 use crate::run::handles::RunHandles;
 use crate::run::{RunEvent, RunSummary};
 use crate::store::StoredSummary;
+use warden_llm::Provider;
 use warden_types::run::ToolCallRecord;
 
 /// The start of every summarisation request's user message (tests script the model on it).

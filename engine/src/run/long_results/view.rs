@@ -6,8 +6,8 @@ use super::wants_summary;
 use crate::config::Config;
 use crate::outcome_text::{cut, full_text, images};
 use crate::store::StoredSummary;
-use crate::tools::read_result::{self, DEFAULT_LENGTH};
-use crate::tools::ToolContent;
+use warden_tools::read_result::{self, DEFAULT_LENGTH};
+use warden_tools::ToolContent;
 use warden_types::run::ToolCallRecord;
 
 pub fn content_for_model(

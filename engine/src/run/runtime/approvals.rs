@@ -23,7 +23,7 @@ use crate::approval::lifecycle::SettledBy;
 use crate::approval::{Approval, DecisionInput};
 use crate::error::{Error, Result};
 use crate::run::handles::ApprovalTimers;
-use crate::store::parse_time;
+use warden_db::timestamp::parse_time;
 
 /// The runtime's approval timers, as the driver sees them.
 pub struct Timers(pub Weak<Runtime>);

@@ -17,7 +17,7 @@ use crate::approval::lifecycle::result_event;
 use crate::error::{Error, Result};
 use crate::outcome_text;
 use crate::store::{Store, WriteBatch};
-use crate::tools::ToolContent;
+use warden_tools::ToolContent;
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, CONTINUE_WITHOUT_SECS};
 use warden_types::event::RunEvent;
 

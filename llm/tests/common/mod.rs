@@ -1,0 +1,4 @@
+//! Shared helpers for the providers' tests.
+#![allow(dead_code)]
+
+pub mod provider_turns;
