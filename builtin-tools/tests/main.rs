@@ -2,6 +2,10 @@
 //! characters, and the real shell (`dash`).
 //!
 //! One test binary, not one per file: every binary links the whole dependency tree.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 mod hidden_chars_risk;
 mod shell_bounds;

@@ -2,6 +2,10 @@
 //! the real engine on a real SQLite file. `scripts/test.sh` fetches the file (scripts/fetch-model.sh);
 //! `WARDEN_TEST_LOCAL_MODEL` points at it, else `target/models/` of the workspace. The engine is
 //! given the model as the server gives it (`warden_local::provider` for `Config::local_model_to_load`).
+#![allow(
+    clippy::unwrap_used,
+    reason = "test code: a test fails where it unwraps; clippy.toml's allow-unwrap-in-tests covers only #[test] fns, not the helpers"
+)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
