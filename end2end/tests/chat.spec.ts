@@ -5,15 +5,21 @@ import { expect, test } from "@playwright/test";
 import { MODEL_PORT } from "../fixtures/models";
 import { activeThreadItem, approvalCard, openHydrated, startChat, watchForTrouble } from "./helpers";
 
-test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page }) => {
+test("a prompt from the welcome page opens a thread and the answer streams in", async ({ page, request }) => {
   const trouble = watchForTrouble(page);
-  await startChat(page, "Please say hello");
-
-  // Token by token: the unfinished answer is visible and grows before it is complete.
-  const streaming = page.locator(".streaming");
-  await expect(streaming).toBeVisible();
-  const early = (await streaming.textContent()) ?? "";
-  expect(early).not.toContain("That is all.");
+  // The scripted model stops its answer after its first words until released, so the unfinished
+  // answer can be seen without racing the stream.
+  const streams = `http://127.0.0.1:${MODEL_PORT}/_fixture/streams`;
+  expect((await request.post(`${streams}/hold`)).ok()).toBe(true);
+  try {
+    await startChat(page, "Please say hello");
+    // Token by token: the unfinished answer is visible before it is complete.
+    const streaming = page.locator(".streaming");
+    await expect(streaming).toContainText("Hello from the fixture!");
+    await expect(streaming).not.toContainText("That is all.");
+  } finally {
+    expect((await request.post(`${streams}/release`)).ok()).toBe(true);
+  }
   await expect(page.getByText("That is all.")).toBeVisible();
 
   const answer = page.locator(".message.assistant").last();

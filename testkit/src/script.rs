@@ -57,6 +57,11 @@ pub struct Turn {
     /// Send this many text tokens, then keep the connection open without sending anything.
     #[serde(default)]
     pub stall_after_tokens: Option<usize>,
+    /// Send this many SSE events, then wait while streams are held (`/_fixture/streams/hold`, until
+    /// `/_fixture/streams/release`): a test sees an unfinished answer without racing the stream. Not held,
+    /// the stream goes on at once.
+    #[serde(default)]
+    pub hold_after_events: Option<usize>,
     /// Send this many SSE events of the streamed answer (as the API frames it), then close the
     /// connection: no finish reason, no end marker. Counted over every event, so it can fall inside a
     /// tool call's arguments.

@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// While true, title (non-streamed) answers wait: a test sees what happens before a title comes.
     titles_held: tokio::sync::watch::Sender<bool>,
+    /// While true, a streamed answer with `hold_after_events` stops there until released.
+    streams_held: tokio::sync::watch::Sender<bool>,
 }
 
 #[derive(Default)]
@@ -80,9 +82,15 @@ impl Shared {
         self.titles_held.send_replace(held);
     }
 
-    /// Forgets recorded requests and `fail_first` counters, and releases held titles.
+    /// Holds streams at their turn's `hold_after_events` (`true`) or lets them go (`false`).
+    fn hold_streams(&self, held: bool) {
+        self.streams_held.send_replace(held);
+    }
+
+    /// Forgets recorded requests and `fail_first` counters, and releases held titles and streams.
     fn reset(&self) {
         self.hold_titles(false);
+        self.hold_streams(false);
         let mut recorded = self.recorded();
         recorded.requests.clear();
         recorded.targets.clear();
@@ -141,6 +149,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/_fixture/reset", post(reset))
         .route("/_fixture/titles/hold", post(hold_titles))
         .route("/_fixture/titles/release", post(release_titles))
+        .route("/_fixture/streams/hold", post(hold_streams))
+        .route("/_fixture/streams/release", post(release_streams))
         .with_state(shared)
 }
 
@@ -184,7 +194,8 @@ async fn chat_completions(State(shared): State<Arc<Shared>>, headers: HeaderMap,
 pub(crate) fn event_stream(shared: &Shared, plan: StreamPlan, turn: &Turn) -> Response {
     let delay = Duration::from_millis(turn.chunk_delay_ms);
     let (tx, rx) = mpsc::channel::<Result<Bytes, Infallible>>(16);
-    tokio::spawn(send_plan(plan, delay, turn.close_after_events, tx, shared.shutdown.clone()));
+    let hold = turn.hold_after_events.map(|at| (at, shared.streams_held.subscribe()));
+    tokio::spawn(send_plan(plan, delay, turn.close_after_events, hold, tx, shared.shutdown.clone()));
     (
         [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
         Body::from_stream(ReceiverStream::new(rx)),
@@ -194,17 +205,26 @@ pub(crate) fn event_stream(shared: &Shared, plan: StreamPlan, turn: &Turn) -> Re
 
 /// Writes the planned events. With a delay, each event is sent in two halves with the pause between
 /// them, so clients must reassemble events split across reads. With `close_after`, the body ends after
-/// that many events (the sender dropped), the rest of the plan unsent.
+/// that many events (the sender dropped), the rest of the plan unsent. With `hold`, it waits after that
+/// many events while streams are held.
 async fn send_plan(
     plan: StreamPlan,
     delay: Duration,
     close_after: Option<usize>,
+    mut hold: Option<(usize, tokio::sync::watch::Receiver<bool>)>,
     tx: mpsc::Sender<Result<Bytes, Infallible>>,
     shutdown: CancellationToken,
 ) {
     for (i, event) in plan.events.iter().enumerate() {
         if close_after == Some(i) {
             return;
+        }
+        if let Some((_, held)) = hold.as_mut().filter(|(at, _)| *at == i) {
+            tokio::select! {
+                _ = held.wait_for(|held| !held) => {}
+                _ = tx.closed() => return,
+                _ = shutdown.cancelled() => return,
+            }
         }
         if plan.endless_after == Some(i) {
             send_endless_line(&tx, &shutdown).await;
@@ -285,6 +305,17 @@ async fn release_titles(State(shared): State<Arc<Shared>>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
+/// Streams with `hold_after_events` stop there from now on, until `/_fixture/streams/release`.
+async fn hold_streams(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.hold_streams(true);
+    StatusCode::NO_CONTENT
+}
+
+async fn release_streams(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.hold_streams(false);
+    StatusCode::NO_CONTENT
+}
+
 async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
     shared.reset();
     StatusCode::NO_CONTENT
@@ -318,6 +349,7 @@ impl FixtureModel {
             serial: AtomicU64::new(0),
             shutdown: CancellationToken::new(),
             titles_held: tokio::sync::watch::channel(false).0,
+            streams_held: tokio::sync::watch::channel(false).0,
         });
         let server = axum::serve(
             listener.tap_io(|tcp| {
