@@ -17,7 +17,8 @@ use crate::providers::Providers;
 use crate::run::runtime::approvals as decide;
 use crate::run::runtime::Runtime;
 use crate::run::{title, RunEvent, RunEventRecord, RunStatus, RunSummary, ToolCallRecord};
-use crate::store::{shown, PendingInThread, Store};
+use crate::shown::shown;
+use crate::store::{PendingInThread, Store};
 use crate::thread::{
     page_window, SearchHit, StoredMessage, Thread, ThreadDetail, ThreadExport, ThreadOptions, ThreadPatch, ThreadQuery,
     ThreadSlice, MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE,
@@ -240,7 +241,7 @@ impl Engine {
     pub async fn thread(&self, id: &str) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
-        let messages = store.messages_shown(id).await?;
+        let messages = store.messages(id).await?.into_iter().map(shown).collect();
         self.thread_detail(thread, messages, false).await
     }
 

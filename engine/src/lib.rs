@@ -24,6 +24,7 @@ mod outcome_text;
 pub mod providers;
 mod run;
 mod run_thread;
+mod shown;
 mod store;
 mod thread;
 pub mod toolbox;

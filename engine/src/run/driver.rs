@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::message::{Block, Role};
 use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
+use crate::shown::shown;
 use crate::store::{NewToolCall, Store, WriteBatch};
 use warden_db::new_id;
 use warden_llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
@@ -571,13 +572,15 @@ async fn model_turn(
         } else {
             let mut batch = WriteBatch::new();
             Store::store_step(&mut batch, &run.id, step);
-            let m = Store::insert_message(
+            // Rendered (Markdown, highlighting) before the batch runs: other writers should not wait
+            // on the rendering.
+            let m = shown(Store::insert_message(
                 &mut batch,
                 &run.thread_id,
                 Some(&run.id),
                 Role::Assistant,
                 &[Block::Text { text }],
-            )?;
+            )?);
             rt.store.commit(batch).await?;
             let id = m.id.clone();
             rt.events.emit(&run.id, &RunEvent::MessageStored { message: m });
@@ -651,7 +654,8 @@ async fn model_turn(
         // An answer without calls ends the run: one write for both.
         Store::finish_run(&mut batch, &run.id);
     }
-    let message = Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?;
+    // Rendered before the batch runs, as above.
+    let message = shown(Store::insert_message(&mut batch, &run.thread_id, Some(&run.id), Role::Assistant, &blocks)?);
     let mut after = Vec::new();
     for PlannedCall { position, id, call_id, name, arguments, plan } in planned {
         let (status, output) = plan.status();

@@ -11,17 +11,7 @@ use crate::error::{Error, Result};
 use warden_types::message::{Block, Message, Role};
 use warden_types::thread::StoredMessage;
 
-fn message_from_row(r: &SqliteRow) -> Result<StoredMessage> {
-    Ok(shown(record_from_row(r)?))
-}
-
-/// A stored message as a page shows it: the model's words rendered to sanitised HTML (the costly
-/// part: only for what a page shows).
-pub fn shown(message: StoredMessage) -> StoredMessage {
-    StoredMessage { html: shown_as_html(message.role, &message.content), ..message }
-}
-
-/// A message as stored, without the HTML it is shown as (for the engine and an export).
+/// A message as stored, without the HTML it is shown as (`crate::shown` renders that).
 fn record_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     let blocks: Vec<Block> = from_json(&r.try_get::<String, _>("blocks")?)?;
     let content = Message { role: Role::User, content: blocks.clone() }.joined_text();
@@ -36,12 +26,6 @@ fn record_from_row(r: &SqliteRow) -> Result<StoredMessage> {
     })
 }
 
-/// The model's words are Markdown, rendered and sanitised here, on the server; a person's are shown as
-/// they typed them.
-fn shown_as_html(role: Role, content: &str) -> Option<String> {
-    (role == Role::Assistant).then(|| crate::markdown::render(content))
-}
-
 impl Store {
     /// Appends a message to a thread: its statements go into `batch`, which the caller runs as (or in) a
     /// transaction.
@@ -54,10 +38,7 @@ impl Store {
     ) -> Result<StoredMessage> {
         let id = new_id();
         let ts = now();
-        // Rendered (Markdown, highlighting) before the first statement: a caller's transaction takes
-        // the write lock only then, and other writers should not wait on the rendering.
         let content = Message { role, content: blocks.to_vec() }.joined_text();
-        let html = shown_as_html(role, &content);
         // It follows the thread's head (the end of the chosen branch), and becomes the head; a new
         // message is the thread's latest activity too (the list is ordered by it).
         batch
@@ -82,7 +63,7 @@ impl Store {
             id,
             run_id: run_id.map(str::to_string),
             role,
-            html,
+            html: None,
             content,
             blocks: blocks.to_vec(),
             created_at: ts,
@@ -93,12 +74,6 @@ impl Store {
     /// what the engine reads, for the model's conversation, a title or a connection check.
     pub async fn messages(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
         self.branch_rows(thread_id).await?.iter().map(record_from_row).collect()
-    }
-
-    /// The chosen branch as a page shows it: the model's messages with their Markdown rendered to
-    /// sanitised HTML. Rendering (highlighting above all) is the costly part, so only a page asks.
-    pub async fn messages_shown(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
-        self.branch_rows(thread_id).await?.iter().map(message_from_row).collect()
     }
 
     /// Up to `limit` messages of the chosen branch, as stored (no HTML: a page renders the ones it

@@ -26,7 +26,6 @@ pub use approvals::NewApproval;
 pub use batch::WriteBatch;
 pub use connection_checks::{NewCheck, PendingInThread};
 pub use events::StoredEvent;
-pub use messages::shown;
 pub use providers::StoredProvider;
 pub use result_summaries::StoredSummary;
 pub use runs::StartedRun;
