@@ -145,8 +145,11 @@ impl Linked {
         let done = tokio::time::timeout(PATIENCE, async move {
             loop {
                 let detail = engine.thread(thread_id).await.expect("thread");
-                if detail.active_run.is_none() && detail.messages.len() >= 2 {
-                    return detail.messages.last().expect("the answer").content.clone();
+                // The last message must be the model's words: between a decision and the run
+                // resuming, no run is active and the last message is still the call's (no text).
+                let last = detail.messages.last().filter(|m| detail.messages.len() >= 2 && !m.content.is_empty());
+                if let (None, Some(last)) = (&detail.active_run, last) {
+                    return last.content.clone();
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
