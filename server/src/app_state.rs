@@ -11,6 +11,7 @@ use warden_engine::Engine;
 use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
 use warden_outside::{Backoff, Dialer, OutsideHub};
+use warden_people::People;
 use warden_sessions::Sessions;
 
 use crate::access::Access;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub dialer: Dialer,
     /// The signed-in browsers (the access gate checks them; Settings lists and signs them out).
     pub sessions: Sessions,
+    /// The people of this Warden and their roles (the access gate finds who asks among them).
+    pub people: People,
     pub access: Access,
 }
 
@@ -42,6 +45,8 @@ pub enum OpenError {
     Outside(#[from] warden_outside::Error),
     #[error("cannot open the signed-in browsers: {0}")]
     Sessions(#[from] warden_sessions::Error),
+    #[error("cannot open the people: {0}")]
+    People(#[from] warden_people::Error),
 }
 
 impl AppState {
@@ -50,7 +55,8 @@ impl AppState {
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
     /// the outside approvals on the same database (their own migrations; overdue requests expire; a
     /// request naming a running call of the engine's runs belongs to it), and starts dialling the
-    /// enabled executors. The signed-in browsers are kept in the same database (`access` gets them).
+    /// enabled executors. The signed-in browsers and the people are kept in the same database (`access` gets them; the
+    /// founding owner is made on first start).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let local = built_in_model(&config);
         let engine = Engine::open_with_local(config, local).await?;
@@ -60,8 +66,11 @@ impl AppState {
         let outside_mcp = OutsideMcp::new(outside.clone());
         let dialer = Dialer::start(&engine.database(), outside.clone(), Backoff::default()).await?;
         let sessions = Sessions::open(&engine.database(), warden_sessions::Policy::default()).await?;
-        let access = access.with_sessions(sessions.clone());
-        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, access })
+        let people = People::open(&engine.database()).await?;
+        let owner = people.founding_owner().await?;
+        sessions.adopt_unowned(&owner.id).await?;
+        let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, access })
     }
 }
 

@@ -38,12 +38,14 @@ pub fn router(state: AppState) -> Router {
     let outside = state.outside.clone();
     let dialer = state.dialer.clone();
     let sessions = state.sessions.clone();
+    let people = state.people.clone();
     let provide_engine = move || {
         provide_context(engine.clone());
         provide_context(mcp.clone());
         provide_context(outside.clone());
         provide_context(dialer.clone());
         provide_context(sessions.clone());
+        provide_context(people.clone());
     };
     let options = state.leptos_options.clone();
     // The wasm, JS and CSS: as the brotli copies a release build made (`<file>.br`), to browsers that

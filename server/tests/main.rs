@@ -29,6 +29,7 @@ mod outside_restart;
 mod outside_ws;
 mod pages;
 mod private_files;
+mod roles;
 mod server_fns;
 mod sessions;
 mod static_files;

@@ -6,10 +6,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrator;
 use sqlx::{Row, SqlitePool};
 use tokio::sync::broadcast;
+pub use warden_db::secret::Secret;
+use warden_db::secret::{has_secret_shape, hash};
 use warden_db::timestamp;
 use warden_db::Database;
 use warden_types::session::SignedInBrowser;
@@ -60,37 +61,32 @@ impl Default for Policy {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignedIn {
     pub session_id: String,
+    /// Whose session it is (a person's id).
+    pub person_id: String,
 }
 
 /// What was signed out, for streams that a session holds open.
 #[derive(Debug, Clone)]
 pub enum Revoked {
     One(String),
-    /// Every session but this one (every session when `None`).
-    AllBut(Option<String>),
+    /// Every session of `person` but `keep` (every one of theirs when `None`).
+    AllBut {
+        person: String,
+        keep: Option<String>,
+    },
+    /// Every session of this person (their account was disabled).
+    Person(String),
 }
 
 impl Revoked {
-    pub fn covers(&self, session_id: &str) -> bool {
+    pub fn covers(&self, session: &SignedIn) -> bool {
         match self {
-            Revoked::One(id) => id == session_id,
-            Revoked::AllBut(keep) => keep.as_deref() != Some(session_id),
+            Revoked::One(id) => *id == session.session_id,
+            Revoked::AllBut { person, keep } => {
+                *person == session.person_id && keep.as_deref() != Some(session.session_id.as_str())
+            }
+            Revoked::Person(person) => *person == session.person_id,
         }
-    }
-}
-
-/// A new session's cookie secret (64 hex characters). Never in `Debug` output.
-pub struct Secret(String);
-
-impl Secret {
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(<redacted>)")
     }
 }
 
@@ -122,11 +118,9 @@ impl Sessions {
         self.policy
     }
 
-    /// Starts a session for a browser that showed the access token; drops sessions that have expired.
-    pub async fn start(&self, user_agent: Option<&str>, address: Option<&str>) -> Result<Started> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(Error::Random)?;
-        let secret = hex::encode(bytes);
+    /// Starts a session of `person_id` for a browser that signed in; drops sessions that have expired.
+    pub async fn start(&self, person_id: &str, user_agent: Option<&str>, address: Option<&str>) -> Result<Started> {
+        let secret = Secret::new().map_err(Error::Random)?;
         let id = warden_db::new_id();
         let now = timestamp::now();
         let (idle, absolute) = self.limits();
@@ -136,34 +130,38 @@ impl Sessions {
             .execute(&self.writer)
             .await?;
         sqlx::query(
-            "INSERT INTO browser_sessions (id, secret_hash, created_at, last_seen_at, user_agent, address)
-             VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO browser_sessions (id, secret_hash, created_at, last_seen_at, user_agent, address, person_id)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
-        .bind(hash(&secret))
+        .bind(secret.hash())
         .bind(&now)
         .bind(&now)
         .bind(user_agent.map(|ua| cut(ua, USER_AGENT_CHARS)))
         .bind(address.map(|a| cut(a, ADDRESS_CHARS)))
+        .bind(person_id)
         .execute(&self.writer)
         .await?;
-        Ok(Started { id, secret: Secret(secret) })
+        Ok(Started { id, secret })
     }
 
     /// The session whose cookie secret is `secret`, if it is live: not signed out, not idle for longer
     /// than the policy allows, not older than its absolute limit. An expired one is removed.
     pub async fn check(&self, secret: &str) -> Result<Option<SignedIn>> {
-        if secret.len() != 64 || !secret.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if !has_secret_shape(secret) {
             return Ok(None);
         }
-        let row = sqlx::query("SELECT id, created_at, last_seen_at FROM browser_sessions WHERE secret_hash = ?")
-            .bind(hash(secret))
-            .fetch_optional(&self.pool)
-            .await?;
+        let row =
+            sqlx::query("SELECT id, created_at, last_seen_at, person_id FROM browser_sessions WHERE secret_hash = ?")
+                .bind(hash(secret))
+                .fetch_optional(&self.pool)
+                .await?;
         let Some(row) = row else { return Ok(None) };
         let id: String = row.try_get("id")?;
         let created_at: String = row.try_get("created_at")?;
         let last_seen_at: String = row.try_get("last_seen_at")?;
+        // Never NULL once `adopt_unowned` ran at start; an empty id names nobody, so the gate lets it in nowhere.
+        let person_id: String = row.try_get::<Option<String>, _>("person_id")?.unwrap_or_default();
         let (idle, absolute) = self.limits();
         if last_seen_at <= idle || created_at <= absolute {
             sqlx::query("DELETE FROM browser_sessions WHERE id = ?").bind(&id).execute(&self.writer).await?;
@@ -178,7 +176,7 @@ impl Sessions {
                 .execute(&self.writer)
                 .await?;
         }
-        Ok(Some(SignedIn { session_id: id }))
+        Ok(Some(SignedIn { session_id: id, person_id }))
     }
 
     /// Whether the session `id` is still signed in (not revoked, not expired).
@@ -193,13 +191,14 @@ impl Sessions {
         Ok(found.is_some())
     }
 
-    /// The live sessions, most recently seen first; `asking` is marked as this browser.
-    pub async fn list(&self, asking: Option<&SignedIn>) -> Result<Vec<SignedInBrowser>> {
+    /// `person_id`'s live sessions, most recently seen first; `asking` is marked as this browser.
+    pub async fn list(&self, person_id: &str, asking: Option<&SignedIn>) -> Result<Vec<SignedInBrowser>> {
         let (idle, absolute) = self.limits();
         let rows = sqlx::query(
             "SELECT id, created_at, last_seen_at, user_agent, address FROM browser_sessions
-             WHERE last_seen_at > ? AND created_at > ? ORDER BY last_seen_at DESC, id DESC",
+             WHERE person_id = ? AND last_seen_at > ? AND created_at > ? ORDER BY last_seen_at DESC, id DESC",
         )
+        .bind(person_id)
         .bind(&idle)
         .bind(&absolute)
         .fetch_all(&self.pool)
@@ -219,9 +218,13 @@ impl Sessions {
             .collect()
     }
 
-    /// Signs one browser out; `NotFound` when no such session is signed in.
-    pub async fn revoke(&self, id: &str) -> Result<()> {
-        let done = sqlx::query("DELETE FROM browser_sessions WHERE id = ?").bind(id).execute(&self.writer).await?;
+    /// Signs one of `person_id`'s browsers out; `NotFound` when they have no such session.
+    pub async fn revoke(&self, person_id: &str, id: &str) -> Result<()> {
+        let done = sqlx::query("DELETE FROM browser_sessions WHERE id = ? AND person_id = ?")
+            .bind(id)
+            .bind(person_id)
+            .execute(&self.writer)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(Error::NotFound(id.to_string()));
         }
@@ -229,11 +232,33 @@ impl Sessions {
         Ok(())
     }
 
-    /// Signs out every browser but `keep` (every one when `None`); how many were signed out.
-    pub async fn revoke_all_but(&self, keep: Option<&str>) -> Result<u64> {
-        let done =
-            sqlx::query("DELETE FROM browser_sessions WHERE id IS NOT ?").bind(keep).execute(&self.writer).await?;
-        self.announce(Revoked::AllBut(keep.map(str::to_string)));
+    /// Signs out every browser of `person_id` but `keep` (every one when `None`); how many were signed out.
+    pub async fn revoke_all_but(&self, person_id: &str, keep: Option<&str>) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM browser_sessions WHERE person_id = ? AND id IS NOT ?")
+            .bind(person_id)
+            .bind(keep)
+            .execute(&self.writer)
+            .await?;
+        self.announce(Revoked::AllBut { person: person_id.to_string(), keep: keep.map(str::to_string) });
+        Ok(done.rows_affected())
+    }
+
+    /// Gives the sessions started before Warden knew people to `owner`, whose they were.
+    pub async fn adopt_unowned(&self, owner: &str) -> Result<u64> {
+        let done = sqlx::query("UPDATE browser_sessions SET person_id = ? WHERE person_id IS NULL")
+            .bind(owner)
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Signs out every browser of `person_id` (their account was disabled); how many were signed out.
+    pub async fn revoke_person(&self, person_id: &str) -> Result<u64> {
+        let done = sqlx::query("DELETE FROM browser_sessions WHERE person_id = ?")
+            .bind(person_id)
+            .execute(&self.writer)
+            .await?;
+        self.announce(Revoked::Person(person_id.to_string()));
         Ok(done.rows_affected())
     }
 
@@ -255,10 +280,6 @@ impl Sessions {
 
 fn ago(duration: Duration) -> String {
     timestamp::at(SystemTime::now().checked_sub(duration).unwrap_or(SystemTime::UNIX_EPOCH))
-}
-
-fn hash(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 fn cut(text: &str, chars: usize) -> String {
@@ -283,10 +304,39 @@ mod tests {
         (dir, database, sessions)
     }
 
+    fn signed_in(started: &Started) -> SignedIn {
+        SignedIn { session_id: started.id.clone(), person_id: "ada".into() }
+    }
+
+    #[tokio::test]
+    async fn a_disabled_persons_sessions_end_at_once_and_others_stay() {
+        let (_dir, database, sessions) = open(Policy::default()).await;
+        let ada = sessions.start("ada", None, None).await.expect("started");
+        let bob = sessions.start("bob", None, None).await.expect("started");
+        sqlx::query(
+            "INSERT INTO browser_sessions (id, secret_hash, created_at, last_seen_at) VALUES ('old', 'h', ?, ?)",
+        )
+        .bind(timestamp::now())
+        .bind(timestamp::now())
+        .execute(database.writer())
+        .await
+        .expect("a session from before people");
+        assert_eq!(sessions.adopt_unowned("ada").await.expect("adopted"), 1);
+        let mut revoked = sessions.revocations();
+        assert_eq!(sessions.revoke_person("ada").await.expect("revoked"), 2);
+        let announced = revoked.recv().await.expect("announced");
+        assert!(announced.covers(&signed_in(&ada)));
+        let bobs = sessions.check(bob.secret.expose()).await.expect("checked").expect("still signed in");
+        assert_eq!(bobs.person_id, "bob");
+        assert!(!announced.covers(&bobs));
+        assert!(sessions.check(ada.secret.expose()).await.expect("checked").is_none());
+        assert!(!sessions.is_live("old").await.expect("checked"));
+    }
+
     #[tokio::test]
     async fn a_session_is_found_by_its_secret_only_and_the_database_holds_no_secret() {
         let (_dir, database, sessions) = open(Policy::default()).await;
-        let started = sessions.start(Some("Firefox\n"), Some("127.0.0.1:5000")).await.expect("started");
+        let started = sessions.start("ada", Some("Firefox\n"), Some("127.0.0.1:5000")).await.expect("started");
         let secret = started.secret.expose();
         assert_eq!(secret.len(), 64);
         let found = sessions.check(secret).await.expect("checked").expect("signed in");
@@ -300,7 +350,7 @@ mod tests {
             sqlx::query_as("SELECT secret_hash FROM browser_sessions").fetch_all(database.pool()).await.expect("rows");
         assert_eq!(stored.len(), 1);
         assert_ne!(stored[0].0, secret);
-        let listed = sessions.list(Some(&found)).await.expect("listed");
+        let listed = sessions.list("ada", Some(&found)).await.expect("listed");
         assert_eq!(listed.len(), 1);
         assert!(listed[0].this_browser);
         assert_eq!(listed[0].user_agent.as_deref(), Some("Firefox"), "control characters are dropped");
@@ -310,9 +360,9 @@ mod tests {
     #[tokio::test]
     async fn idle_and_old_sessions_are_refused_and_removed() {
         let (_dir, database, sessions) = open(Policy::default()).await;
-        let idle = sessions.start(None, None).await.expect("started");
-        let old = sessions.start(None, None).await.expect("started");
-        let fresh = sessions.start(None, None).await.expect("started");
+        let idle = sessions.start("ada", None, None).await.expect("started");
+        let old = sessions.start("ada", None, None).await.expect("started");
+        let fresh = sessions.start("ada", None, None).await.expect("started");
         let long_ago = |d: Duration| timestamp::at(SystemTime::now() - d);
         sqlx::query("UPDATE browser_sessions SET last_seen_at = ? WHERE id = ?")
             .bind(long_ago(Policy::default().idle + Duration::from_secs(60)))
@@ -327,7 +377,7 @@ mod tests {
             .execute(database.writer())
             .await
             .expect("aged");
-        let listed: Vec<String> = sessions.list(None).await.expect("listed").into_iter().map(|b| b.id).collect();
+        let listed: Vec<String> = sessions.list("ada", None).await.expect("listed").into_iter().map(|b| b.id).collect();
         assert_eq!(listed, vec![fresh.id.clone()]);
         assert!(sessions.check(idle.secret.expose()).await.expect("checked").is_none());
         assert!(sessions.check(old.secret.expose()).await.expect("checked").is_none());
@@ -340,20 +390,27 @@ mod tests {
     #[tokio::test]
     async fn revoking_one_or_all_but_one_signs_out_at_once_and_is_announced() {
         let (_dir, _database, sessions) = open(Policy::default()).await;
-        let a = sessions.start(None, None).await.expect("started");
-        let b = sessions.start(None, None).await.expect("started");
-        let c = sessions.start(None, None).await.expect("started");
+        let a = sessions.start("ada", None, None).await.expect("started");
+        let b = sessions.start("ada", None, None).await.expect("started");
+        let c = sessions.start("ada", None, None).await.expect("started");
         let mut revoked = sessions.revocations();
-        sessions.revoke(&a.id).await.expect("revoked");
+        sessions.revoke("ada", &a.id).await.expect("revoked");
         assert!(sessions.check(a.secret.expose()).await.expect("checked").is_none());
-        assert!(matches!(sessions.revoke(&a.id).await, Err(Error::NotFound(_))));
-        assert!(revoked.recv().await.expect("announced").covers(&a.id));
-        assert_eq!(sessions.revoke_all_but(Some(&c.id)).await.expect("revoked"), 1);
+        assert!(matches!(sessions.revoke("ada", &a.id).await, Err(Error::NotFound(_))));
+        assert!(revoked.recv().await.expect("announced").covers(&signed_in(&a)));
+        assert_eq!(sessions.revoke_all_but("ada", Some(&c.id)).await.expect("revoked"), 1);
         let announced = revoked.recv().await.expect("announced");
-        assert!(announced.covers(&b.id) && !announced.covers(&c.id));
+        assert!(announced.covers(&signed_in(&b)) && !announced.covers(&signed_in(&c)));
         assert!(sessions.check(b.secret.expose()).await.expect("checked").is_none());
         assert!(sessions.is_live(&c.id).await.expect("checked"));
-        assert_eq!(sessions.revoke_all_but(None).await.expect("revoked"), 1);
+        let bobs = sessions.start("bob", None, None).await.expect("started");
+        assert!(
+            matches!(sessions.revoke("ada", &bobs.id).await, Err(Error::NotFound(_))),
+            "one person cannot sign out another's browser"
+        );
+        assert_eq!(sessions.list("ada", None).await.expect("listed").len(), 1, "nor see it");
+        assert_eq!(sessions.revoke_all_but("ada", None).await.expect("revoked"), 1);
         assert!(!sessions.is_live(&c.id).await.expect("checked"));
+        assert!(sessions.is_live(&bobs.id).await.expect("checked"), "signing out all one's browsers leaves others'");
     }
 }

@@ -14,6 +14,7 @@ pub mod hidden_chars;
 pub mod inbox;
 pub mod mcp;
 pub mod message;
+pub mod person;
 pub mod provider;
 pub mod run;
 pub mod secret;

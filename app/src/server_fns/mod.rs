@@ -2,6 +2,8 @@
 //! records of warden-types the UI shows as they are. Grouped by area; the browser calls them over HTTP, SSR directly.
 
 pub mod approvals;
+#[cfg(feature = "ssr")]
+pub mod asker;
 pub mod audit;
 pub mod codec;
 pub mod connection_checks;

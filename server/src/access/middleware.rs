@@ -8,29 +8,24 @@
 
 use axum::body::Body;
 use axum::extract::connect_info::ConnectInfo;
-use axum::extract::{Request, State};
+use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::Form;
 use futures::StreamExt;
 use tokio::sync::broadcast::error::RecvError;
 use warden_sessions::{Sessions, SignedIn};
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
-use super::sign_in_page::{self, Reason};
-use super::Access;
+use super::invitation_page::{self, INVITE_PREFIX};
+use super::password_sign_in;
+use super::sign_in_page::{self, Reason, SIGN_IN_PATH};
+use super::{roles, server_fn_rules, Access, Caller};
 use crate::api::ApiError;
 
 /// Paths anyone on an allowed host may call.
 const PUBLIC_PATHS: &[&str] = &["/api/health"];
-
-/// Who a request was let in as.
-enum Caller {
-    /// Showed the access token.
-    Token,
-    /// A signed-in browser.
-    Browser(SignedIn),
-}
 
 pub async fn guard(State(access): State<Access>, mut request: Request, next: Next) -> Response {
     if !host_allowed(&access, &request) {
@@ -56,6 +51,9 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
     if PUBLIC_PATHS.contains(&path) {
         return next.run(request).await;
     }
+    if path == SIGN_IN_PATH || path.starts_with(INVITE_PREFIX) {
+        return signing_in(&access, request).await;
+    }
     if !is_api && matches!(*request.method(), Method::GET | Method::HEAD) {
         if let Some(given) = query_token(request.uri().query()) {
             let (uri, peer) = (request.uri().clone(), peer(&request));
@@ -72,13 +70,29 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
         }
         None => match access.signed_in(request.headers()).await {
             Ok(session) => session.map(Caller::Browser),
-            Err(error) => return session_store_failed(&error),
+            Err(error) => return store_failed(&error),
         },
     };
     if let Some(caller) = caller {
         if is_server_fn(path) && !is_json_post(&request) {
             return json_only();
         }
+        let asker = match access.asker(&caller).await {
+            Ok(Some(asker)) => asker,
+            Ok(None) if is_api || changes_state => {
+                return unauthorized_api("this account is disabled: ask an owner of this Warden");
+            }
+            Ok(None) => return sign_in_page::response(Reason::AccountDisabled),
+            Err(error) => return store_failed(&error),
+        };
+        if is_server_fn(path) {
+            match server_fn_rules::need(path) {
+                Some(need) if need.allows(asker.role()) => {}
+                Some(need) => return roles::refused(need, asker.role()).into_response(),
+                None => return no_rule(),
+            }
+        }
+        request.extensions_mut().insert(asker);
         let Caller::Browser(signed_in) = caller else { return next.run(request).await };
         request.extensions_mut().insert(signed_in.clone());
         let response = next.run(request).await;
@@ -93,6 +107,32 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
         )
     } else {
         sign_in_page::response(Reason::NotSignedIn)
+    }
+}
+
+/// The pages a person signs in on without being signed in: the password form (`GET` shows it, `POST` signs
+/// in) and an invitation link's page (`GET` shows it, `POST` makes the account). Their `POST`s passed the
+/// origin check already.
+async fn signing_in(access: &Access, request: Request) -> Response {
+    let peer = peer(&request);
+    let (method, path) = (request.method().clone(), request.uri().path().to_string());
+    let headers = request.headers().clone();
+    let secret = path.strip_prefix(INVITE_PREFIX);
+    match (method, secret) {
+        (Method::GET | Method::HEAD, None) => sign_in_page::response(Reason::NotSignedIn),
+        (Method::GET | Method::HEAD, Some(secret)) => invitation_page::show(access, secret).await,
+        (Method::POST, None) => match Form::<password_sign_in::SignInForm>::from_request(request, &()).await {
+            Ok(Form(form)) => password_sign_in::sign_in(access, &headers, peer, form).await,
+            Err(rejection) => rejection.into_response(),
+        },
+        (Method::POST, Some(secret)) => {
+            let secret = secret.to_string();
+            match Form::<invitation_page::AcceptForm>::from_request(request, &()).await {
+                Ok(Form(form)) => invitation_page::accept(access, &headers, peer, &secret, form).await,
+                Err(rejection) => rejection.into_response(),
+            }
+        }
+        _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
     }
 }
 
@@ -145,7 +185,7 @@ async fn end_with_session(response: Response, sessions: Sessions, signed_in: Sig
         return response;
     }
     let mut revoked = sessions.revocations();
-    let id = signed_in.session_id;
+    let id = signed_in.session_id.clone();
     let (parts, body) = response.into_parts();
     let ended = async move {
         // Signed out between the check and the subscription: end at once.
@@ -154,7 +194,7 @@ async fn end_with_session(response: Response, sessions: Sessions, signed_in: Sig
         }
         loop {
             match revoked.recv().await {
-                Ok(what) if what.covers(&id) => return,
+                Ok(what) if what.covers(&signed_in) => return,
                 Ok(_) => {}
                 Err(RecvError::Lagged(_)) => {
                     if !sessions.is_live(&id).await.unwrap_or(false) {
@@ -183,25 +223,9 @@ async fn sign_in(
         tracing::warn!(path = %uri.path(), "sign-in link with a wrong token");
         return sign_in_page::response(Reason::WrongToken);
     }
-    let Some(sessions) = access.sessions() else {
-        return session_store_failed(&"no session store attached to the access policy");
+    let Some(owner) = access.founding_owner() else {
+        return store_failed(&"no people attached to the access policy");
     };
-    // Rotation: the session this browser had is over; the old cookie value opens nothing.
-    match access.signed_in(headers).await {
-        Ok(Some(old)) => {
-            if let Err(error) = sessions.revoke(&old.session_id).await {
-                return session_store_failed(&error);
-            }
-        }
-        Ok(None) => {}
-        Err(error) => return session_store_failed(&error),
-    }
-    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
-    let started = match sessions.start(user_agent, where_from(headers, peer).as_deref()).await {
-        Ok(started) => started,
-        Err(error) => return session_store_failed(&error),
-    };
-    tracing::info!(session = %started.id, "a browser signed in");
     let rest: Vec<(String, String)> = form_urlencoded::parse(uri.query().unwrap_or("").as_bytes())
         .filter(|(k, _)| k != "token")
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -211,11 +235,40 @@ async fn sign_in(
         location.push('?');
         location.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
     }
-    // Paths starting `//` would be read as another host by the browser.
-    if location.starts_with("//") {
-        location = "/".to_string();
+    start_session(access, headers, peer, &owner.to_string(), &location).await
+}
+
+/// Signs `person_id` in on this browser: a new session (ending the one the browser came with, if any), its
+/// cookie, and a 303 to `location` (a path on this server).
+pub(super) async fn start_session(
+    access: &Access,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+    person_id: &str,
+    location: &str,
+) -> Response {
+    let Some(sessions) = access.sessions() else {
+        return store_failed(&"no session store attached to the access policy");
+    };
+    // Rotation: the session this browser had is over; the old cookie value opens nothing.
+    match access.signed_in(headers).await {
+        Ok(Some(old)) => {
+            if let Err(error) = sessions.revoke(&old.person_id, &old.session_id).await {
+                return store_failed(&error);
+            }
+        }
+        Ok(None) => {}
+        Err(error) => return store_failed(&error),
     }
-    let location = HeaderValue::from_str(&location).unwrap_or_else(|_| HeaderValue::from_static("/"));
+    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
+    let started = match sessions.start(person_id, user_agent, where_from(headers, peer).as_deref()).await {
+        Ok(started) => started,
+        Err(error) => return store_failed(&error),
+    };
+    tracing::info!(session = %started.id, person = %person_id, "a browser signed in");
+    // Paths not starting with one `/` would be read as another host (`//…`) or a scheme by the browser.
+    let location = if location.starts_with('/') && !location.starts_with("//") { location } else { "/" };
+    let location = HeaderValue::from_str(location).unwrap_or_else(|_| HeaderValue::from_static("/"));
     let mut response = (
         StatusCode::SEE_OTHER,
         [(header::LOCATION, location), (header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
@@ -246,15 +299,20 @@ fn peer(request: &Request) -> Option<std::net::IpAddr> {
 /// Whether the browser reached Warden over https, through a TLS reverse proxy that says so. Believing
 /// a client that claims it over plain HTTP costs nothing: the browser then refuses the `Secure` cookie,
 /// and that client only fails to sign itself in.
-fn served_over_https(headers: &HeaderMap) -> bool {
+pub(super) fn served_over_https(headers: &HeaderMap) -> bool {
     let said = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_ascii_lowercase);
     said("x-forwarded-proto").is_some_and(|p| p.trim() == "https")
         || said("forwarded").is_some_and(|f| f.split([';', ',']).any(|part| part.trim() == "proto=https"))
 }
 
-/// The signed-in browsers could not be read or written: a 500 that names only an error id.
-fn session_store_failed(error: &dyn std::fmt::Display) -> Response {
+/// The signed-in browsers or the people could not be read or written: a 500 that names only an error id.
+pub(super) fn store_failed(error: &dyn std::fmt::Display) -> Response {
     ApiError::internal(error).into_response()
+}
+
+/// A server function nobody gave a rule (`server_fn_rules`): refused to everyone rather than open to all.
+fn no_rule() -> Response {
+    ApiError::new(StatusCode::FORBIDDEN, "no_rule", "this server function has no access rule").into_response()
 }
 
 fn json_only() -> Response {

@@ -7,7 +7,11 @@
 
 pub mod credentials;
 pub mod host;
+mod invitation_page;
 pub mod middleware;
+mod password_sign_in;
+pub mod roles;
+pub mod server_fn_rules;
 pub mod session;
 mod sign_in_page;
 pub mod token;
@@ -17,8 +21,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use host::AllowedHosts;
+pub use invitation_page::invitation_link;
 pub use session::SessionCookie;
 pub use token::{Token, TokenSource};
+use warden_people::{Asker, People};
 use warden_sessions::{Sessions, SignedIn};
 
 #[derive(Debug, thiserror::Error)]
@@ -41,15 +47,42 @@ struct Inner {
     /// no cookie signs anyone in and the sign-in link cannot start a session.
     sessions: Option<Sessions>,
     hosts: AllowedHosts,
+    /// The people: whom a session or the token belongs to, and their role. Until they are attached
+    /// (`with_people`, which `AppState::open` does) nobody is let in but to the public paths.
+    people: Option<(People, FoundingOwner)>,
     /// Files under here are served without the token (the wasm, JS and CSS of the site).
     static_root: Option<PathBuf>,
+    /// Password sign-ins so far, per address and per login.
+    attempts: Arc<password_sign_in::Attempts>,
+}
+
+/// The id of the person the access token and the printed sign-in link stand for.
+#[derive(Clone, Debug)]
+struct FoundingOwner(String);
+
+/// Who a request that passed the token or cookie check is.
+pub enum Caller {
+    /// Showed the access token.
+    Token,
+    /// A signed-in browser.
+    Browser(SignedIn),
+}
+
+/// Why a caller is not let in as a person.
+#[derive(Debug, thiserror::Error)]
+pub enum AskerError {
+    #[error("the people could not be read: {0}")]
+    People(#[from] warden_people::Error),
+    #[error("no people are attached to the access policy")]
+    NoPeople,
 }
 
 impl Access {
     pub fn new(token: Token, hosts: AllowedHosts) -> Self {
         let max_age = warden_sessions::Policy::default().absolute.as_secs();
         let cookie = SessionCookie::new(hosts.port(), max_age);
-        Self(Arc::new(Inner { token, cookie, sessions: None, hosts, static_root: None }))
+        let attempts = Arc::default();
+        Self(Arc::new(Inner { token, cookie, sessions: None, people: None, hosts, static_root: None, attempts }))
     }
 
     /// Lets files that exist under `root` (the site root) be fetched without the token.
@@ -65,6 +98,40 @@ impl Access {
         inner.cookie = SessionCookie::new(inner.hosts.port(), sessions.policy().absolute.as_secs());
         inner.sessions = Some(sessions);
         Self(Arc::new(inner))
+    }
+
+    /// Lets people in: the token and the sign-in link stand for `founding_owner`, a session for its person.
+    pub fn with_people(self, people: People, founding_owner: String) -> Self {
+        let mut inner = (*self.0).clone();
+        inner.people = Some((people, FoundingOwner(founding_owner)));
+        Self(Arc::new(inner))
+    }
+
+    pub fn people(&self) -> Option<&People> {
+        self.0.people.as_ref().map(|(people, _)| people)
+    }
+
+    fn attempts(&self) -> &password_sign_in::Attempts {
+        &self.0.attempts
+    }
+
+    /// The person the token and the printed sign-in link stand for.
+    pub fn founding_owner(&self) -> Option<&str> {
+        self.0.people.as_ref().map(|(_, FoundingOwner(id))| id.as_str())
+    }
+
+    /// The person `caller` is, if their account is enabled (`None`: disabled, or a session of nobody known).
+    pub async fn asker(&self, caller: &Caller) -> Result<Option<Asker>, AskerError> {
+        let Some((people, FoundingOwner(owner))) = &self.0.people else { return Err(AskerError::NoPeople) };
+        let (id, by_token) = match caller {
+            Caller::Token => (owner.as_str(), true),
+            Caller::Browser(signed_in) => (signed_in.person_id.as_str(), false),
+        };
+        match people.person(id).await {
+            Ok(person) if person.disabled_at.is_none() => Ok(Some(Asker { person, by_token })),
+            Ok(_) | Err(warden_people::Error::NotFound(_)) => Ok(None),
+            Err(other) => Err(other.into()),
+        }
     }
 
     /// The policy from the environment for a server bound to `bind` with its data in `data_dir`:

@@ -1,44 +1,89 @@
-//! The small page a browser gets instead of the app until it has signed in: no script, no app,
-//! just what to do, and what a session cookie risks (docs/SECURITY.md, "Not protected").
+//! The small pages a browser gets instead of the app until it has signed in: no script, no app. The sign-in
+//! page takes a login and a password (people invited by an owner) and says how the owner signs in (the
+//! printed link), and what a session cookie risks (docs/SECURITY.md, "Not protected"). The invitation page
+//! is in `invitation_page`; both share the shell here.
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
+
+/// The form's path; the form posts `login` and `password` to it.
+pub const SIGN_IN_PATH: &str = "/sign-in";
 
 /// Why the page is shown.
 pub enum Reason {
     NotSignedIn,
     WrongToken,
+    /// The session's person (or the token's) has been disabled by an owner.
+    AccountDisabled,
+    /// The login and password did not sign anyone in.
+    WrongPassword,
+    /// Too many sign-ins from this address or for this login in a short time.
+    TooManyAttempts,
 }
 
 pub fn response(reason: Reason) -> Response {
-    let lead = match reason {
-        Reason::NotSignedIn => "This Warden server needs you to sign in first.",
-        Reason::WrongToken => "That sign-in link is not valid for this Warden server (the token does not match).",
+    response_for(reason, "")
+}
+
+/// The page, with `login` typed back into its field.
+pub fn response_for(reason: Reason, login: &str) -> Response {
+    let (status, lead) = match reason {
+        Reason::NotSignedIn => (StatusCode::UNAUTHORIZED, "This Warden server needs you to sign in first."),
+        Reason::WrongToken => (
+            StatusCode::UNAUTHORIZED,
+            "That sign-in link is not valid for this Warden server (the token does not match).",
+        ),
+        Reason::AccountDisabled => {
+            (StatusCode::UNAUTHORIZED, "This account is disabled. Ask an owner of this Warden to enable it again.")
+        }
+        Reason::WrongPassword => (StatusCode::UNAUTHORIZED, "That login and password do not match an account here."),
+        Reason::TooManyAttempts => {
+            (StatusCode::TOO_MANY_REQUESTS, "Too many sign-in attempts. Wait a minute, then try again.")
+        }
     };
-    let html = format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in to Warden</title><link rel="icon" href="data:,"></head>
-<body>
-<main>
-<h1>Sign in to Warden</h1>
-<p>{lead}</p>
+    let login = escape(login);
+    let body = format!(
+        r#"<h1>Sign in to Warden</h1>
+<p role="status">{lead}</p>
+<form method="post" action="{SIGN_IN_PATH}">
+<p><label for="login">Login</label><br><input id="login" name="login" autocomplete="username" required value="{login}"></p>
+<p><label for="password">Password</label><br><input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Sign in</button></p>
+</form>
+<h2>Installed Warden yourself?</h2>
 <p>Open the sign-in link the server printed when it started. It looks like
 <code>http://127.0.0.1:3000/?token=…</code>. The token is also in the file <code>access-token</code>
 in Warden's data directory, or in <code>WARDEN_TOKEN</code> if that was set.</p>
-<p>Opening the link signs this browser in with a session cookie. Browsers send a site's cookies to
+<p>Signing in gives this browser a session cookie. Browsers send a site's cookies to
 every port of its host, so a page served by another program on this machine that you open may receive
 it. Settings lists the signed-in browsers (where and when) and signs them out, one by one or all at
-once; a session also ends after 7 days unused or 30 days in all.</p>
+once; a session also ends after 7 days unused or 30 days in all.</p>"#
+    );
+    page(status, "Sign in to Warden", &body)
+}
+
+/// A whole page around `body` (already escaped where it holds anything typed), never cached.
+pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title><link rel="icon" href="data:,"></head>
+<body>
+<main>
+{body}
 </main>
 </body>
 </html>
 "#
     );
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")],
-        html,
-    )
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html)
         .into_response()
+}
+
+/// `text` safe inside an element or a double-quoted attribute.
+pub fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    // Writing to a String cannot fail.
+    let _ = pulldown_cmark_escape::escape_html(&mut escaped, text);
+    escaped
 }

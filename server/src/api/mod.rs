@@ -1,5 +1,6 @@
 //! The public HTTP API (documented in docs/API.md). Handlers are thin: take the engine, call it,
-//! map errors to statuses. Access control is not here: `crate::protect` wraps these routes.
+//! map errors to statuses. Who may call each route is said here, with it (`Need`); the gate that finds who
+//! asks is `crate::access`.
 
 mod approvals;
 mod audit;
@@ -13,93 +14,139 @@ pub mod outside;
 mod outside_executors;
 pub mod outside_mcp;
 mod outside_ws;
+mod people;
 mod providers;
 mod runs;
 mod sse;
 mod threads;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
-use axum::routing::{any, get, post, put};
+use axum::handler::Handler;
 use axum::{Json, Router};
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
 use warden_outside::{Dialer, OutsideHub};
+use warden_people::People;
+use warden_sessions::Sessions;
 
 use self::outside_mcp::OutsideMcp;
+use crate::access::roles::{Need, Routes};
 
 pub use error::ApiError;
 
-/// The API routes (and the outside clients' WebSocket), for any state the engine, the MCP hub and
-/// the outside-approvals hub can be taken from.
-pub fn router<S>() -> Router<S>
+/// The API routes (and the outside clients' WebSocket), each with what it asks of the person calling it
+/// (`crate::access::roles`), for any state the engine, the MCP hub and the outside-approvals hub can be
+/// taken from.
+pub fn routes<S>() -> Routes<S>
 where
     S: Clone + Send + Sync + 'static,
     Engine: FromRef<S>,
+    People: FromRef<S>,
+    Sessions: FromRef<S>,
     McpHub: FromRef<S>,
     OutsideHub: FromRef<S>,
     OutsideMcp: FromRef<S>,
     Dialer: FromRef<S>,
 {
-    Router::new()
-        .route("/api/health", get(|| async { Json(json!({ "status": "ok" })) }))
-        .route("/api/threads", get(threads::list).post(threads::create))
-        .route("/api/threads/{id}", get(threads::get).patch(threads::patch).delete(threads::delete))
-        .route("/api/threads/{id}/messages", post(threads::post_message))
-        .route("/api/threads/{id}/retry", post(threads::retry))
-        .route("/api/search", get(threads::search))
-        .route("/api/threads/{id}/runs", get(threads::runs))
-        .route("/api/threads/{id}/messages/{message_id}/edit", post(threads::edit_message))
-        .route("/api/threads/{id}/messages/{message_id}/regenerate", post(threads::regenerate))
-        .route("/api/threads/{id}/branch", put(threads::switch_branch))
-        .route("/api/threads/{id}/title", post(threads::regenerate_title))
-        .route("/api/threads/{id}/export.json", get(threads::export_json))
-        .route("/api/threads/{id}/export.md", get(threads::export_markdown))
-        .route("/api/threads/import", post(threads::import))
-        .route("/api/rules/{id}", axum::routing::delete(threads::delete_rule))
-        .route("/api/runs/{id}", get(runs::get))
-        .route("/api/runs/{id}/events", get(runs::events))
-        .route("/api/runs/{id}/stop", post(runs::stop))
-        .route("/api/tool_calls/{id}", get(runs::tool_call))
-        .route("/api/approvals", get(approvals::list))
-        .route("/api/inbox/events", get(inbox::events))
-        .route("/api/approvals/{id}", get(approvals::get).post(approvals::decide))
-        .route("/api/connection_checks/{id}", get(connection_checks::get).post(connection_checks::decide))
-        .route("/api/providers", get(providers::list).post(providers::save))
-        .route("/api/providers/test", post(providers::test))
-        .route("/api/providers/{id}", axum::routing::delete(providers::remove))
-        .route("/api/providers/{id}/test", post(providers::test_entry))
-        .route("/api/threads/{id}/model", put(providers::set_thread_model))
+    use Need::{Chat, Decide, Manage, OutsideClient, Public, SignedIn};
+    Routes::default()
+        .get("/api/health", Public, || async { Json(json!({ "status": "ok" })) })
+        .get("/api/threads", SignedIn, threads::list)
+        .post("/api/threads", Chat, threads::create)
+        .get("/api/threads/{id}", SignedIn, threads::get)
+        .patch("/api/threads/{id}", Chat, threads::patch)
+        .delete("/api/threads/{id}", Chat, threads::delete)
+        .post("/api/threads/{id}/messages", Chat, threads::post_message)
+        .post("/api/threads/{id}/retry", Chat, threads::retry)
+        .get("/api/search", SignedIn, threads::search)
+        .get("/api/threads/{id}/runs", SignedIn, threads::runs)
+        .post("/api/threads/{id}/messages/{message_id}/edit", Chat, threads::edit_message)
+        .post("/api/threads/{id}/messages/{message_id}/regenerate", Chat, threads::regenerate)
+        .put("/api/threads/{id}/branch", Chat, threads::switch_branch)
+        .post("/api/threads/{id}/title", Chat, threads::regenerate_title)
+        .get("/api/threads/{id}/export.json", SignedIn, threads::export_json)
+        .get("/api/threads/{id}/export.md", SignedIn, threads::export_markdown)
+        .post("/api/threads/import", Chat, threads::import)
+        .delete("/api/rules/{id}", Chat, threads::delete_rule)
+        .get("/api/runs/{id}", SignedIn, runs::get)
+        .get("/api/runs/{id}/events", SignedIn, runs::events)
+        .post("/api/runs/{id}/stop", Chat, runs::stop)
+        .get("/api/tool_calls/{id}", SignedIn, runs::tool_call)
+        .get("/api/approvals", SignedIn, approvals::list)
+        .get("/api/inbox/events", SignedIn, inbox::events)
+        .get("/api/approvals/{id}", SignedIn, approvals::get)
+        .post("/api/approvals/{id}", Decide, approvals::decide)
+        .get("/api/connection_checks/{id}", SignedIn, connection_checks::get)
+        .post("/api/connection_checks/{id}", Decide, connection_checks::decide)
+        .get("/api/providers", SignedIn, providers::list)
+        .post("/api/providers", Manage, providers::save)
+        .post("/api/providers/test", Manage, providers::test)
+        .delete("/api/providers/{id}", Manage, providers::remove)
+        .post("/api/providers/{id}/test", Manage, providers::test_entry)
+        .put("/api/threads/{id}/model", Chat, providers::set_thread_model)
         // The audit log of every decision (chats and outside clients): a page, or the whole as a download.
-        .route("/api/audit", get(audit::page))
-        .route("/api/audit.jsonl", get(audit::jsonl))
-        .route("/api/audit.csv", get(audit::csv))
-        .route("/api/mcp/servers", get(mcp::list).post(mcp::upsert))
-        .route("/api/mcp/servers/{name}", get(mcp::get).delete(mcp::remove))
-        .route("/api/mcp/servers/{name}/enabled", put(mcp::set_enabled))
-        .route("/api/mcp/servers/{name}/reconnect", post(mcp::reconnect))
-        .route("/api/mcp/servers/{name}/tools/{tool}/policy", put(mcp::set_policy))
-        .route("/api/mcp/test", post(mcp::test))
-        .route("/api/mcp/import", post(mcp::import))
-        .route("/api/mcp/export", get(mcp::export))
+        .get("/api/audit", Manage, audit::page)
+        .get("/api/audit.jsonl", Manage, audit::jsonl)
+        .get("/api/audit.csv", Manage, audit::csv)
+        .get("/api/mcp/servers", Manage, mcp::list)
+        .post("/api/mcp/servers", Manage, mcp::upsert)
+        .get("/api/mcp/servers/{name}", Manage, mcp::get)
+        .delete("/api/mcp/servers/{name}", Manage, mcp::remove)
+        .put("/api/mcp/servers/{name}/enabled", Manage, mcp::set_enabled)
+        .post("/api/mcp/servers/{name}/reconnect", Manage, mcp::reconnect)
+        .put("/api/mcp/servers/{name}/tools/{tool}/policy", Manage, mcp::set_policy)
+        .post("/api/mcp/test", Manage, mcp::test)
+        .post("/api/mcp/import", Manage, mcp::import)
+        .get("/api/mcp/export", Manage, mcp::export)
         // Outside approvals: client routes (client token) are `outside::is_client_route`; the rest
         // are the person's.
-        .route(outside::SOCKET_PATH, get(outside_ws::connect))
-        .route(outside_mcp::PATH, any(outside_mcp::serve))
-        .route(
+        .get(outside::SOCKET_PATH, OutsideClient, outside_ws::connect)
+        .any(outside_mcp::PATH, OutsideClient, outside_mcp::serve)
+        .get("/api/outside/requests", SignedIn, outside::list)
+        .post(
             "/api/outside/requests",
-            get(outside::list)
-                .post(outside::create_request)
-                .layer(DefaultBodyLimit::max(outside::MAX_REQUEST_BODY_BYTES)),
+            OutsideClient,
+            outside::create_request.layer(DefaultBodyLimit::max(outside::MAX_REQUEST_BODY_BYTES)),
         )
-        .route("/api/outside/requests/{id}", get(outside::get))
-        .route("/api/outside/requests/{id}/decision", get(outside::wait_decision).post(outside::decide))
-        .route("/api/outside/requests/{id}/extend", post(outside::extend))
-        .route("/api/outside/policy", get(outside::policy).put(outside::set_policy))
-        .route("/api/outside/clients", get(outside::clients).post(outside::create_client))
-        .route("/api/outside/clients/{id}", axum::routing::delete(outside::revoke_client))
-        .route("/api/outside/clients/{id}/policy", put(outside::set_client_policy))
-        .route("/api/outside/executors", get(outside_executors::list).post(outside_executors::add))
-        .route("/api/outside/executors/{id}", get(outside_executors::get).delete(outside_executors::remove))
-        .route("/api/outside/executors/{id}/enabled", put(outside_executors::set_enabled))
+        .get("/api/outside/requests/{id}", SignedIn, outside::get)
+        .get("/api/outside/requests/{id}/decision", OutsideClient, outside::wait_decision)
+        .post("/api/outside/requests/{id}/decision", Decide, outside::decide)
+        .post("/api/outside/requests/{id}/extend", Decide, outside::extend)
+        .get("/api/outside/policy", SignedIn, outside::policy)
+        .put("/api/outside/policy", Manage, outside::set_policy)
+        .get("/api/outside/clients", Manage, outside::clients)
+        .post("/api/outside/clients", Manage, outside::create_client)
+        .delete("/api/outside/clients/{id}", Manage, outside::revoke_client)
+        .put("/api/outside/clients/{id}/policy", Manage, outside::set_client_policy)
+        .get("/api/outside/executors", Manage, outside_executors::list)
+        .post("/api/outside/executors", Manage, outside_executors::add)
+        .get("/api/outside/executors/{id}", Manage, outside_executors::get)
+        .delete("/api/outside/executors/{id}", Manage, outside_executors::remove)
+        .put("/api/outside/executors/{id}/enabled", Manage, outside_executors::set_enabled)
+        // People: who asks, and for owners everyone, their roles and invitations.
+        .get("/api/me", SignedIn, people::me)
+        .put("/api/me/password", SignedIn, people::set_password)
+        .get("/api/people", Manage, people::list)
+        .put("/api/people/{id}/role", Manage, people::set_role)
+        .post("/api/people/{id}/disable", Manage, people::disable)
+        .post("/api/people/{id}/enable", Manage, people::enable)
+        .get("/api/people/invitations", Manage, people::invitations)
+        .post("/api/people/invitations", Manage, people::invite)
+        .delete("/api/people/invitations/{id}", Manage, people::withdraw_invitation)
+}
+
+/// The API routes as a router (see [`routes`]).
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Engine: FromRef<S>,
+    People: FromRef<S>,
+    Sessions: FromRef<S>,
+    McpHub: FromRef<S>,
+    OutsideHub: FromRef<S>,
+    OutsideMcp: FromRef<S>,
+    Dialer: FromRef<S>,
+{
+    routes().into_router()
 }

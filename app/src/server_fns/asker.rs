@@ -1,0 +1,11 @@
+//! The person a server function runs for: the access gate found them and put them in the request.
+
+use crate::error::AppError;
+
+/// The person asking. Every request that reaches a server function has one (the gate refuses others), so
+/// its absence is a server fault, not the caller's.
+pub fn asker() -> Result<warden_people::Asker, AppError> {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<warden_people::Asker>().cloned())
+        .ok_or_else(|| AppError::internal("no person was found for this request"))
+}

@@ -1,0 +1,21 @@
+//! Who a request comes from, as the server's access gate found them: put in the request's extensions, read by
+//! the role checks, the handlers and the server functions.
+
+use warden_types::person::{Person, Role};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asker {
+    pub person: Person,
+    /// Let in by the access token (the founding owner's, as printed at start) rather than a session.
+    pub by_token: bool,
+}
+
+impl Asker {
+    pub fn id(&self) -> &str {
+        &self.person.id
+    }
+
+    pub fn role(&self) -> Role {
+        self.person.role
+    }
+}

@@ -1,0 +1,205 @@
+//! Invitations: the owner asks for one (a role, perhaps a name, how long it lasts) and gets a link, shown once,
+//! that carries a secret. The invitee opens it, picks a login and a password, and is in. A link works once:
+//! the statement that accepts it is the one that checks it is unused, not withdrawn and not expired.
+
+use std::time::{Duration, SystemTime};
+
+use sqlx::Sqlite;
+use warden_db::secret::{has_secret_shape, hash};
+use warden_db::timestamp;
+use warden_types::person::{Invitation, Person, Role};
+
+use crate::accounts::require_owner;
+use crate::{names, password, Error, People, Result, Secret};
+
+/// How long an invitation may last: a few minutes to a month; a week unless the owner says otherwise.
+pub const MIN_VALID: Duration = Duration::from_secs(5 * 60);
+pub const MAX_VALID: Duration = Duration::from_secs(30 * 24 * 3600);
+pub const DEFAULT_VALID: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// What the owner asks for.
+#[derive(Debug, Clone)]
+pub struct NewInvitation {
+    pub role: Role,
+    pub name: Option<String>,
+    pub valid_for: Duration,
+}
+
+impl NewInvitation {
+    /// An invitation to `role`, with no name, lasting `DEFAULT_VALID`.
+    pub fn new(role: Role) -> Self {
+        Self { role, name: None, valid_for: DEFAULT_VALID }
+    }
+}
+
+/// The columns an `InvitationRow` reads, and what a row must be to be used: unused, not withdrawn, not
+/// expired at the time bound last (macros, so that queries stay literal strings).
+macro_rules! invitation_columns {
+    () => {
+        "id, role, name, created_by, created_at, expires_at"
+    };
+}
+macro_rules! usable {
+    () => {
+        "used_at IS NULL AND revoked_at IS NULL AND expires_at > ?"
+    };
+}
+
+#[derive(sqlx::FromRow)]
+struct InvitationRow {
+    id: String,
+    role: Role,
+    name: Option<String>,
+    created_by: String,
+    created_at: String,
+    expires_at: String,
+}
+
+impl From<InvitationRow> for Invitation {
+    fn from(row: InvitationRow) -> Self {
+        let InvitationRow { id, role, name, created_by, created_at, expires_at } = row;
+        Invitation { id, role, name, created_by, created_at, expires_at }
+    }
+}
+
+impl People {
+    /// A new invitation by the owner `by`, and the secret its link carries (shown once, kept only hashed).
+    pub async fn invite(&self, by: &str, new: NewInvitation) -> Result<(Invitation, Secret)> {
+        if !(MIN_VALID..=MAX_VALID).contains(&new.valid_for) {
+            return Err(Error::BadExpiry { min: MIN_VALID.as_secs() / 60, max: MAX_VALID.as_secs() / 60 });
+        }
+        let name = new.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(names::name).transpose()?;
+        let secret = Secret::new().map_err(Error::Random)?;
+        let now = SystemTime::now();
+        let expires_at = timestamp::at(now + new.valid_for);
+        let id = warden_db::new_id();
+        let mut tx = self.writer.begin().await?;
+        require_owner(&mut tx, by).await?;
+        sqlx::query(
+            "INSERT INTO invitations (id, secret_hash, role, name, created_by, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(secret.hash())
+        .bind(new.role)
+        .bind(&name)
+        .bind(by)
+        .bind(timestamp::at(now))
+        .bind(&expires_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let invitation = Invitation {
+            id,
+            role: new.role,
+            name,
+            created_by: by.to_string(),
+            created_at: timestamp::at(now),
+            expires_at,
+        };
+        Ok((invitation, secret))
+    }
+
+    /// The invitations that can still be used, newest first.
+    pub async fn pending_invitations(&self) -> Result<Vec<Invitation>> {
+        let rows: Vec<InvitationRow> = sqlx::query_as(concat!(
+            "SELECT ",
+            invitation_columns!(),
+            " FROM invitations WHERE ",
+            usable!(),
+            " ORDER BY created_at DESC, id DESC"
+        ))
+        .bind(timestamp::now())
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(Invitation::from).collect())
+    }
+
+    /// The usable invitation a link's secret opens, for the page that accepts it.
+    pub async fn invitation_by_secret(&self, secret: &str) -> Result<Option<Invitation>> {
+        if !has_secret_shape(secret) {
+            return Ok(None);
+        }
+        let row: Option<InvitationRow> = sqlx::query_as(concat!(
+            "SELECT ",
+            invitation_columns!(),
+            " FROM invitations WHERE secret_hash = ? AND ",
+            usable!()
+        ))
+        .bind(hash(secret))
+        .bind(timestamp::now())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(Invitation::from))
+    }
+
+    /// Accepts the invitation whose link carries `secret`: a new person with its role, signing in as `login`.
+    /// Everything the invitee typed is checked before the link is used, and a login that turns out taken
+    /// leaves the link usable, so a mistake costs them nothing.
+    pub async fn accept_invitation(&self, secret: &str, login: &str, name: &str, new_password: &str) -> Result<Person> {
+        let login = names::login(login)?;
+        let name = names::name(name)?;
+        password::check(new_password, &login)?;
+        if !has_secret_shape(secret) {
+            return Err(Error::InvitationNotValid);
+        }
+        let hashed = password::hash(new_password.to_string()).await?;
+        let now = timestamp::now();
+        let id = warden_db::new_id();
+        let mut tx = self.writer.begin().await?;
+        let used: Option<(String, Role, String)> = sqlx::query_as(concat!(
+            "UPDATE invitations SET used_at = ? WHERE secret_hash = ? AND ",
+            usable!(),
+            " RETURNING id, role, created_by"
+        ))
+        .bind(&now)
+        .bind(hash(secret))
+        .bind(&now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((invitation, role, invited_by)) = used else { return Err(Error::InvitationNotValid) };
+        let inserted = sqlx::query::<Sqlite>(
+            "INSERT INTO people (id, login, name, role, password_hash, created_at, invited_by)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(&login)
+        .bind(&name)
+        .bind(role)
+        .bind(hashed)
+        .bind(&now)
+        .bind(invited_by)
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Err(Error::LoginTaken(login)),
+            other => {
+                other?;
+            }
+        }
+        sqlx::query("UPDATE invitations SET used_by = ? WHERE id = ?")
+            .bind(&id)
+            .bind(invitation)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.person(&id).await
+    }
+
+    /// Withdraws a pending invitation, by the owner `by`: its link stops working.
+    pub async fn withdraw_invitation(&self, by: &str, id: &str) -> Result<()> {
+        let mut tx = self.writer.begin().await?;
+        require_owner(&mut tx, by).await?;
+        let done = sqlx::query(concat!("UPDATE invitations SET revoked_at = ? WHERE id = ? AND ", usable!()))
+            .bind(timestamp::now())
+            .bind(id)
+            .bind(timestamp::now())
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::InvitationNotFound(id.to_string()));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

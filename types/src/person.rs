@@ -1,0 +1,83 @@
+//! The people who use one Warden, as the pages and the API show them: who they are and what their role lets
+//! them do. Passwords, passkeys and invitation secrets never leave the server; nothing here carries them.
+
+use serde::{Deserialize, Serialize};
+
+/// What a person may do. One role per person; the owner gives and changes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+#[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(rename_all = "snake_case"))]
+pub enum Role {
+    /// Everything, including people, roles and approval policies.
+    Owner,
+    /// Decides what the policies route to them; reads the threads and requests they decide on; chats.
+    Approver,
+    /// Chats; the cards of their runs go to the approvers a policy names, never to themselves.
+    Member,
+    /// Reads what is shared with them; decides nothing, starts nothing.
+    Viewer,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Owner, Role::Approver, Role::Member, Role::Viewer];
+
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether this role may decide an approval routed to it.
+    pub fn decides(self) -> bool {
+        matches!(self, Role::Owner | Role::Approver)
+    }
+
+    /// Whether this role may start threads and runs.
+    pub fn chats(self) -> bool {
+        !matches!(self, Role::Viewer)
+    }
+
+    /// Whether this role may manage people, invitations and policies.
+    pub fn manages(self) -> bool {
+        matches!(self, Role::Owner)
+    }
+
+    /// How the pages name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Owner => "Owner",
+            Role::Approver => "Approver",
+            Role::Member => "Member",
+            Role::Viewer => "Viewer",
+        }
+    }
+}
+
+/// A person, as Settings → People lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    pub id: String,
+    /// What they sign in with (unique, compared without case).
+    pub login: String,
+    /// How the app names them (in the inbox, the audit log, "asked by").
+    pub name: String,
+    pub role: Role,
+    /// Whether a password is set (passkeys and the identity provider are listed apart).
+    pub has_password: bool,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+    /// Set when the owner disabled the account: its sessions ended then, and it cannot sign in.
+    pub disabled_at: Option<String>,
+}
+
+/// An invitation not yet used, as the owner sees it (never its secret: that is only in the link shown once).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Invitation {
+    pub id: String,
+    pub role: Role,
+    /// The name the owner suggested; the invitee may change it.
+    pub name: Option<String>,
+    /// Who invited.
+    pub created_by: String,
+    pub created_at: String,
+    pub expires_at: String,
+}
