@@ -14,6 +14,9 @@ pub enum AppError {
     Invalid(String),
     #[error("{0}")]
     Conflict(String),
+    /// The person asking may not do this.
+    #[error("{0}")]
+    Forbidden(String),
     /// Warden is not set up for this yet (no model configured); the text says what to set.
     #[error("{0}")]
     Unavailable(String),
@@ -51,12 +54,13 @@ impl AppError {
         self.kind().status()
     }
 
-    pub fn kind(&self) -> warden_engine::ErrorKind {
-        use warden_engine::ErrorKind as K;
+    pub fn kind(&self) -> warden_types::ErrorKind {
+        use warden_types::ErrorKind as K;
         match self {
             AppError::NotFound(_) => K::NotFound,
             AppError::Invalid(_) => K::Invalid,
             AppError::Conflict(_) => K::Conflict,
+            AppError::Forbidden(_) => K::Forbidden,
             AppError::Unavailable(_) => K::Unavailable,
             AppError::Upstream(_) => K::Upstream,
             AppError::Internal(_) | AppError::Transport(_) => K::Internal,
@@ -65,13 +69,14 @@ impl AppError {
 
     /// The error of `kind` a person sees, answering the server function being handled with the
     /// kind's status; an internal one shows only an id and `error` goes to the log.
-    pub fn of_kind(kind: warden_engine::ErrorKind, error: &dyn std::fmt::Display) -> Self {
-        use warden_engine::ErrorKind as K;
+    pub fn of_kind(kind: warden_types::ErrorKind, error: &dyn std::fmt::Display) -> Self {
+        use warden_types::ErrorKind as K;
         let message = || error.to_string();
         let app_error = match kind {
             K::NotFound => AppError::NotFound(message()),
             K::Conflict => AppError::Conflict(message()),
             K::Invalid => AppError::Invalid(message()),
+            K::Forbidden => AppError::Forbidden(message()),
             K::Unavailable => AppError::Unavailable(message()),
             K::Upstream => AppError::Upstream(message()),
             K::Internal => AppError::internal(error),
@@ -106,6 +111,13 @@ impl From<warden_engine::Error> for AppError {
 #[cfg(feature = "ssr")]
 impl From<warden_mcp::Error> for AppError {
     fn from(error: warden_mcp::Error) -> Self {
+        AppError::of_kind(error.kind(), &error)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<warden_people::Error> for AppError {
+    fn from(error: warden_people::Error) -> Self {
         AppError::of_kind(error.kind(), &error)
     }
 }

@@ -2,6 +2,7 @@
 //! that the edge logs and reports as "internal".
 
 use warden_llm::ProviderError;
+use warden_types::ErrorKind;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -59,40 +60,6 @@ impl Error {
             Error::NoModel => "no_model",
             Error::Provider(_) => "model_error",
             Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => "internal",
-        }
-    }
-}
-
-/// The kinds of failure a caller can tell apart. Each crate's error says its kind (`kind()`); the
-/// HTTP status comes from the kind alone, in [`ErrorKind::status`], for the JSON API and the server
-/// functions alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The thing named does not exist.
-    NotFound,
-    /// The request clashes with the current state (already decided, a run in progress).
-    Conflict,
-    /// The request itself is wrong; the message says how.
-    Invalid,
-    /// Warden is not set up to do this yet (no model configured).
-    Unavailable,
-    /// Something Warden called failed: the model provider, an MCP server.
-    Upstream,
-    /// A failure inside Warden; its details belong in the log, never in an answer.
-    Internal,
-}
-
-impl ErrorKind {
-    /// The one table from error kinds to HTTP statuses.
-    pub fn status(self) -> http::StatusCode {
-        use http::StatusCode as S;
-        match self {
-            ErrorKind::NotFound => S::NOT_FOUND,
-            ErrorKind::Conflict => S::CONFLICT,
-            ErrorKind::Invalid => S::UNPROCESSABLE_ENTITY,
-            ErrorKind::Unavailable => S::SERVICE_UNAVAILABLE,
-            ErrorKind::Upstream => S::BAD_GATEWAY,
-            ErrorKind::Internal => S::INTERNAL_SERVER_ERROR,
         }
     }
 }

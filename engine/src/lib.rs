@@ -37,7 +37,7 @@ pub mod rules {
 }
 
 pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, Result};
 pub use events::RunEventRecord;
 pub use store::PendingInThread;
 pub use thread::{MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE};

@@ -1,7 +1,7 @@
 //! The one error type of warden-mcp's public API, with a variant per thing that can go wrong
 //! when managing MCP servers (tool-call failures are the engine's `ToolError` instead).
 
-use warden_engine::ErrorKind;
+use warden_types::ErrorKind;
 
 /// What can go wrong when configuring, storing or connecting MCP servers.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +57,7 @@ impl Error {
         match self.kind() {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Invalid => "invalid_request",
+            ErrorKind::Forbidden => "forbidden",
             ErrorKind::Upstream => "connect_failed",
             ErrorKind::Conflict => "conflict",
             ErrorKind::Unavailable => "unavailable",

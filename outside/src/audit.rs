@@ -8,13 +8,14 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
-use warden_engine::{Engine, ErrorKind};
+use warden_engine::Engine;
 use warden_types::approval::{Approval, ApprovalStatus, DecidedBy, DecidedByKind, Scope, ThreadRule};
 use warden_types::audit::{
     AuditDecider, AuditEntry, AuditFilter, AuditOutcome, AuditPage, AuditQuery, AuditRow, AuditSource, DiffChange,
     DiffLine,
 };
 use warden_types::tool::{Preview, ToolOrigin};
+use warden_types::ErrorKind;
 
 use crate::protocol::{ClientFrame, DeciderKind};
 use crate::{OutsideHub, OutsideRequest, RequestStatus};

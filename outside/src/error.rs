@@ -1,7 +1,7 @@
 //! The one error type of warden-outside's API, with a variant per thing a caller can act on, and
 //! its translation into an error frame for a client.
 
-use warden_engine::ErrorKind;
+use warden_types::ErrorKind;
 
 use crate::protocol::{ErrorCode, FrameError};
 

@@ -14,9 +14,10 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio_util::sync::CancellationToken;
 use warden_db::timestamp::parse_time;
 use warden_db::{new_id, Database};
-use warden_engine::{Engine, ErrorKind};
+use warden_engine::Engine;
 use warden_types::run::ToolCallStatus;
 use warden_types::tool::ToolOrigin;
+use warden_types::ErrorKind;
 
 use crate::connection::Connection;
 use crate::error::{Error, Result};

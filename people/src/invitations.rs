@@ -12,6 +12,14 @@ use warden_types::person::{Invitation, Person, Role};
 use crate::accounts::require_owner;
 use crate::{names, password, Error, People, Result, Secret};
 
+/// Invitation links are this path and the secret, on the host the owner's browser used.
+pub const INVITE_PREFIX: &str = "/invite/";
+
+/// The path of the link that carries `secret`.
+pub fn invitation_path(secret: &Secret) -> String {
+    format!("{INVITE_PREFIX}{}", secret.expose())
+}
+
 /// How long an invitation may last: a few minutes to a month; a week unless the owner says otherwise.
 pub const MIN_VALID: Duration = Duration::from_secs(5 * 60);
 pub const MAX_VALID: Duration = Duration::from_secs(30 * 24 * 3600);

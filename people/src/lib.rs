@@ -19,9 +19,10 @@ pub mod password;
 use sqlx::migrate::Migrator;
 use sqlx::SqlitePool;
 use warden_db::Database;
+use warden_types::ErrorKind;
 
 pub use asker::Asker;
-pub use invitations::NewInvitation;
+pub use invitations::{invitation_path, NewInvitation, INVITE_PREFIX};
 pub use password::PasswordRefused;
 pub use warden_db::secret::Secret;
 
@@ -60,6 +61,38 @@ pub enum Error {
     WrongPassword,
     #[error("the person's browsers could not be signed out: {0}")]
     Sessions(#[from] warden_sessions::Error),
+}
+
+impl Error {
+    /// What kind of failure this is for a caller (and so its HTTP status: `ErrorKind::status`).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NotFound(_) | Error::InvitationNotFound(_) => ErrorKind::NotFound,
+            // A link used, withdrawn or expired, a login taken, the last owner: the state says no.
+            Error::InvitationNotValid | Error::LoginTaken(_) | Error::LastOwner => ErrorKind::Conflict,
+            Error::BadName(_) | Error::BadPassword(_) | Error::BadExpiry { .. } => ErrorKind::Invalid,
+            Error::NotAnOwner | Error::WrongPassword => ErrorKind::Forbidden,
+            Error::Sqlx(_) | Error::Migrate(_) | Error::Random(_) | Error::Hashing(_) | Error::Sessions(_) => {
+                ErrorKind::Internal
+            }
+        }
+    }
+
+    /// The public code of the JSON API's error body.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvitationNotValid => "invitation_not_valid",
+            Error::LoginTaken(_) => "login_taken",
+            Error::LastOwner => "last_owner",
+            Error::NotAnOwner => "role_not_allowed",
+            Error::WrongPassword => "wrong_password",
+            _ => match self.kind() {
+                ErrorKind::NotFound => "not_found",
+                ErrorKind::Invalid => "invalid_request",
+                _ => "internal",
+            },
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use warden_app::error::AppError;
 use warden_app::server_fns::{self, mcp as mcp_fns};
 use warden_engine::config::Config;
-use warden_engine::ErrorKind;
+use warden_types::ErrorKind;
 
 use crate::common::{client, send_json, Served};
 

@@ -28,6 +28,7 @@ mod outside_quotas;
 mod outside_restart;
 mod outside_ws;
 mod pages;
+mod people;
 mod private_files;
 mod roles;
 mod server_fns;

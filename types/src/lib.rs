@@ -9,6 +9,7 @@
 pub mod approval;
 pub mod audit;
 pub mod connection;
+pub mod error_kind;
 pub mod event;
 pub mod hidden_chars;
 pub mod inbox;
@@ -27,6 +28,7 @@ pub use approval::{
     Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, RuleMatcher, Scope, ThreadRule, Verdict,
 };
 pub use connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
+pub use error_kind::ErrorKind;
 pub use event::{EventKind, RunEvent};
 pub use message::{Block, Message, Role};
 pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};

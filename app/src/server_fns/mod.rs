@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod outside;
 pub mod outside_executors;
 pub mod outside_linked;
+pub mod people;
 pub mod providers;
 pub mod runs;
 pub mod sessions;

@@ -32,9 +32,9 @@ impl From<warden_sessions::Error> for AppError {
     fn from(error: warden_sessions::Error) -> Self {
         match error {
             warden_sessions::Error::NotFound(_) => {
-                AppError::of_kind(warden_engine::ErrorKind::NotFound, &"That browser is not signed in (any more).")
+                AppError::of_kind(warden_types::ErrorKind::NotFound, &"That browser is not signed in (any more).")
             }
-            other => AppError::of_kind(warden_engine::ErrorKind::Internal, &other),
+            other => AppError::of_kind(warden_types::ErrorKind::Internal, &other),
         }
     }
 }

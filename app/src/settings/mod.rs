@@ -1,10 +1,11 @@
 //! The settings page and its sections: model providers, MCP servers, outside clients and their
-//! policy, executors, and the signed-in browsers.
+//! policy, executors, people, your account, and the signed-in browsers.
 
 pub mod executors;
 pub mod mcp;
 pub mod outside;
 pub mod page;
+pub mod people;
 pub mod providers;
 pub mod section_ui;
 pub mod signed_in_browsers;

@@ -1,30 +1,59 @@
 //! `/settings`: the model providers (`providers`), the MCP servers (`mcp`), the outside clients and
-//! their policy (`outside`), the executors Warden dials (`executors`), and the signed-in browsers
-//! (`signed_in_browsers`), one section each.
+//! their policy (`outside`), the executors Warden dials (`executors`), the people (`people`), the
+//! person's own account and the signed-in browsers (`signed_in_browsers`), one section each; people
+//! who are not owners see only their account and browsers.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::server_fns::people::who_am_i;
 use crate::settings::executors::section::ExecutorsSection;
 use crate::settings::mcp::section::McpSection;
 use crate::settings::outside::clients::OutsideClients;
 use crate::settings::outside::state::OutsideClientsChanged;
+use crate::settings::people::account::AccountSection;
+use crate::settings::people::section::PeopleSection;
 use crate::settings::providers::section::ProvidersSection;
 use crate::settings::signed_in_browsers::SignedInBrowsers;
+use crate::ui::error_notice::error_list;
+use warden_types::person::Person;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
     // Executors added or removed list again in the outside clients' table.
     OutsideClientsChanged::provide();
+    let me = Resource::new(|| (), |_| who_am_i());
     view! {
         <Title text="Settings · Warden"/>
         <div class="settings">
             <h1>"Settings"</h1>
-            <ProvidersSection/>
-            <McpSection/>
-            <OutsideClients/>
-            <ExecutorsSection/>
-            <SignedInBrowsers/>
+            <Transition fallback=|| view! { <p class="loading">"Loading settings…"</p> }>
+                <ErrorBoundary fallback=error_list>
+                    {move || Suspend::new(async move { me.await.map(|me| view! { <Sections me/> }) })}
+                </ErrorBoundary>
+            </Transition>
         </div>
     }
+}
+
+/// The sections `me`'s role may use: everything for an owner; their account and browsers for the rest.
+#[component]
+fn Sections(me: Person) -> impl IntoView {
+    if !me.role.manages() {
+        return view! {
+            <AccountSection me=me.clone()/>
+            <SignedInBrowsers/>
+        }
+        .into_any();
+    }
+    view! {
+        <ProvidersSection/>
+        <McpSection/>
+        <OutsideClients/>
+        <ExecutorsSection/>
+        <PeopleSection me=me.clone()/>
+        <AccountSection me=me.clone()/>
+        <SignedInBrowsers/>
+    }
+    .into_any()
 }

@@ -4,8 +4,9 @@
 //! ended) and its client told at once, instead of waiting on a finished card until its timeout.
 
 use tokio::sync::broadcast::error::RecvError;
-use warden_engine::{Engine, ErrorKind};
+use warden_engine::Engine;
 use warden_types::run::ToolCallStatus;
+use warden_types::ErrorKind;
 
 use super::OutsideHub;
 use crate::error::Result;

@@ -15,8 +15,7 @@ use super::middleware::{served_over_https, start_session, store_failed};
 use super::sign_in_page::{escape, page};
 use super::Access;
 
-/// Invitation links are `/invite/<secret>`.
-pub const INVITE_PREFIX: &str = "/invite/";
+pub use warden_people::INVITE_PREFIX;
 
 #[derive(Deserialize, Default)]
 pub struct AcceptForm {

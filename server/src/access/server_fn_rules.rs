@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
-    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, providers, runs,
-    sessions, threads,
+    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, providers,
+    runs, sessions, threads,
 };
 
 use super::roles::Need;
@@ -56,6 +56,15 @@ fn table() -> Vec<(&'static str, Need)> {
         (outside_executors::RemoveOutsideExecutor::PATH, Manage),
         (outside_executors::SetOutsideExecutorEnabled::PATH, Manage),
         (outside_linked::LinkedOutsideRequests::PATH, SignedIn),
+        (people::DisablePerson::PATH, Manage),
+        (people::EnablePerson::PATH, Manage),
+        (people::InvitePerson::PATH, Manage),
+        (people::ListInvitations::PATH, Manage),
+        (people::ListPeople::PATH, Manage),
+        (people::SetOwnPassword::PATH, SignedIn),
+        (people::SetPersonRole::PATH, Manage),
+        (people::WhoAmI::PATH, SignedIn),
+        (people::WithdrawInvitation::PATH, Manage),
         (providers::ListProviders::PATH, SignedIn),
         (providers::RemoveProvider::PATH, Manage),
         (providers::SaveProvider::PATH, Manage),

@@ -62,12 +62,18 @@ once; a session also ends after 7 days unused or 30 days in all.</p>"#
     page(status, "Sign in to Warden", &body)
 }
 
-/// A whole page around `body` (already escaped where it holds anything typed), never cached.
+/// The pages' policy: nothing loads, and their forms post only to this server (the fallback policy's
+/// `form-action 'none'` would stop them).
+const FORM_PAGE_POLICY: &str = "default-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// A whole page around `body` (already escaped where it holds anything typed), never cached. Its referrer
+/// policy is `same-origin`, not the server's `no-referrer`: under `no-referrer` a browser sends `Origin: null`
+/// with the form's `POST`, which the origin check refuses; nothing on the page leads to another site.
 pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         r#"<!DOCTYPE html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title><link rel="icon" href="data:,"></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><title>{title}</title></head>
 <body>
 <main>
 {body}
@@ -76,8 +82,12 @@ pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
 </html>
 "#
     );
-    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html)
-        .into_response()
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::CONTENT_SECURITY_POLICY, FORM_PAGE_POLICY),
+    ];
+    (status, headers, html).into_response()
 }
 
 /// `text` safe inside an element or a double-quoted attribute.

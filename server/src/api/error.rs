@@ -7,7 +7,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
-use warden_engine::{Error, ErrorKind};
+use warden_engine::Error;
+use warden_types::ErrorKind;
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -71,19 +72,9 @@ impl From<warden_mcp::Error> for ApiError {
     }
 }
 
-/// A person's mistake says what to fix; a role that does not reach the change is a 403.
 impl From<warden_people::Error> for ApiError {
     fn from(e: warden_people::Error) -> Self {
-        use warden_people::Error as E;
-        match &e {
-            E::NotFound(_) | E::InvitationNotFound(_) => Self::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
-            E::InvitationNotValid => Self::new(StatusCode::GONE, "invitation_not_valid", e.to_string()),
-            E::LoginTaken(_) | E::LastOwner => Self::new(StatusCode::CONFLICT, "conflict", e.to_string()),
-            E::BadName(_) | E::BadPassword(_) | E::BadExpiry { .. } => Self::unprocessable(e.to_string()),
-            E::WrongPassword => Self::new(StatusCode::FORBIDDEN, "wrong_password", e.to_string()),
-            E::NotAnOwner => Self::new(StatusCode::FORBIDDEN, "role_not_allowed", e.to_string()),
-            E::Sqlx(_) | E::Migrate(_) | E::Random(_) | E::Hashing(_) | E::Sessions(_) => Self::internal(&e),
-        }
+        Self::of_kind(e.kind(), e.code(), &e)
     }
 }
 

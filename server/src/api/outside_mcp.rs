@@ -252,7 +252,7 @@ impl ApprovalServer {
 
 /// A request the hub would not take, as a refusal to tell the agent; an internal failure ends the call.
 fn refusal(error: warden_outside::Error, id: &str) -> Result<FrameError, ErrorData> {
-    use warden_engine::ErrorKind;
+    use warden_types::ErrorKind;
     match error.kind() {
         ErrorKind::Internal => Err(internal(error)),
         _ => Ok(error.into_frame_error(Some(id.to_string()))),
