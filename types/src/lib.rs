@@ -9,6 +9,7 @@
 pub mod approval;
 pub mod audit;
 pub mod connection;
+pub mod cursor;
 pub mod event;
 pub mod hidden_chars;
 pub mod inbox;
