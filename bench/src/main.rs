@@ -77,7 +77,7 @@ fn free_port() -> u16 {
 }
 
 fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str, &str)]) -> Result<Server> {
-    let base_url = model.base_url()?;
+    let base_url = model.base_url();
     let mut env = vec![("OPENAI_BASE_URL", base_url.as_str()), ("WARDEN_MODEL", "fixture")];
     env.extend_from_slice(extra);
     spawn_server_with(data_dir, &env)
