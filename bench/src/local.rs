@@ -8,13 +8,14 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde_json::json;
 
+use crate::error::{BenchError, Result};
 use crate::{client, data_dir, new_thread, rss_kib, server_command, spawn, wait_healthy};
 
 /// The questions of the thread; the first also makes the model title the thread, and is not counted.
@@ -31,9 +32,11 @@ const QUESTIONS: [&str; 7] = [
 /// Fewer tokens than this in an answer say too little about its speed.
 const MIN_GENERATED: u64 = 5;
 
-pub async fn local() {
-    local_on(Some(1)).await;
-    local_on(None).await;
+/// The built-in model through the server, on one CPU thread (`WARDEN_LOCAL_THREADS=1`) and on the
+/// server's default.
+pub async fn local() -> Result<()> {
+    local_on(Some(1)).await?;
+    local_on(None).await
 }
 
 /// One turn as the engine accounted for it.
@@ -87,12 +90,12 @@ fn strip_ansi(line: &str) -> String {
 }
 
 /// `threads` pins inference to that many CPU threads.
-async fn local_on(threads: Option<u32>) {
+async fn local_on(threads: Option<u32>) -> Result<()> {
     let model = std::env::var("WARDEN_LOCAL_MODEL").unwrap_or_else(|_| {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
         root.join("target/models/SmolLM2-135M-Instruct.Q4_1.gguf").display().to_string()
     });
-    let dir = data_dir();
+    let dir = data_dir()?;
     let threads_setting = threads.map(|n| n.to_string());
     let mut env = vec![("WARDEN_MODEL", "local"), ("WARDEN_LOCAL_MODEL", model.as_str())];
     if let Some(n) = &threads_setting {
@@ -100,33 +103,34 @@ async fn local_on(threads: Option<u32>) {
     }
     let (mut cmd, base) = server_command(dir.path(), &env);
     cmd.env("RUST_LOG", "warn,warden_local::worker=debug").env("NO_COLOR", "1").stdout(Stdio::piped());
-    let mut server = spawn(cmd, base);
+    let mut server = spawn(cmd, base)?;
     let turns = Arc::new(Mutex::new(Vec::<Turn>::new()));
-    let log = server.child.stdout.take().expect("piped stdout");
+    let log =
+        server.child.stdout.take().ok_or_else(|| BenchError::Unexpected("the server's stdout is not piped".into()))?;
     let reader = {
         let turns = turns.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(log).lines().map_while(Result::ok) {
                 if let Some(turn) = Turn::parse(&line) {
-                    turns.lock().unwrap().push(turn);
+                    turns.lock().unwrap_or_else(PoisonError::into_inner).push(turn);
                 }
             }
         })
     };
-    let http = client();
+    let http = client()?;
     wait_healthy(&http, &server.base).await;
     let pid = server.child.id();
     let loaded = rss_kib(pid);
-    let thread = new_thread(&http, &server.base).await;
+    let thread = new_thread(&http, &server.base).await?;
     // The thread's title comes after its first run ended, on the pages' feed; the next question waits
     // for it, so that the model's log has the first answer, then the title, then the other answers.
-    let mut feed = crate::open_feed(&http, &server.base).await;
+    let mut feed = crate::open_feed(&http, &server.base).await?;
     let (mut first, mut peak) = (Vec::new(), loaded);
     let mut first_run = (0.0, 0.0);
     for (i, q) in QUESTIONS.iter().enumerate() {
         let sent = Instant::now();
         let res = http.post(format!("{}/api/threads/{thread}/messages", server.base)).json(&json!({ "content": q }));
-        let mut stream = res.send().await.expect("send").bytes_stream().eventsource();
+        let mut stream = res.send().await?.bytes_stream().eventsource();
         let mut first_text = None;
         while let Some(Ok(event)) = stream.next().await {
             match event.event.as_str() {
@@ -149,7 +153,7 @@ async fn local_on(threads: Option<u32>) {
     }
     drop(server);
     let _ = reader.join();
-    let turns = turns.lock().unwrap().clone();
+    let turns = turns.lock().unwrap_or_else(PoisonError::into_inner).clone();
     // The answers to the questions after the first: the thread's first answer and its title come first.
     let answers: Vec<Turn> = turns.iter().skip(2).copied().filter(|t| t.generated >= MIN_GENERATED).collect();
     let mut rates: Vec<f64> = answers.iter().map(Turn::tokens_per_second).collect();
@@ -176,6 +180,7 @@ async fn local_on(threads: Option<u32>) {
         "local: the thread's first run ended {:.0} ms after its message; the model's title came {:.0} ms after that",
         first_run.0, first_run.1
     );
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,17 +11,14 @@
 //! requests waiting, then restarts the server (see `outside.rs`). `sessions` compares a request sent
 //! with the access token and with a signed-in browser's cookie (see `sessions.rs`). `approvals` runs with
 //! WARDEN_BENCH_HISTORY (50,000) messages of earlier threads in the store, as a store in use has.
-#![allow(
-    clippy::unwrap_used,
-    reason = "a benchmark harness, test code in all but name: it stops, as a test fails, at the first thing that goes wrong"
-)]
 
+mod error;
 mod local;
 mod outside;
 mod sessions;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use eventsource_stream::Eventsource;
@@ -29,6 +26,8 @@ use futures::StreamExt;
 use reqwest::Client;
 use serde_json::{json, Value};
 use warden_testkit::{FixtureModel, Scenario, Script, ScriptedCall, Turn};
+
+use self::error::{ensure, text_at, BenchError, Result};
 
 struct Server {
     child: Child,
@@ -46,17 +45,17 @@ impl Drop for Server {
 const TOKEN: &str = "warden-bench-token-0123456789abcdef0123456789";
 
 /// An HTTP client that sends the person's access token.
-fn client() -> Client {
+fn client() -> Result<Client> {
     client_with(TOKEN)
 }
 
 /// An HTTP client that sends `token` as its bearer (the person's, or an outside client's).
-fn client_with(token: &str) -> Client {
+fn client_with(token: &str) -> Result<Client> {
     let mut headers = reqwest::header::HeaderMap::new();
-    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}")).expect("a valid header value");
+    let bearer = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))?;
     headers.insert(reqwest::header::AUTHORIZATION, bearer);
     rustls::crypto::ring::default_provider().install_default().ok();
-    Client::builder().default_headers(headers).build().expect("an HTTP client")
+    Ok(Client::builder().default_headers(headers).build()?)
 }
 
 fn server_bin() -> PathBuf {
@@ -68,23 +67,23 @@ fn server_bin() -> PathBuf {
 /// A data dir for one server, under `target/` rather than `/tmp`: Warden's data normally lives beside
 /// the project or in a home dir, and the sandbox lists every directory on the way to it; `/tmp`
 /// changes with every command (each gets a scratch dir there), which would make it list again each time.
-fn data_dir() -> tempfile::TempDir {
+fn data_dir() -> Result<tempfile::TempDir> {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target");
-    tempfile::Builder::new().prefix("bench-data-").tempdir_in(target).expect("a data dir under target/")
+    Ok(tempfile::Builder::new().prefix("bench-data-").tempdir_in(target)?)
 }
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or(38123)
 }
 
-fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str, &str)]) -> Server {
+fn spawn_server(data_dir: &std::path::Path, model: &FixtureModel, extra: &[(&str, &str)]) -> Result<Server> {
     let base_url = model.base_url();
     let mut env = vec![("OPENAI_BASE_URL", base_url.as_str()), ("WARDEN_MODEL", "fixture")];
     env.extend_from_slice(extra);
     spawn_server_with(data_dir, &env)
 }
 
-fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Server {
+fn spawn_server_with(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Result<Server> {
     // The server's log, shown only when asked for (its filter in `WARDEN_BENCH_RUST_LOG`).
     let log = std::env::var("WARDEN_BENCH_RUST_LOG").ok();
     let (mut cmd, base) = server_command(data_dir, extra);
@@ -121,9 +120,9 @@ fn server_command(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> (Comman
     (cmd, format!("http://127.0.0.1:{port}"))
 }
 
-fn spawn(mut cmd: Command, base: String) -> Server {
-    let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e} (build it first)", server_bin().display()));
-    Server { child, base }
+fn spawn(mut cmd: Command, base: String) -> Result<Server> {
+    let child = cmd.spawn().map_err(|error| BenchError::Start { bin: server_bin().display().to_string(), error })?;
+    Ok(Server { child, base })
 }
 
 async fn wait_healthy(http: &Client, base: &str) {
@@ -174,94 +173,80 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-async fn new_thread(http: &Client, base: &str) -> String {
-    let t: Value =
-        http.post(format!("{base}/api/threads")).json(&json!({})).send().await.unwrap().json().await.unwrap();
-    t["id"].as_str().unwrap().to_string()
+async fn new_thread(http: &Client, base: &str) -> Result<String> {
+    let t: Value = http.post(format!("{base}/api/threads")).json(&json!({})).send().await?.json().await?;
+    text_at(&t, "/id")
 }
 
 /// Posts a message and reads its stream until an event of `kind`; returns (data, open stream).
-async fn post_until(
-    http: &Client,
-    base: &str,
-    thread: &str,
-    content: &str,
-    kind: &str,
-) -> (
-    Value,
-    impl futures::Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>,
-) {
-    let res = http
-        .post(format!("{base}/api/threads/{thread}/messages"))
-        .json(&json!({ "content": content }))
-        .send()
-        .await
-        .unwrap();
-    let mut stream = res.bytes_stream().eventsource();
+async fn post_until(http: &Client, base: &str, thread: &str, content: &str, kind: &str) -> Result<(Value, Events)> {
+    let res =
+        http.post(format!("{base}/api/threads/{thread}/messages")).json(&json!({ "content": content })).send().await?;
+    let mut stream = res.bytes_stream().eventsource().boxed();
     while let Some(Ok(e)) = stream.next().await {
         if e.event == kind {
-            return (serde_json::from_str(&e.data).unwrap(), stream);
+            return Ok((serde_json::from_str(&e.data)?, stream));
         }
         if e.event == "run_failed" {
-            panic!("run failed: {}", e.data);
+            return Err(BenchError::Unexpected(format!("run failed: {}", e.data)));
         }
     }
-    panic!("stream ended before {kind}");
+    Err(BenchError::Unexpected(format!("stream ended before {kind}")))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn relay() {
+async fn relay() -> Result<()> {
     let mut turn = Turn::text("");
     turn.repeat_tokens = Some(5000);
     let model =
         FixtureModel::start(Script { scenarios: vec![Scenario::new("stream", vec![turn])], default_title: None })
-            .await
-            .unwrap();
-    let dir = data_dir();
-    let server = spawn_server(dir.path(), &model, &[]);
-    let http = client();
+            .await?;
+    let dir = data_dir()?;
+    let server = spawn_server(dir.path(), &model, &[])?;
+    let http = client()?;
     wait_healthy(&http, &server.base).await;
     let run = |_: usize| async {
-        let thread = new_thread(&http, &server.base).await;
-        let _answer = post_until(&http, &server.base, &thread, "stream please", "run_finished").await;
+        let thread = new_thread(&http, &server.base).await?;
+        let _answer = post_until(&http, &server.base, &thread, "stream please", "run_finished").await?;
+        Ok::<_, BenchError>(())
     };
-    run(0).await; // warm-up
+    run(0).await?; // warm-up
     let rounds = 20;
     let cpu0 = cpu_seconds(server.child.id());
     let t0 = Instant::now();
     for i in 0..rounds {
-        run(i).await;
+        run(i).await?;
     }
     let cpu = cpu_seconds(server.child.id()) - cpu0;
     let wall = t0.elapsed().as_secs_f64();
     let tokens = (rounds * 5000) as f64;
     println!("relay: {rounds} runs x 5000 tokens; server CPU {cpu:.3} s = {:.4} s per 1,000 tokens (target <= 0.007); wall {:.3} s per 1,000 tokens",
         cpu / tokens * 1000.0, wall / tokens * 1000.0);
+    Ok(())
 }
 
-async fn startup() {
+async fn startup() -> Result<()> {
     let model = FixtureModel::start(Script {
         scenarios: vec![Scenario::new("", vec![Turn::text("Hi!")])],
         default_title: None,
     })
-    .await
-    .unwrap();
-    let http = client();
+    .await?;
+    let http = client()?;
     let mut times = Vec::new();
     for _ in 0..7 {
-        let dir = data_dir();
+        let dir = data_dir()?;
         let t0 = Instant::now();
-        let server = spawn_server(dir.path(), &model, &[]);
+        let server = spawn_server(dir.path(), &model, &[])?;
         let thread = loop {
             match http.post(format!("{}/api/threads", server.base)).json(&json!({})).send().await {
-                Ok(r) => break r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string(),
+                Ok(r) => break text_at(&r.json::<Value>().await?, "/id")?,
                 Err(_) => tokio::time::sleep(Duration::from_micros(300)).await,
             }
         };
-        let _answer = post_until(&http, &server.base, &thread, "hello", "run_finished").await;
+        let _answer = post_until(&http, &server.base, &thread, "hello", "run_finished").await?;
         times.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
     times.sort_by(f64::total_cmp);
@@ -270,6 +255,7 @@ async fn startup() {
         percentile(&times, 0.5),
         times[0]
     );
+    Ok(())
 }
 
 fn shell_script() -> Script {
@@ -287,7 +273,7 @@ const HISTORY_PER_THREAD: usize = 5_000;
 
 /// Imports `n` messages (a person's question and an answer, in turn) in threads of
 /// `HISTORY_PER_THREAD`, through the import API.
-async fn fill_history(http: &Client, base: &str, n: usize) {
+async fn fill_history(http: &Client, base: &str, n: usize) -> Result<()> {
     let mut left = n;
     let mut thread = 0;
     while left > 0 {
@@ -305,42 +291,45 @@ async fn fill_history(http: &Client, base: &str, n: usize) {
                        "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z"},
             "messages": messages, "tool_calls": [], "approvals": [],
         });
-        let res = http.post(format!("{base}/api/threads/import")).json(&export).send().await.unwrap();
-        assert!(res.status().is_success(), "history import: {} {}", res.status(), res.text().await.unwrap_or_default());
+        let res = http.post(format!("{base}/api/threads/import")).json(&export).send().await?;
+        let status = res.status();
+        if !status.is_success() {
+            return Err(BenchError::Unexpected(format!("history import: {status} {}", res.text().await?)));
+        }
         left -= count;
         thread += 1;
     }
+    Ok(())
 }
 
-async fn approvals() {
-    let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = data_dir();
-    let server = spawn_server(dir.path(), &model, &[]);
-    let http = client();
+async fn approvals() -> Result<()> {
+    let model = FixtureModel::start(shell_script()).await?;
+    let dir = data_dir()?;
+    let server = spawn_server(dir.path(), &model, &[])?;
+    let http = client()?;
     wait_healthy(&http, &server.base).await;
     let history: usize = std::env::var("WARDEN_BENCH_HISTORY").ok().and_then(|v| v.parse().ok()).unwrap_or(50_000);
-    fill_history(&http, &server.base, history).await;
+    fill_history(&http, &server.base, history).await?;
     println!("approvals: {history} messages of earlier threads in the store (WARDEN_BENCH_HISTORY)");
     let (mut to_request, mut to_result) = (Vec::new(), Vec::new());
     let mut cpu_from = 0.0;
-    let mut feed = open_feed(&http, &server.base).await;
+    let mut feed = open_feed(&http, &server.base).await?;
     for i in 0..120 {
         if i == 20 {
             cpu_from = cpu_seconds(server.child.id());
         }
-        let thread = new_thread(&http, &server.base).await;
+        let thread = new_thread(&http, &server.base).await?;
         let t0 = Instant::now();
-        let (data, mut stream) = post_until(&http, &server.base, &thread, "run echo", "approval_request").await;
+        let (data, mut stream) = post_until(&http, &server.base, &thread, "run echo", "approval_request").await?;
         let t1 = Instant::now();
-        let id = data["approval"]["id"].as_str().unwrap().to_string();
+        let id = text_at(&data, "/approval/id")?;
         let t2 = Instant::now();
         let res = http
             .post(format!("{}/api/approvals/{id}", server.base))
             .json(&json!({"decision": "approve"}))
             .send()
-            .await
-            .unwrap();
-        assert!(res.status().is_success());
+            .await?;
+        ensure(res.status().is_success(), || format!("the decision on {id} answered {}", res.status()))?;
         while let Some(Ok(e)) = stream.next().await {
             if e.event == "tool_result" {
                 break;
@@ -381,21 +370,23 @@ async fn approvals() {
     println!(
         "approvals: server CPU {cpu_per_round:.2} ms per round (message, card, decision, `echo ok` confined, answer; with the spawner's and the commands')"
     );
+    Ok(())
 }
 
 /// The pages' live feed (`/api/inbox/events`), which tells of each thread the model named (`titled`).
-async fn open_feed(http: &Client, base: &str) -> Feed {
-    let res = http.get(format!("{base}/api/inbox/events")).send().await.unwrap();
-    res.bytes_stream().eventsource().boxed()
+async fn open_feed(http: &Client, base: &str) -> Result<Events> {
+    let res = http.get(format!("{base}/api/inbox/events")).send().await?;
+    Ok(res.bytes_stream().eventsource().boxed())
 }
 
-type Feed = futures::stream::BoxStream<
+/// A stream of server-sent events, as the bench reads them.
+type Events = futures::stream::BoxStream<
     'static,
     Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
 >;
 
 /// Waits (at most `within`) until the feed has told that the model named each of `threads`.
-async fn named<'t>(feed: &mut Feed, threads: impl IntoIterator<Item = &'t str>, within: Duration) {
+async fn named<'t>(feed: &mut Events, threads: impl IntoIterator<Item = &'t str>, within: Duration) {
     let mut unnamed: std::collections::HashSet<&str> = threads.into_iter().collect();
     let told = async {
         while !unnamed.is_empty() {
@@ -515,35 +506,39 @@ fn report_gaps(label: &str, n: usize, results: &[Arrivals], wall: f64) {
 
 /// 1,000 (WARDEN_BENCH_STREAMS) runs streaming at once, 20 tokens 50 ms apart each: first the
 /// scripted model alone at that load, then through the server.
-async fn streams() {
+async fn streams() -> Result<()> {
     let n: usize = std::env::var("WARDEN_BENCH_STREAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let model = FixtureModel::start(Script {
         scenarios: vec![Scenario::new("", vec![paced_turn()])],
         default_title: Some("Bench".into()),
     })
-    .await
-    .unwrap();
-    let http = client();
+    .await?;
+    let http = client()?;
 
     let model_base = model.base_url();
     let t0 = Instant::now();
     let alone: Vec<Arrivals> = futures::future::join_all((0..n).map(|_| model_stream(&http, &model_base))).await;
     report_gaps("streams: scripted model alone", n, &alone, t0.elapsed().as_secs_f64());
 
-    let dir = data_dir();
-    let server = spawn_server(dir.path(), &model, &[]);
+    let dir = data_dir()?;
+    let server = spawn_server(dir.path(), &model, &[])?;
     wait_healthy(&http, &server.base).await;
     let pid = server.child.id();
     // A few runs first, so pools and caches are warm.
     for _ in 0..5 {
-        let thread = new_thread(&http, &server.base).await;
+        let thread = new_thread(&http, &server.base).await?;
         let _ = streamed_run(&http, &server.base, &thread).await;
     }
-    let threads: Vec<String> =
-        futures::stream::iter(0..n).map(|_| new_thread(&http, &server.base)).buffer_unordered(32).collect().await;
+    let threads: Vec<String> = futures::stream::iter(0..n)
+        .map(|_| new_thread(&http, &server.base))
+        .buffer_unordered(32)
+        .collect::<Vec<Result<String>>>()
+        .await
+        .into_iter()
+        .collect::<Result<_>>()?;
     // The model's titles come after the runs end, told on the pages' feed: the first turns' CPU is read
     // once every thread is named, so that none of it is counted with the later turns.
-    let mut feed = open_feed(&http, &server.base).await;
+    let mut feed = open_feed(&http, &server.base).await?;
     // First the threads' first runs (each also asks the model for the thread's title), then a second
     // run in each: a conversation's later turns, which do not.
     for (i, turn) in ["first turn of a new thread", "later turn"].into_iter().enumerate() {
@@ -567,56 +562,57 @@ async fn streams() {
             wal_mib(dir.path())
         );
     }
+    Ok(())
 }
 
 /// Paused runs, then one open event stream (SSE listener) on each: what a listener costs.
-async fn listeners() {
+async fn listeners() -> Result<()> {
     let n: usize = std::env::var("WARDEN_BENCH_LISTENERS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
-    let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = data_dir();
-    let server = spawn_server(dir.path(), &model, &[]);
-    let http = client();
+    let model = FixtureModel::start(shell_script()).await?;
+    let dir = data_dir()?;
+    let server = spawn_server(dir.path(), &model, &[])?;
+    let http = client()?;
     wait_healthy(&http, &server.base).await;
     let pid = server.child.id();
     let pause = |_| {
         let (http, base) = (http.clone(), server.base.clone());
         async move {
-            let thread = new_thread(&http, &base).await;
-            let (data, _stream) = post_until(&http, &base, &thread, "run echo", "approval_request").await;
-            data["approval"]["run_id"].as_str().unwrap().to_string()
+            let thread = new_thread(&http, &base).await?;
+            let (data, _stream) = post_until(&http, &base, &thread, "run echo", "approval_request").await?;
+            text_at(&data, "/approval/run_id")
         }
     };
     // One listener per paused run, each read up to its replayed approval_request and then kept open.
     let open = |run: String| {
         let (http, base) = (http.clone(), server.base.clone());
         async move {
-            let res = http.get(format!("{base}/api/runs/{run}/events")).send().await.unwrap();
+            let res = http.get(format!("{base}/api/runs/{run}/events")).send().await?;
             let mut stream = res.bytes_stream().eventsource();
             while let Some(Ok(e)) = stream.next().await {
                 if e.event == "approval_request" {
                     break;
                 }
             }
-            stream
+            Ok::<_, BenchError>(stream)
         }
     };
     // Warm-up: pools, caches and the allocator, on both paths measured. Writes go through one
     // connection and replays are read through the others, so the readers' page caches (SQLite's,
     // at most 256 KiB per connection) fill on the first replays: once, not per listener.
-    let warm: Vec<String> = futures::stream::iter(0..50).map(pause).buffer_unordered(16).collect().await;
-    drop(futures::stream::iter(warm).map(open).buffer_unordered(16).collect::<Vec<_>>().await);
+    let warm = all_of(futures::stream::iter(0..50).map(pause).buffer_unordered(16).collect().await)?;
+    drop(all_of(futures::stream::iter(warm).map(open).buffer_unordered(16).collect().await)?);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss0 = rss_kib(pid);
-    let runs: Vec<String> = futures::stream::iter(0..n).map(pause).buffer_unordered(16).collect().await;
+    let runs = all_of(futures::stream::iter(0..n).map(pause).buffer_unordered(16).collect().await)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss1 = rss_kib(pid);
     // In two halves: the first replays also fill the reading connections' page caches, which
     // are bounded (a few MB in all), so the second half shows what one more listener costs.
     let (first, second) = runs.split_at(n / 2);
-    let mut streams: Vec<_> = futures::stream::iter(first.to_vec()).map(open).buffer_unordered(16).collect().await;
+    let mut streams = all_of(futures::stream::iter(first.to_vec()).map(open).buffer_unordered(16).collect().await)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss_half = rss_kib(pid);
-    streams.extend(futures::stream::iter(second.to_vec()).map(open).buffer_unordered(16).collect::<Vec<_>>().await);
+    streams.extend(all_of(futures::stream::iter(second.to_vec()).map(open).buffer_unordered(16).collect().await)?);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss2 = rss_kib(pid);
     println!(
@@ -628,35 +624,38 @@ async fn listeners() {
         second.len(),
     );
     drop(streams);
+    Ok(())
 }
 
-async fn waiting() {
+async fn waiting() -> Result<()> {
     let n: usize = std::env::var("WARDEN_BENCH_WAITING").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = data_dir();
-    let mut server = spawn_server(dir.path(), &model, &[]);
-    let http = client();
+    let model = FixtureModel::start(shell_script()).await?;
+    let dir = data_dir()?;
+    let mut server = spawn_server(dir.path(), &model, &[])?;
+    let http = client()?;
     wait_healthy(&http, &server.base).await;
     // Warm up allocator and pools with a few runs before the baseline.
     for _ in 0..50 {
-        let thread = new_thread(&http, &server.base).await;
-        let _answer = post_until(&http, &server.base, &thread, "run echo", "approval_request").await;
+        let thread = new_thread(&http, &server.base).await?;
+        let _answer = post_until(&http, &server.base, &thread, "run echo", "approval_request").await?;
     }
     let rss0 = rss_kib(server.child.id());
     let base = server.base.clone();
-    futures::stream::iter(0..n)
-        .for_each_concurrent(16, |_| {
+    let paused = futures::stream::iter(0..n)
+        .map(|_| {
             let (http, base) = (http.clone(), base.clone());
             async move {
-                let thread = new_thread(&http, &base).await;
-                let _answer = post_until(&http, &base, &thread, "run echo", "approval_request").await;
+                let thread = new_thread(&http, &base).await?;
+                post_until(&http, &base, &thread, "run echo", "approval_request").await.map(drop)
             }
         })
+        .buffer_unordered(16)
+        .collect()
         .await;
+    all_of(paused)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let rss1 = rss_kib(server.child.id());
-    let pending: Value =
-        http.get(format!("{base}/api/approvals?status=pending")).send().await.unwrap().json().await.unwrap();
+    let pending: Value = http.get(format!("{base}/api/approvals?status=pending")).send().await?.json().await?;
     println!("waiting: {n} runs waiting; server RSS {rss0} KiB -> {rss1} KiB = {:.2} KiB per waiting run (target < 5 KB); pending listed: {}; WAL {:.1} MiB",
         (rss1.saturating_sub(rss0)) as f64 / n as f64, pending.as_array().map(|a| a.len()).unwrap_or(0), wal_mib(dir.path()));
 
@@ -664,64 +663,75 @@ async fn waiting() {
     unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) };
     let _ = server.child.wait();
     let t0 = Instant::now();
-    let restarted = spawn_server(dir.path(), &model, &[]);
+    let restarted = spawn_server(dir.path(), &model, &[])?;
     wait_healthy(&http, &restarted.base).await;
     let ready = t0.elapsed().as_secs_f64() * 1000.0;
-    let pending: Value = http
-        .get(format!("{}/api/approvals?status=pending", restarted.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = pending[0]["id"].as_str().unwrap();
+    let pending: Value =
+        http.get(format!("{}/api/approvals?status=pending", restarted.base)).send().await?.json().await?;
+    let id = text_at(&pending, "/0/id")?;
     let decided = http
         .post(format!("{}/api/approvals/{id}", restarted.base))
         .json(&json!({"decision": "approve"}))
         .send()
-        .await
-        .unwrap()
+        .await?
         .status();
     println!("restart: ready to serve {ready:.1} ms after start with {n} runs waiting (target < 100 ms); a decision after restart -> {decided}");
     std::mem::forget(dir);
     drop(server);
+    Ok(())
 }
 
-/// The built-in model through the server, on one CPU thread (`WARDEN_LOCAL_THREADS=1`) and on the
-/// server's default.
+/// Every result of work done at once, or the first failure.
+fn all_of<T>(results: Vec<Result<T>>) -> Result<Vec<T>> {
+    results.into_iter().collect()
+}
+
+/// Runs the benchmark the first argument names (all of them without one); a failure exits non-zero.
 #[tokio::main]
-async fn main() {
+async fn main() -> ExitCode {
     // 1,000 streams are 2,000 sockets here, and as many in the server (which raises its own limit).
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
         eprintln!("could not raise the open file limit: {e}");
     }
     let which = std::env::args().nth(1).unwrap_or_else(|| "all".into());
-    if matches!(which.as_str(), "all" | "relay") {
-        relay().await;
+    match run(&which).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("the benchmark stopped: {error}");
+            ExitCode::FAILURE
+        }
     }
-    if matches!(which.as_str(), "all" | "startup") {
-        startup().await;
+}
+
+/// The benchmark `which` names (or all of them), in order; the first that cannot go on stops the rest.
+async fn run(which: &str) -> Result<()> {
+    let wanted = |name: &str| which == "all" || which == name;
+    if wanted("relay") {
+        relay().await?;
     }
-    if matches!(which.as_str(), "all" | "approvals") {
-        approvals().await;
+    if wanted("startup") {
+        startup().await?;
     }
-    if matches!(which.as_str(), "all" | "streams") {
-        streams().await;
+    if wanted("approvals") {
+        approvals().await?;
     }
-    if matches!(which.as_str(), "all" | "listeners") {
-        listeners().await;
+    if wanted("streams") {
+        streams().await?;
     }
-    if matches!(which.as_str(), "all" | "waiting") {
-        waiting().await;
+    if wanted("listeners") {
+        listeners().await?;
     }
-    if matches!(which.as_str(), "all" | "outside") {
-        outside::outside().await;
+    if wanted("waiting") {
+        waiting().await?;
     }
-    if matches!(which.as_str(), "all" | "local") {
-        local::local().await;
+    if wanted("outside") {
+        outside::outside().await?;
     }
-    if matches!(which.as_str(), "all" | "sessions") {
-        sessions::sessions().await;
+    if wanted("local") {
+        local::local().await?;
     }
+    if wanted("sessions") {
+        sessions::sessions().await?;
+    }
+    Ok(())
 }

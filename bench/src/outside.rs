@@ -17,6 +17,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use warden_testkit::FixtureModel;
 
+use crate::error::{ensure, text_at, BenchError, Result};
 use crate::{client, client_with, data_dir, percentile, rss_kib, shell_script, spawn_server, wait_healthy};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -51,23 +52,23 @@ impl Errors {
     }
 }
 
-pub async fn outside() {
-    latency().await;
-    waiting().await;
+pub async fn outside() -> Result<()> {
+    latency().await?;
+    waiting().await
 }
 
 /// A person's decision, from just before its POST to the decision frame at the client: on a socket,
 /// then on a long-poll.
-async fn latency() {
-    let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = data_dir();
-    let server = spawn_server(dir.path(), &model, &[]);
-    let person = client();
+async fn latency() -> Result<()> {
+    let model = FixtureModel::start(shell_script()).await?;
+    let dir = data_dir()?;
+    let server = spawn_server(dir.path(), &model, &[])?;
+    let person = client()?;
     wait_healthy(&person, &server.base).await;
     let mut errors = Errors::default();
 
-    let (_, token) = register(&person, &server.base, "bench").await;
-    let mut socket = connect(&server.base, &token).await.expect("the bench client's socket opens");
+    let (_, token) = register(&person, &server.base, "bench").await?;
+    let mut socket = connect(&server.base, &token).await.map_err(|e| opening("the bench client's socket", e))?;
     let mut times = Vec::new();
     for round in 0..WARM_UP_ROUNDS + MEASURED_ROUNDS {
         match socket_round(&person, &server.base, &mut socket, round).await {
@@ -79,8 +80,8 @@ async fn latency() {
     expect_quiet(&mut socket, &mut errors).await;
     print_latency("socket (/ws/approvals)", &mut times);
 
-    let (_, token) = register(&person, &server.base, "bench-http").await;
-    let polling = client_with(&token);
+    let (_, token) = register(&person, &server.base, "bench-http").await?;
+    let polling = client_with(&token)?;
     let mut times = Vec::new();
     for round in 0..WARM_UP_ROUNDS + MEASURED_ROUNDS {
         match long_poll_round(&person, &polling, &server.base, round).await {
@@ -91,6 +92,7 @@ async fn latency() {
     }
     print_latency("long-poll (GET …/decision?wait=30)", &mut times);
     errors.report("outside latency");
+    Ok(())
 }
 
 fn print_latency(how: &str, times: &mut [f64]) {
@@ -156,26 +158,26 @@ async fn long_poll_round(person: &Client, polling: &Client, base: &str, round: u
 
 /// Outside requests left waiting on 50 sockets: memory per request, then a SIGKILL and restart on the
 /// same data dir, until a reconnecting client has a decision made after it.
-async fn waiting() {
+async fn waiting() -> Result<()> {
     let n: usize = std::env::var("WARDEN_BENCH_OUTSIDE_WAITING").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let model = FixtureModel::start(shell_script()).await.unwrap();
-    let dir = data_dir();
-    let mut server = spawn_server(dir.path(), &model, &[]);
-    let person = client();
+    let model = FixtureModel::start(shell_script()).await?;
+    let dir = data_dir()?;
+    let mut server = spawn_server(dir.path(), &model, &[])?;
+    let person = client()?;
     wait_healthy(&person, &server.base).await;
     let mut errors = Errors::default();
     let (status, policy) = send_json(
         person.put(format!("{}/api/outside/policy", server.base)).json(&json!({"timeouts": {"default_secs": 86_400}})),
     )
     .await
-    .expect("the policy is set");
-    assert_eq!(status, StatusCode::OK, "the policy is set: {policy}");
+    .map_err(BenchError::Unexpected)?;
+    ensure(status == StatusCode::OK, || format!("setting the policy answered {status}: {policy}"))?;
 
     let sockets = WAITING_SOCKETS.min(n.max(1));
     let mut clients = Vec::new();
     for k in 0..sockets {
-        let (_, token) = register(&person, &server.base, &format!("bench-{k}")).await;
-        let socket = connect(&server.base, &token).await.expect("a bench client's socket opens");
+        let (_, token) = register(&person, &server.base, &format!("bench-{k}")).await?;
+        let socket = connect(&server.base, &token).await.map_err(|e| opening("a bench client's socket", e))?;
         clients.push((token, socket));
     }
     // Warm-up, so pools and the allocator have grown before the baseline: a request on each socket.
@@ -220,7 +222,7 @@ async fn waiting() {
     let _ = server.child.kill();
     let _ = server.child.wait();
     let started = Instant::now();
-    let restarted = spawn_server(dir.path(), &model, &[]);
+    let restarted = spawn_server(dir.path(), &model, &[])?;
     let mut socket = loop {
         match connect(&restarted.base, &token).await {
             Ok(socket) => break socket,
@@ -273,6 +275,7 @@ async fn waiting() {
     }
     expect_quiet(&mut socket, &mut errors).await;
     errors.report("outside waiting and restart");
+    Ok(())
 }
 
 /// What one socket's share of the waiting requests got back: (id, Warden's request id) of each
@@ -314,12 +317,17 @@ async fn ask_all(socket: &mut Socket, ids: Vec<String>) -> AskedAll {
     asked
 }
 
-async fn register(person: &Client, base: &str, name: &str) -> (String, String) {
+async fn register(person: &Client, base: &str, name: &str) -> Result<(String, String)> {
     let (status, created) = send_json(person.post(format!("{base}/api/outside/clients")).json(&json!({"name": name})))
         .await
-        .expect("a client is registered");
-    assert_eq!(status, StatusCode::CREATED, "a client is registered: {created}");
-    (created["client"]["id"].as_str().unwrap().to_string(), created["token"].as_str().unwrap().to_string())
+        .map_err(BenchError::Unexpected)?;
+    ensure(status == StatusCode::CREATED, || format!("registering a client answered {status}: {created}"))?;
+    Ok((text_at(&created, "/client/id")?, text_at(&created, "/token")?))
+}
+
+/// A socket the bench cannot go on without did not open.
+fn opening(which: &str, error: String) -> BenchError {
+    BenchError::Unexpected(format!("{which} did not open: {error}"))
 }
 
 async fn connect(base: &str, token: &str) -> Result<Socket, String> {

@@ -9,24 +9,25 @@ use std::time::Instant;
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::Client;
 
+use crate::error::{ensure, BenchError, Result};
 use crate::{client, cpu_seconds, data_dir, spawn_server_with, wait_healthy, TOKEN};
 
 /// Requests a round; rounds of each kind.
 const PER_ROUND: usize = 2_000;
 const ROUNDS: usize = 4;
 
-pub async fn sessions() {
-    let dir = data_dir();
-    let server = spawn_server_with(dir.path(), &[]);
-    let with_token = client();
+pub async fn sessions() -> Result<()> {
+    let dir = data_dir()?;
+    let server = spawn_server_with(dir.path(), &[])?;
+    let with_token = client()?;
     wait_healthy(&with_token, &server.base).await;
-    let with_cookie = signed_in_browser(&server.base).await;
+    let with_cookie = signed_in_browser(&server.base).await?;
     let url = format!("{}/api/threads", server.base);
     let pid = server.child.id();
     let (mut token_runs, mut cookie_runs) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        token_runs.push(round(&with_token, &url, pid).await);
-        cookie_runs.push(round(&with_cookie, &url, pid).await);
+        token_runs.push(round(&with_token, &url, pid).await?);
+        cookie_runs.push(round(&with_cookie, &url, pid).await?);
     }
     let (token_cpu, token_wall) = best(&token_runs);
     let (cookie_cpu, cookie_wall) = best(&cookie_runs);
@@ -38,30 +39,35 @@ pub async fn sessions() {
         cookie_cpu - token_cpu,
         cookie_wall - token_wall
     );
+    Ok(())
 }
 
 /// Signs in with the sign-in link and returns a client that sends the session's cookie (and no token).
-async fn signed_in_browser(base: &str) -> Client {
-    let no_redirects = Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("a client");
-    let res = no_redirects.get(format!("{base}/?token={TOKEN}")).send().await.expect("the sign-in link answers");
-    let set = res.headers().get(SET_COOKIE).and_then(|v| v.to_str().ok()).expect("a session cookie is set");
-    let pair = set.split(';').next().unwrap_or(set).to_string();
+async fn signed_in_browser(base: &str) -> Result<Client> {
+    let no_redirects = Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let res = no_redirects.get(format!("{base}/?token={TOKEN}")).send().await?;
+    let set = res
+        .headers()
+        .get(SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .ok_or_else(|| BenchError::Unexpected(format!("the sign-in link set no cookie ({})", res.status())))?;
+    let pair = set.split(';').next().unwrap_or(set);
     let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(COOKIE, pair.parse().expect("a cookie header"));
-    Client::builder().default_headers(headers).build().expect("a client")
+    headers.insert(COOKIE, reqwest::header::HeaderValue::from_str(pair)?);
+    Ok(Client::builder().default_headers(headers).build()?)
 }
 
 /// Server CPU and wall time per request, in µs, over one round.
-async fn round(http: &Client, url: &str, pid: u32) -> (f64, f64) {
+async fn round(http: &Client, url: &str, pid: u32) -> Result<(f64, f64)> {
     let cpu_from = cpu_seconds(pid);
     let started = Instant::now();
     for _ in 0..PER_ROUND {
-        let res = http.get(url).send().await.expect("sent");
-        assert!(res.status().is_success(), "{}", res.status());
-        res.bytes().await.expect("read");
+        let res = http.get(url).send().await?;
+        ensure(res.status().is_success(), || format!("{url} answered {}", res.status()))?;
+        res.bytes().await?;
     }
     let per = |secs: f64| secs * 1e6 / PER_ROUND as f64;
-    (per(cpu_seconds(pid) - cpu_from), per(started.elapsed().as_secs_f64()))
+    Ok((per(cpu_seconds(pid) - cpu_from), per(started.elapsed().as_secs_f64())))
 }
 
 /// The lowest CPU and the lowest wall time of the rounds (the least disturbed by other work).

@@ -30,6 +30,7 @@ use warden_tools::ShellConfig;
 use warden_tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
+use warden_types::cursor::AuditCursor;
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -558,7 +559,7 @@ impl Engine {
         &self,
         status: Option<ApprovalStatus>,
         by: Option<DecidedByKind>,
-        before: Option<(&str, &str)>,
+        before: Option<&AuditCursor>,
         limit: u32,
     ) -> Result<Vec<Approval>> {
         self.rt.handles.store.decided_approvals(status, by, before, limit.clamp(1, 1000)).await

@@ -5,6 +5,7 @@ use crate::common::*;
 use futures::StreamExt;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedError, Turn};
+use warden_types::cursor::ThreadCursor;
 use warden_types::run::RunStatus;
 use warden_types::thread::{ThreadPatch, ThreadQuery};
 
@@ -215,7 +216,7 @@ async fn thread_list_pages_newest_first_and_archive_moves_threads() {
         .engine
         .list_threads(ThreadQuery {
             limit: 3,
-            before: Some((last.updated_at.clone(), last.id.clone())),
+            before: Some(ThreadCursor::new(&last.updated_at, &last.id)),
             ..Default::default()
         })
         .await

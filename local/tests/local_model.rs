@@ -11,7 +11,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::Value;
 use warden_engine::config::{Config, DEFAULT_LOCAL_MODEL_FILE as DEFAULT_MODEL_FILE};
 use warden_engine::{Engine, RunEventRecord};
@@ -195,30 +194,15 @@ async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid
     assert_ne!(call["status"], "invalid", "the arguments fit the tool's schema: {first}");
 }
 
-/// Reads the run's events (from the start) until one satisfies `until`; returns all read so far. The
-/// guard only stops a hung test; it measures nothing.
+/// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
 async fn events_until_within(
     engine: &Engine,
     run_id: &str,
     guard: Duration,
     until: impl Fn(&RunEventRecord) -> bool,
 ) -> Vec<RunEventRecord> {
-    let mut stream = engine.subscribe(run_id, 0).await.expect("subscribe");
-    let mut seen = Vec::new();
-    let read = async {
-        while let Some(e) = stream.next().await {
-            let stop = until(&e);
-            seen.push(e);
-            if stop {
-                return true;
-            }
-        }
-        false
-    };
-    let found = tokio::time::timeout(guard, read).await;
-    let kinds: Vec<String> = seen.iter().map(|e| e.kind.to_string()).collect();
-    assert!(matches!(found, Ok(true)), "the awaited event never came; saw: {kinds:#?}");
-    seen
+    let stream = engine.subscribe(run_id, 0).await.expect("subscribe");
+    warden_testkit::events::read_until(stream, guard, until, |e| e.kind.to_string()).await
 }
 
 fn of_kind(events: &[RunEventRecord], kind: &str) -> Vec<Value> {

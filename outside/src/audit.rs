@@ -14,6 +14,7 @@ use warden_types::audit::{
     AuditDecider, AuditEntry, AuditFilter, AuditOutcome, AuditPage, AuditQuery, AuditRow, AuditSource, DiffChange,
     DiffLine,
 };
+use warden_types::cursor::AuditCursor;
 use warden_types::tool::{Preview, ToolOrigin};
 use warden_types::ErrorKind;
 
@@ -34,8 +35,6 @@ pub enum AuditError {
     Engine(#[from] warden_engine::Error),
     #[error(transparent)]
     Outside(#[from] crate::Error),
-    #[error("`before` is not a position in the audit log (use the `next` of a page)")]
-    BadCursor,
 }
 
 impl AuditError {
@@ -43,7 +42,6 @@ impl AuditError {
         match self {
             AuditError::Engine(e) => e.kind(),
             AuditError::Outside(e) => e.kind(),
-            AuditError::BadCursor => ErrorKind::Invalid,
         }
     }
 
@@ -52,38 +50,7 @@ impl AuditError {
         match self {
             AuditError::Engine(e) => e.code(),
             AuditError::Outside(e) => e.code(),
-            AuditError::BadCursor => "invalid_request",
         }
-    }
-}
-
-/// A position in the log: entries decided before it come next. Written `<decided_at>~<id>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cursor {
-    decided_at: String,
-    id: String,
-}
-
-impl Cursor {
-    pub fn parse(text: &str) -> Result<Self, AuditError> {
-        let (decided_at, id) = text.split_once('~').ok_or(AuditError::BadCursor)?;
-        let fine = |s: &str, max: usize| !s.is_empty() && s.len() <= max && !s.chars().any(char::is_control);
-        if !fine(decided_at, 40) || !fine(id, 128) {
-            return Err(AuditError::BadCursor);
-        }
-        Ok(Self { decided_at: decided_at.to_string(), id: id.to_string() })
-    }
-
-    pub fn encode(&self) -> String {
-        format!("{}~{}", self.decided_at, self.id)
-    }
-
-    fn of(entry: &AuditEntry) -> Self {
-        Self { decided_at: entry.decided_at.clone(), id: entry.id.clone() }
-    }
-
-    fn pair(&self) -> (&str, &str) {
-        (&self.decided_at, &self.id)
     }
 }
 
@@ -104,15 +71,15 @@ impl AuditLog {
     pub async fn entries(
         &self,
         filter: &AuditFilter,
-        before: Option<&Cursor>,
+        before: Option<&AuditCursor>,
         limit: u32,
-    ) -> Result<(Vec<AuditEntry>, Option<Cursor>), AuditError> {
+    ) -> Result<(Vec<AuditEntry>, Option<AuditCursor>), AuditError> {
         let limit = limit.clamp(1, MAX_LIMIT);
         // One more than asked from each source says whether anything is left after this page (the
         // sources take up to 1,000, so a page of MAX_LIMIT still gets its one more).
         let chat = match chat_filter(filter) {
             Some((status, by)) => {
-                let approvals = self.engine.decided_approvals(status, by, before.map(Cursor::pair), limit + 1).await?;
+                let approvals = self.engine.decided_approvals(status, by, before, limit + 1).await?;
                 let rules = self.rules_of(&approvals).await?;
                 approvals.iter().filter_map(|a| chat_entry(a, &rules)).collect()
             }
@@ -120,23 +87,22 @@ impl AuditLog {
         };
         let outside = match outside_filter(filter) {
             Some((status, by)) => {
-                let requests = self.outside.decisions(status, by, before.map(Cursor::pair), limit + 1).await?;
+                let requests = self.outside.decisions(status, by, before, limit + 1).await?;
                 requests.iter().filter_map(outside_entry).collect()
             }
             None => Vec::new(),
         };
         let (entries, more) = merge(chat, outside, limit as usize);
-        let next = if more { entries.last().map(Cursor::of) } else { None };
+        let next = if more { entries.last().map(|e| AuditCursor::new(&e.decided_at, &e.id)) } else { None };
         Ok((entries, next))
     }
 
     /// One page for the `/audit` page: the entries with each person's edit as a diff.
     pub async fn page(&self, query: &AuditQuery) -> Result<AuditPage, AuditError> {
-        let before = query.before.as_deref().filter(|b| !b.is_empty()).map(Cursor::parse).transpose()?;
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
-        let (entries, next) = self.entries(&query.filter(), before.as_ref(), limit).await?;
+        let (entries, next) = self.entries(&query.filter(), query.before.as_ref(), limit).await?;
         let rows = entries.into_iter().map(|entry| AuditRow { diff: edit_diff(&entry), entry }).collect();
-        Ok(AuditPage { rows, next: next.map(|c| c.encode()) })
+        Ok(AuditPage { rows, next })
     }
 
     /// The thread rules that decided any of `approvals`, by id (`None`: revoked since).
@@ -476,15 +442,6 @@ mod tests {
         assert_eq!((ids(&page), more), (vec!["c3", "o2", "o1"], true));
         let (page, more) = merge(chat, outside, 10);
         assert_eq!((ids(&page), more), (vec!["c3", "o2", "o1", "c2", "c1"], false));
-    }
-
-    #[test]
-    fn a_cursor_reads_back_what_it_wrote_and_refuses_anything_else() {
-        let cursor = Cursor::of(&entry(AuditSource::Chat, "2026-01-01T00:00:05.123Z", "0190-ab"));
-        assert_eq!(Cursor::parse(&cursor.encode()).unwrap(), cursor);
-        for bad in ["", "no-separator", "~id", "2026~", "2026~a\nb"] {
-            assert!(matches!(Cursor::parse(bad), Err(AuditError::BadCursor)), "{bad:?}");
-        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use warden_db::timestamp::parse_time;
 use warden_db::{new_id, Database};
 use warden_engine::Engine;
+use warden_types::cursor::AuditCursor;
 use warden_types::run::ToolCallStatus;
 use warden_types::tool::ToolOrigin;
 use warden_types::ErrorKind;
@@ -396,7 +397,7 @@ impl OutsideHub {
         &self,
         status: Option<RequestStatus>,
         decided_by: Option<DeciderKind>,
-        before: Option<(&str, &str)>,
+        before: Option<&AuditCursor>,
         limit: u32,
     ) -> Result<Vec<OutsideRequest>> {
         self.inner.store.decided(status, decided_by, before, limit).await

@@ -9,6 +9,7 @@ use sqlx::migrate::Migrator;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 use warden_db::Database;
+use warden_types::cursor::AuditCursor;
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
@@ -306,7 +307,7 @@ impl Store {
         &self,
         status: Option<RequestStatus>,
         decided_by: Option<DeciderKind>,
-        before: Option<(&str, &str)>,
+        before: Option<&AuditCursor>,
         limit: u32,
     ) -> Result<Vec<OutsideRequest>> {
         let rows = sqlx::query(concat!(
@@ -318,8 +319,8 @@ impl Store {
         ))
         .bind(status.map(|s| s.to_string()))
         .bind(decided_by.map(|d| d.to_string()))
-        .bind(before.map(|(at, _)| at))
-        .bind(before.map(|(_, id)| id))
+        .bind(before.map(AuditCursor::at))
+        .bind(before.map(AuditCursor::id))
         .bind(limit.clamp(1, MAX_DECIDED_LIMIT))
         .fetch_all(&self.pool)
         .await?;

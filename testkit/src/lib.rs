@@ -4,6 +4,7 @@
 
 mod anthropic;
 mod conversation;
+pub mod events;
 mod gemini;
 pub mod redirect;
 pub mod script;

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cursor::AuditCursor;
+
 /// Where the approval was asked for.
 #[derive(
     Debug,
@@ -136,7 +138,7 @@ pub struct AuditQuery {
     pub decided_by: Option<AuditDecider>,
     /// The `next` of the page before: the entries decided before it.
     #[serde(default)]
-    pub before: Option<String>,
+    pub before: Option<AuditCursor>,
     /// At most this many (default 50, at most 500).
     #[serde(default)]
     pub limit: Option<u32>,
@@ -213,5 +215,5 @@ pub struct AuditRow {
 pub struct AuditPage {
     pub rows: Vec<AuditRow>,
     /// Pass as `before` for the next (older) page; none when this is the last.
-    pub next: Option<String>,
+    pub next: Option<AuditCursor>,
 }

@@ -9,6 +9,7 @@
 pub mod approval;
 pub mod audit;
 pub mod connection;
+pub mod cursor;
 pub mod error_kind;
 pub mod event;
 pub mod hidden_chars;

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
 use crate::connection::ConnectionCheck;
+use crate::cursor::ThreadCursor;
 use crate::event::RunEvent;
 use crate::message::{Block, Role};
 use crate::run::{RunSummary, ToolCallRecord};
@@ -41,8 +42,8 @@ pub struct ThreadPatch {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadQuery {
     pub archived: bool,
-    /// Cursor: only threads last updated before this `(updated_at, id)`.
-    pub before: Option<(String, String)>,
+    /// Only threads last updated before this one (ties: a smaller id).
+    pub before: Option<ThreadCursor>,
     pub limit: u32,
     /// Only pinned threads (`Some(true)`), only the others (`Some(false)`), or both.
     #[serde(default)]

@@ -25,7 +25,9 @@ pub fn AuditLogPage() -> impl IntoView {
                 source: pick("source").and_then(|v| v.parse().ok()),
                 outcome: pick("outcome").and_then(|v| v.parse().ok()),
                 decided_by: pick("decided_by").and_then(|v| v.parse().ok()),
-                before: pick("before"),
+                // A `before` that is no position in the log (edited by hand) shows the newest, as an
+                // unknown filter value shows all.
+                before: pick("before").and_then(|v| v.parse().ok()),
                 limit: None,
             }
         })
@@ -114,7 +116,7 @@ fn Entries(page: AuditPage, filter: AuditFilter) -> impl IntoView {
         return view! { <p class="empty">"No decisions match."</p> }.into_any();
     }
     let older = page.next.map(|next| {
-        view! { <p><a href=page_href(&filter, Some(&next))>"Older decisions"</a></p> }
+        view! { <p><a href=page_href(&filter, Some(&next.to_string()))>"Older decisions"</a></p> }
     });
     view! {
         <DataTable class="audit-log" caption="Decisions, newest first" columns=&["When", "Source", "What", "Outcome", "How"]>

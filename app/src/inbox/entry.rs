@@ -13,7 +13,8 @@ use leptos::task::spawn_local;
 use warden_outside::protocol::ClientFrame;
 use warden_outside::OutsideRequest;
 
-use crate::model::inbox::{size_text, InboxItem, ItemKey, SHOWN_BYTES};
+use crate::model::inbox::item::{InboxItem, ItemKey};
+use crate::model::inbox::trim::{size_text, SHOWN_BYTES};
 use crate::model::{Approval, CheckDecision, ThreadCheck, Verdict};
 use crate::server_fns::inbox::get_outside_request;
 use crate::ui::call_preview::{call_preview, preview_label};
@@ -34,7 +35,7 @@ pub struct InboxActions {
     pub busy: RwSignal<bool>,
     pub clock: Clock,
     /// The outside requests whose code (or output), cut short in the list, the person has shown in
-    /// full: only those may be approved (see [`crate::model::inbox::CutCode`]).
+    /// full: only those may be approved (see [`crate::model::inbox::trim::CutCode`]).
     pub expanded: RwSignal<Vec<ItemKey>>,
 }
 

@@ -6,7 +6,7 @@
 //! item "now in that place" may be one nobody has looked at, and a following `a` would approve it.
 //! The focus goes only to an item that was listed when the person last moved the focus themselves.
 
-use crate::model::inbox::ItemKey;
+use crate::model::inbox::item::ItemKey;
 
 /// The item a new focus goes to: one step from `current` (none focused: the first), kept in range.
 pub fn step(current: Option<usize>, forward: bool, len: usize) -> Option<usize> {
@@ -73,7 +73,7 @@ mod browser {
     use wasm_bindgen::JsCast;
     use web_sys::HtmlElement;
 
-    use crate::model::inbox::ItemKey;
+    use crate::model::inbox::item::ItemKey;
 
     const ITEM: &str = ".inbox-item";
 

@@ -15,10 +15,11 @@ use crate::error::AppError;
 use crate::inbox::entry::{InboxActions, InboxEntry};
 use crate::inbox::keys::FocusPlan;
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
-use crate::model::inbox::{
-    batch_group, chat_input, outside_input, ClientRef, InboxFilter, InboxItem, InboxList, ItemKey, RowOrder,
-    SourceFilter, StatusFilter,
-};
+use crate::model::inbox::decide::{batch_group, chat_input, outside_input};
+use crate::model::inbox::filter::{InboxFilter, SourceFilter, StatusFilter};
+use crate::model::inbox::item::{InboxItem, ItemKey};
+use crate::model::inbox::list::{ClientRef, InboxList};
+use crate::model::inbox::order::RowOrder;
 use crate::model::{CheckDecision, CheckStatus, Verdict};
 use crate::server_fns::inbox::{decide_batch, decide_outside, list_inbox};
 use crate::server_fns::{decide_approval, decide_connection_check};
@@ -287,7 +288,7 @@ pub fn InboxPage() -> impl IntoView {
                     InboxShortcut::ToggleSelect => {
                         let Some((key, _)) = current else { return };
                         if find(&key).is_some_and(|i| i.is_pending() && i.group().is_some()) {
-                            selected.update(|s| crate::model::inbox::toggle_selected(s, key));
+                            selected.update(|s| crate::model::inbox::decide::toggle_selected(s, key));
                         }
                     }
                     InboxShortcut::Open => {

@@ -10,6 +10,7 @@ pub use warden_types::approval::{
     Approval, ApprovalStatus, DecidedBy, Decision, DecisionInput, RuleMatcher, Scope, ThreadRule, Verdict,
 };
 pub use warden_types::connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
+pub use warden_types::cursor::ThreadCursor;
 pub use warden_types::event::{EventKind, RunEvent};
 pub use warden_types::message::Role;
 pub use warden_types::provider::{
@@ -22,18 +23,11 @@ pub use warden_types::thread::{
 };
 pub use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 
-/// One page of the sidebar; `next` is the cursor for "Load more".
+/// One page of the sidebar; `next` is the cursor for "Load more": the last thread shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadPage {
     pub threads: Vec<Thread>,
-    pub next: Option<Cursor>,
-}
-
-/// Position after the last thread shown: its `(updated_at, id)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Cursor {
-    pub updated_at: String,
-    pub id: String,
+    pub next: Option<ThreadCursor>,
 }
 
 #[cfg(test)]

@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 use warden_outside::{DecisionInput as OutsideDecisionInput, OutsideRequest};
 
 use crate::error::AppError;
-use crate::model::inbox::{BatchOutcome, InboxFilter, InboxList, ItemKey};
+use crate::model::inbox::decide::BatchOutcome;
+use crate::model::inbox::filter::InboxFilter;
+use crate::model::inbox::item::ItemKey;
+use crate::model::inbox::list::InboxList;
 use crate::model::Verdict;
 
 /// The outside request full screen: the request, the security evaluation a code response follows
@@ -27,14 +30,17 @@ pub struct OutsideView {
 #[cfg(feature = "ssr")]
 use super::outside::hub;
 
-/// At most [`MAX_LISTED`](crate::model::inbox::MAX_LISTED) approvals the filter selects, shared out among
-/// their sources ([`fair_share`](crate::model::inbox::fair_share): a client's flood hides no chat's approval
+/// At most [`MAX_LISTED`](crate::model::inbox::order::MAX_LISTED) approvals the filter selects, shared out among
+/// their sources ([`fair_share`](crate::model::inbox::order::fair_share): a client's flood hides no chat's approval
 /// and no other client's request), trimmed (the page lists again on every change; the thread or the
 /// full-screen view shows the full texts), and the outside clients to filter by. Each store is asked
 /// for the statuses the filter shows, and the outside store for the newest of each client.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
-    use crate::model::inbox::{cut_code, fair_share, trimmed, ClientRef, InboxItem, MAX_LISTED};
+    use crate::model::inbox::item::InboxItem;
+    use crate::model::inbox::list::ClientRef;
+    use crate::model::inbox::order::{fair_share, MAX_LISTED};
+    use crate::model::inbox::trim::{cut_code, trimmed};
 
     let hub = hub()?;
     let clients = hub.clients().await?;
@@ -85,8 +91,9 @@ async fn outside_items(
     filter: &InboxFilter,
     clients: &[&str],
     linked: bool,
-) -> Result<Vec<crate::model::inbox::InboxItem>, AppError> {
-    use crate::model::inbox::{InboxItem, MAX_LISTED};
+) -> Result<Vec<crate::model::inbox::item::InboxItem>, AppError> {
+    use crate::model::inbox::item::InboxItem;
+    use crate::model::inbox::order::MAX_LISTED;
     let mut items = Vec::new();
     for client_id in clients {
         for status in filter.status.outside_statuses() {
@@ -153,7 +160,8 @@ pub async fn decide_batch(
     verdict: Verdict,
     reason: Option<String>,
 ) -> Result<BatchOutcome, AppError> {
-    use crate::model::inbox::{batch_group, chat_input, outside_input, InboxItem, MAX_BATCH};
+    use crate::model::inbox::decide::{batch_group, chat_input, outside_input, MAX_BATCH};
+    use crate::model::inbox::item::InboxItem;
 
     if keys.len() > MAX_BATCH {
         return Err(AppError::Invalid(format!("A batch decision takes at most {MAX_BATCH} approvals.")).answer());

@@ -5,7 +5,9 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use crate::model::{Cursor, ModelStatus, SearchHit, Thread, ThreadDetail, ThreadOptions, ThreadPage, ThreadSlice};
+use crate::model::{
+    ModelStatus, SearchHit, Thread, ThreadCursor, ThreadDetail, ThreadOptions, ThreadPage, ThreadSlice,
+};
 
 /// Threads per sidebar page.
 pub const PAGE_SIZE: u32 = 50;
@@ -18,20 +20,17 @@ pub async fn get_model_status() -> Result<ModelStatus, AppError> {
 
 /// A page of threads: archived or not, and pinned (`Some(true)`), not pinned (`Some(false)`) or either.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn list_threads(archived: bool, pinned: Option<bool>, after: Option<Cursor>) -> Result<ThreadPage, AppError> {
+pub async fn list_threads(
+    archived: bool,
+    pinned: Option<bool>,
+    after: Option<ThreadCursor>,
+) -> Result<ThreadPage, AppError> {
     let engine = super::engine()?;
-    let query = warden_types::thread::ThreadQuery {
-        archived,
-        before: after.map(|c| (c.updated_at, c.id)),
-        limit: PAGE_SIZE,
-        pinned,
-    };
+    let query = warden_types::thread::ThreadQuery { archived, before: after, limit: PAGE_SIZE, pinned };
     let mut threads: Vec<Thread> = engine.list_threads(query).await?;
     super::outside_linked::count_linked_pending(&mut threads).await?;
     let next = match threads.last() {
-        Some(last) if threads.len() as u32 >= PAGE_SIZE => {
-            Some(Cursor { updated_at: last.updated_at.clone(), id: last.id.clone() })
-        }
+        Some(last) if threads.len() as u32 >= PAGE_SIZE => Some(ThreadCursor::new(&last.updated_at, &last.id)),
         _ => None,
     };
     Ok(ThreadPage { threads, next })

@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 use warden_outside::{DecisionInput, OutsideRequest};
 
 use crate::error::AppError;
-use crate::model::inbox::outside_input;
+use crate::model::inbox::decide::outside_input;
 use crate::model::Verdict;
 use crate::server_fns::inbox::{decide_outside, get_outside_request};
 

@@ -10,6 +10,7 @@ use warden_db::timestamp::now;
 use super::{from_json, json, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
+use warden_types::cursor::AuditCursor;
 use warden_types::tool::{Preview, Risk, ToolOrigin};
 
 pub struct NewApproval<'a> {
@@ -180,7 +181,7 @@ impl Store {
         &self,
         status: Option<ApprovalStatus>,
         by: Option<DecidedByKind>,
-        before: Option<(&str, &str)>,
+        before: Option<&AuditCursor>,
         limit: u32,
     ) -> Result<Vec<Approval>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -193,8 +194,8 @@ impl Store {
         )))
         .bind(status)
         .bind(by.map(<&'static str>::from))
-        .bind(before.map(|(at, _)| at))
-        .bind(before.map(|(_, id)| id))
+        .bind(before.map(AuditCursor::at))
+        .bind(before.map(AuditCursor::id))
         .bind(i64::from(limit))
         .fetch_all(&self.pool)
         .await?;

@@ -94,7 +94,7 @@ impl Store {
     pub async fn list_threads(&self, q: &ThreadQuery) -> Result<Vec<Thread>> {
         let limit = q.limit.clamp(1, 500) as i64;
         let pinned = q.pinned.map(i64::from);
-        let (before_time, before_id) = q.before.clone().unzip();
+        let (before_time, before_id) = q.before.as_ref().map(|c| (c.at(), c.id())).unzip();
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM threads WHERE archived = ? AND (? IS NULL OR pinned = ?) \
              AND (? IS NULL OR (updated_at, id) < (?, ?)) \
@@ -103,9 +103,9 @@ impl Store {
         .bind(q.archived as i64)
         .bind(pinned)
         .bind(pinned)
-        .bind(&before_time)
-        .bind(&before_time)
-        .bind(&before_id)
+        .bind(before_time)
+        .bind(before_time)
+        .bind(before_id)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::Value;
 use tempfile::TempDir;
 use warden_engine::config::{Config, ModelConfig};
@@ -77,21 +76,8 @@ pub async fn events_until_within(
     guard: Duration,
     until: impl Fn(&RunEventRecord) -> bool,
 ) -> Vec<RunEventRecord> {
-    let mut stream = engine.subscribe(run_id, 0).await.expect("subscribe");
-    let mut seen = Vec::new();
-    let read = async {
-        while let Some(e) = stream.next().await {
-            let stop = until(&e);
-            seen.push(e);
-            if stop {
-                return true;
-            }
-        }
-        false
-    };
-    let found = tokio::time::timeout(guard, read).await;
-    assert!(matches!(found, Ok(true)), "the awaited event never came; saw: {:#?}", kinds(&seen));
-    seen
+    let stream = engine.subscribe(run_id, 0).await.expect("subscribe");
+    warden_testkit::events::read_until(stream, guard, until, |e| e.kind.to_string()).await
 }
 
 pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {

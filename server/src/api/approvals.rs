@@ -2,11 +2,10 @@
 //! the approval it names, only while it is pending (409 after), and only from the same origin.
 
 use axum::extract::{Path, Query, State};
-use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
-use warden_types::approval::{ApprovalStatus, DecisionInput};
+use warden_types::approval::{Approval, ApprovalStatus, DecisionInput};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -17,7 +16,7 @@ pub struct ListParams {
     status: Option<String>,
 }
 
-pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
+pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<Json<Vec<Approval>>> {
     let status = match p.status.as_deref() {
         None | Some("") | Some("all") => None,
         Some(s) => Some(ApprovalStatus::parse(s).ok_or_else(|| {
@@ -27,7 +26,7 @@ pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> 
     Ok(Json(engine.list_approvals(status).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Approval>> {
     Ok(Json(engine.approval(&id).await?))
 }
 
@@ -35,6 +34,6 @@ pub async fn decide(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(input): JsonBody<DecisionInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Approval>> {
     Ok(Json(engine.decide(&id, input).await?))
 }

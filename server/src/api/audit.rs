@@ -7,15 +7,15 @@ use std::str::FromStr;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Query, State};
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::http::{header, HeaderName, HeaderValue};
 use axum::Json;
 use futures::StreamExt;
 use serde::Deserialize;
 use warden_engine::Engine;
 use warden_outside::audit::{AuditError, AuditLog};
 use warden_outside::OutsideHub;
-use warden_types::audit::{AuditDecider, AuditEntry, AuditFilter, AuditOutcome, AuditQuery, AuditSource};
+use warden_types::audit::{AuditDecider, AuditEntry, AuditFilter, AuditOutcome, AuditPage, AuditQuery, AuditSource};
+use warden_types::cursor::AuditCursor;
 
 use super::error::{ApiError, ApiResult};
 
@@ -50,6 +50,7 @@ pub struct PageParams {
     source: Option<String>,
     outcome: Option<String>,
     decided_by: Option<String>,
+    /// The `next` of the page before ([`AuditCursor`], `<decided_at>~<id>`).
     before: Option<String>,
     limit: Option<u32>,
 }
@@ -100,13 +101,13 @@ pub async fn page(
     State(engine): State<Engine>,
     State(outside): State<OutsideHub>,
     Query(p): Query<PageParams>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<AuditPage>> {
     let filter = FilterParams { source: p.source, outcome: p.outcome, decided_by: p.decided_by }.parse()?;
     let query = AuditQuery {
         source: filter.source,
         outcome: filter.outcome,
         decided_by: filter.decided_by,
-        before: p.before,
+        before: AuditCursor::param(p.before.as_deref())?,
         limit: p.limit,
     };
     Ok(Json(log(engine, outside).page(&query).await?))
@@ -117,7 +118,7 @@ pub async fn jsonl(
     State(engine): State<Engine>,
     State(outside): State<OutsideHub>,
     Query(p): Query<FilterParams>,
-) -> ApiResult<Response> {
+) -> ApiResult<Download> {
     download(log(engine, outside), p.parse()?, Format::JsonLines).await
 }
 
@@ -126,9 +127,12 @@ pub async fn csv(
     State(engine): State<Engine>,
     State(outside): State<OutsideHub>,
     Query(p): Query<FilterParams>,
-) -> ApiResult<Response> {
+) -> ApiResult<Download> {
     download(log(engine, outside), p.parse()?, Format::Csv).await
 }
+
+/// A download: its type, name and caching headers, and the body streamed a page at a time.
+type Download = ([(HeaderName, HeaderValue); 3], Body);
 
 #[derive(Clone, Copy)]
 enum Format {
@@ -154,7 +158,7 @@ impl Format {
 
 /// The first page is read before the answer starts, so a failure there is a proper error status;
 /// a failure later ends the body abruptly (the client sees a broken download, not a short file).
-async fn download(log: AuditLog, filter: AuditFilter, format: Format) -> ApiResult<Response> {
+async fn download(log: AuditLog, filter: AuditFilter, format: Format) -> ApiResult<Download> {
     let (first, next) = log.entries(&filter, None, EXPORT_PAGE).await?;
     let mut head = match format {
         Format::Csv => encode_csv_header()?,
@@ -178,8 +182,7 @@ async fn download(log: AuditLog, filter: AuditFilter, format: Format) -> ApiResu
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         Body::from_stream(body),
-    )
-        .into_response())
+    ))
 }
 
 /// A failure after the answer started: logged, and the body ends with an error.

@@ -3,15 +3,14 @@
 //! check it names and only while it is pending (409 after).
 
 use axum::extract::{Path, State};
-use axum::response::IntoResponse;
 use axum::Json;
 use warden_engine::Engine;
-use warden_types::connection::CheckDecisionInput;
+use warden_types::connection::{CheckDecisionInput, ConnectionCheck};
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ConnectionCheck>> {
     Ok(Json(engine.connection_check(&id).await?))
 }
 
@@ -19,6 +18,6 @@ pub async fn decide(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(input): JsonBody<CheckDecisionInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<ConnectionCheck>> {
     Ok(Json(engine.decide_connection_check(&id, input.decision).await?))
 }

@@ -111,6 +111,13 @@ impl From<warden_outside::Error> for ApiError {
     }
 }
 
+/// A `before` that is not a position in its list is a 422 that says what it must be.
+impl From<warden_types::cursor::CursorError> for ApiError {
+    fn from(e: warden_types::cursor::CursorError) -> Self {
+        Self::unprocessable(e.to_string())
+    }
+}
+
 /// A body that is not the JSON asked for is a 422; one over the size limit keeps its 413.
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {

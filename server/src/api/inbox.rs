@@ -10,11 +10,10 @@
 //! route; ends at shutdown.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 
 use axum::extract::State;
-use axum::response::sse::{Event, KeepAlive, Sse};
-use futures::{Stream, StreamExt};
+use axum::response::sse::Event;
+use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
 use warden_app::wording::kind_label;
 use warden_engine::Engine;
@@ -23,13 +22,12 @@ use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::connection::{CheckStatus, ConnectionCheck};
 use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
 
+use super::sse::{event_stream, EventStream};
+
 /// Longest `arrived` summary, in characters (a notification shows a line or two).
 const MAX_SUMMARY_CHARS: usize = 200;
 
-pub async fn events(
-    State(engine): State<Engine>,
-    State(hub): State<OutsideHub>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+pub async fn events(State(engine): State<Engine>, State(hub): State<OutsideHub>) -> EventStream {
     // Subscribed before the first count, so nothing that happens in between is missed.
     let feed = Feed {
         chat: engine.watch_approvals(),
@@ -56,7 +54,7 @@ pub async fn events(
         }
     })
     .take_until(engine.shutdown_token().cancelled_owned());
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    event_stream(stream.boxed())
 }
 
 struct Feed {

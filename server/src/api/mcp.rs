@@ -3,21 +3,19 @@
 //! format. Secrets never come back in full.
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::http::{header, HeaderName, StatusCode};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::json;
-use warden_mcp::{McpHub, McpServerConfig, ToolPolicy};
+use serde::{Deserialize, Serialize};
+use warden_mcp::{McpHub, McpServerConfig, McpServerStatus, ServerProbe, ToolPolicy};
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
-pub async fn list(State(hub): State<McpHub>) -> impl IntoResponse {
+pub async fn list(State(hub): State<McpHub>) -> Json<Vec<McpServerStatus>> {
     Json(hub.list())
 }
 
-pub async fn get(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<Json<McpServerStatus>> {
     hub.get(&name).map(Json).ok_or_else(|| warden_mcp::Error::NotFound(name).into())
 }
 
@@ -25,13 +23,13 @@ pub async fn get(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResu
 pub async fn upsert(
     State(hub): State<McpHub>,
     JsonBody(config): JsonBody<McpServerConfig>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Option<McpServerStatus>>> {
     let name = config.name.clone();
     hub.upsert(config).await?;
     Ok(Json(hub.get(&name)))
 }
 
-pub async fn remove(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn remove(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<StatusCode> {
     hub.remove(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -46,7 +44,7 @@ pub async fn set_enabled(
     State(hub): State<McpHub>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<Enabled>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Option<McpServerStatus>>> {
     hub.set_enabled(&name, body.enabled).await?;
     Ok(Json(hub.get(&name)))
 }
@@ -55,14 +53,14 @@ pub async fn set_enabled(
 const RECONNECT_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// Reconnects now and answers with the server once the attempt connected or failed.
-pub async fn reconnect(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn reconnect(State(hub): State<McpHub>, Path(name): Path<String>) -> ApiResult<Json<McpServerStatus>> {
     Ok(Json(hub.reconnect_and_wait(&name, RECONNECT_WAIT).await?))
 }
 
 pub async fn test(
     State(hub): State<McpHub>,
     JsonBody(config): JsonBody<McpServerConfig>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<ServerProbe>> {
     Ok(Json(hub.test_connection(config).await?))
 }
 
@@ -76,16 +74,22 @@ pub async fn set_policy(
     State(hub): State<McpHub>,
     Path((name, tool)): Path<(String, String)>,
     JsonBody(body): JsonBody<Policy>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Option<McpServerStatus>>> {
     hub.set_tool_policy(&name, &tool, body.policy).await?;
     Ok(Json(hub.get(&name)))
 }
 
-pub async fn import(State(hub): State<McpHub>, body: String) -> ApiResult<impl IntoResponse> {
-    let names = hub.import_json(&body).await?;
-    Ok(Json(json!({ "imported": names })))
+/// What an import added or replaced, by name.
+#[derive(Serialize)]
+pub struct Imported {
+    imported: Vec<String>,
 }
 
-pub async fn export(State(hub): State<McpHub>) -> impl IntoResponse {
-    ([(axum::http::header::CONTENT_TYPE, "application/json")], hub.export_json())
+pub async fn import(State(hub): State<McpHub>, body: String) -> ApiResult<Json<Imported>> {
+    Ok(Json(Imported { imported: hub.import_json(&body).await? }))
+}
+
+/// The `mcpServers` file, as JSON text (already serialized by the hub, secrets redacted).
+pub async fn export(State(hub): State<McpHub>) -> ([(HeaderName, &'static str); 1], String) {
+    ([(header::CONTENT_TYPE, "application/json")], hub.export_json())
 }

@@ -14,10 +14,10 @@ use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
-use serde_json::json;
 use warden_outside::protocol::{parse_client_frame, ErrorCode, MAX_FRAME_BYTES};
 use warden_outside::{
-    Answer, Client, ClientPolicy, DecisionInput, Held, OutsideHub, Policy, RequestQuery, RequestStatus,
+    Answer, Client, ClientPolicy, DecisionInput, Held, NewClient, OutsideHub, OutsideRequest, Policy, RequestQuery,
+    RequestStatus, ServerFrame,
 };
 
 use super::error::{ApiError, ApiResult};
@@ -86,12 +86,12 @@ where
 }
 
 /// An answer to a client: 200 with the decision frame, or 202 with the ack (still pending).
-fn answer(answer: Answer) -> Response {
+fn answer(answer: Answer) -> (StatusCode, Json<ServerFrame>) {
     let status = match answer {
         Answer::Decided(_) => StatusCode::OK,
         Answer::Ack(_) => StatusCode::ACCEPTED,
     };
-    (status, Json(answer.into_frame())).into_response()
+    (status, Json(answer.into_frame()))
 }
 
 // ---- client side ----
@@ -101,7 +101,7 @@ pub async fn create_request(
     OutsideClient(client): OutsideClient,
     State(hub): State<OutsideHub>,
     body: Bytes,
-) -> ApiResult<Response> {
+) -> ApiResult<(StatusCode, Json<ServerFrame>)> {
     let frame = parse_client_frame(&body).map_err(warden_outside::Error::from)?;
     let submitted = hub.submit(&client.id, frame).await?;
     if let Answer::Decided(decision) = &submitted {
@@ -123,7 +123,7 @@ pub async fn wait_decision(
     State(hub): State<OutsideHub>,
     Path(id): Path<String>,
     Query(params): Query<WaitParams>,
-) -> ApiResult<Response> {
+) -> ApiResult<(StatusCode, Json<ServerFrame>)> {
     let wait = Duration::from_secs(params.wait.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS));
     let _waiting = if wait.is_zero() { None } else { Some(hub.hold(&client.id, Held::LongPoll)?) };
     Ok(answer(hub.wait_decision(&client.id, &id, wait).await?))
@@ -140,7 +140,7 @@ pub struct ListParams {
 }
 
 /// `GET /api/outside/requests?status=pending&client_id=…&limit=…`, newest first.
-pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
+pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) -> ApiResult<Json<Vec<OutsideRequest>>> {
     let status =
         match p.status.as_deref() {
             None | Some("") | Some("all") => None,
@@ -151,7 +151,7 @@ pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) ->
     Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, linked: None, limit: p.limit }).await?))
 }
 
-pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.request(&id).await?))
 }
 
@@ -160,7 +160,7 @@ pub async fn decide(
     State(hub): State<OutsideHub>,
     Path(id): Path<String>,
     JsonBody(input): JsonBody<DecisionInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.decide(&id, input).await?))
 }
 
@@ -175,18 +175,15 @@ pub async fn extend(
     State(hub): State<OutsideHub>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Extend>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.extend(&id, Duration::from_secs(body.secs)).await?))
 }
 
-pub async fn policy(State(hub): State<OutsideHub>) -> impl IntoResponse {
+pub async fn policy(State(hub): State<OutsideHub>) -> Json<Policy> {
     Json(hub.policy())
 }
 
-pub async fn set_policy(
-    State(hub): State<OutsideHub>,
-    JsonBody(policy): JsonBody<Policy>,
-) -> ApiResult<impl IntoResponse> {
+pub async fn set_policy(State(hub): State<OutsideHub>, JsonBody(policy): JsonBody<Policy>) -> ApiResult<Json<Policy>> {
     hub.set_policy(policy).await?;
     Ok(Json(hub.policy()))
 }
@@ -203,17 +200,16 @@ pub struct NewClientBody {
 pub async fn create_client(
     State(hub): State<OutsideHub>,
     JsonBody(body): JsonBody<NewClientBody>,
-) -> ApiResult<impl IntoResponse> {
-    let created = hub.create_client(&body.name, body.policy).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "client": created.client, "token": created.token }))))
+) -> ApiResult<(StatusCode, Json<NewClient>)> {
+    Ok((StatusCode::CREATED, Json(hub.create_client(&body.name, body.policy).await?)))
 }
 
-pub async fn clients(State(hub): State<OutsideHub>) -> ApiResult<impl IntoResponse> {
+pub async fn clients(State(hub): State<OutsideHub>) -> ApiResult<Json<Vec<Client>>> {
     Ok(Json(hub.clients().await?))
 }
 
 /// `DELETE /api/outside/clients/{id}`: revokes the token and closes the client's sockets.
-pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<Json<Client>> {
     Ok(Json(hub.revoke_client(&id).await?))
 }
 
@@ -221,7 +217,7 @@ pub async fn set_client_policy(
     State(hub): State<OutsideHub>,
     Path(id): Path<String>,
     JsonBody(policy): JsonBody<ClientPolicy>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Client>> {
     Ok(Json(hub.set_client_policy(&id, policy).await?))
 }
 

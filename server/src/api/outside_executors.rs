@@ -4,30 +4,32 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
-use warden_outside::{Dialer, NewExecutor};
+use warden_outside::{Dialer, Executor, NewExecutor};
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
 /// `GET /api/outside/executors`: every executor with its connection's state, oldest first.
-pub async fn list(State(dialer): State<Dialer>) -> ApiResult<impl IntoResponse> {
+pub async fn list(State(dialer): State<Dialer>) -> ApiResult<Json<Vec<Executor>>> {
     Ok(Json(dialer.list().await?))
 }
 
 /// `POST /api/outside/executors` `{name, url, bearer_token?, enabled?, policy?}`: 201 with the executor.
-pub async fn add(State(dialer): State<Dialer>, JsonBody(new): JsonBody<NewExecutor>) -> ApiResult<impl IntoResponse> {
+pub async fn add(
+    State(dialer): State<Dialer>,
+    JsonBody(new): JsonBody<NewExecutor>,
+) -> ApiResult<(StatusCode, Json<Executor>)> {
     Ok((StatusCode::CREATED, Json(dialer.add(new).await?)))
 }
 
-pub async fn get(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<Json<Executor>> {
     Ok(Json(dialer.get(&id).await?))
 }
 
 /// `DELETE /api/outside/executors/{id}`: 204; stops dialling and revokes the executor's client.
-pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     dialer.remove(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -43,6 +45,6 @@ pub async fn set_enabled(
     State(dialer): State<Dialer>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Enabled>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Executor>> {
     Ok(Json(dialer.set_enabled(&id, body.enabled).await?))
 }

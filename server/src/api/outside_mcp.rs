@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
@@ -33,7 +33,7 @@ use tower::ServiceExt;
 use warden_outside::protocol::{DecisionFrame, FrameError};
 use warden_outside::{Answer, Client, ClientFrame, OutsideHub, PermissionAnswer, PermissionPrompt};
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiResult};
 use super::outside::OutsideClient;
 
 /// Where the endpoint is mounted.
@@ -99,16 +99,17 @@ impl OutsideMcp {
 
 /// `GET`, `POST` and `DELETE /mcp/approvals`: the client's token first (401 without a valid one),
 /// then its session (404 if another client opened it), then rmcp's Streamable HTTP, with the client
-/// in the request for the tool to find.
+/// in the request for the tool to find. The answer is rmcp's as it built it (an event stream, JSON,
+/// a 202 or its own error), hence a plain [`Response`].
 pub async fn serve(
     OutsideClient(client): OutsideClient,
     State(mcp): State<OutsideMcp>,
     mut request: Request,
-) -> Response {
+) -> ApiResult<Response> {
     let session = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()).map(str::to_string);
     if let Some(session) = &session {
         if mcp.owner(session).is_some_and(|owner| owner != client.id) {
-            return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such MCP session").into_response();
+            return Err(ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such MCP session"));
         }
     }
     // A request without a session opens one (`initialize`): within the client's bound.
@@ -116,8 +117,7 @@ pub async fn serve(
         && *request.method() == Method::POST
         && mcp.open_sessions_of(&client.id).await >= mcp.max_sessions
     {
-        let refused = warden_outside::Error::TooManyOpen { what: "MCP sessions", max: mcp.max_sessions };
-        return ApiError::from(refused).into_response();
+        return Err(warden_outside::Error::TooManyOpen { what: "MCP sessions", max: mcp.max_sessions }.into());
     }
     let ending = *request.method() == Method::DELETE;
     let client_id = client.id.clone();
@@ -136,7 +136,7 @@ pub async fn serve(
         Some(session) if ending || response.status() == StatusCode::NOT_FOUND => mcp.set_owner(session, None),
         Some(_) => {}
     }
-    response.into_response()
+    Ok(response)
 }
 
 fn session_id(value: &HeaderValue) -> Option<String> {

@@ -8,12 +8,11 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::response::IntoResponse;
 use axum::response::Response;
 use warden_outside::protocol::{ServerFrame, MAX_FRAME_BYTES};
 use warden_outside::{Client, Connection, Held, OutsideHub, Permit, Wake};
 
-use super::error::ApiError;
+use super::error::ApiResult;
 use super::outside::OutsideClient;
 
 /// The largest message the socket reads at all: frames up to this size are answered (over
@@ -23,19 +22,18 @@ const MAX_MESSAGE_BYTES: usize = 4 * MAX_FRAME_BYTES;
 const PING_EVERY: Duration = Duration::from_secs(30);
 
 /// A client over its bound of sockets is answered 429 `too_many_connections` before the upgrade.
+/// Otherwise the answer is the upgrade's `101 Switching Protocols`, a plain [`Response`] as axum's
+/// [`WebSocketUpgrade::on_upgrade`] builds it.
 pub async fn connect(
     OutsideClient(client): OutsideClient,
     State(hub): State<OutsideHub>,
     upgrade: WebSocketUpgrade,
-) -> Response {
-    let permit = match hub.hold(&client.id, Held::Socket) {
-        Ok(permit) => permit,
-        Err(error) => return ApiError::from(error).into_response(),
-    };
-    upgrade
+) -> ApiResult<Response> {
+    let permit = hub.hold(&client.id, Held::Socket)?;
+    Ok(upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| serve(socket, hub, client, permit))
+        .on_upgrade(move |socket| serve(socket, hub, client, permit)))
 }
 
 /// `_permit` counts the socket against the client's bound until it closes.

@@ -3,16 +3,15 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
-use warden_types::provider::{ModelChoice, ProviderInput};
+use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderList, ProviderProbe};
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
-pub async fn list(State(engine): State<Engine>) -> impl IntoResponse {
+pub async fn list(State(engine): State<Engine>) -> Json<ProviderList> {
     Json(engine.providers())
 }
 
@@ -20,12 +19,12 @@ pub async fn list(State(engine): State<Engine>) -> impl IntoResponse {
 pub async fn save(
     State(engine): State<Engine>,
     JsonBody(input): JsonBody<ProviderInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<(StatusCode, Json<ProviderEntry>)> {
     let status = if input.id.is_none() { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(engine.save_provider(input).await?)))
 }
 
-pub async fn remove(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn remove(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     engine.remove_provider(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -34,12 +33,12 @@ pub async fn remove(State(engine): State<Engine>, Path(id): Path<String>) -> Api
 pub async fn test(
     State(engine): State<Engine>,
     JsonBody(input): JsonBody<ProviderInput>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<ProviderProbe>> {
     Ok(Json(engine.test_provider(input).await?))
 }
 
 /// Tries a configured provider as it is.
-pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ProviderProbe>> {
     Ok(Json(engine.test_provider_entry(&id).await?))
 }
 
@@ -54,7 +53,7 @@ pub async fn set_thread_model(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<ThreadModel>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<StatusCode> {
     engine.set_thread_model(&id, body.model).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -4,12 +4,21 @@
 use std::convert::Infallible;
 
 use axum::http::HeaderMap;
-use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::sse::{Event, KeepAlive, KeepAliveStream, Sse};
 use futures::stream::BoxStream;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use warden_engine::RunEventRecord;
 
 use super::error::ApiError;
+
+/// The events an SSE answer sends (a run's, or the inbox's feed); boxed so a handler can name them.
+pub type Events = BoxStream<'static, Result<Event, Infallible>>;
+/// An SSE answer: the events, with keep-alive comments while none comes.
+pub type EventStream = Sse<KeepAliveStream<Events>>;
+
+pub fn event_stream(events: Events) -> EventStream {
+    Sse::new(events).keep_alive(KeepAlive::default())
+}
 
 /// Reads `Last-Event-ID`: absent or empty means from the start. Anything but a decimal id the
 /// store can hold (at most 2^63 - 1) is a 400: a huge value must not wrap into "replay everything".
@@ -31,9 +40,9 @@ pub fn last_event_id(headers: &HeaderMap) -> Result<u64, ApiError> {
 pub fn to_sse(
     events: BoxStream<'static, RunEventRecord>,
     shutdown: tokio_util::sync::CancellationToken,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+) -> EventStream {
     let stream = events
         .map(|r| Ok(Event::default().id(r.seq.to_string()).event(r.kind.as_str()).data(&*r.data)))
         .take_until(shutdown.cancelled_owned());
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    event_stream(stream.boxed())
 }

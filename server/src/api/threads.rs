@@ -3,38 +3,38 @@
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_types::cursor::ThreadCursor;
+use warden_types::run::RunSummary;
 use warden_types::status::RunStarted;
-use warden_types::thread::{ThreadExport, ThreadPatch, ThreadQuery};
+use warden_types::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, ThreadPatch, ThreadQuery};
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
-use super::sse::to_sse;
+use super::sse::{to_sse, EventStream};
+
+/// A response header, as a handler lists it.
+type Header = (header::HeaderName, HeaderValue);
+/// `Content-Disposition: attachment` with the file's name.
+type Attachment = [Header; 1];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     #[serde(default)]
     archived: bool,
-    /// Cursor from the previous page: `<updated_at>,<id>` of its last thread.
+    /// Cursor from the previous page: `<updated_at>,<id>` of its last thread ([`ThreadCursor`]).
+    /// Parsed in the handler, so a bad one is a 422 saying what it must be.
     before: Option<String>,
     limit: Option<u32>,
     /// `true`: only pinned threads; `false`: only the others; absent: both.
     pinned: Option<bool>,
 }
 
-pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<impl IntoResponse> {
-    let before = match p.before {
-        Some(c) => Some(
-            c.split_once(',')
-                .map(|(t, id)| (t.to_string(), id.to_string()))
-                .ok_or_else(|| ApiError::unprocessable("`before` must be `<updated_at>,<id>`"))?,
-        ),
-        None => None,
-    };
+pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<Json<Vec<Thread>>> {
+    let before = ThreadCursor::param(p.before.as_deref())?;
     let query = ThreadQuery { archived: p.archived, before, limit: p.limit.unwrap_or(100), pinned: p.pinned };
     Ok(Json(engine.list_threads(query).await?))
 }
@@ -46,25 +46,31 @@ pub struct SearchParams {
 }
 
 /// `GET /api/search?q=…`: the threads whose title or messages hold every word, best first.
-pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>) -> ApiResult<impl IntoResponse> {
+pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>) -> ApiResult<Json<Vec<SearchHit>>> {
     Ok(Json(engine.search(&p.q).await?))
 }
 
 /// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
-pub async fn export_json(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn export_json(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> ApiResult<(Attachment, Json<ThreadExport>)> {
     let export = engine.export_thread(&id).await?;
     Ok((attachment(&id, "json")?, Json(export)))
 }
 
 /// `GET /api/threads/{id}/export.md`: the thread for people to read.
-pub async fn export_markdown(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn export_markdown(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> ApiResult<(Attachment, [Header; 1], String)> {
     let export = engine.export_thread(&id).await?;
     let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
     Ok((attachment(&id, "md")?, [content_type], warden_engine::transfer::markdown(&export)))
 }
 
 /// A download named after the thread's id (ids are ours: letters, digits and dashes).
-fn attachment(id: &str, extension: &str) -> ApiResult<[(header::HeaderName, HeaderValue); 1]> {
+fn attachment(id: &str, extension: &str) -> ApiResult<Attachment> {
     let safe: String = id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
     let disposition = format!("attachment; filename=\"warden-thread-{safe}.{extension}\"");
     Ok([(header::CONTENT_DISPOSITION, HeaderValue::from_str(&disposition).map_err(|e| ApiError::internal(&e))?)])
@@ -74,7 +80,7 @@ fn attachment(id: &str, extension: &str) -> ApiResult<[(header::HeaderName, Head
 pub async fn import(
     State(engine): State<Engine>,
     JsonBody(export): JsonBody<ThreadExport>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<(StatusCode, Json<Thread>)> {
     Ok((StatusCode::CREATED, Json(engine.import_thread(export).await?)))
 }
 
@@ -88,7 +94,7 @@ pub struct CreateThread {
 }
 
 /// The body is optional: an empty one creates an untitled thread.
-pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> ApiResult<impl IntoResponse> {
+pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> ApiResult<(StatusCode, Json<Thread>)> {
     let body: CreateThread = if body.iter().all(u8::is_ascii_whitespace) {
         CreateThread::default()
     } else {
@@ -104,16 +110,16 @@ pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> Ap
 }
 
 /// `GET /api/threads/{id}/runs`: the thread's runs, oldest first.
-pub async fn runs(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn runs(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Vec<RunSummary>>> {
     Ok(Json(engine.thread_runs(&id).await?))
 }
 
 /// `POST /api/threads/{id}/title`: the model names the thread again.
-pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Thread>> {
     Ok(Json(engine.regenerate_title(&id).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ThreadDetail>> {
     Ok(Json(engine.thread(&id).await?))
 }
 
@@ -121,11 +127,11 @@ pub async fn patch(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(patch): JsonBody<ThreadPatch>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<Thread>> {
     Ok(Json(engine.update_thread(&id, patch).await?))
 }
 
-pub async fn delete(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn delete(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     engine.delete_thread(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -140,7 +146,7 @@ pub async fn post_message(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<PostMessage>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<EventStream> {
     run_events(&engine, engine.send_message(&id, body.content).await?).await
 }
 
@@ -150,7 +156,7 @@ pub async fn edit_message(
     State(engine): State<Engine>,
     Path((id, message_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<PostMessage>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<EventStream> {
     run_events(&engine, engine.edit_message(&id, &message_id, body.content).await?).await
 }
 
@@ -158,7 +164,7 @@ pub async fn edit_message(
 pub async fn regenerate(
     State(engine): State<Engine>,
     Path((id, message_id)): Path<(String, String)>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<EventStream> {
     run_events(&engine, engine.regenerate(&id, &message_id).await?).await
 }
 
@@ -173,21 +179,21 @@ pub async fn switch_branch(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Branch>,
-) -> ApiResult<impl IntoResponse> {
+) -> ApiResult<Json<ThreadDetail>> {
     Ok(Json(engine.switch_branch(&id, &body.message_id).await?))
 }
 
-pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<EventStream> {
     run_events(&engine, engine.retry(&id).await?).await
 }
 
-pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
     engine.revoke_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// The event stream of a run just started, from its first event.
-async fn run_events(engine: &Engine, started: RunStarted) -> ApiResult<impl IntoResponse + use<>> {
+async fn run_events(engine: &Engine, started: RunStarted) -> ApiResult<EventStream> {
     let events = engine.subscribe_started(&started.run_id).await?;
     Ok(to_sse(events, engine.shutdown_token()))
 }

@@ -1,0 +1,135 @@
+//! Deciding from the inbox: a person's verdict as the engine and the outside hub take it, and the
+//! rule for batch decisions (one run or one client at a time; connection checks one by one).
+
+use serde::{Deserialize, Serialize};
+use warden_outside::protocol::Verdict as OutsideVerdict;
+
+use super::item::{BatchGroup, InboxItem, ItemKey};
+use crate::model::{DecisionInput, Verdict};
+
+/// Most items a batch decision takes at once.
+pub const MAX_BATCH: usize = 200;
+
+/// A person's verdict on an outside request, as the hub takes it; a reason only with a denial.
+pub fn outside_input(verdict: Verdict, reason: Option<String>) -> warden_outside::DecisionInput {
+    let (decision, reason) = match verdict {
+        Verdict::Approve => (OutsideVerdict::Approved, None),
+        Verdict::Deny => (OutsideVerdict::Rejected, reason),
+    };
+    warden_outside::DecisionInput { decision, reason, edited_code: None }
+}
+
+/// A person's verdict on a chat approval, as the engine takes it; a reason only with a denial.
+pub fn chat_input(verdict: Verdict, reason: Option<String>) -> DecisionInput {
+    match verdict {
+        Verdict::Approve => DecisionInput::approve(),
+        Verdict::Deny => DecisionInput::deny(reason),
+    }
+}
+
+/// What a batch decision did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchOutcome {
+    pub decided: u32,
+    /// Decided by someone or something else first.
+    pub already_decided: u32,
+}
+
+/// The one run or client the items belong to, or why they cannot be decided together.
+pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
+    if items.is_empty() {
+        return Err("Select the approvals to decide first.".into());
+    }
+    if items.len() > MAX_BATCH {
+        return Err(format!("A batch decision takes at most {MAX_BATCH} approvals; {} are selected.", items.len()));
+    }
+    let decided = items.iter().filter(|i| !i.is_pending()).count();
+    if decided > 0 {
+        return Err(format!(
+            "Only pending approvals can be decided: {decided} of the selected {} already are.",
+            items.len()
+        ));
+    }
+    let Some(groups) = items.iter().map(|i| i.group()).collect::<Option<Vec<_>>>() else {
+        return Err("A connection check is decided on its own: Connect or Continue anyway.".into());
+    };
+    if groups.iter().all(|g| *g == groups[0]) {
+        return Ok(groups[0].clone());
+    }
+    let mut runs: Vec<String> = Vec::new();
+    let mut clients: Vec<String> = Vec::new();
+    for group in groups {
+        let (list, id) = match group {
+            BatchGroup::Run(id) => (&mut runs, id),
+            BatchGroup::Client(id) => (&mut clients, id),
+        };
+        if !list.contains(&id) {
+            list.push(id);
+        }
+    }
+    Err(format!(
+        "A batch decision applies to one run or one client at a time; the selection spans {} and {}. \
+         Decide them separately.",
+        count(runs.len(), "run"),
+        count(clients.len(), "client")
+    ))
+}
+
+/// Selects `key`, or unselects it if it was selected.
+pub fn toggle_selected(selected: &mut Vec<ItemKey>, key: ItemKey) {
+    if let Some(at) = selected.iter().position(|k| *k == key) {
+        selected.remove(at);
+    } else {
+        selected.push(key);
+    }
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::inbox::fixtures::{chat, evaluation, outside, response};
+    use crate::model::ApprovalStatus;
+    use warden_outside::protocol::RiskLevel;
+    use warden_outside::RequestStatus;
+
+    #[test]
+    fn items_of_one_run_or_one_client_batch_and_mixed_ones_are_refused_with_the_reason() {
+        let a = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
+        let b = chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:02.000Z");
+        let c = chat("c", "run2", ApprovalStatus::Pending, "2026-01-01T00:00:03.000Z");
+        let x = outside("x", "cl1", evaluation(RiskLevel::Low), RequestStatus::Pending, "2026-01-01T00:00:04.000Z");
+        let y = outside("y", "cl1", response(), RequestStatus::Pending, "2026-01-01T00:00:05.000Z");
+        assert_eq!(batch_group(&[&a, &b]), Ok(BatchGroup::Run("run1".into())));
+        assert_eq!(batch_group(&[&x, &y]), Ok(BatchGroup::Client("cl1".into())));
+        let mixed = batch_group(&[&a, &c, &x]).unwrap_err();
+        assert!(mixed.contains("one run or one client") && mixed.contains("2 runs and 1 client"), "{mixed}");
+        assert!(batch_group(&[&a, &c]).unwrap_err().contains("2 runs and 0 clients"));
+        assert!(batch_group(&[]).is_err());
+        let done = chat("d", "run1", ApprovalStatus::Approved, "2026-01-01T00:00:06.000Z");
+        assert!(batch_group(&[&a, &done]).unwrap_err().contains("already"));
+    }
+
+    #[test]
+    fn toggling_selects_then_unselects() {
+        let mut selected = vec![ItemKey::Chat("a".into())];
+        toggle_selected(&mut selected, ItemKey::Outside("b".into()));
+        toggle_selected(&mut selected, ItemKey::Chat("a".into()));
+        assert_eq!(selected, [ItemKey::Outside("b".into())]);
+    }
+
+    #[test]
+    fn an_outside_verdict_carries_a_reason_only_when_denying() {
+        let approve = outside_input(Verdict::Approve, Some("why".into()));
+        assert_eq!((approve.decision, approve.reason), (OutsideVerdict::Approved, None));
+        let deny = outside_input(Verdict::Deny, Some("why".into()));
+        assert_eq!((deny.decision, deny.reason.as_deref()), (OutsideVerdict::Rejected, Some("why")));
+    }
+}
