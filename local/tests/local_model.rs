@@ -11,10 +11,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use warden_engine::config::{Config, DEFAULT_LOCAL_MODEL_FILE as DEFAULT_MODEL_FILE};
 use warden_engine::{Engine, RunEventRecord};
+use warden_llm::{StreamEvent, TurnRequest};
 use warden_local::LocalModel;
+use warden_types::message::{Message, Role};
+use warden_types::tool::ToolSpec;
 
 fn model_file() -> PathBuf {
     let path = std::env::var_os("WARDEN_TEST_LOCAL_MODEL")
@@ -182,16 +187,58 @@ async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid
     let thread = engine.create_thread(None).await.expect("thread");
     let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"read_fil\", \"arguments\": \
                   {\"pth\": \"notes.txt\"}}\n```";
+    let sent = std::time::Instant::now();
     let started = engine.send_message(&thread.id, prompt.into()).await.expect("send");
     let events =
         events_until_within(&engine, &started.run_id, GUARD, |e| e.kind == "tool_call" || e.is_terminal()).await;
+    let took = sent.elapsed();
     engine.stop_run(&started.run_id).await.expect("stop");
     let calls = of_kind(&events, "tool_call");
     let first = calls.first().unwrap_or_else(|| panic!("no call: {}", text_of(&events)));
     let call = &first["call"];
-    eprintln!("the built-in model called {} with {}", first["name"], first["arguments"]);
+    eprintln!("the built-in model called {} with {} after {took:?}", first["name"], first["arguments"]);
     assert!(["read_file", "list_dir", "write_file", "shell"].contains(&first["name"].as_str().unwrap()), "{first}");
     assert_ne!(call["status"], "invalid", "the arguments fit the tool's schema: {first}");
+}
+
+/// Bounds of a tool's schema hold too (`minimum`, `pattern`): asked to copy a call whose seats are below
+/// the minimum and whose code breaks the pattern, the model writes one that keeps both.
+#[tokio::test]
+async fn a_call_the_built_in_model_writes_keeps_the_schemas_minimum_and_pattern() {
+    let provider = warden_local::provider(&model_file()).expect("the model loads");
+    let book = ToolSpec {
+        name: "book".into(),
+        description: "Books seats on a flight.".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {
+            "seats": {"type": "integer", "minimum": 2},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        }, "required": ["seats", "code"]}),
+    };
+    let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"book\", \"arguments\": \
+                  {\"seats\": 0, \"code\": \"lhr\"}}\n```";
+    let request = TurnRequest { messages: vec![Message::text(Role::User, prompt)], tools: vec![book] };
+    let sent = std::time::Instant::now();
+    let mut stream = provider.stream_turn(request, CancellationToken::new()).await.expect("a turn");
+    let (mut name, mut arguments, mut text) = (None, String::new(), String::new());
+    let read = async {
+        while let Some(event) = stream.next().await {
+            match event.expect("the turn goes on") {
+                StreamEvent::ToolCallDelta { name: n, arguments: a, .. } => {
+                    name = name.take().or(n);
+                    arguments.push_str(&a);
+                }
+                StreamEvent::TextDelta(t) => text.push_str(&t),
+                StreamEvent::Finished { .. } => break,
+            }
+        }
+    };
+    tokio::time::timeout(GUARD, read).await.expect("the turn ends");
+    eprintln!("the built-in model called {name:?} with {arguments} after {:?}", sent.elapsed());
+    assert_eq!(name.as_deref(), Some("book"), "{text}");
+    let arguments: Value = serde_json::from_str(&arguments).expect("JSON arguments");
+    assert!(arguments["seats"].as_i64().is_some_and(|n| n >= 2), "{arguments}");
+    let code = arguments["code"].as_str().unwrap_or_default();
+    assert!(code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()), "{arguments}");
 }
 
 /// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
