@@ -215,7 +215,7 @@ async fn thread_list_pages_newest_first_and_archive_moves_threads() {
         .engine
         .list_threads(ThreadQuery {
             limit: 3,
-            before: Some((last.updated_at.clone(), last.id.clone())),
+            before: Some((last.updated_at.clone(), last.id.to_string())),
             ..Default::default()
         })
         .await

@@ -2,8 +2,8 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use warden_types::id::{RuleId, ThreadId};
 
-use warden_db::new_id;
 use warden_db::timestamp::now;
 
 use super::{from_json, json, Store, WriteBatch};
@@ -24,13 +24,13 @@ impl Store {
     /// A new thread rule's row, in `batch`.
     pub fn insert_rule(
         batch: &mut WriteBatch,
-        thread_id: &str,
+        thread_id: &ThreadId,
         tool: &str,
         matcher: &RuleMatcher,
     ) -> Result<ThreadRule> {
         let rule = ThreadRule {
-            id: new_id(),
-            thread_id: thread_id.to_string(),
+            id: RuleId::new(),
+            thread_id: thread_id.clone(),
             tool: tool.to_string(),
             matcher: matcher.clone(),
             created_at: now(),
@@ -45,7 +45,7 @@ impl Store {
         Ok(rule)
     }
 
-    pub async fn rules_of_thread(&self, thread_id: &str) -> Result<Vec<ThreadRule>> {
+    pub async fn rules_of_thread(&self, thread_id: &ThreadId) -> Result<Vec<ThreadRule>> {
         let rows = sqlx::query(
             "SELECT id, thread_id, tool, matcher, created_at FROM thread_rules WHERE thread_id = ? ORDER BY created_at",
         )
@@ -56,7 +56,7 @@ impl Store {
     }
 
     /// The rule `id`, if it still exists (a revoked rule is deleted).
-    pub async fn rule(&self, id: &str) -> Result<Option<ThreadRule>> {
+    pub async fn rule(&self, id: &RuleId) -> Result<Option<ThreadRule>> {
         let row = sqlx::query("SELECT id, thread_id, tool, matcher, created_at FROM thread_rules WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -64,7 +64,7 @@ impl Store {
         row.as_ref().map(rule_from_row).transpose()
     }
 
-    pub async fn delete_rule(&self, id: &str) -> Result<()> {
+    pub async fn delete_rule(&self, id: &RuleId) -> Result<()> {
         let r = sqlx::query("DELETE FROM thread_rules WHERE id = ?").bind(id).execute(&self.writer).await?;
         super::found(r, "rule", id)
     }
