@@ -87,9 +87,9 @@ pub enum BatchGroup {
 impl InboxItem {
     pub fn key(&self) -> ItemKey {
         match self {
-            InboxItem::Chat(a) => ItemKey::Chat(a.id.clone()),
-            InboxItem::Outside(r) => ItemKey::Outside(r.id.clone()),
-            InboxItem::Check(c) => ItemKey::Check(c.check.id.clone()),
+            InboxItem::Chat(a) => ItemKey::Chat(a.id.clone().to_string()),
+            InboxItem::Outside(r) => ItemKey::Outside(r.id.clone().to_string()),
+            InboxItem::Check(c) => ItemKey::Check(c.check.id.clone().to_string()),
         }
     }
 
@@ -156,8 +156,8 @@ impl InboxItem {
     /// on its own (Connect or Continue anyway is no approval or denial).
     pub fn group(&self) -> Option<BatchGroup> {
         match self {
-            InboxItem::Chat(a) => Some(BatchGroup::Run(a.run_id.clone())),
-            InboxItem::Outside(r) => Some(BatchGroup::Client(r.client_id.clone())),
+            InboxItem::Chat(a) => Some(BatchGroup::Run(a.run_id.clone().to_string())),
+            InboxItem::Outside(r) => Some(BatchGroup::Client(r.client_id.clone().to_string())),
             InboxItem::Check(_) => None,
         }
     }
@@ -507,7 +507,7 @@ fn source_of(item: &InboxItem) -> &str {
     match item {
         InboxItem::Chat(_) | InboxItem::Check(_) => "",
         InboxItem::Outside(r) if r.linked_call.is_some() => "",
-        InboxItem::Outside(r) => &r.client_id,
+        InboxItem::Outside(r) => r.client_id.as_str(),
     }
 }
 
@@ -716,7 +716,7 @@ mod tests {
             id: id.into(),
             run_id: run.into(),
             thread_id: "t1".into(),
-            tool_call_id: format!("call-{id}"),
+            tool_call_id: format!("call-{id}").into(),
             tool: "write_file".into(),
             origin: ToolOrigin::BuiltIn,
             arguments: json!({}),

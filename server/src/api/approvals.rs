@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
 use warden_types::approval::{ApprovalStatus, DecisionInput};
+use warden_types::id::ApprovalId;
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -27,13 +28,13 @@ pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> 
     Ok(Json(engine.list_approvals(status).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ApprovalId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.approval(&id).await?))
 }
 
 pub async fn decide(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ApprovalId>,
     JsonBody(input): JsonBody<DecisionInput>,
 ) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.decide(&id, input).await?))

@@ -7,17 +7,18 @@ use axum::response::IntoResponse;
 use axum::Json;
 use warden_engine::Engine;
 use warden_types::connection::CheckDecisionInput;
+use warden_types::id::ConnectionCheckId;
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ConnectionCheckId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.connection_check(&id).await?))
 }
 
 pub async fn decide(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ConnectionCheckId>,
     JsonBody(input): JsonBody<CheckDecisionInput>,
 ) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.decide_connection_check(&id, input.decision).await?))

@@ -8,6 +8,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_outside::{Dialer, NewExecutor};
+use warden_types::id::ExecutorId;
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
@@ -22,12 +23,12 @@ pub async fn add(State(dialer): State<Dialer>, JsonBody(new): JsonBody<NewExecut
     Ok((StatusCode::CREATED, Json(dialer.add(new).await?)))
 }
 
-pub async fn get(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(dialer): State<Dialer>, Path(id): Path<ExecutorId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(dialer.get(&id).await?))
 }
 
 /// `DELETE /api/outside/executors/{id}`: 204; stops dialling and revokes the executor's client.
-pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<ExecutorId>) -> ApiResult<impl IntoResponse> {
     dialer.remove(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -41,7 +42,7 @@ pub struct Enabled {
 /// `PUT /api/outside/executors/{id}/enabled` `{"enabled": false}`: off closes the socket; on dials.
 pub async fn set_enabled(
     State(dialer): State<Dialer>,
-    Path(id): Path<String>,
+    Path(id): Path<ExecutorId>,
     JsonBody(body): JsonBody<Enabled>,
 ) -> ApiResult<impl IntoResponse> {
     Ok(Json(dialer.set_enabled(&id, body.enabled).await?))

@@ -7,6 +7,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_types::id::{ProviderId, ThreadId};
 use warden_types::provider::{ModelChoice, ProviderInput};
 
 use super::error::ApiResult;
@@ -25,7 +26,7 @@ pub async fn save(
     Ok((status, Json(engine.save_provider(input).await?)))
 }
 
-pub async fn remove(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn remove(State(engine): State<Engine>, Path(id): Path<ProviderId>) -> ApiResult<impl IntoResponse> {
     engine.remove_provider(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -39,7 +40,7 @@ pub async fn test(
 }
 
 /// Tries a configured provider as it is.
-pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<ProviderId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.test_provider_entry(&id).await?))
 }
 
@@ -52,7 +53,7 @@ pub struct ThreadModel {
 
 pub async fn set_thread_model(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<ThreadModel>,
 ) -> ApiResult<impl IntoResponse> {
     engine.set_thread_model(&id, body.model).await?;

@@ -7,6 +7,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_types::id::{MessageId, RuleId, ThreadId};
 use warden_types::status::RunStarted;
 use warden_types::thread::{ThreadExport, ThreadPatch, ThreadQuery};
 
@@ -51,16 +52,16 @@ pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>)
 }
 
 /// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
-pub async fn export_json(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn export_json(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     let export = engine.export_thread(&id).await?;
-    Ok((attachment(&id, "json")?, Json(export)))
+    Ok((attachment(id.as_str(), "json")?, Json(export)))
 }
 
 /// `GET /api/threads/{id}/export.md`: the thread for people to read.
-pub async fn export_markdown(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn export_markdown(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     let export = engine.export_thread(&id).await?;
     let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
-    Ok((attachment(&id, "md")?, [content_type], warden_engine::transfer::markdown(&export)))
+    Ok((attachment(id.as_str(), "md")?, [content_type], warden_engine::transfer::markdown(&export)))
 }
 
 /// A download named after the thread's id (ids are ours: letters, digits and dashes).
@@ -84,7 +85,7 @@ pub struct CreateThread {
     title: Option<String>,
     /// The id the client chose (a UUID, say): the thread is created with it, or, if it exists
     /// already, answered as it is (200 instead of 201).
-    id: Option<String>,
+    id: Option<ThreadId>,
 }
 
 /// The body is optional: an empty one creates an untitled thread.
@@ -104,28 +105,28 @@ pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> Ap
 }
 
 /// `GET /api/threads/{id}/runs`: the thread's runs, oldest first.
-pub async fn runs(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn runs(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.thread_runs(&id).await?))
 }
 
 /// `POST /api/threads/{id}/title`: the model names the thread again.
-pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.regenerate_title(&id).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.thread(&id).await?))
 }
 
 pub async fn patch(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(patch): JsonBody<ThreadPatch>,
 ) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.update_thread(&id, patch).await?))
 }
 
-pub async fn delete(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn delete(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     engine.delete_thread(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -138,7 +139,7 @@ pub struct PostMessage {
 
 pub async fn post_message(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<impl IntoResponse> {
     run_events(&engine, engine.send_message(&id, body.content).await?).await
@@ -148,7 +149,7 @@ pub async fn post_message(
 /// message, on a new branch; answers the event stream of the run it starts.
 pub async fn edit_message(
     State(engine): State<Engine>,
-    Path((id, message_id)): Path<(String, String)>,
+    Path((id, message_id)): Path<(ThreadId, MessageId)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<impl IntoResponse> {
     run_events(&engine, engine.edit_message(&id, &message_id, body.content).await?).await
@@ -157,7 +158,7 @@ pub async fn edit_message(
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
 pub async fn regenerate(
     State(engine): State<Engine>,
-    Path((id, message_id)): Path<(String, String)>,
+    Path((id, message_id)): Path<(ThreadId, MessageId)>,
 ) -> ApiResult<impl IntoResponse> {
     run_events(&engine, engine.regenerate(&id, &message_id).await?).await
 }
@@ -165,23 +166,23 @@ pub async fn regenerate(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Branch {
-    message_id: String,
+    message_id: MessageId,
 }
 
 /// `PUT /api/threads/{id}/branch {message_id}`: shows the branch through that message.
 pub async fn switch_branch(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<Branch>,
 ) -> ApiResult<impl IntoResponse> {
     Ok(Json(engine.switch_branch(&id, &body.message_id).await?))
 }
 
-pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn retry(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<impl IntoResponse> {
     run_events(&engine, engine.retry(&id).await?).await
 }
 
-pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<impl IntoResponse> {
+pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<RuleId>) -> ApiResult<impl IntoResponse> {
     engine.revoke_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
