@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 use warden_outside::{DecisionInput as OutsideDecisionInput, OutsideRequest};
+#[cfg(feature = "ssr")]
 use warden_types::id::ApprovalId;
 use warden_types::id::OutsideRequestId;
 
