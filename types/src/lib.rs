@@ -12,6 +12,7 @@ pub mod connection;
 pub mod cursor;
 pub mod event;
 pub mod hidden_chars;
+pub mod id;
 pub mod inbox;
 pub mod mcp;
 pub mod message;
@@ -28,6 +29,10 @@ pub use approval::{
 };
 pub use connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
 pub use event::{EventKind, RunEvent};
+pub use id::{
+    ApprovalId, ClientId, ConnectionCheckId, ExecutorId, MessageId, OutsideRequestId, ProviderId, RuleId, RunId,
+    ThreadId, ToolCallId,
+};
 pub use message::{Block, Message, Role};
 pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};
 pub use run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
