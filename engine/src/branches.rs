@@ -4,37 +4,38 @@
 
 use std::collections::HashMap;
 
+use warden_types::id::MessageId;
 use warden_types::message::Role;
 use warden_types::thread::BranchPoint;
 
 /// One message's place in the tree.
-pub type Link = (String, Option<String>, Role);
+pub type Link = (MessageId, Option<MessageId>, Role);
 
 /// The messages of `path` that have siblings, each with all of them in the order written.
-pub fn branch_points(tree: &[Link], path: &[&str]) -> Vec<BranchPoint> {
+pub fn branch_points(tree: &[Link], path: &[&MessageId]) -> Vec<BranchPoint> {
     // Indexed once: a whole long thread's path is read against its whole tree.
-    let parent_of: HashMap<&str, Option<&str>> = tree.iter().map(|(m, p, _)| (m.as_str(), p.as_deref())).collect();
-    let mut children: HashMap<Option<&str>, Vec<&str>> = HashMap::new();
+    let parent_of: HashMap<&MessageId, Option<&MessageId>> = tree.iter().map(|(m, p, _)| (m, p.as_ref())).collect();
+    let mut children: HashMap<Option<&MessageId>, Vec<&MessageId>> = HashMap::new();
     for (m, p, _) in tree {
-        children.entry(p.as_deref()).or_default().push(m);
+        children.entry(p.as_ref()).or_default().push(m);
     }
     path.iter()
         .filter_map(|id| {
             let siblings = children.get(parent_of.get(id)?)?;
             (siblings.len() > 1).then(|| BranchPoint {
-                message_id: id.to_string(),
-                siblings: siblings.iter().map(|s| s.to_string()).collect(),
+                message_id: (*id).clone(),
+                siblings: siblings.iter().map(|s| (*s).clone()).collect(),
             })
         })
         .collect()
 }
 
 /// Where a branch through `id` ends: following the newest reply each time, down to a message with none.
-pub fn newest_leaf(tree: &[Link], id: &str) -> String {
-    let mut at = id.to_string();
+pub fn newest_leaf(tree: &[Link], id: &MessageId) -> MessageId {
+    let mut at = id.clone();
     // Each step goes to a later message, so this ends; the bound guards against a cycle in bad data.
     for _ in 0..tree.len() {
-        match tree.iter().rev().find(|(_, parent, _)| parent.as_deref() == Some(at.as_str())) {
+        match tree.iter().rev().find(|(_, parent, _)| parent.as_ref() == Some(&at)) {
             Some((child, _, _)) => at = child.clone(),
             None => break,
         }
@@ -43,7 +44,7 @@ pub fn newest_leaf(tree: &[Link], id: &str) -> String {
 }
 
 /// The parent of `id` and its role, if `id` is in the tree.
-pub fn find<'a>(tree: &'a [Link], id: &str) -> Option<&'a Link> {
+pub fn find<'a>(tree: &'a [Link], id: &MessageId) -> Option<&'a Link> {
     tree.iter().find(|(m, _, _)| m == id)
 }
 
@@ -52,7 +53,7 @@ mod tests {
     use super::*;
 
     fn link(id: &str, parent: Option<&str>, role: Role) -> Link {
-        (id.into(), parent.map(str::to_string), role)
+        (id.into(), parent.map(MessageId::from), role)
     }
 
     /// u1 -> a1, then a1 regenerated as a2, and u1 edited as u2 -> a3.
@@ -68,17 +69,18 @@ mod tests {
 
     #[test]
     fn siblings_are_listed_for_each_message_of_the_path_that_has_them() {
-        let points = branch_points(&tree(), &["u1", "a2"]);
+        let ids = |names: [&str; 2]| names.map(MessageId::from);
+        let points = branch_points(&tree(), &ids(["u1", "a2"]).each_ref());
         assert_eq!(points.len(), 2);
         assert_eq!(points[0].siblings, ["u1", "u2"]);
         assert_eq!(points[1].siblings, ["a1", "a2"]);
-        assert!(branch_points(&tree(), &["u2", "a3"]).iter().all(|p| p.message_id == "u2"));
+        assert!(branch_points(&tree(), &ids(["u2", "a3"]).each_ref()).iter().all(|p| p.message_id == "u2"));
     }
 
     #[test]
     fn a_branch_ends_at_the_newest_reply_of_each_message() {
-        assert_eq!(newest_leaf(&tree(), "u1"), "a2");
-        assert_eq!(newest_leaf(&tree(), "a1"), "a1");
-        assert_eq!(newest_leaf(&tree(), "u2"), "a3");
+        assert_eq!(newest_leaf(&tree(), &"u1".into()), "a2");
+        assert_eq!(newest_leaf(&tree(), &"a1".into()), "a1");
+        assert_eq!(newest_leaf(&tree(), &"u2".into()), "a3");
     }
 }

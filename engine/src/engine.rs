@@ -2,6 +2,7 @@
 //! a short walk to the store, the run machinery or the approval point.
 
 use std::sync::Arc;
+use warden_types::id::{ApprovalId, ConnectionCheckId, MessageId, ProviderId, RuleId, RunId, ThreadId, ToolCallId};
 
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -197,7 +198,7 @@ impl Engine {
     }
 
     /// The thread as a JSON record (`transfer::markdown` makes the readable version of it).
-    pub async fn export_thread(&self, id: &str) -> Result<ThreadExport> {
+    pub async fn export_thread(&self, id: &ThreadId) -> Result<ThreadExport> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
         let messages = store.messages_on_every_branch(id).await?;
@@ -214,20 +215,20 @@ impl Engine {
 
     /// Creates the thread with the id a client chose (8 to 64 letters, digits, `-` or `_`, such as a
     /// UUID), or answers the one that already has it; `true` when it was created.
-    pub async fn create_thread_with_id(&self, id: &str, title: Option<String>) -> Result<(Thread, bool)> {
-        input::thread_id(id)?;
+    pub async fn create_thread_with_id(&self, id: &ThreadId, title: Option<String>) -> Result<(Thread, bool)> {
+        input::thread_id(id.as_str())?;
         let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
         self.rt.handles.store.create_thread_with_id(id, title.as_deref()).await
     }
 
     /// A thread's runs, oldest first (the newest 500).
-    pub async fn thread_runs(&self, id: &str) -> Result<Vec<RunSummary>> {
+    pub async fn thread_runs(&self, id: &ThreadId) -> Result<Vec<RunSummary>> {
         self.rt.handles.store.thread(id).await?;
         self.rt.handles.store.runs_of_thread(id, 500).await
     }
 
     /// Asks the thread's model for a title again and keeps it (a person asked: their title is replaced).
-    pub async fn regenerate_title(&self, id: &str) -> Result<Thread> {
+    pub async fn regenerate_title(&self, id: &ThreadId) -> Result<Thread> {
         crate::run::title::regenerate(&self.rt.handles, id).await?;
         self.rt.handles.store.thread(id).await
     }
@@ -239,7 +240,7 @@ impl Engine {
     }
 
     /// The whole thread: every message of its chosen branch (the API's answer).
-    pub async fn thread(&self, id: &str) -> Result<ThreadDetail> {
+    pub async fn thread(&self, id: &ThreadId) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
         let messages = store.messages(id).await?.into_iter().map(shown).collect();
@@ -250,7 +251,12 @@ impl Engine {
     /// read again keeps what the person had loaded) and back to `through` (a message a search
     /// result links to) when it is on the branch shown, up to `MESSAGES_KEPT_ON_REREAD`; and
     /// whether earlier ones exist ([`Self::earlier_messages`]).
-    pub async fn thread_page(&self, id: &str, at_least: usize, through: Option<&str>) -> Result<ThreadDetail> {
+    pub async fn thread_page(
+        &self,
+        id: &ThreadId,
+        at_least: usize,
+        through: Option<&MessageId>,
+    ) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
         let thread = store.thread(id).await?;
         let through = match through {
@@ -266,7 +272,7 @@ impl Engine {
 
     /// The messages of the thread's chosen branch just before `before` (a page's first message),
     /// as many as a page adds at a time, with their calls, approvals and other versions.
-    pub async fn earlier_messages(&self, thread_id: &str, before: &str) -> Result<ThreadSlice> {
+    pub async fn earlier_messages(&self, thread_id: &ThreadId, before: &MessageId) -> Result<ThreadSlice> {
         let store = &self.rt.handles.store;
         store.thread(thread_id).await?;
         if !store.has_message(thread_id, before).await? {
@@ -276,8 +282,8 @@ impl Engine {
         let (messages, earlier) = page_window(read, MESSAGES_PER_PAGE, true);
         let (tool_calls, approvals, branches) = self.calls_and_versions(thread_id, &messages).await?;
         Ok(ThreadSlice {
-            thread_id: thread_id.to_string(),
-            before: before.to_string(),
+            thread_id: thread_id.clone(),
+            before: before.clone(),
             messages: messages.into_iter().map(shown).collect(),
             tool_calls,
             approvals,
@@ -289,7 +295,7 @@ impl Engine {
     /// `messages` (of the chosen branch) with everything else a page shows of the thread.
     async fn thread_detail(&self, thread: Thread, messages: Vec<StoredMessage>, earlier: bool) -> Result<ThreadDetail> {
         let store = &self.rt.handles.store;
-        let id = thread.id.as_str();
+        let id = &thread.id;
         let last_run = store.last_run(id).await?;
         let (tool_calls, approvals, branches) = self.calls_and_versions(id, &messages).await?;
         Ok(ThreadDetail {
@@ -313,26 +319,26 @@ impl Engine {
     /// The calls of `messages`, those calls' approvals, and which of the messages have other versions.
     async fn calls_and_versions(
         &self,
-        thread_id: &str,
+        thread_id: &ThreadId,
         messages: &[StoredMessage],
     ) -> Result<(Vec<ToolCallRecord>, Vec<Approval>, Vec<warden_types::thread::BranchPoint>)> {
         let store = &self.rt.handles.store;
-        let ids: Vec<&str> = messages.iter().map(|m| m.id.as_str()).collect();
+        let ids: Vec<&MessageId> = messages.iter().map(|m| &m.id).collect();
         let tool_calls = store.tool_calls_of_messages(&ids).await?;
-        let call_ids: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
+        let call_ids: Vec<&ToolCallId> = tool_calls.iter().map(|c| &c.id).collect();
         let approvals = store.approvals_of_calls(&call_ids).await?;
         let branches = branches::branch_points(&store.versions_of(thread_id, &ids).await?, &ids);
         Ok((tool_calls, approvals, branches))
     }
 
-    pub async fn update_thread(&self, id: &str, mut patch: ThreadPatch) -> Result<Thread> {
+    pub async fn update_thread(&self, id: &ThreadId, mut patch: ThreadPatch) -> Result<Thread> {
         patch.title = patch.title.as_deref().map(input::title).transpose()?;
         self.rt.handles.store.update_thread(id, &patch).await
     }
 
     /// Sets a thread's switches: tools offered at all, MCP tools among them (both from the next model
     /// turn on), and the step limit of its next runs (1 to 100; `None`: the server's default).
-    pub async fn set_thread_options(&self, id: &str, options: ThreadOptions) -> Result<ThreadOptions> {
+    pub async fn set_thread_options(&self, id: &ThreadId, options: ThreadOptions) -> Result<ThreadOptions> {
         if let Some(n) = options.max_steps {
             let limits = ThreadOptions::STEP_LIMITS;
             if !limits.contains(&n) {
@@ -347,7 +353,7 @@ impl Engine {
         Ok(options)
     }
 
-    pub async fn delete_thread(&self, id: &str) -> Result<()> {
+    pub async fn delete_thread(&self, id: &ThreadId) -> Result<()> {
         if let Some(run) = self.rt.handles.store.last_run(id).await? {
             if !run.status.is_terminal() {
                 self.rt.stop(&run.id);
@@ -359,7 +365,7 @@ impl Engine {
     // --- runs ---
 
     /// Stores the user's message and starts the run that answers it.
-    pub async fn send_message(&self, thread_id: &str, content: String) -> Result<RunStarted> {
+    pub async fn send_message(&self, thread_id: &ThreadId, content: String) -> Result<RunStarted> {
         let content = input::message(&content)?;
         let (model, max_steps, untitled) = self.new_run_settings(thread_id).await?;
         // Only an untitled thread takes its first words (the store checks again as it writes).
@@ -377,7 +383,7 @@ impl Engine {
 
     /// The model and step limit a new run of this thread records: the thread's own if it has them
     /// (a model only while it still exists), else the server's; and whether the thread has no title yet.
-    async fn new_run_settings(&self, thread_id: &str) -> Result<(warden_types::provider::ModelChoice, u32, bool)> {
+    async fn new_run_settings(&self, thread_id: &ThreadId) -> Result<(warden_types::provider::ModelChoice, u32, bool)> {
         let handles = &self.rt.handles;
         let settings = handles.store.new_run_settings(thread_id).await?;
         let model = match settings.model {
@@ -393,10 +399,10 @@ impl Engine {
     /// Tells a new run's stream what starting it stored, and starts driving it.
     fn announce(
         &self,
-        thread_id: &str,
+        thread_id: &ThreadId,
         started: crate::store::StartedRun,
         model: warden_types::provider::ModelChoice,
-    ) -> String {
+    ) -> RunId {
         let run_id = started.run.id.clone();
         let event = RunEvent::RunStarted { run_id: run_id.clone(), thread_id: thread_id.into(), model: Some(model) };
         self.rt.handles.events.emit(&run_id, &event);
@@ -411,7 +417,7 @@ impl Engine {
     }
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
-    pub async fn retry(&self, thread_id: &str) -> Result<RunStarted> {
+    pub async fn retry(&self, thread_id: &ThreadId) -> Result<RunStarted> {
         let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
         let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), None).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
@@ -422,7 +428,12 @@ impl Engine {
     /// Sends `content` in place of the person's message `message_id`: a sibling of it, on a new
     /// branch that becomes the chosen one, and a run answers it. A run going on in the thread is
     /// stopped first (its waiting approvals are cancelled, never denied).
-    pub async fn edit_message(&self, thread_id: &str, message_id: &str, content: String) -> Result<RunStarted> {
+    pub async fn edit_message(
+        &self,
+        thread_id: &ThreadId,
+        message_id: &MessageId,
+        content: String,
+    ) -> Result<RunStarted> {
         let content = input::message(&content)?;
         let tree = self.rt.handles.store.message_tree(thread_id).await?;
         let (_, parent, role) =
@@ -437,7 +448,7 @@ impl Engine {
             .rt
             .handles
             .store
-            .start_run(thread_id, max_steps, Some(&content), None, Some(&model), Some(parent.as_deref()))
+            .start_run(thread_id, max_steps, Some(&content), None, Some(&model), Some(parent.as_ref()))
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id })
@@ -445,7 +456,7 @@ impl Engine {
 
     /// Another answer to the turn the model's message `message_id` is part of: a sibling of that
     /// turn's first answer, on a branch that becomes the chosen one. A run going on is stopped first.
-    pub async fn regenerate(&self, thread_id: &str, message_id: &str) -> Result<RunStarted> {
+    pub async fn regenerate(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<RunStarted> {
         let shown = self.rt.handles.store.messages(thread_id).await?;
         let at = shown
             .iter()
@@ -469,14 +480,14 @@ impl Engine {
 
     /// Shows the branch through `message_id` (to its newest end). A run going on is stopped first:
     /// what waits on the branch left is cancelled, never denied.
-    pub async fn switch_branch(&self, thread_id: &str, message_id: &str) -> Result<ThreadDetail> {
+    pub async fn switch_branch(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<ThreadDetail> {
         self.choose_branch(thread_id, message_id).await?;
         self.thread(thread_id).await
     }
 
     /// Shows the branch through `message_id` from now on (ending the thread's run first, if one is
     /// going on). `switch_branch` answers the whole thread; a page reads its window after this.
-    pub async fn choose_branch(&self, thread_id: &str, message_id: &str) -> Result<()> {
+    pub async fn choose_branch(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<()> {
         let store = &self.rt.handles.store;
         let tree = store.message_tree(thread_id).await?;
         branches::find(&tree, message_id).ok_or_else(|| Error::not_found("message", message_id))?;
@@ -485,7 +496,7 @@ impl Engine {
     }
 
     /// Stops the thread's run if one is going on and waits (up to 10 s) until it has ended.
-    async fn end_active_run(&self, thread_id: &str) -> Result<()> {
+    async fn end_active_run(&self, thread_id: &ThreadId) -> Result<()> {
         let Some(run) = self.rt.handles.store.last_run(thread_id).await?.filter(|r| !r.status.is_terminal()) else {
             return Ok(());
         };
@@ -502,11 +513,11 @@ impl Engine {
         tokio::time::timeout(std::time::Duration::from_secs(10), ended).await.map_err(|_| Error::RunInProgress)
     }
 
-    pub async fn run(&self, run_id: &str) -> Result<RunSummary> {
+    pub async fn run(&self, run_id: &RunId) -> Result<RunSummary> {
         self.rt.handles.store.run(run_id).await
     }
 
-    pub async fn stop_run(&self, run_id: &str) -> Result<()> {
+    pub async fn stop_run(&self, run_id: &RunId) -> Result<()> {
         let run = self.rt.handles.store.run(run_id).await?;
         if !run.status.is_terminal() {
             self.rt.stop(run_id);
@@ -515,7 +526,7 @@ impl Engine {
     }
 
     /// The run's events after `after` (0: from the start), then live ones until the run ends.
-    pub async fn subscribe(&self, run_id: &str, after: u64) -> Result<BoxStream<'static, RunEventRecord>> {
+    pub async fn subscribe(&self, run_id: &RunId, after: u64) -> Result<BoxStream<'static, RunEventRecord>> {
         let run = self.rt.handles.store.run(run_id).await?;
         self.rt.handles.events.subscribe(run_id, after, run.status.is_terminal() && !self.rt.is_driving(run_id)).await
     }
@@ -523,17 +534,17 @@ impl Engine {
     /// The events of a run this engine just started (`RunStarted`), from its first: the run is known
     /// to exist and to have been running, so its row is not read again. Had it ended already, its
     /// log holds its last event and the stream ends there.
-    pub async fn subscribe_started(&self, run_id: &str) -> Result<BoxStream<'static, RunEventRecord>> {
+    pub async fn subscribe_started(&self, run_id: &RunId) -> Result<BoxStream<'static, RunEventRecord>> {
         self.rt.handles.events.subscribe(run_id, 0, false).await
     }
 
     // --- approvals ---
 
-    pub async fn decide(&self, approval_id: &str, input: DecisionInput) -> Result<Approval> {
+    pub async fn decide(&self, approval_id: &ApprovalId, input: DecisionInput) -> Result<Approval> {
         decide::decide(&self.rt, approval_id, input).await
     }
 
-    pub async fn approval(&self, approval_id: &str) -> Result<Approval> {
+    pub async fn approval(&self, approval_id: &ApprovalId) -> Result<Approval> {
         self.rt.handles.store.approval(approval_id).await
     }
 
@@ -566,11 +577,11 @@ impl Engine {
     }
 
     /// The thread rule `rule_id`, unless it was revoked since.
-    pub async fn rule(&self, rule_id: &str) -> Result<Option<ThreadRule>> {
+    pub async fn rule(&self, rule_id: &RuleId) -> Result<Option<ThreadRule>> {
         self.rt.handles.store.rule(rule_id).await
     }
 
-    pub async fn revoke_rule(&self, rule_id: &str) -> Result<()> {
+    pub async fn revoke_rule(&self, rule_id: &RuleId) -> Result<()> {
         self.rt.handles.store.delete_rule(rule_id).await
     }
 
@@ -580,11 +591,15 @@ impl Engine {
     /// Connect it, or Continue anyway (remembered for the thread for an hour). Applies only while
     /// the check is pending (`Error::CheckDecided` otherwise); a Connect that does not connect leaves
     /// it pending with the error.
-    pub async fn decide_connection_check(&self, id: &str, decision: CheckDecision) -> Result<ConnectionCheck> {
+    pub async fn decide_connection_check(
+        &self,
+        id: &ConnectionCheckId,
+        decision: CheckDecision,
+    ) -> Result<ConnectionCheck> {
         crate::run::runtime::connection_checks::decide(&self.rt, id, decision).await
     }
 
-    pub async fn connection_check(&self, id: &str) -> Result<ConnectionCheck> {
+    pub async fn connection_check(&self, id: &ConnectionCheckId) -> Result<ConnectionCheck> {
         self.rt.handles.store.connection_check(id).await
     }
 
@@ -609,7 +624,7 @@ impl Engine {
 
     /// The id of every tool call of any run as its result is settled (done, failed, cancelled by a
     /// stop, interrupted by a restart), from now on. Lossy for a listener that lags.
-    pub fn watch_ended_calls(&self) -> tokio::sync::broadcast::Receiver<String> {
+    pub fn watch_ended_calls(&self) -> tokio::sync::broadcast::Receiver<ToolCallId> {
         self.rt.handles.events.watch_ended_calls()
     }
 
@@ -619,7 +634,7 @@ impl Engine {
         self.rt.handles.store.pending_by_thread().await
     }
 
-    pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+    pub async fn tool_call(&self, id: &ToolCallId) -> Result<ToolCallRecord> {
         self.rt.handles.store.tool_call(id).await
     }
 }
@@ -637,7 +652,7 @@ impl Engine {
         self.rt.handles.providers.save(input).await
     }
 
-    pub async fn remove_provider(&self, id: &str) -> Result<()> {
+    pub async fn remove_provider(&self, id: &ProviderId) -> Result<()> {
         self.rt.handles.providers.remove(id).await
     }
 
@@ -650,7 +665,7 @@ impl Engine {
     }
 
     /// Tries a configured provider as it is.
-    pub async fn test_provider_entry(&self, id: &str) -> Result<warden_types::provider::ProviderProbe> {
+    pub async fn test_provider_entry(&self, id: &ProviderId) -> Result<warden_types::provider::ProviderProbe> {
         self.rt.handles.providers.probe_entry(id).await
     }
 
@@ -662,7 +677,7 @@ impl Engine {
     /// Chooses the model of a thread's next runs (`None`: the default).
     pub async fn set_thread_model(
         &self,
-        thread_id: &str,
+        thread_id: &ThreadId,
         model: Option<warden_types::provider::ModelChoice>,
     ) -> Result<()> {
         if let Some(choice) = &model {

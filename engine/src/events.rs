@@ -10,6 +10,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use warden_types::id::RunId;
+use warden_types::id::ToolCallId;
 
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -53,12 +55,12 @@ const APPROVALS_BUFFER: usize = 256;
 /// The runs' live channels and the events numbered but not stored yet, per run, in order.
 #[derive(Default)]
 struct Streams {
-    live: HashMap<String, broadcast::Sender<RunEventRecord>>,
-    unstored: HashMap<String, VecDeque<RunEventRecord>>,
+    live: HashMap<RunId, broadcast::Sender<RunEventRecord>>,
+    unstored: HashMap<RunId, VecDeque<RunEventRecord>>,
     /// Runs whose every event is among `unstored`: their log began in this process (`RunStarted`)
     /// and none of it is stored yet. A replay of one is taken from memory alone, without reading the
     /// log: what the stream of a run just started (the answer to a message) does first.
-    whole: HashSet<String>,
+    whole: HashSet<RunId>,
 }
 
 impl Streams {
@@ -67,7 +69,7 @@ impl Streams {
         streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn unstored_after(&self, run_id: &str, after: u64) -> Unstored {
+    fn unstored_after(&self, run_id: &RunId, after: u64) -> Unstored {
         let events = self
             .unstored
             .get(run_id)
@@ -134,7 +136,7 @@ pub struct EventHub {
     /// Every connection check as it is asked, as a Connect fails, and as it is settled, across runs.
     checks: broadcast::Sender<ConnectionCheck>,
     /// The id of every tool call as its result is settled (done, failed, cancelled, interrupted).
-    ended_calls: broadcast::Sender<String>,
+    ended_calls: broadcast::Sender<ToolCallId>,
     /// Every thread the model named, after the run it named it by ended.
     titles: broadcast::Sender<Titled>,
 }
@@ -177,7 +179,7 @@ impl EventHub {
     }
 
     /// The id of every tool call of any run as its result is settled, from now on.
-    pub fn watch_ended_calls(&self) -> broadcast::Receiver<String> {
+    pub fn watch_ended_calls(&self) -> broadcast::Receiver<ToolCallId> {
         self.ended_calls.subscribe()
     }
 
@@ -192,11 +194,11 @@ impl EventHub {
     }
 
     /// Numbers the event, sends it to live subscribers and queues it for the log.
-    pub fn emit(&self, run_id: &str, event: &RunEvent) -> u64 {
+    pub fn emit(&self, run_id: &RunId, event: &RunEvent) -> u64 {
         let data: Arc<str> = match serde_json::to_string(event) {
             Ok(s) => s.into(),
             Err(e) => {
-                tracing::error!(run_id, error = %e, "could not serialise a run event");
+                tracing::error!(%run_id, error = %e, "could not serialise a run event");
                 return 0;
             }
         };
@@ -204,23 +206,19 @@ impl EventHub {
         // The lock makes numbering and sending one step, so subscribers see numbers in order.
         let mut streams = self.lock();
         let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
-        let _ = self.writer.send(WriterMsg::Event(StoredEvent {
-            run_id: run_id.to_string(),
-            seq,
-            kind,
-            data: data.clone(),
-        }));
+        let _ =
+            self.writer.send(WriterMsg::Event(StoredEvent { run_id: run_id.clone(), seq, kind, data: data.clone() }));
         let record = RunEventRecord { seq, kind, data };
         let Streams { live, unstored, whole } = &mut *streams;
         if matches!(event, RunEvent::RunStarted { .. }) {
-            whole.insert(run_id.to_string());
+            whole.insert(run_id.clone());
         }
         if let Some(tx) = live.get(run_id) {
             if tx.send(record.clone()).is_err() || event.is_terminal() {
                 live.remove(run_id);
             }
         }
-        unstored.entry(run_id.to_string()).or_default().push_back(record);
+        unstored.entry(run_id.clone()).or_default().push_back(record);
         drop(streams);
         if let RunEvent::ApprovalRequest { approval } | RunEvent::ApprovalResolved { approval, .. } = event {
             // Nobody listening is fine: no inbox is open.
@@ -252,7 +250,7 @@ impl EventHub {
     /// that the log did not hold yet. The writer stores events in the order they were numbered and
     /// forgets them only once stored, so the two together miss none and the second half only repeats
     /// what was stored in between (skipped by id).
-    async fn replay(&self, run_id: &str, after: u64, unstored: Unstored) -> Result<Vec<RunEventRecord>> {
+    async fn replay(&self, run_id: &RunId, after: u64, unstored: Unstored) -> Result<Vec<RunEventRecord>> {
         let Unstored { events: unstored, whole } = unstored;
         if whole {
             return Ok(unstored);
@@ -273,19 +271,19 @@ impl EventHub {
     /// `run_done` says whether the run has already ended (then the log is all there is).
     pub async fn subscribe(
         self: &Arc<Self>,
-        run_id: &str,
+        run_id: &RunId,
         after: u64,
         run_done: bool,
     ) -> Result<BoxStream<'static, RunEventRecord>> {
         let (rx, unstored) = {
             let mut streams = self.lock();
             let rx = (!run_done).then(|| {
-                streams.live.entry(run_id.to_string()).or_insert_with(|| broadcast::channel(LIVE_BUFFER).0).subscribe()
+                streams.live.entry(run_id.clone()).or_insert_with(|| broadcast::channel(LIVE_BUFFER).0).subscribe()
             });
             (rx, streams.unstored_after(run_id, after))
         };
         // Made at once, so that however this ends, a channel nobody reads is dropped with it.
-        let rx = rx.map(|rx| Subscription { rx: Some(rx), hub: self.clone(), run_id: run_id.to_string() });
+        let rx = rx.map(|rx| Subscription { rx: Some(rx), hub: self.clone(), run_id: run_id.clone() });
         let replay = self.replay(run_id, after, unstored).await?;
         let last = replay.last().map(|r| r.seq).unwrap_or(after);
         let ended = replay.iter().any(RunEventRecord::is_terminal);
@@ -330,7 +328,7 @@ impl EventHub {
 struct Subscription {
     rx: Option<broadcast::Receiver<RunEventRecord>>,
     hub: Arc<EventHub>,
-    run_id: String,
+    run_id: RunId,
 }
 
 impl Drop for Subscription {
@@ -405,12 +403,12 @@ mod tests {
         let url = format!("sqlite://{}?mode=rwc", dir.path().join("events.db").display());
         let store = Store::open(&url).await.expect("store");
         let first = EventHub::start(store.clone()).await.expect("first boot");
-        let lost: Vec<u64> = (0..3).map(|_| first.emit("lost-run", &RunEvent::TurnRestarted {})).collect();
+        let lost: Vec<u64> = (0..3).map(|_| first.emit(&"lost-run".into(), &RunEvent::TurnRestarted {})).collect();
         first.flush().await;
         assert_eq!(store.max_event_seq().await.expect("max"), 0, "nothing of the lost run was stored");
 
         let second = EventHub::start(store.clone()).await.expect("second boot");
-        let next = second.emit("lost-run", &RunEvent::TurnRestarted {});
+        let next = second.emit(&"lost-run".into(), &RunEvent::TurnRestarted {});
         let seen = lost.iter().max().copied().unwrap_or(0);
         assert!(next > seen, "after a restart the ids start above every id handed out before: {next} after {seen}");
         assert!(next < 1 << 53, "ids stay exact in JavaScript: {next}");
@@ -428,7 +426,7 @@ mod log_tests {
     }
 
     /// A store with one thread and a run started in it.
-    async fn store_with_a_run(dir: &tempfile::TempDir) -> (Store, String) {
+    async fn store_with_a_run(dir: &tempfile::TempDir) -> (Store, RunId) {
         let store = store(dir).await;
         let thread = store.create_thread(None).await.unwrap();
         let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
@@ -466,7 +464,7 @@ mod log_tests {
     }
 
     /// Two runs, the second of a thread deleted since: its late events have no run row to point to.
-    async fn kept_and_deleted_runs(store: &Store) -> (String, String) {
+    async fn kept_and_deleted_runs(store: &Store) -> (RunId, RunId) {
         let kept = store.create_thread(Some("kept")).await.unwrap();
         let deleted = store.create_thread(Some("deleted")).await.unwrap();
         let run_a = store.start_run(&kept.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;

@@ -40,7 +40,7 @@ mod tests {
             .chars()
             .enumerate()
             .map(|(i, r)| StoredMessage {
-                id: format!("m{i}"),
+                id: format!("m{i}").into(),
                 run_id: None,
                 role: if r == 'u' { Role::User } else { Role::Assistant },
                 content: String::new(),

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::{Error, Result};
 use crate::input;
 use warden_types::approval::{Approval, ApprovalStatus, DecidedBy};
+use warden_types::id::MessageId;
 use warden_types::message::Role;
 use warden_types::run::ToolCallRecord;
 use warden_types::thread::{StoredMessage, Thread, ThreadExport, THREAD_EXPORT_FORMAT};
@@ -17,10 +18,10 @@ pub const MAX_IMPORT_MESSAGES: usize = 20_000;
 /// The JSON export of a thread as it stands: every branch, and which one is shown (`head_id`).
 pub fn export(
     thread: Thread,
-    messages: Vec<(StoredMessage, Option<String>)>,
+    messages: Vec<(StoredMessage, Option<MessageId>)>,
     tool_calls: Vec<ToolCallRecord>,
     approvals: Vec<Approval>,
-    head_id: Option<String>,
+    head_id: Option<MessageId>,
     exported_at: String,
 ) -> ThreadExport {
     let parents = messages.iter().filter_map(|(m, parent)| Some((m.id.clone(), parent.clone()?))).collect();
@@ -39,25 +40,25 @@ pub fn export(
 
 /// Each message's parent as the import writes it: from `parents` (with a head), else the message
 /// before it (a file from before branches).
-pub fn parent_of(export: &ThreadExport, index: usize) -> Option<&str> {
+pub fn parent_of(export: &ThreadExport, index: usize) -> Option<&MessageId> {
     if export.head_id.is_some() {
-        export.parents.get(&export.messages[index].id).map(String::as_str)
+        export.parents.get(&export.messages[index].id)
     } else {
-        index.checked_sub(1).map(|i| export.messages[i].id.as_str())
+        index.checked_sub(1).map(|i| &export.messages[i].id)
     }
 }
 
 /// The messages of the branch shown, first to last.
 pub fn shown_branch(export: &ThreadExport) -> Vec<&StoredMessage> {
-    let Some(head) = export.head_id.as_deref() else { return export.messages.iter().collect() };
-    let by_id: HashMap<&str, &StoredMessage> = export.messages.iter().map(|m| (m.id.as_str(), m)).collect();
+    let Some(head) = export.head_id.as_ref() else { return export.messages.iter().collect() };
+    let by_id: HashMap<&MessageId, &StoredMessage> = export.messages.iter().map(|m| (&m.id, m)).collect();
     let mut branch = Vec::new();
     let mut next = Some(head);
     // At most one step per message: `check_import` has made sure parents come first (no cycle).
     while let Some(id) = next.filter(|_| branch.len() < export.messages.len()) {
         let Some(m) = by_id.get(id) else { break };
         branch.push(*m);
-        next = export.parents.get(id).map(String::as_str);
+        next = export.parents.get(id);
     }
     branch.reverse();
     branch
@@ -77,21 +78,21 @@ pub fn check_import(export: &ThreadExport) -> Result<String> {
     for m in &export.messages {
         // A parent comes first: the tree is written in order and can hold no cycle.
         if let Some(parent) = export.head_id.as_ref().and(export.parents.get(&m.id)) {
-            if !messages.contains(parent.as_str()) {
+            if !messages.contains(parent) {
                 return invalid(format!("message `{}` comes before its parent `{parent}` or has none in it", m.id));
             }
         }
-        if !messages.insert(m.id.as_str()) {
+        if !messages.insert(&m.id) {
             return invalid(format!("message `{}` is in it twice", m.id));
         }
         if m.role == Role::System {
             return invalid("it holds a system message".into());
         }
     }
-    if let Some(head) = export.head_id.as_deref().filter(|h| !messages.contains(h)) {
+    if let Some(head) = export.head_id.as_ref().filter(|h| !messages.contains(h)) {
         return invalid(format!("its shown branch ends at `{head}`, which is not in it"));
     }
-    if let Some(orphan) = export.parents.keys().find(|id| !messages.contains(id.as_str())) {
+    if let Some(orphan) = export.parents.keys().find(|id| !messages.contains(id)) {
         return invalid(format!("it names a parent for `{orphan}`, which is not in it"));
     }
     let mut calls = HashSet::new();
@@ -99,7 +100,7 @@ pub fn check_import(export: &ThreadExport) -> Result<String> {
         if !calls.insert(c.id.as_str()) {
             return invalid(format!("tool call `{}` is in it twice", c.id));
         }
-        if !messages.contains(c.message_id.as_str()) {
+        if !messages.contains(&c.message_id) {
             return invalid(format!("tool call `{}` belongs to a message that is not in it", c.id));
         }
     }

@@ -2,6 +2,7 @@
 //! over HTTP to the scripted fixture model, real files and processes in the workspace.
 
 use std::time::Duration;
+use warden_types::id::{RunId, ThreadId};
 
 use crate::common::*;
 use serde_json::json;
@@ -141,7 +142,7 @@ async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
     assert_eq!(resolved[0]["decision"], "approved");
     assert_eq!(resolved[0]["approval"]["decision"]["rule_id"], rules[0].id.as_str(), "the event names the rule");
     assert!(of_kind(&events, "tool_result")[0]["output"].as_str().unwrap().contains("two"));
-    let by_rule = h.engine.approval(resolved[0]["approval_id"].as_str().unwrap()).await.unwrap();
+    let by_rule = h.engine.approval(&resolved[0]["approval_id"].as_str().unwrap().into()).await.unwrap();
     assert!(matches!(by_rule.decision.unwrap().by, DecidedBy::Rule { ref rule_id } if *rule_id == rules[0].id));
 
     let run3 = h.engine.send_message(&thread_id, "third".into()).await.unwrap().run_id;
@@ -328,7 +329,7 @@ async fn a_call_interrupted_by_a_restart_is_never_run_again() {
 
 /// The run ends with its one call settled as interrupted: the page is told the outcome is unknown, and
 /// so is the model.
-async fn assert_ends_interrupted(h: &Harness, thread_id: &str, run_id: &str) {
+async fn assert_ends_interrupted(h: &Harness, thread_id: &ThreadId, run_id: &RunId) {
     let events = run_to_end(&h.engine, run_id).await;
     assert!(of_kind(&events, "tool_result")
         .iter()

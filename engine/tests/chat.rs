@@ -216,7 +216,7 @@ async fn thread_list_pages_newest_first_and_archive_moves_threads() {
         .engine
         .list_threads(ThreadQuery {
             limit: 3,
-            before: Some(ThreadCursor::new(&last.updated_at, &last.id)),
+            before: Some(ThreadCursor::new(&last.updated_at, last.id.as_str())),
             ..Default::default()
         })
         .await

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::DecisionInput;
+use warden_types::id::ThreadId;
 use warden_types::thread::{SearchHit, ThreadPatch, ThreadQuery};
 
 fn scenario(when: &str, turns: Vec<Turn>) -> Scenario {
@@ -55,7 +56,10 @@ async fn search_finds_titles_and_messages_by_word_prefix_and_follows_renames_and
         .unwrap();
     let by_title = h.engine.search("forecast").await.unwrap();
     assert_eq!(by_title.len(), 1);
-    assert_eq!((by_title[0].thread.id.as_str(), by_title[0].message_id.as_deref()), (weather.as_str(), None));
+    assert_eq!(
+        (by_title[0].thread.id.as_str(), by_title[0].message_id.as_ref().map(|m| m.as_str())),
+        (weather.as_str(), None)
+    );
     // A thread that matches in its title and a message is listed once.
     assert_eq!(h.engine.search("harbour").await.unwrap().len(), 1);
 
@@ -148,7 +152,7 @@ async fn a_thread_counts_its_waiting_approvals_until_they_are_decided() {
     let (thread, run) = h.send("two writes please").await;
     let ids = pending_approvals(&h.engine, &run, 2).await;
 
-    let count = |id: String| {
+    let count = |id: ThreadId| {
         let engine = h.engine.clone();
         async move {
             let threads = engine.list_threads(ThreadQuery::default()).await.unwrap();
@@ -296,15 +300,15 @@ async fn a_client_chosen_id_creates_once_runs_are_listed_and_a_title_is_made_aga
     let h = Harness::start(Script { scenarios: vec![named], default_title: None }).await;
 
     // Chosen by the client, created once; asking again answers the same thread.
-    let id = "0b6c1a52-7d7e-4a59-9a55-3c1f0e2d9b11";
+    let id = &ThreadId::from("0b6c1a52-7d7e-4a59-9a55-3c1f0e2d9b11");
     let (thread, created) = h.engine.create_thread_with_id(id, Some("Mine".into())).await.unwrap();
     assert!(created);
-    assert_eq!((thread.id.as_str(), thread.title.as_str()), (id, "Mine"));
+    assert_eq!((&thread.id, thread.title.as_str()), (id, "Mine"));
     let (again, created) = h.engine.create_thread_with_id(id, Some("Other".into())).await.unwrap();
     assert!(!created);
     assert_eq!(again.title, "Mine");
     for bad in ["short", "has space in it", "../../etc/passwd", &"x".repeat(65), "semi;colon-id"] {
-        assert!(matches!(h.engine.create_thread_with_id(bad, None).await, Err(Error::Invalid(_))), "{bad}");
+        assert!(matches!(h.engine.create_thread_with_id(&(*bad).into(), None).await, Err(Error::Invalid(_))), "{bad}");
     }
 
     // Nothing to name it by yet.
@@ -315,11 +319,11 @@ async fn a_client_chosen_id_creates_once_runs_are_listed_and_a_title_is_made_aga
     run_to_end(&h.engine, &second.run_id).await;
     let runs = h.engine.thread_runs(id).await.unwrap();
     assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [first.run_id.as_str(), second.run_id.as_str()]);
-    assert!(matches!(h.engine.thread_runs("no-such-thread").await, Err(Error::NotFound { .. })));
+    assert!(matches!(h.engine.thread_runs(&"no-such-thread".into()).await, Err(Error::NotFound { .. })));
 
     // A person's title stays through runs; asked for, the model's replaces it.
     assert_eq!(h.engine.thread(id).await.unwrap().thread.title, "Mine");
     let retitled = h.engine.regenerate_title(id).await.unwrap();
     assert_eq!(retitled.title, "Trip planning");
-    assert!(matches!(h.engine.regenerate_title("no-such-thread").await, Err(Error::NotFound { .. })));
+    assert!(matches!(h.engine.regenerate_title(&"no-such-thread".into()).await, Err(Error::NotFound { .. })));
 }

@@ -126,7 +126,7 @@ async fn the_model_sees_a_summary_with_the_ids_it_dropped_and_pages_the_whole_by
     assert!(text_of(&events).contains(&expected), "the model's echo carries the slice");
 
     // The page still has the whole result.
-    let call = h.engine.tool_call(&handle).await.unwrap();
+    let call = h.engine.tool_call(&handle.as_str().into()).await.unwrap();
     let stored = call.output.unwrap();
     assert!(serde_json::to_string(&stored).unwrap().contains("MIDDLE-MARKER"));
 

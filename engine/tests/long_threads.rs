@@ -7,6 +7,7 @@ use serde_json::json;
 use warden_engine::{Error, MESSAGES_PER_PAGE};
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::DecisionInput;
+use warden_types::id::ThreadId;
 use warden_types::message::Role;
 
 fn script() -> Script {
@@ -20,7 +21,7 @@ fn script() -> Script {
 }
 
 /// Sends `text` in `thread` and runs it to its end, approving what it asks.
-async fn turn(h: &Harness, thread: &str, text: &str, approvals: usize) {
+async fn turn(h: &Harness, thread: &ThreadId, text: &str, approvals: usize) {
     let run = h.engine.send_message(thread, text.into()).await.unwrap().run_id;
     if approvals > 0 {
         for id in pending_approvals(&h.engine, &run, approvals).await.iter().take(approvals) {
@@ -79,7 +80,7 @@ async fn a_long_thread_opens_at_its_newest_messages_and_earlier_ones_come_a_slic
     assert!(from_link.earlier);
     assert_eq!(from_link.tool_calls, whole.tool_calls, "the first call's message is shown now");
     // A message not on the branch (or not there at all) links to the newest page.
-    let elsewhere = h.engine.thread_page(&thread, 0, Some("no-such-message")).await.unwrap();
+    let elsewhere = h.engine.thread_page(&thread, 0, Some(&"no-such-message".into())).await.unwrap();
     assert_eq!(elsewhere.messages, page.messages);
 
     // Read again (a reconnect): what was loaded stays loaded.
@@ -109,9 +110,7 @@ async fn earlier_messages_of_a_message_not_in_the_thread_are_not_found() {
     let theirs = h.engine.thread(&other).await.unwrap().messages[0].id.clone();
     let first = h.engine.thread(&thread).await.unwrap().messages[0].id.clone();
 
-    for (t, m) in
-        [(&thread, "no-such-message"), (&thread, theirs.as_str()), (&"no-such-thread".to_string(), first.as_str())]
-    {
+    for (t, m) in [(&thread, &"no-such-message".into()), (&thread, &theirs), (&"no-such-thread".into(), &first)] {
         assert!(matches!(h.engine.earlier_messages(t, m).await, Err(Error::NotFound { .. })), "{t} {m}");
     }
     // Before the first message there is nothing, and nothing more.

@@ -34,7 +34,7 @@ async fn the_environments_provider_is_a_read_only_default_entry() {
     assert!(env.read_only);
     assert_eq!((env.base_url.as_str(), env.default_model.as_str()), (h.model.base_url().as_str(), "fixture"));
     assert_eq!(list.default, Some(ModelChoice { provider_id: "env-openai".into(), model: "fixture".into() }));
-    let err = h.engine.remove_provider("env-openai").await.unwrap_err();
+    let err = h.engine.remove_provider(&"env-openai".into()).await.unwrap_err();
     assert!(matches!(err, Error::NotFound { .. }), "{err}");
 }
 

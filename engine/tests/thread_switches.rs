@@ -171,6 +171,6 @@ async fn step_limits_outside_1_to_100_are_refused_and_change_nothing() {
         assert!(matches!(err, Error::Invalid(_)) && err.to_string().contains("from 1 to 100"), "{err}");
     }
     assert_eq!(h.engine.thread(&thread.id).await.unwrap().options, options(true, false, Some(100)));
-    let err = h.engine.set_thread_options("nope", ThreadOptions::default()).await.unwrap_err();
+    let err = h.engine.set_thread_options(&"nope".into(), ThreadOptions::default()).await.unwrap_err();
     assert!(matches!(err, Error::NotFound { .. }), "{err}");
 }

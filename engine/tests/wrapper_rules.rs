@@ -8,6 +8,7 @@ use serde_json::json;
 use warden_engine::Error;
 use warden_testkit::{Scenario, Script, ScriptedCall, Turn};
 use warden_types::approval::{DecisionInput, Scope, Verdict};
+use warden_types::id::ThreadId;
 
 /// The line that would have written `pwned.txt` in the workspace without anyone asked.
 const PWN: &str = "sh -c 'echo PWNED > pwned.txt'";
@@ -24,19 +25,19 @@ fn decision(decision: Verdict, scope: Scope, prefix: Option<&str>) -> DecisionIn
 }
 
 /// Sends `message` in the thread and tells whether a card came before the run ended (it is denied).
-async fn asks(h: &Harness, thread_id: &str, message: &str) -> bool {
+async fn asks(h: &Harness, thread_id: &ThreadId, message: &str) -> bool {
     let run = h.engine.send_message(thread_id, message.into()).await.unwrap().run_id;
     let events = events_until(&h.engine, &run, |e| e.kind == "approval_request" || e.is_terminal()).await;
     let cards = of_kind(&events, "approval_request");
     let Some(card) = cards.first() else { return false };
-    let id = card["approval"]["id"].as_str().unwrap().to_string();
+    let id = card["approval"]["id"].as_str().unwrap().into();
     h.engine.decide(&id, decision(Verdict::Deny, Scope::Once, None)).await.unwrap();
     run_to_end(&h.engine, &run).await;
     true
 }
 
 /// A thread with the rule `prefix` made from approving `command`; returns the thread's id.
-async fn thread_with_rule(h: &Harness, first: &str, prefix: &str) -> String {
+async fn thread_with_rule(h: &Harness, first: &str, prefix: &str) -> ThreadId {
     let (thread_id, run_id) = h.send(first).await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some(prefix))).await.unwrap();

@@ -450,11 +450,16 @@ mod tests {
     use super::*;
 
     fn call(call_id: &str, arguments: Value) -> Block {
-        Block::ToolCall { id: format!("our-{call_id}"), call_id: call_id.into(), name: "read_file".into(), arguments }
+        Block::ToolCall {
+            id: format!("our-{call_id}").into(),
+            call_id: call_id.into(),
+            name: "read_file".into(),
+            arguments,
+        }
     }
 
     fn result(call_id: &str, content: Vec<ToolContent>, is_error: bool) -> Block {
-        Block::ToolResult { tool_call_id: format!("our-{call_id}"), call_id: call_id.into(), content, is_error }
+        Block::ToolResult { tool_call_id: format!("our-{call_id}").into(), call_id: call_id.into(), content, is_error }
     }
 
     fn text(t: &str) -> ToolContent {

@@ -148,7 +148,7 @@ pub(super) fn wire_contents(messages: &[Message]) -> (Option<Content>, Vec<Conte
                 Block::Text { text } if !text.is_empty() => parts.push(Part::text(text.clone())),
                 Block::Text { .. } => {}
                 Block::ToolCall { id, call_id, name, arguments } => {
-                    names.insert(id, name);
+                    names.insert(id.as_str(), name);
                     let (wire_id, signature) = split_call_id(call_id);
                     parts.push(Part {
                         data: PartData::FunctionCall(FunctionCall {

@@ -343,7 +343,7 @@ mod tests {
     use serde_json::json;
 
     fn tool_result(call_id: &str, content: Vec<ToolContent>, is_error: bool) -> Block {
-        Block::ToolResult { tool_call_id: format!("our-{call_id}"), call_id: call_id.into(), content, is_error }
+        Block::ToolResult { tool_call_id: format!("our-{call_id}").into(), call_id: call_id.into(), content, is_error }
     }
 
     #[test]

@@ -32,11 +32,11 @@ fn provider(model: &FixtureModel, api_key: Option<&str>, idle: Duration) -> Anth
 }
 
 fn call(call_id: &str, name: &str, arguments: Value) -> Block {
-    Block::ToolCall { id: format!("our-{call_id}"), call_id: call_id.into(), name: name.into(), arguments }
+    Block::ToolCall { id: format!("our-{call_id}").into(), call_id: call_id.into(), name: name.into(), arguments }
 }
 
 fn result(call_id: &str, content: Vec<ToolContent>, is_error: bool) -> Block {
-    Block::ToolResult { tool_call_id: format!("our-{call_id}"), call_id: call_id.into(), content, is_error }
+    Block::ToolResult { tool_call_id: format!("our-{call_id}").into(), call_id: call_id.into(), content, is_error }
 }
 
 #[tokio::test]

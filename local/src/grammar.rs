@@ -1,22 +1,30 @@
-//! Constrained tool calls for the built-in model: a grammar (llama.cpp's GBNF, made from JSON Schema by
-//! our converter, `gbnf`, in the shape of llama.cpp's own) that only admits
-//! `{"tool": "<a registered tool>", "arguments": <arguments valid for that tool's schema>}`. It is lazy:
-//! it takes effect once the model opens a ```json block (the form `TextToolCalls` asks for), so ordinary
-//! answers are free text and a call the model starts can only be a valid one.
+//! Constrained tool calls for the built-in model, by llguidance: one grammar over the whole answer (Lark,
+//! with the call as JSON Schema inside it). The answer is free text, or free text up to a ```json fence
+//! (the form `TextToolCalls` asks for) and then one call, `{"tool": "<a registered tool>", "arguments":
+//! <arguments valid for that tool's schema>}`, after which it ends. Ordinary answers stay free, and a
+//! call the model starts can only be a valid one.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Mutex;
 
+use llguidance::api::TopLevelGrammar;
+use llguidance::toktrie::TokEnv;
+use llguidance::{Matcher, ParserFactory};
 use serde_json::{json, Map, Value};
 
-use super::gbnf::{json_schema_to_grammar_with, Options};
 use warden_types::tool::ToolSpec;
 
-/// Where a call starts: a json fence, then the object (the grammar is fed from the `{`).
-pub const TRIGGER: &str = r"[\s\S]*?```(?:json)?\s*(\{[\s\S]*)";
+/// Text until a call starts: anything that does not hold a fence (```, or ```json) followed by blanks
+/// and a `{`. A `{` there cannot go on with the text, so it starts the call.
+const TEXT: &str = r#"TEXT: /(?s:.+)/ & ~/(?s:.*```(json)?\s*\{.*)/"#;
 
-/// The GBNF of one call to any of `tools`, or `None` when there are none or a schema cannot be converted
-/// (the model then writes calls unconstrained, and the agent loop still checks them).
+/// Blanks llguidance allows between a call's JSON tokens (by default, any number): a newline or two and
+/// some indent, as llama.cpp's own converter allowed, so a small model cannot write blanks until its
+/// answer runs out.
+const CALL_BLANKS: &str = r"[ \t]{1,20}|\r?\n(\r?\n)?[ \t]{0,20}";
+
+/// The grammar (llguidance's Lark) of an answer that may end in one call to any of `tools`, or `None`
+/// when there are no tools.
 pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
     if tools.is_empty() {
         return None;
@@ -28,7 +36,7 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
         .enumerate()
         .map(|(i, t)| {
             let at =
-                if one { "#/properties/arguments".to_string() } else { format!("#/oneOf/{i}/properties/arguments") };
+                if one { "#/properties/arguments".to_string() } else { format!("#/anyOf/{i}/properties/arguments") };
             json!({
                 "type": "object",
                 "properties": {
@@ -40,27 +48,47 @@ pub fn for_tools(tools: &[ToolSpec]) -> Option<String> {
             })
         })
         .collect();
+    // anyOf, not oneOf: the calls differ in their `tool`, so at most one fits anyway.
     let mut schema = match <[Value; 1]>::try_from(calls) {
         Ok([call]) => call,
-        Err(calls) => json!({ "oneOf": calls }),
+        Err(calls) => json!({ "anyOf": calls }),
     };
-    if let (false, Value::Object(root)) = (defs.is_empty(), &mut schema) {
-        root.insert("$defs".into(), Value::Object(defs));
+    if let Value::Object(root) = &mut schema {
+        if !defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(defs));
+        }
+        // A keyword llguidance does not support is left out (a warning) rather than failing the grammar.
+        root.insert("x-guidance".into(), json!({"whitespace_pattern": CALL_BLANKS, "lenient": true}));
     }
-    // Closed objects, as llama.cpp's converter made them: a small model invents keys, and an object
-    // that lists its properties is taken to mean only those.
-    let options = Options { closed_objects: true, ..Options::default() };
-    match json_schema_to_grammar_with(&schema, &options) {
-        Ok(grammar) => Some(grammar),
-        Err(e) => {
-            tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
-            None
+    Some(format!("start: TEXT? | TEXT call\n{TEXT}\ncall: %json {schema}\n"))
+}
+
+/// Makes call grammars into samplers' matchers for one model's vocabulary.
+pub struct Compiler {
+    factory: ParserFactory,
+}
+
+impl Compiler {
+    /// For the vocabulary in `tokens` (walking it takes a while: make one per model).
+    pub fn new(tokens: &TokEnv) -> Result<Self, String> {
+        let mut factory = ParserFactory::new_simple(tokens).map_err(|e| e.to_string())?;
+        // Its warnings (keywords left out) go to stderr otherwise; what matters is logged by the caller.
+        factory.quiet();
+        Ok(Self { factory })
+    }
+
+    /// A matcher at the start of an answer held to `grammar`, or why there is none.
+    pub fn matcher(&self, grammar: &str) -> Result<Matcher, String> {
+        let matcher = Matcher::new(self.factory.create_parser(TopLevelGrammar::from_lark(grammar.to_string())));
+        match matcher.get_error() {
+            Some(e) => Err(e),
+            None => Ok(matcher),
         }
     }
 }
 
-/// The grammar of the last tool set asked for: the same tools every turn of a thread, so the converter
-/// runs once per change of tools, not once per turn.
+/// The grammar of the last tool set asked for: the same tools every turn of a thread, so it is made
+/// once per change of tools, not once per turn.
 #[derive(Default)]
 pub struct GrammarCache {
     last: Mutex<Option<(u64, Option<String>)>>,
@@ -150,26 +178,84 @@ fn arguments_schema(parameters: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use llguidance::toktrie::ApproximateTokEnv;
+
     use super::*;
 
     fn spec(name: &str, parameters: Value) -> ToolSpec {
         ToolSpec { name: name.into(), description: String::new(), parameters }
     }
 
+    fn read_file() -> ToolSpec {
+        spec("read_file", json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}))
+    }
+
+    /// Whether the whole of `answer` may be written under `grammar`, byte by byte, and may end there.
+    fn accepts(grammar: &str, answer: &str) -> bool {
+        let env = ApproximateTokEnv::single_byte_env();
+        let mut matcher = Compiler::new(&env).unwrap().matcher(grammar).unwrap();
+        matcher.consume_tokens(&env.tokenize_bytes(answer.as_bytes())).is_ok() && matcher.is_accepting().unwrap()
+    }
+
+    fn call(json: &str) -> String {
+        format!("Sure.\n```json\n{json}")
+    }
+
     #[test]
-    fn the_grammar_names_every_tool_and_its_argument_keys() {
-        let tools = [
-            spec(
-                "read_file",
-                json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-            ),
-            spec("list_dir", json!({})),
-        ];
-        let grammar = for_tools(&tools).expect("a grammar");
-        assert!(grammar.contains("read_file") && grammar.contains("list_dir"), "{grammar}");
-        assert!(grammar.contains("path"), "{grammar}");
-        assert!(grammar.contains("root ::="), "{grammar}");
+    fn an_answer_is_free_text_or_text_then_one_valid_call_and_nothing_after_it() {
+        let grammar = for_tools(&[read_file(), spec("list_dir", json!({}))]).unwrap();
+        for free in ["", "Paris.", "Use {\"a\": 1} or ```python\nprint(1)\n```", "```json\n", "a ``` b"] {
+            assert!(accepts(&grammar, free), "{free:?}");
+        }
+        for valid in [
+            r#"{"tool":"read_file","arguments":{"path":"notes.txt"}}"#,
+            "{\"tool\": \"read_file\",\n  \"arguments\": {\"path\": \"notes.txt\"}}",
+            r#"{"tool":"list_dir","arguments":{}}"#,
+        ] {
+            assert!(accepts(&grammar, &call(valid)), "{valid}");
+            assert!(accepts(&grammar, &format!("```\n{valid}")), "{valid}");
+        }
+        for invalid in [
+            r#"{"tool":"read_fil","arguments":{"path":"notes.txt"}}"#,
+            r#"{"tool":"read_file","arguments":{"pth":"notes.txt"}}"#,
+            r#"{"tool":"read_file","arguments":{"path":1}}"#,
+            r#"{"tool":"read_file","arguments":{}}"#,
+            r#"{"tool":"list_dir","arguments":{"path":"."}}"#,
+            r#"{"tool":"read_file","arguments":{"path":"a"}}\n```\nDone."#,
+            r#"{"tool":"read_file","arguments":{"path":"a"}"#,
+        ] {
+            assert!(!accepts(&grammar, &call(invalid)), "{invalid}");
+        }
         assert!(for_tools(&[]).is_none());
+    }
+
+    #[test]
+    fn blanks_inside_a_call_are_bounded() {
+        let grammar = for_tools(&[read_file()]).unwrap();
+        let spaced = format!("{{{}\"tool\":\"read_file\",\"arguments\":{{\"path\":\"a\"}}}}", " ".repeat(21));
+        assert!(!accepts(&grammar, &call(&spaced)));
+        assert!(accepts(&grammar, &call(&spaced.replacen(&" ".repeat(21), "\n    ", 1))));
+    }
+
+    #[test]
+    fn minimum_pattern_and_format_in_a_tool_schema_are_held_to() {
+        let tool = spec(
+            "book",
+            json!({"type": "object", "properties": {
+                "seats": {"type": "integer", "minimum": 1, "maximum": 9},
+                "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                "day": {"type": "string", "format": "date"},
+            }, "required": ["seats", "code", "day"]}),
+        );
+        let grammar = for_tools(&[tool]).unwrap();
+        let with = |seats: &str, code: &str, day: &str| {
+            call(&format!(r#"{{"tool":"book","arguments":{{"seats":{seats},"code":"{code}","day":"{day}"}}}}"#))
+        };
+        assert!(accepts(&grammar, &with("2", "LHR", "2026-11-28")));
+        assert!(!accepts(&grammar, &with("0", "LHR", "2026-11-28")), "below the minimum");
+        assert!(!accepts(&grammar, &with("10", "LHR", "2026-11-28")), "above the maximum");
+        assert!(!accepts(&grammar, &with("2", "lhr", "2026-11-28")), "not the pattern");
+        assert!(!accepts(&grammar, &with("2", "LHR", "next Tuesday")), "not a date");
     }
 
     #[test]
@@ -187,31 +273,40 @@ mod tests {
             "type": "object", "properties": {"at": {"$ref": "#/definitions/Node"}, "also": {"$ref": "#/properties/at"}},
             "required": ["at"],
         });
-        // Required keys come first in a call, then the optional ones (as llama.cpp's converter orders them).
         for tools in [vec![spec("tree", tree.clone())], vec![spec("tree", tree), spec("point", point)]] {
-            let text = for_tools(&tools).expect("a grammar");
-            let grammar = super::super::gbnf::recognizer::parse(&text).expect("a grammar llama.cpp loads");
+            let grammar = for_tools(&tools).unwrap();
             let tree_call = r#"{"tool":"tree","arguments":{"root":{"name":"a","children":[{"name":"b"}]}}}"#;
-            assert!(grammar.accepts(tree_call), "{text}");
-            assert!(!grammar.accepts(r#"{"tool":"tree","arguments":{"root":{"name":"a","children":[{}]}}}"#));
+            assert!(accepts(&grammar, &call(tree_call)), "{grammar}");
+            assert!(!accepts(&grammar, &call(r#"{"tool":"tree","arguments":{"root":{"name":"a","children":[{}]}}}"#)));
             if tools.len() == 2 {
-                assert!(grammar.accepts(r#"{"tool":"point","arguments":{"at":{"x":1},"also":{"x":2}}}"#), "{text}");
-                assert!(!grammar.accepts(r#"{"tool":"point","arguments":{"at":{"x":"1"}}}"#));
-                assert!(!grammar.accepts(r#"{"tool":"point","arguments":{"root":{"name":"a"}}}"#));
+                assert!(accepts(&grammar, &call(r#"{"tool":"point","arguments":{"at":{"x":1},"also":{"x":2}}}"#)));
+                assert!(!accepts(&grammar, &call(r#"{"tool":"point","arguments":{"at":{"x":"1"}}}"#)));
+                assert!(!accepts(&grammar, &call(r#"{"tool":"point","arguments":{"root":{"name":"a"}}}"#)));
             }
         }
     }
 
     #[test]
-    fn the_trigger_starts_the_grammar_at_the_object_after_a_json_fence() {
-        let re = regex_lite_match(TRIGGER, "Sure.\n```json\n{\"tool\"");
-        assert_eq!(re.as_deref(), Some("{\"tool\""));
-        assert!(regex_lite_match(TRIGGER, "No call here {\"a\": 1}").is_none());
+    fn unusual_schemas_get_a_grammar_or_are_refused_without_a_panic() {
+        let env = ApproximateTokEnv::single_byte_env();
+        let compiler = Compiler::new(&env).unwrap();
+        let unresolvable = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}});
+        let contradictory = json!({"type": "integer", "minimum": 5, "maximum": 1});
+        for parameters in [unresolvable, contradictory, json!(17), json!([1, 2])] {
+            // Refused, or a grammar; never a panic.
+            let _ = compiler.matcher(&for_tools(&[spec("t", parameters)]).unwrap());
+        }
     }
 
-    /// The first group of a whole-text match, as llama.cpp's lazy grammar uses its patterns.
-    fn regex_lite_match(pattern: &str, text: &str) -> Option<String> {
-        let re = regex::Regex::new(&format!("^(?:{pattern})$")).unwrap();
-        re.captures(text).and_then(|c| c.get(1)).map(|m| m.as_str().to_string())
+    #[test]
+    fn a_schema_deeper_than_llguidance_reads_is_refused() {
+        // llguidance reads 128 levels, as serde_json does (a schema from outside came through it, so it
+        // is no deeper than that).
+        let mut deep = json!({"type": "string"});
+        for _ in 0..300 {
+            deep = json!({"type": "object", "properties": {"a": deep}});
+        }
+        let env = ApproximateTokEnv::single_byte_env();
+        assert!(Compiler::new(&env).unwrap().matcher(&for_tools(&[spec("deep", deep)]).unwrap()).is_err());
     }
 }

@@ -7,7 +7,6 @@
 //! only where its prompt departs from that: a thread's new message, or (after another thread or a
 //! title) what follows the shared system prompt.
 
-mod gbnf;
 mod grammar;
 mod in_context;
 mod prompt;

@@ -15,6 +15,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::grammar::Compiler;
 use super::in_context::InContext;
 use super::prompt::Turn;
 use super::utf8::Utf8Buffer;
@@ -33,7 +34,7 @@ pub struct Job {
     pub min_answer_tokens: u32,
     pub cancel: CancellationToken,
     pub events: UnboundedSender<Result<StreamEvent, ProviderError>>,
-    /// The grammar a tool call must follow once the model starts one (see `grammar`).
+    /// The grammar the answer is held to: free text, or text and then one valid tool call (see `grammar`).
     pub call_grammar: Option<String>,
 }
 
@@ -75,9 +76,11 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
             };
             let _ = ready.send(Ok(()));
             let template = model.chat_template(None).ok();
+            let mut calls = Calls { model: &model, compiler: None };
             let mut waiting = None;
             while let Some(job) = waiting.take().or_else(|| queue.recv().ok()) {
-                let outcome = answer(&model, &mut in_context, template.as_ref(), settings.context_tokens, &job);
+                let outcome =
+                    answer(&model, &mut in_context, template.as_ref(), settings.context_tokens, &mut calls, &job);
                 let answered = outcome.as_ref().ok().filter(|a| a.reason == FinishReason::Stop).map(|a| a.text.clone());
                 let _ = job.events.send(outcome.map(|a| StreamEvent::Finished { reason: a.reason }));
                 match queue.try_recv() {
@@ -102,6 +105,36 @@ pub fn start(path: &Path, settings: Settings) -> Result<mpsc::Sender<Job>, Provi
 /// llama.cpp's `LLAMA_FLASH_ATTN_TYPE_DISABLED`. Its default (auto) turns flash attention on, which on
 /// the CPU makes this model decode markedly slower once the context is deep (see the README's figures).
 const FLASH_ATTENTION_OFF: i32 = 0;
+
+/// The call grammars' compiler for the model's vocabulary, made on the first turn that has tools (it
+/// walks every token of the vocabulary once).
+struct Calls<'m> {
+    model: &'m LlamaModel,
+    compiler: Option<Compiler>,
+}
+
+impl Calls<'_> {
+    /// The sampler that holds an answer to `grammar`, or none when llguidance cannot hold it: the answer
+    /// then runs free, and the agent loop still checks the calls in it.
+    fn sampler(&mut self, grammar: &str) -> Option<LlamaSampler> {
+        if self.compiler.is_none() {
+            match Compiler::new(&LlamaSampler::llguidance_tok_env(self.model)) {
+                Ok(compiler) => self.compiler = Some(compiler),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
+                    return None;
+                }
+            }
+        }
+        match self.compiler.as_ref()?.matcher(grammar) {
+            Ok(matcher) => Some(LlamaSampler::from(matcher)),
+            Err(e) => {
+                tracing::warn!(error = %e, "no grammar for the built-in model's tool calls; calls are checked afterwards");
+                None
+            }
+        }
+    }
+}
 
 /// How a turn ended, and the text it answered.
 struct Answered {
@@ -137,14 +170,16 @@ fn answer(
     in_context: &mut InContext<'_>,
     template: Option<&LlamaChatTemplate>,
     context_tokens: u32,
+    calls: &mut Calls<'_>,
     job: &Job,
 ) -> Result<Answered, ProviderError> {
     let mut spent = Spent::default();
-    let outcome = answer_timed(model, in_context, template, context_tokens, job, &mut spent);
+    let outcome = answer_timed(model, in_context, template, context_tokens, calls, job, &mut spent);
     tracing::debug!(
         prompt_tokens = spent.prompt_tokens,
         read_tokens = spent.read_tokens,
         read_ms = spent.reading.as_secs_f64() * 1e3,
+        grammar_ms = spent.grammar.as_secs_f64() * 1e3,
         generated = spent.generated,
         generating_ms = spent.generating.as_secs_f64() * 1e3,
         sampling_ms = spent.sampling.as_secs_f64() * 1e3,
@@ -154,13 +189,14 @@ fn answer(
     outcome
 }
 
-/// Where a turn's time went (logged at debug level): reading the prompt, reading each generated token
-/// back in, and sampling.
+/// Where a turn's time went (logged at debug level): reading the prompt, making the call grammar's
+/// matcher, reading each generated token back in, and sampling.
 #[derive(Default)]
 struct Spent {
     prompt_tokens: usize,
     read_tokens: usize,
     reading: Duration,
+    grammar: Duration,
     generated: usize,
     generating: Duration,
     sampling: Duration,
@@ -171,6 +207,7 @@ fn answer_timed(
     in_context: &mut InContext<'_>,
     template: Option<&LlamaChatTemplate>,
     context_tokens: u32,
+    calls: &mut Calls<'_>,
     job: &Job,
     spent: &mut Spent,
 ) -> Result<Answered, ProviderError> {
@@ -187,12 +224,9 @@ fn answer_timed(
     spent.reading = started.elapsed();
     // Greedy with a repetition penalty: the same answer to the same conversation, and no loops.
     let mut samplers = vec![LlamaSampler::penalties(model.n_vocab(), 64, 1.15, 0.0, 0.0)];
-    if let Some(grammar) = &job.call_grammar {
-        let trigger = [super::grammar::TRIGGER.to_string()];
-        let constrained = LlamaSampler::grammar_lazy_patterns(model, grammar, "root", &trigger, &[])
-            .map_err(|e| ProviderError::Local(format!("the tool-call grammar did not load: {e}")))?;
-        samplers.push(constrained);
-    }
+    let started = Instant::now();
+    samplers.extend(job.call_grammar.as_deref().and_then(|grammar| calls.sampler(grammar)));
+    spent.grammar = started.elapsed();
     samplers.push(LlamaSampler::greedy());
     let mut sampler = LlamaSampler::chain_simple(samplers);
     let mut text = Utf8Buffer::default();

@@ -10,11 +10,17 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use warden_types::id::{RunId, ThreadId};
 
+use futures::StreamExt;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use warden_engine::config::{Config, DEFAULT_LOCAL_MODEL_FILE as DEFAULT_MODEL_FILE};
 use warden_engine::{Engine, RunEventRecord};
+use warden_llm::{StreamEvent, TurnRequest};
 use warden_local::LocalModel;
+use warden_types::message::{Message, Role};
+use warden_types::tool::ToolSpec;
 
 fn model_file() -> PathBuf {
     let path = std::env::var_os("WARDEN_TEST_LOCAL_MODEL")
@@ -51,7 +57,7 @@ async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
         .send_message(&thread.id, "What is the capital of France? Answer in one sentence.".into())
         .await
         .expect("send");
-    let events = run_to_end_slowly(&engine, &started.run_id).await;
+    let events = run_to_end_slowly(&engine, started.run_id.as_str()).await;
     // Streamed, not sent in one piece, and the answer depends on the question. (Tokens that arrive
     // within one 16 ms text frame go out as one delta: a one-sentence answer came in 3 on a busy run.)
     assert!(of_kind(&events, "text_delta").len() >= 2, "{events:#?}");
@@ -68,16 +74,16 @@ async fn stop_ends_a_long_answer_early() {
         .send_message(&thread.id, "Write a very long story about a lighthouse keeper, at least 1000 words.".into())
         .await
         .expect("send");
-    events_until_within(&engine, &started.run_id, GUARD, |e| e.kind == "text_delta").await;
+    events_until_within(&engine, started.run_id.as_str(), GUARD, |e| e.kind == "text_delta").await;
     engine.stop_run(&started.run_id).await.expect("stop");
-    let events = run_to_end_slowly(&engine, &started.run_id).await;
+    let events = run_to_end_slowly(&engine, started.run_id.as_str()).await;
     let finished = of_kind(&events, "run_finished");
     assert_eq!(finished.len(), 1, "{events:#?}");
     assert_eq!(finished[0]["stopped"], true);
     // Far fewer tokens than the 1,000 words asked for were streamed.
     assert!(of_kind(&events, "text_delta").len() < 200, "{}", of_kind(&events, "text_delta").len());
     // The context still holds the story cut short; the thread's next question is read after it.
-    let answer = answer_in(&engine, &thread.id, "What is the capital of France? Answer in one sentence.").await;
+    let answer = answer_in(&engine, thread.id.as_str(), "What is the capital of France? Answer in one sentence.").await;
     assert!(answer.contains("Paris"), "{answer}");
 }
 
@@ -88,14 +94,14 @@ async fn a_thread_longer_than_the_context_gets_a_clear_error() {
     let thread = engine.create_thread(None).await.expect("thread");
     let long = "Tell me about this word: lighthouse. ".repeat(400);
     let started = engine.send_message(&thread.id, long).await.expect("send");
-    let events = run_to_end_slowly(&engine, &started.run_id).await;
+    let events = run_to_end_slowly(&engine, started.run_id.as_str()).await;
     let failed = of_kind(&events, "run_failed");
     assert_eq!(failed.len(), 1, "{events:#?}");
     let message = failed[0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("too long for the built-in model") && message.contains("2048"), "{message}");
     // What the context held is untouched by the refusal: the next thread is answered as before.
     let other = engine.create_thread(None).await.expect("thread");
-    let answer = answer_in(&engine, &other.id, "What is the capital of France? Answer in one sentence.").await;
+    let answer = answer_in(&engine, other.id.as_str(), "What is the capital of France? Answer in one sentence.").await;
     assert!(answer.contains("Paris"), "{answer}");
 }
 
@@ -113,7 +119,8 @@ async fn two_runs_at_once_share_one_loaded_model_and_both_are_answered() {
         let thread = engine.create_thread(None).await.expect("thread");
         runs.push(engine.send_message(&thread.id, question.into()).await.expect("send").run_id);
     }
-    let (one, two) = tokio::join!(run_to_end_slowly(&first, &runs[0]), run_to_end_slowly(&second, &runs[1]));
+    let (one, two) =
+        tokio::join!(run_to_end_slowly(&first, runs[0].as_str()), run_to_end_slowly(&second, runs[1].as_str()));
     assert!(text_of(&one).contains("Paris"), "{}", text_of(&one));
     assert!(text_of(&two).contains("Rome"), "{}", text_of(&two));
     assert!(of_kind(&one, "run_finished")
@@ -130,9 +137,9 @@ async fn a_later_turn_read_after_the_kept_context_still_knows_the_earlier_ones()
     let dir = tempfile::tempdir().expect("temp dir");
     let engine = engine_with_the_built_in_model(&dir).await;
     let thread = engine.create_thread(None).await.expect("thread");
-    answer_in(&engine, &thread.id, "My name is Alice.").await;
-    answer_in(&engine, &thread.id, "My favourite colour is green.").await;
-    let answer = answer_in(&engine, &thread.id, "What is my name?").await;
+    answer_in(&engine, thread.id.as_str(), "My name is Alice.").await;
+    answer_in(&engine, thread.id.as_str(), "My favourite colour is green.").await;
+    let answer = answer_in(&engine, thread.id.as_str(), "What is my name?").await;
     assert!(answer.contains("Alice"), "{answer}");
 }
 
@@ -147,19 +154,19 @@ async fn threads_taking_turns_each_get_answers_from_their_own_conversation() {
     for (alice_says, bob_says) in
         [("My name is Alice.", "My name is Bob."), ("My favourite colour is green.", "My favourite colour is blue.")]
     {
-        answer_in(&engine, &alice.id, alice_says).await;
-        answer_in(&engine, &bob.id, bob_says).await;
+        answer_in(&engine, alice.id.as_str(), alice_says).await;
+        answer_in(&engine, bob.id.as_str(), bob_says).await;
     }
-    let to_alice = answer_in(&engine, &alice.id, "What is my name?").await;
-    let to_bob = answer_in(&engine, &bob.id, "What is my name?").await;
+    let to_alice = answer_in(&engine, alice.id.as_str(), "What is my name?").await;
+    let to_bob = answer_in(&engine, bob.id.as_str(), "What is my name?").await;
     assert!(to_alice.contains("Alice") && !to_alice.contains("Bob"), "{to_alice}");
     assert!(to_bob.contains("Bob") && !to_bob.contains("Alice"), "{to_bob}");
 }
 
 /// Sends `text` in the thread and waits for the answer to end; returns the answer's text.
 async fn answer_in(engine: &Engine, thread_id: &str, text: &str) -> String {
-    let started = engine.send_message(thread_id, text.into()).await.expect("send");
-    let events = run_to_end_slowly(engine, &started.run_id).await;
+    let started = engine.send_message(&ThreadId::from(thread_id), text.into()).await.expect("send");
+    let events = run_to_end_slowly(engine, started.run_id.as_str()).await;
     assert_eq!(of_kind(&events, "run_finished").len(), 1, "{events:#?}");
     text_of(&events)
 }
@@ -182,16 +189,59 @@ async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid
     let thread = engine.create_thread(None).await.expect("thread");
     let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"read_fil\", \"arguments\": \
                   {\"pth\": \"notes.txt\"}}\n```";
+    let sent = std::time::Instant::now();
     let started = engine.send_message(&thread.id, prompt.into()).await.expect("send");
     let events =
-        events_until_within(&engine, &started.run_id, GUARD, |e| e.kind == "tool_call" || e.is_terminal()).await;
+        events_until_within(&engine, started.run_id.as_str(), GUARD, |e| e.kind == "tool_call" || e.is_terminal())
+            .await;
+    let took = sent.elapsed();
     engine.stop_run(&started.run_id).await.expect("stop");
     let calls = of_kind(&events, "tool_call");
     let first = calls.first().unwrap_or_else(|| panic!("no call: {}", text_of(&events)));
     let call = &first["call"];
-    eprintln!("the built-in model called {} with {}", first["name"], first["arguments"]);
+    eprintln!("the built-in model called {} with {} after {took:?}", first["name"], first["arguments"]);
     assert!(["read_file", "list_dir", "write_file", "shell"].contains(&first["name"].as_str().unwrap()), "{first}");
     assert_ne!(call["status"], "invalid", "the arguments fit the tool's schema: {first}");
+}
+
+/// Bounds of a tool's schema hold too (`minimum`, `pattern`): asked to copy a call whose seats are below
+/// the minimum and whose code breaks the pattern, the model writes one that keeps both.
+#[tokio::test]
+async fn a_call_the_built_in_model_writes_keeps_the_schemas_minimum_and_pattern() {
+    let provider = warden_local::provider(&model_file()).expect("the model loads");
+    let book = ToolSpec {
+        name: "book".into(),
+        description: "Books seats on a flight.".into(),
+        parameters: serde_json::json!({"type": "object", "properties": {
+            "seats": {"type": "integer", "minimum": 2},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        }, "required": ["seats", "code"]}),
+    };
+    let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"book\", \"arguments\": \
+                  {\"seats\": 0, \"code\": \"lhr\"}}\n```";
+    let request = TurnRequest { messages: vec![Message::text(Role::User, prompt)], tools: vec![book] };
+    let sent = std::time::Instant::now();
+    let mut stream = provider.stream_turn(request, CancellationToken::new()).await.expect("a turn");
+    let (mut name, mut arguments, mut text) = (None, String::new(), String::new());
+    let read = async {
+        while let Some(event) = stream.next().await {
+            match event.expect("the turn goes on") {
+                StreamEvent::ToolCallDelta { name: n, arguments: a, .. } => {
+                    name = name.take().or(n);
+                    arguments.push_str(&a);
+                }
+                StreamEvent::TextDelta(t) => text.push_str(&t),
+                StreamEvent::Finished { .. } => break,
+            }
+        }
+    };
+    tokio::time::timeout(GUARD, read).await.expect("the turn ends");
+    eprintln!("the built-in model called {name:?} with {arguments} after {:?}", sent.elapsed());
+    assert_eq!(name.as_deref(), Some("book"), "{text}");
+    let arguments: Value = serde_json::from_str(&arguments).expect("JSON arguments");
+    assert!(arguments["seats"].as_i64().is_some_and(|n| n >= 2), "{arguments}");
+    let code = arguments["code"].as_str().unwrap_or_default();
+    assert!(code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase()), "{arguments}");
 }
 
 /// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
@@ -201,7 +251,7 @@ async fn events_until_within(
     guard: Duration,
     until: impl Fn(&RunEventRecord) -> bool,
 ) -> Vec<RunEventRecord> {
-    let stream = engine.subscribe(run_id, 0).await.expect("subscribe");
+    let stream = engine.subscribe(&RunId::from(run_id), 0).await.expect("subscribe");
     warden_testkit::events::read_until(stream, guard, until, |e| e.kind.to_string()).await
 }
 

@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use warden_types::id::ApprovalId;
+use warden_types::id::RunId;
 
 use crate::common::*;
 use futures::StreamExt;
@@ -23,7 +25,7 @@ fn time_python() -> PathBuf {
         .join("time-venv/bin/python")
 }
 
-async fn events_until(engine: &Engine, run_id: &str, kind: &str, n: usize) -> Vec<(String, Value)> {
+async fn events_until(engine: &Engine, run_id: &RunId, kind: &str, n: usize) -> Vec<(String, Value)> {
     let mut stream = engine.subscribe(run_id, 0).await.unwrap();
     let mut seen = Vec::new();
     let read = async {
@@ -92,7 +94,7 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
 
     for a in &approvals {
         let id = a["id"].as_str().unwrap();
-        engine.decide(id, DecisionInput::approve()).await.unwrap();
+        engine.decide(&ApprovalId::from(id), DecisionInput::approve()).await.unwrap();
     }
     let events = events_until(&engine, &run_id, "run_finished", 1).await;
     let results: Vec<&Value> = events.iter().filter(|(k, _)| k == "tool_result").map(|(_, d)| d).collect();

@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+use warden_types::id::{RunId, ThreadId};
 
 use serde_json::{json, Value};
 use warden_engine::config::{Config, ModelConfig};
@@ -67,7 +68,11 @@ async fn disabled_fixture(hub: &McpHub) {
 }
 
 /// Polls until the thread has a check that `done` accepts.
-async fn check_where(engine: &Engine, thread_id: &str, done: impl Fn(&ConnectionCheck) -> bool) -> ConnectionCheck {
+async fn check_where(
+    engine: &Engine,
+    thread_id: &ThreadId,
+    done: impl Fn(&ConnectionCheck) -> bool,
+) -> ConnectionCheck {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let checks = engine.thread(thread_id).await.expect("thread").connection_checks;
@@ -79,12 +84,12 @@ async fn check_where(engine: &Engine, thread_id: &str, done: impl Fn(&Connection
     }
 }
 
-async fn pending_check(engine: &Engine, thread_id: &str) -> ConnectionCheck {
+async fn pending_check(engine: &Engine, thread_id: &ThreadId) -> ConnectionCheck {
     check_where(engine, thread_id, |c| c.status == CheckStatus::Pending).await
 }
 
 /// Polls until the run has `status`.
-async fn run_reaches(engine: &Engine, run_id: &str, status: RunStatus) {
+async fn run_reaches(engine: &Engine, run_id: &RunId, status: RunStatus) {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
         let run = engine.run(run_id).await.expect("run");
@@ -98,7 +103,7 @@ async fn run_reaches(engine: &Engine, run_id: &str, status: RunStatus) {
 }
 
 /// The text of the model's last message in the thread.
-async fn last_answer(engine: &Engine, thread_id: &str) -> String {
+async fn last_answer(engine: &Engine, thread_id: &ThreadId) -> String {
     let thread = engine.thread(thread_id).await.expect("thread");
     thread.messages.last().map(|m| m.content.clone()).unwrap_or_default()
 }
@@ -295,7 +300,7 @@ async fn heard(watched: &mut tokio::sync::broadcast::Receiver<ConnectionCheck>) 
 }
 
 /// What the inbox and the sidebar are told waits: per thread, and the thread's own row.
-async fn waiting(engine: &Engine, thread_id: &str) -> (Vec<PendingInThread>, u32) {
+async fn waiting(engine: &Engine, thread_id: &ThreadId) -> (Vec<PendingInThread>, u32) {
     let by_thread = engine.pending_by_thread().await.expect("counted");
     let threads = engine.list_threads(ThreadQuery::default()).await.expect("threads");
     let row = threads.iter().find(|t| t.id == thread_id).expect("the thread is listed");

@@ -3,6 +3,7 @@
 //! `mcp_servers` still open, engine first, and keep their servers.
 
 use std::path::Path;
+use warden_types::id::ToolCallId;
 
 use serde_json::json;
 use sqlx::migrate::Migrator;
@@ -148,7 +149,7 @@ async fn offline_calls_stored_by_the_old_engine_get_the_typed_marker_and_others_
     let engine = Engine::open(Config::with_data_dir(dir.path())).await.expect("engine opens an old database");
     let failure = |id: &'static str| {
         let engine = engine.clone();
-        async move { engine.tool_call(id).await.expect("old call readable").failure }
+        async move { engine.tool_call(&ToolCallId::from(id)).await.expect("old call readable").failure }
     };
     assert_eq!(failure("offline").await, Some(warden_tools::ToolFailure::ServerOffline));
     for id in ["own-words", "other-server", "built-in"] {

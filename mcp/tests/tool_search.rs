@@ -3,6 +3,8 @@
 //! finds is offered and called (through the approval machinery and rmcp) on its next turn.
 
 use std::sync::Arc;
+use warden_types::id::ApprovalId;
+use warden_types::id::RunId;
 
 use crate::common::*;
 use futures::StreamExt;
@@ -26,7 +28,7 @@ fn last_tool_text(request: &Value) -> String {
 }
 
 /// Reads the run's events until one of `kind`; returns its data.
-async fn next_of(engine: &Engine, run_id: &str, kind: &str) -> Value {
+async fn next_of(engine: &Engine, run_id: &RunId, kind: &str) -> Value {
     let mut stream = engine.subscribe(run_id, 0).await.unwrap();
     let found = async {
         while let Some(e) = stream.next().await {
@@ -63,7 +65,10 @@ async fn the_model_finds_an_mcp_tool_among_many_and_calls_it_next_turn() {
     let run_id = engine.send_message(&thread.id, "the forecast please".into()).await.unwrap().run_id;
     let approval = next_of(&engine, &run_id, "approval_request").await;
     assert_eq!(approval["approval"]["tool"], "fixture__get_forecast");
-    engine.decide(approval["approval"]["id"].as_str().unwrap(), DecisionInput::approve()).await.unwrap();
+    engine
+        .decide(&ApprovalId::from(approval["approval"]["id"].as_str().unwrap()), DecisionInput::approve())
+        .await
+        .unwrap();
     next_of(&engine, &run_id, "run_finished").await;
 
     let requests: Vec<Value> = model.requests().into_iter().filter(|r| r["stream"] == true).collect();

@@ -5,6 +5,7 @@
 //! read it here; each source is asked only for what the filter lets through, so a page is exact.
 
 use std::collections::HashMap;
+use warden_types::id::RuleId;
 
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
@@ -106,7 +107,7 @@ impl AuditLog {
     }
 
     /// The thread rules that decided any of `approvals`, by id (`None`: revoked since).
-    async fn rules_of(&self, approvals: &[Approval]) -> Result<HashMap<String, Option<ThreadRule>>, AuditError> {
+    async fn rules_of(&self, approvals: &[Approval]) -> Result<HashMap<RuleId, Option<ThreadRule>>, AuditError> {
         let mut rules = HashMap::new();
         for approval in approvals {
             if let Some(DecidedBy::Rule { rule_id }) = approval.decision.as_ref().map(|d| &d.by) {
@@ -189,7 +190,7 @@ fn merge(chat: Vec<AuditEntry>, outside: Vec<AuditEntry>, limit: usize) -> (Vec<
 }
 
 /// A decided chat approval as an entry (`None` while it is pending).
-fn chat_entry(a: &Approval, rules: &HashMap<String, Option<ThreadRule>>) -> Option<AuditEntry> {
+fn chat_entry(a: &Approval, rules: &HashMap<RuleId, Option<ThreadRule>>) -> Option<AuditEntry> {
     let outcome = match a.status {
         ApprovalStatus::Pending => return None,
         ApprovalStatus::Approved => AuditOutcome::Approved,
@@ -250,7 +251,7 @@ fn chat_entry(a: &Approval, rules: &HashMap<String, Option<ThreadRule>>) -> Opti
         _ => None,
     };
     Some(AuditEntry {
-        id: a.id.clone(),
+        id: a.id.to_string(),
         source: AuditSource::Chat,
         created_at: a.created_at.clone(),
         decided_at: a.decided_at.clone().unwrap_or_else(|| a.created_at.clone()),
@@ -297,7 +298,7 @@ fn outside_entry(r: &OutsideRequest) -> Option<AuditEntry> {
         }
     };
     Some(AuditEntry {
-        id: r.id.clone(),
+        id: r.id.to_string(),
         source: AuditSource::Outside,
         created_at: r.created_at.clone(),
         decided_at: r.decided_at.clone().unwrap_or_else(|| r.created_at.clone()),

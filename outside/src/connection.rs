@@ -3,6 +3,8 @@
 //! here fails the connection: a bad frame is answered with an error frame and the next one is read.
 
 use tokio::sync::watch;
+use warden_types::id::ClientId;
+use warden_types::id::OutsideRequestId;
 
 use crate::hub::{ClientSignal, OutsideHub};
 use crate::protocol::{parse_client_frame, ServerFrame};
@@ -21,7 +23,7 @@ pub enum Wake {
 
 pub struct Connection {
     hub: OutsideHub,
-    client_id: String,
+    client_id: ClientId,
     signal: watch::Receiver<ClientSignal>,
 }
 
@@ -30,7 +32,7 @@ pub struct Connection {
 /// marking one delivered fails. Read them all again after the next [`Wake::Decided`].
 pub struct MissedPages<'a> {
     connection: &'a Connection,
-    after: Option<String>,
+    after: Option<OutsideRequestId>,
     done: bool,
 }
 
@@ -40,7 +42,7 @@ impl MissedPages<'_> {
         if self.done {
             return None;
         }
-        let page = self.connection.missed_after(self.after.as_deref()).await;
+        let page = self.connection.missed_after(self.after.as_ref()).await;
         let last = page.iter().rev().find_map(|frame| match frame {
             ServerFrame::Decision(decision) => Some(decision.request_id.clone()),
             _ => None,
@@ -54,7 +56,7 @@ impl MissedPages<'_> {
 }
 
 impl Connection {
-    pub(crate) fn new(hub: OutsideHub, client_id: String, signal: watch::Receiver<ClientSignal>) -> Self {
+    pub(crate) fn new(hub: OutsideHub, client_id: ClientId, signal: watch::Receiver<ClientSignal>) -> Self {
         Self { hub, client_id, signal }
     }
 
@@ -70,7 +72,7 @@ impl Connection {
         MissedPages { connection: self, after: None, done: false }
     }
 
-    async fn missed_after(&self, after: Option<&str>) -> Vec<ServerFrame> {
+    async fn missed_after(&self, after: Option<&OutsideRequestId>) -> Vec<ServerFrame> {
         match self.hub.missed_after(&self.client_id, after).await {
             Ok(frames) => frames.into_iter().map(ServerFrame::Decision).collect(),
             Err(error) => vec![error.into_frame_error(None).into_frame()],

@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
+use warden_types::id::ExecutorId;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_util::sync::CancellationToken;
-use warden_db::{new_id, Database};
+use warden_db::Database;
 
 use crate::dial_socket::{self, End, Socket};
 use crate::error::{Error, Result};
@@ -63,8 +64,8 @@ struct Inner {
     store: ExecutorStore,
     backoff: Backoff,
     /// The running task of each dialled executor, ended by its token.
-    tasks: Mutex<HashMap<String, CancellationToken>>,
-    states: Mutex<HashMap<String, DialState>>,
+    tasks: Mutex<HashMap<ExecutorId, CancellationToken>>,
+    states: Mutex<HashMap<ExecutorId, DialState>>,
     /// A child of the hub's shutdown token.
     shutdown: CancellationToken,
 }
@@ -99,7 +100,7 @@ impl Dialer {
         // The client's token is never used: an executor is reached by dialling it.
         let client = self.inner.hub.create_client(&new.name, new.policy).await?.client;
         let row = ExecutorRow {
-            id: new_id(),
+            id: ExecutorId::new(),
             client_id: client.id,
             name: client.name,
             url: new.url,
@@ -118,12 +119,12 @@ impl Dialer {
         Ok(self.inner.store.list().await?.iter().map(|row| self.view(row)).collect())
     }
 
-    pub async fn get(&self, id: &str) -> Result<Executor> {
+    pub async fn get(&self, id: &ExecutorId) -> Result<Executor> {
         Ok(self.view(&self.row(id).await?))
     }
 
     /// Switches dialling on or off (off closes an open socket).
-    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<Executor> {
+    pub async fn set_enabled(&self, id: &ExecutorId, enabled: bool) -> Result<Executor> {
         if !self.inner.store.set_enabled(id, enabled).await? {
             return Err(Error::not_found("executor", id));
         }
@@ -134,7 +135,7 @@ impl Dialer {
 
     /// Stops dialling the executor, forgets it and revokes its client. Its requests stay in the
     /// inbox and the audit.
-    pub async fn remove(&self, id: &str) -> Result<()> {
+    pub async fn remove(&self, id: &ExecutorId) -> Result<()> {
         let row = self.row(id).await?;
         self.stop(id);
         self.inner.store.delete(id).await?;
@@ -143,7 +144,7 @@ impl Dialer {
         Ok(())
     }
 
-    async fn row(&self, id: &str) -> Result<ExecutorRow> {
+    async fn row(&self, id: &ExecutorId) -> Result<ExecutorRow> {
         self.inner.store.get(id).await?.ok_or_else(|| Error::not_found("executor", id))
     }
 
@@ -184,14 +185,14 @@ impl Dialer {
         tokio::spawn(self.clone().dial_forever(row, stop));
     }
 
-    fn stop(&self, id: &str) {
+    fn stop(&self, id: &ExecutorId) {
         if let Some(stop) = lock(&self.inner.tasks).remove(id) {
             stop.cancel();
         }
     }
 
-    fn set_state(&self, id: &str, state: DialState) {
-        lock(&self.inner.states).insert(id.to_string(), state);
+    fn set_state(&self, id: &ExecutorId, state: DialState) {
+        lock(&self.inner.states).insert(id.clone(), state);
     }
 
     /// Dials the executor, serves the socket, and dials again after a backoff, until stopped. Only

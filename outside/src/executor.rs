@@ -5,6 +5,7 @@
 //! these records' JSON, not in Debug output).
 
 use serde::{Deserialize, Serialize};
+use warden_types::id::{ClientId, ExecutorId};
 
 use crate::policy::ClientPolicy;
 
@@ -16,9 +17,9 @@ pub const MAX_BEARER_BYTES: usize = 4096;
 /// A configured executor, as the API and the settings page show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Executor {
-    pub id: String,
+    pub id: ExecutorId,
     /// The outside client whose requests this executor's are.
-    pub client_id: String,
+    pub client_id: ClientId,
     pub name: String,
     /// `ws://` or `wss://`.
     pub url: String,

@@ -4,14 +4,15 @@
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 use warden_db::Database;
+use warden_types::id::{ClientId, ExecutorId};
 
 use crate::error::Result;
 
 /// One stored executor, with its client's name and whether that client was revoked.
 #[derive(Clone)]
 pub struct ExecutorRow {
-    pub id: String,
-    pub client_id: String,
+    pub id: ExecutorId,
+    pub client_id: ClientId,
     pub name: String,
     pub url: String,
     pub bearer_token: Option<String>,
@@ -78,14 +79,14 @@ impl ExecutorStore {
         rows.iter().map(from_row).collect()
     }
 
-    pub async fn get(&self, id: &str) -> Result<Option<ExecutorRow>> {
+    pub async fn get(&self, id: &ExecutorId) -> Result<Option<ExecutorRow>> {
         let row =
             sqlx::query(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(from_row).transpose()
     }
 
     /// Returns whether the executor exists.
-    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<bool> {
+    pub async fn set_enabled(&self, id: &ExecutorId, enabled: bool) -> Result<bool> {
         let done = sqlx::query("UPDATE outside_executors SET enabled = ? WHERE id = ?")
             .bind(enabled)
             .bind(id)
@@ -95,7 +96,7 @@ impl ExecutorStore {
     }
 
     /// Returns whether the executor existed.
-    pub async fn delete(&self, id: &str) -> Result<bool> {
+    pub async fn delete(&self, id: &ExecutorId) -> Result<bool> {
         let done = sqlx::query("DELETE FROM outside_executors WHERE id = ?").bind(id).execute(&self.writer).await?;
         Ok(done.rows_affected() > 0)
     }

@@ -8,12 +8,13 @@ mod calls_ended;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, SystemTime};
+use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
 
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
 use tokio_util::sync::CancellationToken;
 use warden_db::timestamp::parse_time;
-use warden_db::{new_id, Database};
+use warden_db::Database;
 use warden_engine::Engine;
 use warden_types::cursor::AuditCursor;
 use warden_types::run::ToolCallStatus;
@@ -79,7 +80,7 @@ pub struct OutsideHub {
 struct Inner {
     store: Store,
     policy: RwLock<Policy>,
-    signals: Mutex<HashMap<String, watch::Sender<ClientSignal>>>,
+    signals: Mutex<HashMap<ClientId, watch::Sender<ClientSignal>>>,
     inbox: broadcast::Sender<InboxEvent>,
     /// Wakes the deadline task: a new deadline may be the earliest.
     deadlines: Notify,
@@ -133,7 +134,7 @@ impl OutsideHub {
 
     /// Counts a socket or long-poll of the client until the permit is dropped; refused
     /// ([`Error::TooManyOpen`]) when the client holds as many as it may.
-    pub fn hold(&self, client_id: &str, what: Held) -> Result<Permit> {
+    pub fn hold(&self, client_id: &ClientId, what: Held) -> Result<Permit> {
         self.inner.quotas.hold(client_id, what)
     }
 
@@ -160,7 +161,7 @@ impl OutsideHub {
         policy.timeouts.validate().map_err(Error::Invalid)?;
         let token = new_token()?;
         let client =
-            Client { id: new_id(), name: name.to_string(), policy, created_at: store::now(), revoked_at: None };
+            Client { id: ClientId::new(), name: name.to_string(), policy, created_at: store::now(), revoked_at: None };
         self.inner.store.insert_client(&client, &token_hash(&token)).await?;
         Ok(NewClient { client, token })
     }
@@ -169,20 +170,20 @@ impl OutsideHub {
         self.inner.store.clients().await
     }
 
-    pub async fn client(&self, id: &str) -> Result<Client> {
+    pub async fn client(&self, id: &ClientId) -> Result<Client> {
         self.inner.store.client(id).await?.ok_or_else(|| Error::not_found("client", id))
     }
 
     /// Revokes the client's token for good and closes its open connections. Its pending requests
     /// stay in the inbox until decided or expired.
-    pub async fn revoke_client(&self, id: &str) -> Result<Client> {
+    pub async fn revoke_client(&self, id: &ClientId) -> Result<Client> {
         self.inner.store.revoke_client(id).await?;
         let client = self.client(id).await?;
         self.signal(id).send_modify(|s| s.revoked = true);
         Ok(client)
     }
 
-    pub async fn set_client_policy(&self, id: &str, policy: ClientPolicy) -> Result<Client> {
+    pub async fn set_client_policy(&self, id: &ClientId, policy: ClientPolicy) -> Result<Client> {
         policy.timeouts.validate().map_err(Error::Invalid)?;
         if !self.inner.store.set_client_policy(id, &policy).await? {
             return Err(Error::not_found("client", id));
@@ -221,7 +222,7 @@ impl OutsideHub {
     /// stored twice, and not counted again); with a different request it is [`Error::IdReused`]. A
     /// new request counts against the client's rate ([`Error::RateLimited`]), and one that would wait
     /// for a person against its pending requests ([`Error::TooManyPending`]).
-    pub async fn submit(&self, client_id: &str, frame: ClientFrame) -> Result<Answer> {
+    pub async fn submit(&self, client_id: &ClientId, frame: ClientFrame) -> Result<Answer> {
         frame.validate()?;
         let client = match self.inner.store.client(client_id).await? {
             Some(client) if client.revoked_at.is_none() => client,
@@ -250,7 +251,7 @@ impl OutsideHub {
             },
             ClientFrame::SecurityEvaluation(_) => None,
         };
-        let linked_call = self.linked_call(&frame, follows.as_deref()).await?;
+        let linked_call = self.linked_call(&frame, follows.as_ref()).await?;
         let policy = self.policy();
         let decision = policy::auto_approval(&policy, &client.policy, &frame).map(|auto| Decision {
             decision: Verdict::Approved,
@@ -263,7 +264,7 @@ impl OutsideHub {
             return Err(Error::TooManyPending(max_pending));
         }
         let timeout = policy::timeout(&policy, &client.policy, frame.risk());
-        let id = new_id();
+        let id = OutsideRequestId::new();
         let expires_at = store::at(SystemTime::now() + timeout);
         let inserted = self
             .inner
@@ -272,7 +273,7 @@ impl OutsideHub {
                 id: &id,
                 client_id,
                 frame: &frame,
-                follows: follows.as_deref(),
+                follows: follows.as_ref(),
                 timeout_secs: timeout.as_secs(),
                 expires_at: &expires_at,
                 decision: decision.as_ref().map(|d| (RequestStatus::Approved, d)),
@@ -296,9 +297,9 @@ impl OutsideHub {
     /// `warden_call_id`, or the one of the evaluation a code response follows, if that call is running
     /// now. A call that is unknown, not running (finished, waiting, another state) or no MCP call (only
     /// those pass their id on) links nothing: the request is one of its own, as if it named none.
-    async fn linked_call(&self, frame: &ClientFrame, follows: Option<&str>) -> Result<Option<LinkedCall>> {
+    async fn linked_call(&self, frame: &ClientFrame, follows: Option<&OutsideRequestId>) -> Result<Option<LinkedCall>> {
         let named = match (frame.warden_call_id(), follows) {
-            (Some(call_id), _) => call_id.to_string(),
+            (Some(call_id), _) => ToolCallId::from(call_id),
             (None, Some(follows)) => match self.inner.store.request(follows).await?.and_then(|r| r.linked_call) {
                 Some(linked) => linked.call_id,
                 None => return Ok(None),
@@ -322,7 +323,7 @@ impl OutsideHub {
 
     /// A person decides the pending request `request_id`: its client is told at once (or when it
     /// comes back). Deciding a request that is already decided is [`Error::AlreadyDecided`].
-    pub async fn decide(&self, request_id: &str, input: DecisionInput) -> Result<OutsideRequest> {
+    pub async fn decide(&self, request_id: &OutsideRequestId, input: DecisionInput) -> Result<OutsideRequest> {
         let request = self.request(request_id).await?;
         if request.status != RequestStatus::Pending {
             return Err(Error::AlreadyDecided(request_id.to_string()));
@@ -345,7 +346,7 @@ impl OutsideHub {
     }
 
     /// Gives a pending request `by` more time before it times out.
-    pub async fn extend(&self, request_id: &str, by: Duration) -> Result<OutsideRequest> {
+    pub async fn extend(&self, request_id: &OutsideRequestId, by: Duration) -> Result<OutsideRequest> {
         let request = self.request(request_id).await?;
         if request.status != RequestStatus::Pending {
             return Err(Error::AlreadyDecided(request_id.to_string()));
@@ -365,7 +366,7 @@ impl OutsideHub {
         self.request(request_id).await
     }
 
-    pub async fn request(&self, id: &str) -> Result<OutsideRequest> {
+    pub async fn request(&self, id: &OutsideRequestId) -> Result<OutsideRequest> {
         self.inner.store.request(id).await?.ok_or_else(|| Error::not_found("outside request", id))
     }
 
@@ -377,12 +378,12 @@ impl OutsideHub {
 
     /// How many pending requests wait on calls of each thread (threads with none are left out); their
     /// sum is how many pending requests are on cards rather than apart.
-    pub async fn pending_linked_by_thread(&self) -> Result<HashMap<String, u64>> {
+    pub async fn pending_linked_by_thread(&self) -> Result<HashMap<ThreadId, u64>> {
         Ok(self.inner.store.pending_linked_by_thread().await?.into_iter().collect())
     }
 
     /// The requests that belong to calls of the thread (any status), oldest first, at most 500.
-    pub async fn linked_to_thread(&self, thread_id: &str) -> Result<Vec<OutsideRequest>> {
+    pub async fn linked_to_thread(&self, thread_id: &ThreadId) -> Result<Vec<OutsideRequest>> {
         self.inner.store.linked_to_thread(thread_id).await
     }
 
@@ -406,23 +407,32 @@ impl OutsideHub {
     /// The decisions the client has not been sent yet, oldest first (also those made before a
     /// restart), the first page of at most 500. Sending one is followed by
     /// [`OutsideHub::mark_delivered`].
-    pub async fn missed(&self, client_id: &str) -> Result<Vec<DecisionFrame>> {
+    pub async fn missed(&self, client_id: &ClientId) -> Result<Vec<DecisionFrame>> {
         self.missed_after(client_id, None).await
     }
 
     /// The next page of [`OutsideHub::missed`]: those after the request `after` (Warden's id of the
     /// last decision of the page before), delivered or not since.
-    pub async fn missed_after(&self, client_id: &str, after: Option<&str>) -> Result<Vec<DecisionFrame>> {
+    pub async fn missed_after(
+        &self,
+        client_id: &ClientId,
+        after: Option<&OutsideRequestId>,
+    ) -> Result<Vec<DecisionFrame>> {
         self.inner.store.undelivered(client_id, after).await
     }
 
-    pub async fn mark_delivered(&self, request_id: &str) -> Result<()> {
+    pub async fn mark_delivered(&self, request_id: &OutsideRequestId) -> Result<()> {
         self.inner.store.mark_delivered(request_id).await
     }
 
     /// Waits up to `wait` for the decision on the client's request `request_id` (Warden's id):
     /// the decision (marked delivered) or, still pending, the ack.
-    pub async fn wait_decision(&self, client_id: &str, request_id: &str, wait: Duration) -> Result<Answer> {
+    pub async fn wait_decision(
+        &self,
+        client_id: &ClientId,
+        request_id: &OutsideRequestId,
+        wait: Duration,
+    ) -> Result<Answer> {
         let mut signal = self.watch_client(client_id);
         let deadline = tokio::time::Instant::now() + wait;
         loop {
@@ -454,7 +464,7 @@ impl OutsideHub {
     }
 
     /// Changes when a decision for the client is made or the client is revoked.
-    pub fn watch_client(&self, client_id: &str) -> watch::Receiver<ClientSignal> {
+    pub fn watch_client(&self, client_id: &ClientId) -> watch::Receiver<ClientSignal> {
         self.signal(client_id).subscribe()
     }
 
@@ -463,9 +473,9 @@ impl OutsideHub {
         Connection::new(self.clone(), client.id.clone(), self.watch_client(&client.id))
     }
 
-    fn signal(&self, client_id: &str) -> watch::Sender<ClientSignal> {
+    fn signal(&self, client_id: &ClientId) -> watch::Sender<ClientSignal> {
         let mut signals = self.inner.signals.lock().unwrap_or_else(|e| e.into_inner());
-        signals.entry(client_id.to_string()).or_insert_with(|| watch::Sender::new(ClientSignal::default())).clone()
+        signals.entry(client_id.clone()).or_insert_with(|| watch::Sender::new(ClientSignal::default())).clone()
     }
 
     fn publish(&self, event: InboxEvent) {
@@ -474,7 +484,7 @@ impl OutsideHub {
     }
 
     /// After a decision is stored: wakes the client's waiters and tells the inbox.
-    async fn decided(&self, request_id: &str) -> Result<OutsideRequest> {
+    async fn decided(&self, request_id: &OutsideRequestId) -> Result<OutsideRequest> {
         let request = self.request(request_id).await?;
         self.signal(&request.client_id).send_modify(|s| s.decided += 1);
         self.publish(InboxEvent::Decided { request: Box::new(request.clone()) });

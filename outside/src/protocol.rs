@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use warden_types::id::OutsideRequestId;
 
 /// Largest frame accepted, in bytes of JSON text. A bigger one is answered with `too_large`.
 pub const MAX_FRAME_BYTES: usize = 256 * 1024;
@@ -111,7 +112,7 @@ pub struct Ack {
     /// The client's id of the request.
     pub id: String,
     /// Warden's id of the request (for the HTTP long-poll and the inbox).
-    pub request_id: String,
+    pub request_id: OutsideRequestId,
 }
 
 /// The answer to a request.
@@ -121,7 +122,7 @@ pub struct DecisionFrame {
     /// The client's id of the request.
     pub id: String,
     /// Warden's id of the request.
-    pub request_id: String,
+    pub request_id: OutsideRequestId,
     pub decision: Verdict,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+use warden_types::id::ClientId;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::state::keyed::HashMapStateStore;
@@ -125,7 +126,7 @@ impl Quotas {
     }
 
     /// Takes one request of the client's minute, or says how long until there is room.
-    pub fn take_request(&self, client_id: &str) -> Result<()> {
+    pub fn take_request(&self, client_id: &ClientId) -> Result<()> {
         let key = client_id.to_string();
         match self.rate.check_key(&key) {
             Ok(()) => Ok(()),
@@ -144,7 +145,7 @@ impl Quotas {
     }
 
     /// One more `what` of the client, held until the permit is dropped; refused over its bound.
-    pub fn hold(self: &Arc<Self>, client_id: &str, what: Held) -> Result<Permit> {
+    pub fn hold(self: &Arc<Self>, client_id: &ClientId, what: Held) -> Result<Permit> {
         let max = match what {
             Held::Socket => self.limits.max_sockets,
             Held::LongPoll => self.limits.max_waits,

@@ -2,6 +2,7 @@
 //! request came from a client: render it as text only.
 
 use serde::{Deserialize, Serialize};
+use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
 
 use crate::policy::ClientPolicy;
 use crate::protocol::{
@@ -15,7 +16,7 @@ pub const MAX_CLIENT_NAME_CHARS: usize = 64;
 /// A registered executor or agent. Its token is stored only as a hash.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Client {
-    pub id: String,
+    pub id: ClientId,
     pub name: String,
     /// What this client's requests are decided by instead of the global policy.
     pub policy: ClientPolicy,
@@ -62,8 +63,8 @@ pub struct Decision {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutsideRequest {
     /// Warden's id.
-    pub id: String,
-    pub client_id: String,
+    pub id: OutsideRequestId,
+    pub client_id: ClientId,
     pub client_name: String,
     /// The client's own id, unique per client.
     pub client_request_id: String,
@@ -78,7 +79,7 @@ pub struct OutsideRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warden_risk: Option<RiskLevel>,
     /// Warden's id of the security evaluation a code response follows.
-    pub follows: Option<String>,
+    pub follows: Option<OutsideRequestId>,
     pub status: RequestStatus,
     pub decision: Option<Decision>,
     pub created_at: String,
@@ -99,8 +100,8 @@ pub struct OutsideRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkedCall {
     /// Warden's id of the tool call.
-    pub call_id: String,
-    pub thread_id: String,
+    pub call_id: ToolCallId,
+    pub thread_id: ThreadId,
 }
 
 impl OutsideRequest {
@@ -193,7 +194,7 @@ pub struct RequestQuery {
     #[serde(default)]
     pub status: Option<RequestStatus>,
     #[serde(default)]
-    pub client_id: Option<String>,
+    pub client_id: Option<ClientId>,
     /// Only those linked to a call of Warden's own runs (`true`) or only those that are not (`false`).
     #[serde(default)]
     pub linked: Option<bool>,

@@ -10,6 +10,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 use warden_db::Database;
 use warden_types::cursor::AuditCursor;
+use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
@@ -38,10 +39,10 @@ pub struct Store {
 
 /// A request to store.
 pub struct NewRequest<'a> {
-    pub id: &'a str,
-    pub client_id: &'a str,
+    pub id: &'a OutsideRequestId,
+    pub client_id: &'a ClientId,
     pub frame: &'a ClientFrame,
-    pub follows: Option<&'a str>,
+    pub follows: Option<&'a OutsideRequestId>,
     pub timeout_secs: u64,
     pub expires_at: &'a str,
     /// Set when a policy decided it on arrival.
@@ -95,7 +96,7 @@ impl Store {
         rows.iter().map(client_from_row).collect()
     }
 
-    pub async fn client(&self, id: &str) -> Result<Option<Client>> {
+    pub async fn client(&self, id: &ClientId) -> Result<Option<Client>> {
         let row = sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -113,7 +114,7 @@ impl Store {
     }
 
     /// Returns whether a client that was not revoked is now.
-    pub async fn revoke_client(&self, id: &str) -> Result<bool> {
+    pub async fn revoke_client(&self, id: &ClientId) -> Result<bool> {
         let done = sqlx::query("UPDATE outside_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
             .bind(now())
             .bind(id)
@@ -123,7 +124,7 @@ impl Store {
     }
 
     /// Returns whether the client exists.
-    pub async fn set_client_policy(&self, id: &str, policy: &ClientPolicy) -> Result<bool> {
+    pub async fn set_client_policy(&self, id: &ClientId, policy: &ClientPolicy) -> Result<bool> {
         let done = sqlx::query("UPDATE outside_clients SET policy = ? WHERE id = ?")
             .bind(json(policy)?)
             .bind(id)
@@ -197,13 +198,17 @@ impl Store {
         Ok(Inserted::Existing(stored))
     }
 
-    pub async fn request(&self, id: &str) -> Result<Option<OutsideRequest>> {
+    pub async fn request(&self, id: &OutsideRequestId) -> Result<Option<OutsideRequest>> {
         let row =
             sqlx::query(concat!(select_request!(), " WHERE r.id = ?")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(request_from_row).transpose()
     }
 
-    pub async fn request_of_client(&self, client_id: &str, client_request_id: &str) -> Result<Option<OutsideRequest>> {
+    pub async fn request_of_client(
+        &self,
+        client_id: &ClientId,
+        client_request_id: &str,
+    ) -> Result<Option<OutsideRequest>> {
         let row = sqlx::query(concat!(select_request!(), " WHERE r.client_id = ? AND r.client_request_id = ?"))
             .bind(client_id)
             .bind(client_request_id)
@@ -213,7 +218,7 @@ impl Store {
     }
 
     /// Records the decision if the request is still pending; returns whether it was.
-    pub async fn decide(&self, id: &str, status: RequestStatus, decision: &Decision) -> Result<bool> {
+    pub async fn decide(&self, id: &OutsideRequestId, status: RequestStatus, decision: &Decision) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE outside_requests SET status = ?, decision = ?, decided_by = ?, decided_at = ? \
              WHERE id = ? AND status = 'pending'",
@@ -229,7 +234,7 @@ impl Store {
     }
 
     /// Moves a pending request's deadline to `expires_at`; returns whether it was pending.
-    pub async fn extend(&self, id: &str, expires_at: &str, timeout_secs: u64) -> Result<bool> {
+    pub async fn extend(&self, id: &OutsideRequestId, expires_at: &str, timeout_secs: u64) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE outside_requests SET expires_at = ?, timeout_secs = ? WHERE id = ? AND status = 'pending'",
         )
@@ -242,8 +247,8 @@ impl Store {
     }
 
     /// Pending requests whose deadline is at or before `at`, with their timeouts.
-    pub async fn due(&self, at: &str) -> Result<Vec<(String, u64)>> {
-        let rows: Vec<(String, i64)> = sqlx::query_as(
+    pub async fn due(&self, at: &str) -> Result<Vec<(OutsideRequestId, u64)>> {
+        let rows: Vec<(OutsideRequestId, i64)> = sqlx::query_as(
             "SELECT id, timeout_secs FROM outside_requests WHERE status = 'pending' AND expires_at <= ? \
              ORDER BY expires_at",
         )
@@ -264,8 +269,12 @@ impl Store {
     /// decision first, at most [`UNDELIVERED_PAGE`]: those after the request `after` (Warden's id, the
     /// last one of the page before) when given. Reads only what a decision frame needs, not the
     /// stored request.
-    pub async fn undelivered(&self, client_id: &str, after: Option<&str>) -> Result<Vec<DecisionFrame>> {
-        let rows: Vec<(String, String, String)> = sqlx::query_as(
+    pub async fn undelivered(
+        &self,
+        client_id: &ClientId,
+        after: Option<&OutsideRequestId>,
+    ) -> Result<Vec<DecisionFrame>> {
+        let rows: Vec<(OutsideRequestId, String, String)> = sqlx::query_as(
             "SELECT r.id, r.client_request_id, r.decision FROM outside_requests r \
              WHERE r.client_id = ?1 AND r.decided_at IS NOT NULL AND r.delivered_at IS NULL \
              AND r.decision IS NOT NULL \
@@ -292,7 +301,7 @@ impl Store {
             .collect()
     }
 
-    pub async fn mark_delivered(&self, id: &str) -> Result<()> {
+    pub async fn mark_delivered(&self, id: &OutsideRequestId) -> Result<()> {
         sqlx::query("UPDATE outside_requests SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL")
             .bind(now())
             .bind(id)
@@ -338,7 +347,7 @@ impl Store {
     }
 
     /// How many of the client's requests wait for a person.
-    pub async fn pending_of_client(&self, client_id: &str) -> Result<u64> {
+    pub async fn pending_of_client(&self, client_id: &ClientId) -> Result<u64> {
         let count: i64 =
             sqlx::query_scalar("SELECT COUNT(*) FROM outside_requests WHERE client_id = ? AND status = 'pending'")
                 .bind(client_id)
@@ -348,8 +357,8 @@ impl Store {
     }
 
     /// How many pending requests are linked to calls of each thread, for the threads that have any.
-    pub async fn pending_linked_by_thread(&self) -> Result<Vec<(String, u64)>> {
-        let rows: Vec<(String, i64)> = sqlx::query_as(
+    pub async fn pending_linked_by_thread(&self) -> Result<Vec<(ThreadId, u64)>> {
+        let rows: Vec<(ThreadId, i64)> = sqlx::query_as(
             "SELECT linked_thread_id, COUNT(*) FROM outside_requests \
              WHERE linked_thread_id IS NOT NULL AND status = 'pending' GROUP BY linked_thread_id",
         )
@@ -359,7 +368,7 @@ impl Store {
     }
 
     /// The pending requests linked to a call of Warden's runs, or to `call` alone: (request id, call id).
-    pub async fn pending_linked(&self, call: Option<&str>) -> Result<Vec<(String, String)>> {
+    pub async fn pending_linked(&self, call: Option<&ToolCallId>) -> Result<Vec<(OutsideRequestId, ToolCallId)>> {
         // Both read the partial index of pending linked requests (a comparison implies IS NOT NULL).
         let query = match call {
             Some(call) => sqlx::query_as(
@@ -375,7 +384,7 @@ impl Store {
     }
 
     /// The requests linked to calls of the thread, oldest first.
-    pub async fn linked_to_thread(&self, thread_id: &str) -> Result<Vec<OutsideRequest>> {
+    pub async fn linked_to_thread(&self, thread_id: &ThreadId) -> Result<Vec<OutsideRequest>> {
         let rows = sqlx::query(concat!(
             select_request!(),
             " WHERE r.linked_thread_id = ? ORDER BY r.created_at, r.id LIMIT ?"
@@ -389,7 +398,7 @@ impl Store {
 
     pub async fn list(&self, query: &RequestQuery) -> Result<Vec<OutsideRequest>> {
         let limit = query.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-        if let (Some(status), Some(client_id)) = (query.status, query.client_id.as_deref()) {
+        if let (Some(status), Some(client_id)) = (query.status, query.client_id.as_ref()) {
             // One client's requests of one status (the inbox asks so): read through
             // `outside_requests_by_client`, whatever the client's other requests.
             let rows = sqlx::query(concat!(
@@ -412,7 +421,7 @@ impl Store {
              ORDER BY r.created_at DESC, r.id DESC LIMIT ?4"
         ))
         .bind(query.status.map(|s| s.to_string()))
-        .bind(query.client_id.as_deref())
+        .bind(query.client_id.as_ref())
         .bind(query.linked)
         .bind(limit)
         .fetch_all(&self.pool)
@@ -451,7 +460,7 @@ fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
         expires_at: r.try_get("expires_at")?,
         decided_at: r.try_get("decided_at")?,
         delivered_at: r.try_get("delivered_at")?,
-        linked_call: match (r.try_get::<Option<String>, _>("linked_call_id")?, r.try_get("linked_thread_id")?) {
+        linked_call: match (r.try_get::<Option<ToolCallId>, _>("linked_call_id")?, r.try_get("linked_thread_id")?) {
             (Some(call_id), Some(thread_id)) => Some(LinkedCall { call_id, thread_id }),
             _ => None,
         },

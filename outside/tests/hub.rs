@@ -2,6 +2,7 @@
 //! client that was away (or a hub reopened on the same file) receives, and timeouts.
 
 use std::time::Duration;
+use warden_types::id::OutsideRequestId;
 
 use serde_json::json;
 use tempfile::TempDir;
@@ -34,7 +35,7 @@ fn approve() -> DecisionInput {
     DecisionInput { decision: Verdict::Approved, reason: None, edited_code: None }
 }
 
-fn ack_id(answer: Answer) -> String {
+fn ack_id(answer: Answer) -> OutsideRequestId {
     match answer {
         Answer::Ack(ack) => ack.request_id,
         Answer::Decided(d) => panic!("expected an ack, got {d:?}"),
@@ -81,7 +82,7 @@ async fn only_the_first_decision_counts() {
     let decided = hub.decide(&id, rejected).await.unwrap();
     assert_eq!(decided.status, RequestStatus::Rejected);
     assert!(matches!(hub.decide(&id, approve()).await.unwrap_err(), Error::AlreadyDecided(_)));
-    assert!(matches!(hub.decide("nope", approve()).await.unwrap_err(), Error::NotFound { .. }));
+    assert!(matches!(hub.decide(&"nope".into(), approve()).await.unwrap_err(), Error::NotFound { .. }));
     assert_eq!(hub.request(&id).await.unwrap().status, RequestStatus::Rejected);
 }
 
@@ -101,7 +102,7 @@ async fn edited_code_goes_out_with_the_approval_and_only_for_code() {
             "exit_code": 0}))
         .unwrap();
     let id = ack_id(hub.submit(&client.id, output).await.unwrap());
-    assert_eq!(hub.request(&id).await.unwrap().follows.as_deref(), Some(request.id.as_str()));
+    assert_eq!(hub.request(&id).await.unwrap().follows.as_ref(), Some(&request.id));
     let edited = DecisionInput { decision: Verdict::Approved, reason: None, edited_code: Some("x".into()) };
     assert!(matches!(hub.decide(&id, edited).await.unwrap_err(), Error::Invalid(_)));
 }

@@ -88,18 +88,18 @@ async fn a_client_may_send_only_so_many_requests_a_minute_and_is_told_when_to_tr
 async fn a_client_may_hold_only_so_many_sockets_and_long_polls_open() {
     let dir = tempfile::tempdir().unwrap();
     let hub = open(&dir, Limits { max_sockets: 2, max_waits: 1, ..Limits::default() }).await;
-    let sockets = [hub.hold("a", Held::Socket).unwrap(), hub.hold("a", Held::Socket).unwrap()];
-    let refused = hub.hold("a", Held::Socket).unwrap_err();
+    let sockets = [hub.hold(&"a".into(), Held::Socket).unwrap(), hub.hold(&"a".into(), Held::Socket).unwrap()];
+    let refused = hub.hold(&"a".into(), Held::Socket).unwrap_err();
     assert!(matches!(refused, Error::TooManyOpen { max: 2, .. }), "{refused:?}");
     assert_eq!(refused.code(), "too_many_connections");
     assert!(refused.to_string().contains("2 WebSockets open"), "{refused}");
     // Counted apart: long-polls, and other clients.
-    let poll = hub.hold("a", Held::LongPoll).unwrap();
-    assert!(hub.hold("a", Held::LongPoll).is_err());
-    let _other = hub.hold("b", Held::Socket).unwrap();
+    let poll = hub.hold(&"a".into(), Held::LongPoll).unwrap();
+    assert!(hub.hold(&"a".into(), Held::LongPoll).is_err());
+    let _other = hub.hold(&"b".into(), Held::Socket).unwrap();
     // A socket that closes makes room.
     drop(sockets);
     drop(poll);
-    let _again = [hub.hold("a", Held::Socket).unwrap(), hub.hold("a", Held::Socket).unwrap()];
-    let _poll = hub.hold("a", Held::LongPoll).unwrap();
+    let _again = [hub.hold(&"a".into(), Held::Socket).unwrap(), hub.hold(&"a".into(), Held::Socket).unwrap()];
+    let _poll = hub.hold(&"a".into(), Held::LongPoll).unwrap();
 }

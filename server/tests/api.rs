@@ -2,6 +2,7 @@
 //! fixture model, SSE read with a real client. Every route and its error cases.
 
 use crate::common;
+use warden_types::id::ApprovalId;
 
 use std::time::Duration;
 
@@ -439,7 +440,7 @@ async fn approvals_are_listed_decided_once_and_only_from_the_same_origin() {
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
-        api.engine.approval(&approval_id).await.unwrap().status,
+        api.engine.approval(&ApprovalId::from(approval_id.as_str())).await.unwrap().status,
         warden_types::approval::ApprovalStatus::Pending
     );
 

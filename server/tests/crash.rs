@@ -6,6 +6,7 @@
 //! approved call runs at most once and the run ends.
 
 use crate::common;
+use warden_types::id::{ApprovalId, RunId, ThreadId};
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ struct Seen {
 async fn read_events(
     http: &Client,
     base: &str,
-    run_id: &str,
+    run_id: &RunId,
     after: Option<u64>,
     mut stop: impl FnMut(&[Seen]) -> bool,
 ) -> Vec<Seen> {
@@ -89,11 +90,11 @@ async fn start_run(http: &Client, base: &str, prompt: &str) -> (String, String) 
     let (_, thread) =
         common::send_json(http, reqwest::Method::POST, format!("{base}/api/threads"), Some(json!({}))).await;
     let thread_id = thread["id"].as_str().expect("thread id").to_string();
-    let run_id = send_in(http, base, &thread_id, prompt).await;
+    let run_id = send_in(http, base, &ThreadId::from(thread_id.as_str()), prompt).await;
     (thread_id, run_id)
 }
 
-async fn thread(http: &Client, base: &str, thread_id: &str) -> Value {
+async fn thread(http: &Client, base: &str, thread_id: &ThreadId) -> Value {
     common::send_json(http, reqwest::Method::GET, format!("{base}/api/threads/{thread_id}"), None).await.1
 }
 
@@ -126,7 +127,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
     let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "count please").await;
     // The client reads part of the answer, then the server dies.
-    let before = read_events(&http, &first.base, &run_id, None, |seen| {
+    let before = read_events(&http, &first.base, &RunId::from(run_id.as_str()), None, |seen| {
         seen.iter().filter(|e| e.event == "text_delta").count() >= 20
     })
     .await;
@@ -136,7 +137,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
 
     let second = Server::start(data.path(), &model_env(&model)).await;
     let last_seen = before.last().expect("events seen").id;
-    let after = read_events(&http, &second.base, &run_id, Some(last_seen), ended).await;
+    let after = read_events(&http, &second.base, &RunId::from(run_id.as_str()), Some(last_seen), ended).await;
     assert_eq!(after.last().map(|e| e.event.as_str()), Some("run_finished"), "{after:?}");
     assert!(after.iter().any(|e| e.event == "turn_restarted"), "the client is told to drop the partial turn");
 
@@ -146,7 +147,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
     assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
 
     // What the client ends with is exactly what was stored.
-    let detail = thread(&http, &second.base, &thread_id).await;
+    let detail = thread(&http, &second.base, &ThreadId::from(thread_id.as_str())).await;
     let stored = detail["messages"]
         .as_array()
         .expect("messages")
@@ -159,7 +160,7 @@ async fn a_client_reconnecting_after_a_sigkill_mid_stream_ends_with_exactly_the_
     let shown = shown_text(&before.iter().chain(&after).cloned().collect::<Vec<_>>());
     assert_eq!(shown, stored, "the client shows exactly the stored answer");
     // A client that opens the run afresh replays the log to the same text.
-    let replay = read_events(&http, &second.base, &run_id, None, ended).await;
+    let replay = read_events(&http, &second.base, &RunId::from(run_id.as_str()), None, ended).await;
     assert_eq!(shown_text(&replay), stored);
 }
 
@@ -171,7 +172,7 @@ fn shell_script(command: &str) -> Script {
     Script { scenarios: vec![Scenario::new("shell", vec![call, reply])], default_title: None }
 }
 
-async fn pending_approval(http: &Client, base: &str, thread_id: &str) -> String {
+async fn pending_approval(http: &Client, base: &str, thread_id: &ThreadId) -> String {
     let mut id = None;
     wait_until("the approval card", async || {
         let detail = thread(http, base, thread_id).await;
@@ -186,7 +187,7 @@ async fn pending_approval(http: &Client, base: &str, thread_id: &str) -> String 
     id.expect("a pending approval")
 }
 
-async fn approve(http: &Client, base: &str, approval_id: &str) {
+async fn approve(http: &Client, base: &str, approval_id: &ApprovalId) {
     let (status, body) = common::send_json(
         http,
         reqwest::Method::POST,
@@ -197,7 +198,7 @@ async fn approve(http: &Client, base: &str, approval_id: &str) {
     assert!(status.is_success(), "approve: {status} {body}");
 }
 
-async fn run_status(http: &Client, base: &str, run_id: &str) -> String {
+async fn run_status(http: &Client, base: &str, run_id: &RunId) -> String {
     let (_, run) = common::send_json(http, reqwest::Method::GET, format!("{base}/api/runs/{run_id}"), None).await;
     run["status"].as_str().unwrap_or_default().to_string()
 }
@@ -217,15 +218,18 @@ async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_a
 
     let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
-    let approval = pending_approval(&http, &first.base, &thread_id).await;
-    approve(&http, &first.base, &approval).await;
+    let approval = pending_approval(&http, &first.base, &ThreadId::from(thread_id.as_str())).await;
+    approve(&http, &first.base, &ApprovalId::from(approval.as_str())).await;
     let log = workspace(&data).join("log.txt");
     wait_until("the command started", async || lines(&log) == 1).await;
     first.kill();
 
     let second = Server::start(data.path(), &model_env(&model)).await;
-    wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
-    let detail = thread(&http, &second.base, &thread_id).await;
+    wait_until("the run ended", async || {
+        run_status(&http, &second.base, &RunId::from(run_id.as_str())).await == "finished"
+    })
+    .await;
+    let detail = thread(&http, &second.base, &ThreadId::from(thread_id.as_str())).await;
     let call = &detail["tool_calls"][0];
     assert_eq!(call["status"], "interrupted", "{call}");
     let text = std::fs::read_to_string(&log).expect("log");
@@ -233,7 +237,7 @@ async fn a_call_running_when_the_server_is_killed_is_interrupted_and_never_run_a
 }
 
 /// Sends `prompt` in the thread and gives the run it started.
-async fn send_in(http: &Client, base: &str, thread_id: &str, prompt: &str) -> String {
+async fn send_in(http: &Client, base: &str, thread_id: &ThreadId, prompt: &str) -> String {
     let res = http
         .post(format!("{base}/api/threads/{thread_id}/messages"))
         .json(&json!({"content": prompt}))
@@ -284,7 +288,7 @@ async fn calls_a_rule_cleared_come_back_as_cards_after_it_is_revoked_and_the_ser
 
     let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "make-rule").await;
-    let approval = pending_approval(&http, &first.base, &thread_id).await;
+    let approval = pending_approval(&http, &first.base, &ThreadId::from(thread_id.as_str())).await;
     let (status, body) = common::send_json(
         &http,
         reqwest::Method::POST,
@@ -293,15 +297,21 @@ async fn calls_a_rule_cleared_come_back_as_cards_after_it_is_revoked_and_the_ser
     )
     .await;
     assert!(status.is_success(), "approve for the thread: {status} {body}");
-    wait_until("the first run ended", async || run_status(&http, &first.base, &run_id).await == "finished").await;
-    let rule_id = thread(&http, &first.base, &thread_id).await["rules"][0]["id"].as_str().expect("a rule").to_string();
-
-    send_in(&http, &first.base, &thread_id, "batch").await;
-    wait_until("the first call runs", async || {
-        call_status(&thread(&http, &first.base, &thread_id).await, "cat fifo") == "running"
+    wait_until("the first run ended", async || {
+        run_status(&http, &first.base, &RunId::from(run_id.as_str())).await == "finished"
     })
     .await;
-    let detail = thread(&http, &first.base, &thread_id).await;
+    let rule_id = thread(&http, &first.base, &ThreadId::from(thread_id.as_str())).await["rules"][0]["id"]
+        .as_str()
+        .expect("a rule")
+        .to_string();
+
+    send_in(&http, &first.base, &ThreadId::from(thread_id.as_str()), "batch").await;
+    wait_until("the first call runs", async || {
+        call_status(&thread(&http, &first.base, &ThreadId::from(thread_id.as_str())).await, "cat fifo") == "running"
+    })
+    .await;
+    let detail = thread(&http, &first.base, &ThreadId::from(thread_id.as_str())).await;
     assert_eq!(call_status(&detail, "cat b.txt"), "approved", "the rule cleared the rest of the turn too");
     let revoked = http.delete(format!("{}/api/rules/{rule_id}", first.base)).send().await.expect("revoke");
     assert!(revoked.status().is_success(), "revoke: {}", revoked.status());
@@ -309,11 +319,11 @@ async fn calls_a_rule_cleared_come_back_as_cards_after_it_is_revoked_and_the_ser
 
     let second = Server::start(data.path(), &model_env(&model)).await;
     wait_until("both calls ask again", async || {
-        let detail = thread(&http, &second.base, &thread_id).await;
+        let detail = thread(&http, &second.base, &ThreadId::from(thread_id.as_str())).await;
         ["cat b.txt", "cat c.txt"].iter().all(|c| call_status(&detail, c) == "pending")
     })
     .await;
-    let detail = thread(&http, &second.base, &thread_id).await;
+    let detail = thread(&http, &second.base, &ThreadId::from(thread_id.as_str())).await;
     let approvals = detail["approvals"].as_array().cloned().unwrap_or_default();
     let pending = approvals.iter().filter(|a| a["status"] == "pending").count();
     assert_eq!(pending, 2, "a card for each call the revoked rule had cleared: {approvals:#?}");
@@ -339,13 +349,16 @@ async fn a_decision_taken_just_before_a_sigkill_runs_the_call_at_most_once_and_t
 
     let first = Server::start(data.path(), &model_env(&model)).await;
     let (thread_id, run_id) = start_run(&http, &first.base, "shell please").await;
-    let approval = pending_approval(&http, &first.base, &thread_id).await;
-    approve(&http, &first.base, &approval).await;
+    let approval = pending_approval(&http, &first.base, &ThreadId::from(thread_id.as_str())).await;
+    approve(&http, &first.base, &ApprovalId::from(approval.as_str())).await;
     first.kill();
 
     let second = Server::start(data.path(), &model_env(&model)).await;
-    wait_until("the run ended", async || run_status(&http, &second.base, &run_id).await == "finished").await;
-    let detail = thread(&http, &second.base, &thread_id).await;
+    wait_until("the run ended", async || {
+        run_status(&http, &second.base, &RunId::from(run_id.as_str())).await == "finished"
+    })
+    .await;
+    let detail = thread(&http, &second.base, &ThreadId::from(thread_id.as_str())).await;
     assert_eq!(detail["approvals"][0]["status"], "approved", "the decision survived the kill");
     let call = &detail["tool_calls"][0];
     let ran = lines(&workspace(&data).join("once.txt"));

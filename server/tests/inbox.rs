@@ -5,6 +5,7 @@
 //! full-screen view highlights the code, and an edited approval reaches the client.
 
 use crate::common;
+use warden_types::id::{ApprovalId, OutsideRequestId, RunId, ThreadId};
 
 use std::time::Duration;
 
@@ -101,7 +102,7 @@ impl App {
             }
         })
         .await;
-        waited.expect("the approval card in time")
+        (waited.expect("the approval card in time")).to_string()
     }
 
     async fn decision(&self, token: &str, request_id: &str) -> Value {
@@ -157,7 +158,7 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 1, "checks": 0})));
 
     let approval_id = app.chat_approval().await;
-    let thread_id = app.engine.approval(&approval_id).await.expect("approval").thread_id;
+    let thread_id = app.engine.approval(&ApprovalId::from(approval_id.as_str())).await.expect("approval").thread_id;
     let (name, arrived) = next(&mut feed).await;
     assert_eq!((name.as_str(), &arrived["source"], &arrived["id"]), ("arrived", &json!("chat"), &json!(approval_id)));
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 1, "checks": 0})));
@@ -170,7 +171,7 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
         ("count".into(), json!({"chat": 1, "outside": 0, "checks": 0})),
         "an outside change leaves the threads' counts alone"
     );
-    app.engine.decide(&approval_id, DecisionInput::deny(None)).await.expect("decided");
+    app.engine.decide(&ApprovalId::from(approval_id.as_str()), DecisionInput::deny(None)).await.expect("decided");
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0, "checks": 0})));
     assert_eq!(next(&mut feed).await, ("threads".into(), json!({})));
 }
@@ -186,7 +187,7 @@ async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
     let res = client().post(app.url(fns::StartChat::PATH)).json(&json!({"prompt": "hello from the test"})).send().await;
     let started: Value = res.expect("sent").json().await.expect("the new chat");
     let (thread_id, run_id) = (started["thread_id"].as_str().unwrap(), started["run_id"].as_str().unwrap());
-    let mut events = app.engine.subscribe(run_id, 0).await.expect("the run's stream");
+    let mut events = app.engine.subscribe(&RunId::from(run_id), 0).await.expect("the run's stream");
     let ended = tokio::time::timeout(Duration::from_secs(30), async {
         while let Some(event) = events.next().await {
             if event.is_terminal() {
@@ -196,7 +197,10 @@ async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
         None
     });
     assert_eq!(ended.await.expect("the run ended in time").as_deref(), Some("run_finished"));
-    assert_eq!(app.engine.thread(thread_id).await.expect("thread").thread.title, "hello from the test");
+    assert_eq!(
+        app.engine.thread(&ThreadId::from(thread_id)).await.expect("thread").thread.title,
+        "hello from the test"
+    );
 
     app.model.release_titles();
     assert_eq!(
@@ -204,7 +208,7 @@ async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
         ("titled".into(), json!({"thread_id": thread_id, "title": "A friendly hello"})),
         "told once the model named it, stored by then"
     );
-    assert_eq!(app.engine.thread(thread_id).await.expect("thread").thread.title, "A friendly hello");
+    assert_eq!(app.engine.thread(&ThreadId::from(thread_id)).await.expect("thread").thread.title, "A friendly hello");
 }
 
 #[tokio::test]
@@ -266,9 +270,15 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
     let why = refused["Invalid"].as_str().expect("an Invalid error");
     assert!(why.contains("one run or one client") && why.contains("1 run and 2 clients"), "{why}");
     for id in [&first, &other] {
-        assert_eq!(app.served.state.outside.request(id).await.unwrap().status, warden_outside::RequestStatus::Pending);
+        assert_eq!(
+            app.served.state.outside.request(&OutsideRequestId::from(id.as_str())).await.unwrap().status,
+            warden_outside::RequestStatus::Pending
+        );
     }
-    assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
+    assert_eq!(
+        app.engine.approval(&ApprovalId::from(approval.as_str())).await.unwrap().status,
+        ApprovalStatus::Pending
+    );
 
     // A connection check is no approval: refused in a batch before anything is decided.
     let with_check = json!({
@@ -279,7 +289,10 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
     let (status, refused) = app.call(inbox::DecideBatch::PATH, with_check).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert!(refused["Invalid"].as_str().unwrap().contains("on its own"), "{refused}");
-    assert_eq!(app.engine.approval(&approval).await.unwrap().status, ApprovalStatus::Pending);
+    assert_eq!(
+        app.engine.approval(&ApprovalId::from(approval.as_str())).await.unwrap().status,
+        ApprovalStatus::Pending
+    );
 
     let batch = json!({
         "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": second}],

@@ -8,6 +8,7 @@
 //! any request; a request still waiting when its call ends (the run stopped) is rejected with it.
 
 use crate::common;
+use warden_types::id::{OutsideRequestId, ThreadId};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -95,7 +96,7 @@ impl Linked {
     async fn waiting_on_a_call() -> (Self, String, ToolCallRecord, OutsideRequest) {
         let linked = Self::start(Value::Null).await;
         let thread_id = linked.chat().await;
-        let call = linked.call_in(&thread_id, ToolCallStatus::Running).await;
+        let call = linked.call_in(&ThreadId::from(thread_id.as_str()), ToolCallStatus::Running).await;
         let request = linked.request(RequestStatus::Pending).await;
         (linked, thread_id, call, request)
     }
@@ -104,11 +105,11 @@ impl Linked {
     async fn chat(&self) -> String {
         let thread = self.engine.create_thread(None).await.expect("thread");
         self.engine.send_message(&thread.id, PROMPT.into()).await.expect("sent");
-        thread.id
+        thread.id.to_string()
     }
 
     /// The thread's `fx__run_code` call once it is `status`.
-    async fn call_in(&self, thread_id: &str, status: ToolCallStatus) -> ToolCallRecord {
+    async fn call_in(&self, thread_id: &ThreadId, status: ToolCallStatus) -> ToolCallRecord {
         let engine = self.engine.clone();
         let found = tokio::time::timeout(PATIENCE, async move {
             loop {
@@ -140,7 +141,7 @@ impl Linked {
     }
 
     /// The run's answer once the run is over.
-    async fn answer(&self, thread_id: &str) -> String {
+    async fn answer(&self, thread_id: &ThreadId) -> String {
         let engine = self.engine.clone();
         let done = tokio::time::timeout(PATIENCE, async move {
             loop {
@@ -171,7 +172,7 @@ impl Linked {
     }
 
     /// What the sidebar's row of the thread counts as waiting.
-    async fn waiting_in_sidebar(&self, thread_id: &str) -> Value {
+    async fn waiting_in_sidebar(&self, thread_id: &ThreadId) -> Value {
         let res = client()
             .post(format!("{}{}", self.served.base, ListThreads::PATH))
             .json(&json!({"archived": false}))
@@ -181,7 +182,8 @@ impl Linked {
         assert_eq!(res.status(), StatusCode::OK);
         let page: Value = res.json().await.expect("JSON");
         let threads = page["threads"].as_array().expect("threads");
-        threads.iter().find(|t| t["id"] == thread_id).expect("the thread is listed")["pending_approvals"].clone()
+        threads.iter().find(|t| t["id"] == thread_id.as_str()).expect("the thread is listed")["pending_approvals"]
+            .clone()
     }
 
     /// The feed's first `count`: what the sidebar badge and the title show.
@@ -220,14 +222,18 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     assert_eq!(on_cards.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [request.id.as_str()]);
     // Not an inbox item of its own; counted once, with the chats.
     // Listed once, with the chats (on its call's card, not apart).
-    let once = vec![(request.id.clone(), true)];
+    let once = vec![(request.id.to_string(), true)];
     assert_eq!(linked.inbox_outside_ids("all").await, once);
     assert_eq!(linked.inbox_outside_ids("chat").await, once);
     assert_eq!(linked.count().await, json!({"chat": 1, "outside": 0, "checks": 0}));
-    assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(1), "counted with its thread");
+    assert_eq!(
+        linked.waiting_in_sidebar(&ThreadId::from(thread_id.as_str())).await,
+        json!(1),
+        "counted with its thread"
+    );
     // What a restart reads: the link is stored with the request.
     let reopened = OutsideHub::open(&linked.engine.database()).await.expect("reopened");
-    let stored = reopened.linked_to_thread(&thread_id).await.expect("linked");
+    let stored = reopened.linked_to_thread(&ThreadId::from(thread_id.as_str())).await.expect("linked");
     assert_eq!((stored.len(), stored[0].status, &stored[0].linked_call), (1, RequestStatus::Pending, &Some(link)));
     reopened.shutdown();
 
@@ -235,16 +241,16 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
     let denial = json!({"id": request.id, "decision": {"decision": "rejected", "reason": "not on Fridays"}});
     let (status, decided) = linked.call(DecideOutside::PATH, denial.clone()).await;
     assert_eq!((status, &decided["status"]), (StatusCode::OK, &json!("rejected")), "{decided}");
-    let answer = linked.answer(&thread_id).await;
+    let answer = linked.answer(&ThreadId::from(thread_id.as_str())).await;
     assert!(answer.contains("[tool said: refused: not on Fridays]"), "{answer}");
     assert_eq!(linked.tool_results_sent(), [json!("refused: not on Fridays").to_string()]);
     let (status, again) = linked.call(DecideOutside::PATH, denial).await;
     assert_eq!(status, StatusCode::CONFLICT, "decided once: {again}");
     assert_eq!(linked.count().await, json!({"chat": 0, "outside": 0, "checks": 0}));
-    assert_eq!(linked.waiting_in_sidebar(&thread_id).await, json!(0));
+    assert_eq!(linked.waiting_in_sidebar(&ThreadId::from(thread_id.as_str())).await, json!(0));
 
     // A request naming that call now it is finished, or a call that never was, is one of its own.
-    let finished = linked.call_in(&thread_id, ToolCallStatus::Done).await;
+    let finished = linked.call_in(&ThreadId::from(thread_id.as_str()), ToolCallStatus::Done).await;
     let mut socket = common::outside::connect(&linked.served.base, &linked.token).await;
     let mut late = evaluation("late", "make", "low");
     late["warden_call_id"] = json!(finished.id);
@@ -255,7 +261,7 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
         let ack = ask(&mut socket, &frame).await;
         assert_eq!(ack["type"], "ack", "stored and waiting: {ack}");
         let id = ack["request_id"].as_str().expect("request id").to_string();
-        assert_eq!(linked.hub.request(&id).await.expect("stored").linked_call, None);
+        assert_eq!(linked.hub.request(&OutsideRequestId::from(id.as_str())).await.expect("stored").linked_call, None);
         apart.push(id);
     }
     apart.reverse();
@@ -272,12 +278,12 @@ async fn an_executor_the_chat_is_calling_asks_on_the_calls_card_and_the_decision
 async fn the_policy_decides_a_linked_request_as_any_other_and_the_card_says_so() {
     let linked = Linked::start(json!({"security_evaluation": "medium"})).await;
     let thread_id = linked.chat().await;
-    let answer = linked.answer(&thread_id).await;
+    let answer = linked.answer(&ThreadId::from(thread_id.as_str())).await;
     assert!(answer.contains("[tool said: ran: pytest -q]"), "{answer}");
     assert_eq!(linked.tool_results_sent(), [json!("ran: pytest -q").to_string()]);
 
     let request = linked.request(RequestStatus::Approved).await;
-    let call = linked.call_in(&thread_id, ToolCallStatus::Done).await;
+    let call = linked.call_in(&ThreadId::from(thread_id.as_str()), ToolCallStatus::Done).await;
     assert_eq!(request.linked_call.as_ref().map(|l| l.call_id.as_str()), Some(call.id.as_str()));
     let decided_by = request.decision.as_ref().map(|d| d.decided_by.kind.to_string());
     assert_eq!(decided_by.as_deref(), Some("policy"), "{request:?}");
@@ -293,10 +299,16 @@ async fn a_request_still_waiting_when_the_run_is_stopped_is_rejected_with_its_ca
     let (linked, thread_id, call, request) = Linked::waiting_on_a_call().await;
     assert_eq!(request.linked_call.as_ref().map(|l| l.call_id.as_str()), Some(call.id.as_str()));
 
-    let run = linked.engine.thread(&thread_id).await.expect("thread").active_run.expect("the run waits on its call");
+    let run = linked
+        .engine
+        .thread(&ThreadId::from(thread_id.as_str()))
+        .await
+        .expect("thread")
+        .active_run
+        .expect("the run waits on its call");
     linked.engine.stop_run(&run.id).await.expect("stopped");
     // Stopped while it ran, the call ends (done, with the stop as its result).
-    let ended_call = linked.call_in(&thread_id, ToolCallStatus::Done).await;
+    let ended_call = linked.call_in(&ThreadId::from(thread_id.as_str()), ToolCallStatus::Done).await;
     assert_eq!(ended_call.id, call.id);
 
     // Nobody is left to use a decision: rejected at once, saying why, and nothing waits any more.

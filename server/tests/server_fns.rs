@@ -4,6 +4,7 @@
 //! whose run was stopped while a card waited still opens in the app's own types.
 
 use crate::common;
+use warden_types::id::ThreadId;
 
 use std::time::Duration;
 
@@ -196,7 +197,7 @@ async fn arguments_that_do_not_parse_are_a_422_not_a_server_failure_and_change_n
         let (s, answer) = app.call(path, body).await;
         assert_eq!((s, kind(&answer)), (StatusCode::UNPROCESSABLE_ENTITY, "Invalid".to_string()), "{path}: {answer}");
     }
-    let detail = app.engine.thread(&thread).await.expect("thread");
+    let detail = app.engine.thread(&ThreadId::from(thread.as_str())).await.expect("thread");
     assert!(!detail.thread.archived, "archived=maybe archived nothing");
 }
 
@@ -280,7 +281,7 @@ async fn a_cross_origin_post_to_a_server_function_is_refused_before_it_changes_a
         }
     }
     assert_eq!(app.thread_count().await, 1, "no thread was started");
-    let detail = app.engine.thread(&thread).await.expect("the thread was not deleted");
+    let detail = app.engine.thread(&ThreadId::from(thread.as_str())).await.expect("the thread was not deleted");
     assert_ne!(detail.thread.title, "renamed by an attacker");
     let (_, listed) = app.call(mcp::ListMcpServers::PATH, Body::Json(json!({}))).await;
     assert_eq!(listed, json!([]), "no MCP server was imported");
@@ -300,7 +301,10 @@ async fn a_cross_origin_post_to_a_server_function_is_refused_before_it_changes_a
     );
     let res = own_page().json(&json!({"id": thread, "title": "renamed by the person"})).send().await.expect("request");
     assert_eq!(res.status(), StatusCode::OK);
-    assert_eq!(app.engine.thread(&thread).await.expect("thread").thread.title, "renamed by the person");
+    assert_eq!(
+        app.engine.thread(&ThreadId::from(thread.as_str())).await.expect("thread").thread.title,
+        "renamed by the person"
+    );
 }
 
 #[tokio::test]
@@ -314,14 +318,19 @@ async fn get_thread_opens_a_thread_stopped_while_a_card_waited() {
         (chat["thread_id"].as_str().expect("thread").to_string(), chat["run_id"].as_str().expect("run").to_string());
     let engine = app.engine.clone();
     wait_for("the approval card", async || {
-        engine.thread(&thread).await.is_ok_and(|d| d.approvals.iter().any(|a| a.status == ApprovalStatus::Pending))
+        engine
+            .thread(&ThreadId::from(thread.as_str()))
+            .await
+            .is_ok_and(|d| d.approvals.iter().any(|a| a.status == ApprovalStatus::Pending))
     })
     .await;
 
     let (s, answer) = app.call(fns::StopRun::PATH, Body::Json(json!({"run_id": run.as_str()}))).await;
     assert_eq!(s, StatusCode::OK, "{answer}");
-    wait_for("the end of the stopped run", async || engine.thread(&thread).await.is_ok_and(|d| d.active_run.is_none()))
-        .await;
+    wait_for("the end of the stopped run", async || {
+        engine.thread(&ThreadId::from(thread.as_str())).await.is_ok_and(|d| d.active_run.is_none())
+    })
+    .await;
 
     let (s, body) = app.call(fns::GetThread::PATH, Body::Json(json!({"id": thread.as_str()}))).await;
     assert_eq!(s, StatusCode::OK, "get_thread answers: {body}");
@@ -341,10 +350,13 @@ async fn a_decision_through_the_server_function_runs_the_call_once_and_a_second_
     let thread = chat["thread_id"].as_str().expect("thread").to_string();
     let engine = app.engine.clone();
     wait_for("the approval card", async || {
-        engine.thread(&thread).await.is_ok_and(|d| d.approvals.iter().any(|a| a.status == ApprovalStatus::Pending))
+        engine
+            .thread(&ThreadId::from(thread.as_str()))
+            .await
+            .is_ok_and(|d| d.approvals.iter().any(|a| a.status == ApprovalStatus::Pending))
     })
     .await;
-    let approval = engine.thread(&thread).await.expect("thread").approvals[0].id.clone();
+    let approval = engine.thread(&ThreadId::from(thread.as_str())).await.expect("thread").approvals[0].id.clone();
 
     // Edited arguments that do not fit the tool: refused as the API refuses them, nothing decided.
     let bad = json!({"id": approval, "decision": {"decision": "approve", "arguments": {"path": 7}}});
@@ -453,7 +465,7 @@ async fn provider_server_functions_never_answer_with_a_key_and_refuse_bad_input_
     let (s, answer) =
         app.call(p::SetThreadModel::PATH, Body::Json(json!({"thread_id": thread, "model": choice}))).await;
     assert_eq!(s, StatusCode::OK, "{answer}");
-    let detail = app.engine.thread(&thread).await.expect("thread");
+    let detail = app.engine.thread(&ThreadId::from(thread.as_str())).await.expect("thread");
     assert_eq!(detail.model.map(|m| m.model).as_deref(), Some("keyed-model"));
     let (s, _) = app.call(p::RemoveProvider::PATH, Body::Json(json!({"id": id.as_str()}))).await;
     assert_eq!(s, StatusCode::OK);

@@ -1,6 +1,7 @@
 //! Approvals: a person's (or a rule's, or a timeout's) decision on one gated tool call, the decision
 //! as it arrives from a person, and the thread rules ("allow for this thread") it can leave behind.
 
+use crate::id::{ApprovalId, RuleId, RunId, ThreadId, ToolCallId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -46,20 +47,20 @@ pub enum DecidedBy {
         network: bool,
     },
     Rule {
-        rule_id: String,
+        rule_id: RuleId,
     },
     Timeout,
     /// The run was stopped while the approval waited.
     RunStopped,
     /// The call's target changed after the card was shown; `replaced_by` is the new approval.
     TargetChanged {
-        replaced_by: String,
+        replaced_by: ApprovalId,
     },
     /// A thread rule cleared the call, but was revoked before the call started: it did not run and
     /// asks again; `replaced_by` is the new approval.
     RuleRevoked {
-        rule_id: String,
-        replaced_by: String,
+        rule_id: RuleId,
+        replaced_by: ApprovalId,
     },
 }
 
@@ -80,10 +81,10 @@ pub struct Decision {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Approval {
-    pub id: String,
-    pub run_id: String,
-    pub thread_id: String,
-    pub tool_call_id: String,
+    pub id: ApprovalId,
+    pub run_id: RunId,
+    pub thread_id: ThreadId,
+    pub tool_call_id: ToolCallId,
     pub tool: String,
     pub origin: ToolOrigin,
     pub arguments: Value,
@@ -105,7 +106,7 @@ impl Approval {
     }
 
     /// The thread rule that approved this call, if one did.
-    pub fn cleared_by_rule(&self) -> Option<&str> {
+    pub fn cleared_by_rule(&self) -> Option<&RuleId> {
         match &self.decision {
             Some(Decision { status: ApprovalStatus::Approved, by: DecidedBy::Rule { rule_id } }) => Some(rule_id),
             _ => None,
@@ -161,8 +162,8 @@ impl DecisionInput {
 /// "Allow for this thread": later calls of `tool` in the thread that match run without asking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRule {
-    pub id: String,
-    pub thread_id: String,
+    pub id: RuleId,
+    pub thread_id: ThreadId,
     pub tool: String,
     pub matcher: RuleMatcher,
     pub created_at: String,

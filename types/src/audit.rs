@@ -2,6 +2,7 @@
 //! in one shape for the `/audit` page and the JSON Lines and CSV exports. What an entry shows came
 //! from a model or a client: render it as text only.
 
+use crate::id::{ClientId, RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -171,9 +172,9 @@ pub struct AuditEntry {
     pub summary: String,
     /// `low`, `medium` or `high`, when known.
     pub risk: Option<String>,
-    pub thread_id: Option<String>,
-    pub run_id: Option<String>,
-    pub client_id: Option<String>,
+    pub thread_id: Option<ThreadId>,
+    pub run_id: Option<RunId>,
+    pub client_id: Option<ClientId>,
     pub client_name: Option<String>,
     /// The arguments as the model proposed them (chat), or the request as the client sent it.
     pub arguments: Value,

@@ -2,6 +2,7 @@
 //! one of its tools, or the person's message named it with `@name`) pauses and asks the person to
 //! Connect it or Continue anyway. "Continue anyway" is remembered for the thread for an hour.
 
+use crate::id::{ConnectionCheckId, RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 /// How long a thread goes on without a server after "Continue anyway" before it asks again.
@@ -54,9 +55,9 @@ pub enum CheckStatus {
 /// One check, as stored and as the chat shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConnectionCheck {
-    pub id: String,
-    pub run_id: String,
-    pub thread_id: String,
+    pub id: ConnectionCheckId,
+    pub run_id: RunId,
+    pub thread_id: ThreadId,
     /// The MCP server's configured name.
     pub server: String,
     pub reason: CheckReason,

@@ -5,6 +5,7 @@
 //! change (`message`, `call`, `approval`, `rule`, `check`), so a page patches what it shows in place
 //! ([`crate::ThreadDetail::apply`]) instead of fetching the thread again.
 
+use crate::id::{ApprovalId, MessageId, RunId, ThreadId, ToolCallId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -32,8 +33,8 @@ use crate::thread::StoredMessage;
 )]
 pub enum RunEvent {
     RunStarted {
-        run_id: String,
-        thread_id: String,
+        run_id: RunId,
+        thread_id: ThreadId,
         /// The provider and model the run was started with.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         model: Option<crate::provider::ModelChoice>,
@@ -51,7 +52,7 @@ pub enum RunEvent {
         message: StoredMessage,
     },
     ToolCall {
-        id: String,
+        id: ToolCallId,
         name: String,
         arguments: Value,
         /// The call as recorded.
@@ -61,8 +62,8 @@ pub enum RunEvent {
         approval: Approval,
     },
     ApprovalResolved {
-        approval_id: String,
-        tool_call_id: String,
+        approval_id: ApprovalId,
+        tool_call_id: ToolCallId,
         decision: ApprovalStatus,
         arguments: Value,
         /// The approval as decided (who or what decided is in `approval.decision`).
@@ -73,13 +74,13 @@ pub enum RunEvent {
         rule: Option<ThreadRule>,
     },
     ToolProgress {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     },
     ToolResult {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         /// As the model sees it (cut at the limit); the whole output is in `call.output`.
         output: String,
         is_error: bool,
@@ -88,11 +89,11 @@ pub enum RunEvent {
         call: ToolCallRecord,
     },
     ThreadUpdated {
-        thread_id: String,
+        thread_id: ThreadId,
         title: String,
     },
     RunFinished {
-        message_id: Option<String>,
+        message_id: Option<MessageId>,
         stopped: bool,
     },
     /// The run failed; the stream ends. (Not `error`: that name is EventSource's own connection event.)

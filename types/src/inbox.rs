@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::id::ThreadId;
 use serde::{Deserialize, Serialize};
 
 /// How many items are pending: the SSE event `count`, sent first and on every change.
@@ -28,7 +29,7 @@ impl PendingCount {
 
 /// How many approvals and connection checks wait in each thread that has any: the SSE event
 /// `threads`, sent after the first count and whenever it changes (the sidebar rows' badges).
-pub type PendingByThread = BTreeMap<String, u32>;
+pub type PendingByThread = BTreeMap<ThreadId, u32>;
 
 /// Where an approval comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -54,6 +55,6 @@ pub struct Arrived {
 /// run's own stream has ended by then). `title` comes from a model: show it as text only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Titled {
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     pub title: String,
 }

@@ -13,6 +13,7 @@ pub mod cursor;
 pub mod error_kind;
 pub mod event;
 pub mod hidden_chars;
+pub mod id;
 pub mod inbox;
 pub mod mcp;
 pub mod message;
@@ -31,6 +32,10 @@ pub use approval::{
 pub use connection::{CheckDecision, CheckReason, CheckStatus, ConnectionCheck, ServerDown};
 pub use error_kind::ErrorKind;
 pub use event::{EventKind, RunEvent};
+pub use id::{
+    ApprovalId, ClientId, ConnectionCheckId, ExecutorId, MessageId, OutsideRequestId, ProviderId, RuleId, RunId,
+    ThreadId, ToolCallId,
+};
 pub use message::{Block, Message, Role};
 pub use provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};
 pub use run::{RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};

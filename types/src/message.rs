@@ -2,6 +2,7 @@
 //! their results are blocks carrying our own id and the provider's call id. Stored as JSON; provider
 //! wire types live in the engine's `llm/` and are never stored.
 
+use crate::id::ToolCallId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -32,14 +33,14 @@ pub enum Block {
     },
     /// A call the model asked for. `id` is ours, `call_id` is the provider's.
     ToolCall {
-        id: String,
+        id: ToolCallId,
         call_id: String,
         name: String,
         arguments: Value,
     },
     /// The outcome of a call, as the model will see it.
     ToolResult {
-        tool_call_id: String,
+        tool_call_id: ToolCallId,
         call_id: String,
         content: Vec<ToolContent>,
         is_error: bool,

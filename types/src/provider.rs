@@ -3,6 +3,7 @@
 //! connection test found. Keys never come back from the server: an entry says only whether it has one
 //! and shows it masked.
 
+use crate::id::ProviderId;
 use serde::{Deserialize, Serialize};
 
 /// The API a provider speaks.
@@ -54,7 +55,7 @@ impl ProviderKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProviderEntry {
     /// `env-openai`, `env-anthropic`, `env-gemini` and `local` for the built-in ones; stored ones get an id.
-    pub id: String,
+    pub id: ProviderId,
     pub name: String,
     pub kind: ProviderKind,
     pub base_url: String,
@@ -87,7 +88,7 @@ impl ProviderEntry {
 pub struct ProviderInput {
     /// `None` adds one; an id changes that stored entry.
     #[serde(default)]
-    pub id: Option<String>,
+    pub id: Option<ProviderId>,
     pub name: String,
     pub kind: ProviderKind,
     pub base_url: String,
@@ -118,7 +119,7 @@ impl std::fmt::Debug for ProviderInput {
 /// The model a thread uses (and a run recorded).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ModelChoice {
-    pub provider_id: String,
+    pub provider_id: ProviderId,
     pub model: String,
 }
 

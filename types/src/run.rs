@@ -1,5 +1,6 @@
 //! Runs: one agent loop started by a user message; its state, and the tool calls it records.
 
+use crate::id::{MessageId, RunId, ThreadId, ToolCallId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -25,8 +26,8 @@ impl RunStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
-    pub id: String,
-    pub thread_id: String,
+    pub id: RunId,
+    pub thread_id: ThreadId,
     pub status: RunStatus,
     pub step: u32,
     pub max_steps: u32,
@@ -92,11 +93,11 @@ impl ToolCallStatus {
 /// A tool call as recorded: what was asked, how it was decided, what came of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRecord {
-    pub id: String,
-    pub run_id: String,
-    pub thread_id: String,
+    pub id: ToolCallId,
+    pub run_id: RunId,
+    pub thread_id: ThreadId,
     /// The assistant message that asked for it.
-    pub message_id: String,
+    pub message_id: MessageId,
     pub call_id: String,
     pub name: String,
     pub origin: ToolOrigin,

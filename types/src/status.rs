@@ -1,5 +1,6 @@
 //! Small answers about the installation and about a run just started.
 
+use crate::id::{MessageId, RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 /// Whether a model is configured, and if not, what to set.
@@ -15,15 +16,15 @@ pub struct ModelStatus {
 /// A run started by a message; `message_id` is the user message that started it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunStarted {
-    pub run_id: String,
-    pub message_id: Option<String>,
+    pub run_id: RunId,
+    pub message_id: Option<MessageId>,
 }
 
 /// A thread just made from the welcome page, with its first run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewChat {
-    pub thread_id: String,
-    pub run_id: String,
+    pub thread_id: ThreadId,
+    pub run_id: RunId,
 }
 
 /// Whether commands Warden runs are confined on this machine, and if not, why.

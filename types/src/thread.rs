@@ -1,5 +1,6 @@
 //! Threads: a conversation's identity, title and archive state, and what a page needs to show one.
 
+use crate::id::{MessageId, RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
@@ -12,7 +13,7 @@ use crate::status::SandboxInfo;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Thread {
-    pub id: String,
+    pub id: ThreadId,
     pub title: String,
     pub archived: bool,
     /// Listed above the others in the sidebar.
@@ -74,10 +75,10 @@ pub struct ThreadExport {
     /// The last message of the branch shown. Absent (files from before branches): the messages are
     /// one branch, each following the one before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub head_id: Option<String>,
+    pub head_id: Option<MessageId>,
     /// Each message's parent, by id; a message not in it starts the thread. Read only with `head_id`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub parents: std::collections::BTreeMap<String, String>,
+    pub parents: std::collections::BTreeMap<MessageId, MessageId>,
 }
 
 /// One thread a search found: where it matched best, with the matching words marked.
@@ -85,7 +86,7 @@ pub struct ThreadExport {
 pub struct SearchHit {
     pub thread: Thread,
     /// The message that matched (`None`: the title).
-    pub message_id: Option<String>,
+    pub message_id: Option<MessageId>,
     /// The text around the match, in pieces; `hit` pieces are the words searched for.
     pub snippet: Vec<SnippetPiece>,
 }
@@ -121,8 +122,8 @@ impl Default for ThreadOptions {
 /// A message as stored, in thread order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredMessage {
-    pub id: String,
-    pub run_id: Option<String>,
+    pub id: MessageId,
+    pub run_id: Option<RunId>,
     pub role: Role,
     /// The text blocks joined: what a reader sees.
     pub content: String,
@@ -177,9 +178,9 @@ pub struct ThreadDetail {
 /// ([`ThreadDetail::prepend`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadSlice {
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     /// The message the slice ends just before.
-    pub before: String,
+    pub before: MessageId,
     pub messages: Vec<StoredMessage>,
     pub tool_calls: Vec<ToolCallRecord>,
     pub approvals: Vec<Approval>,
@@ -191,9 +192,9 @@ pub struct ThreadSlice {
 /// A message of the chosen branch with other versions: the picker shows "2 / 3" and switches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BranchPoint {
-    pub message_id: String,
+    pub message_id: MessageId,
     /// Every version's id, the message itself among them, in the order they were written.
-    pub siblings: Vec<String>,
+    pub siblings: Vec<MessageId>,
 }
 
 impl ThreadDetail {
@@ -269,7 +270,7 @@ impl ThreadDetail {
 }
 
 /// Replaces the record with the same id, or appends it (records arrive in the order they were made).
-fn upsert<T>(records: &mut Vec<T>, record: T, id: impl Fn(&T) -> &String) {
+fn upsert<T, K: PartialEq>(records: &mut Vec<T>, record: T, id: impl Fn(&T) -> &K) {
     match records.iter_mut().find(|r| id(r) == id(&record)) {
         Some(slot) => *slot = record,
         None => records.push(record),
@@ -277,8 +278,8 @@ fn upsert<T>(records: &mut Vec<T>, record: T, id: impl Fn(&T) -> &String) {
 }
 
 /// Puts the `older` records that `records` lacks in front of them, in their order.
-fn in_front<T: Clone>(records: &mut Vec<T>, older: &[T], id: impl Fn(&T) -> &String) {
-    let known: std::collections::HashSet<&String> = records.iter().map(&id).collect();
+fn in_front<T: Clone, K: Eq + std::hash::Hash>(records: &mut Vec<T>, older: &[T], id: impl Fn(&T) -> &K) {
+    let known: std::collections::HashSet<&K> = records.iter().map(&id).collect();
     let mut merged: Vec<T> = older.iter().filter(|o| !known.contains(id(o))).cloned().collect();
     merged.append(records);
     *records = merged;

@@ -78,9 +78,9 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
                 let id = request.id.clone();
                 view! {
                     {move || view! {
-                        <Countdown request_id=id.clone() expires_at=deadline.get() clock on_extended/>
+                        <Countdown request_id=id.clone().to_string() expires_at=deadline.get() clock on_extended/>
                     }}
-                    <OutsideDecision request_id=request.id.clone() code on_decided/>
+                    <OutsideDecision request_id=request.id.clone().to_string() code on_decided/>
                 }
                 .into_any()
             })}

@@ -95,22 +95,22 @@ impl LiveRun {
             }
             RunEvent::ApprovalRequest { approval } => {
                 self.waiting.update(|w| {
-                    w.insert(approval.id.clone());
+                    w.insert(approval.id.clone().to_string());
                 });
                 Follow::Nothing
             }
             RunEvent::ApprovalResolved { approval_id, .. } => {
                 self.waiting.update(|w| {
-                    w.remove(approval_id);
+                    w.remove(approval_id.as_str());
                 });
                 Follow::Nothing
             }
             RunEvent::ConnectionCheck { check } => {
                 self.waiting.update(|w| {
                     if check.status == crate::model::CheckStatus::Pending {
-                        w.insert(check.id.clone());
+                        w.insert(check.id.clone().to_string());
                     } else {
-                        w.remove(&check.id);
+                        w.remove(check.id.as_str());
                     }
                 });
                 Follow::Nothing
@@ -141,7 +141,7 @@ impl LiveRun {
                 let report = CallProgress { progress: *progress, total: *total, message: message.clone() };
                 let detail = report.describe();
                 self.progress.update(|all| {
-                    all.insert(tool_call_id.clone(), report);
+                    all.insert(tool_call_id.clone().to_string(), report);
                 });
                 self.step.update(|s| {
                     if let Some((_, _, action)) = s {
@@ -152,7 +152,7 @@ impl LiveRun {
             }
             RunEvent::ToolResult { tool_call_id, .. } => {
                 self.progress.update(|all| {
-                    all.remove(tool_call_id);
+                    all.remove(tool_call_id.as_str());
                 });
                 Follow::Nothing
             }

@@ -35,7 +35,7 @@ pub fn MessageView(
     let editing = RwSignal::new(false);
     let actions = view! {
         <MessageActions
-            id=message.id.clone()
+            id=message.id.clone().to_string()
             role=message.role
             text=message.content.clone()
             at=message.created_at.clone()
@@ -56,7 +56,7 @@ pub fn MessageView(
                 }
                 editing.set(false);
                 if let Some(branch) = branch {
-                    branch.edit.run((id.clone(), text));
+                    branch.edit.run((id.clone().to_string(), text));
                 }
             };
             view! {
@@ -130,10 +130,10 @@ fn MessageActions(
         Some(view! {
             <span class="versions" role="group" aria-label="Versions of this message">
                 <button type="button" aria-label="Previous version" disabled=previous.is_none()
-                    on:click=move |_| if let Some(p) = previous.clone() { branch.switch.run(p) }>"‹"</button>
+                    on:click=move |_| if let Some(p) = previous.clone() { branch.switch.run(p.to_string()) }>"‹"</button>
                 <span class="version-count">{format!("{} / {count}", at + 1)}</span>
                 <button type="button" aria-label="Next version" disabled=next.is_none()
-                    on:click=move |_| if let Some(n) = next.clone() { branch.switch.run(n) }>"›"</button>
+                    on:click=move |_| if let Some(n) = next.clone() { branch.switch.run(n.to_string()) }>"›"</button>
             </span>
         })
     });

@@ -42,7 +42,10 @@ pub fn ChatPage() -> impl IntoView {
     // `?m=` (a search result's message): the page reaches back to it, so its `#m-` anchor is there.
     let query = use_query_map();
     let through = Memo::new(move |_| query.with(|q| q.get("m")));
-    let detail = Resource::new(move || (thread_id.get(), through.get()), |(id, through)| get_thread(id, None, through));
+    let detail = Resource::new(
+        move || (thread_id.get(), through.get()),
+        |(id, through)| get_thread(id.into(), None, through.map(Into::into)),
+    );
     // The models the picker offers.
     let providers = Resource::new(|| (), |_| list_providers());
     // The thread as patched by events since (and read again after a reconnect).
@@ -91,7 +94,7 @@ pub fn ChatPage() -> impl IntoView {
         // As many messages as the page shows: earlier ones the person loaded stay.
         let shown = current.with_untracked(|d| d.as_ref().map_or(0, |d| d.messages.len()));
         spawn_local(async move {
-            let answer = get_thread(id.clone(), u32::try_from(shown).ok(), None).await;
+            let answer = get_thread(id.clone().into(), u32::try_from(shown).ok(), None).await;
             let kept = since_reread.try_update_value(|(n, kept)| if *n == this { kept.take() } else { None });
             let Some(Some(kept)) = kept else { return };
             match answer {
@@ -226,7 +229,7 @@ pub fn ChatPage() -> impl IntoView {
                     *s = Some((run.step, run.max_steps, String::new()));
                 }
             });
-            subscribe(run.id);
+            subscribe(run.id.to_string());
             if live.model.get_untracked().is_none() {
                 live.model.set(run.model);
             }
@@ -238,8 +241,8 @@ pub fn ChatPage() -> impl IntoView {
         action_error.set(None);
         let id = thread_id.get_untracked();
         spawn_local(async move {
-            match send_message(id, content).await {
-                Ok(started) => subscribe(started.run_id),
+            match send_message(id.into(), content).await {
+                Ok(started) => subscribe(started.run_id.to_string()),
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
@@ -250,8 +253,8 @@ pub fn ChatPage() -> impl IntoView {
         action_error.set(None);
         let id = thread_id.get_untracked();
         spawn_local(async move {
-            match retry_run(id).await {
-                Ok(started) => subscribe(started.run_id),
+            match retry_run(id.into()).await {
+                Ok(started) => subscribe(started.run_id.to_string()),
                 Err(e) => {
                     action_error.try_set(Some(e));
                 }
@@ -264,7 +267,7 @@ pub fn ChatPage() -> impl IntoView {
         Ok(started) => {
             reread();
             reread_when_run_ends.set_value(true);
-            subscribe(started.run_id);
+            subscribe(started.run_id.to_string());
         }
         Err(e) => {
             action_error.try_set(Some(e));
@@ -274,18 +277,18 @@ pub fn ChatPage() -> impl IntoView {
         edit: Callback::new(move |(message_id, content): (String, String)| {
             action_error.set(None);
             let id = thread_id.get_untracked();
-            spawn_local(async move { started_branch(edit_message(id, message_id, content).await) });
+            spawn_local(async move { started_branch(edit_message(id.into(), message_id.into(), content).await) });
         }),
         regenerate: Callback::new(move |message_id: String| {
             action_error.set(None);
             let id = thread_id.get_untracked();
-            spawn_local(async move { started_branch(regenerate_answer(id, message_id).await) });
+            spawn_local(async move { started_branch(regenerate_answer(id.into(), message_id.into()).await) });
         }),
         switch: Callback::new(move |message_id: String| {
             action_error.set(None);
             let id = thread_id.get_untracked();
             spawn_local(async move {
-                match switch_branch(id.clone(), message_id).await {
+                match switch_branch(id.clone().into(), message_id.into()).await {
                     Ok(detail) if detail.thread.id == id => {
                         patched.try_set(Some(detail));
                     }
@@ -300,7 +303,7 @@ pub fn ChatPage() -> impl IntoView {
     let on_stop = Callback::new(move |()| {
         if let Some(run_id) = live.run_id.get_untracked() {
             spawn_local(async move {
-                if let Err(e) = stop_run(run_id).await {
+                if let Err(e) = stop_run(run_id.into()).await {
                     action_error.try_set(Some(e));
                 }
             });
@@ -324,7 +327,7 @@ pub fn ChatPage() -> impl IntoView {
         loading_earlier.set(true);
         let id = thread_id.get_untracked();
         spawn_local(async move {
-            match earlier_messages(id.clone(), first).await {
+            match earlier_messages(id.clone().into(), first).await {
                 Ok(slice) => {
                     // What the person was reading stays where it is; the earlier messages are above it.
                     let anchor = crate::chat::scroll_anchor::Anchor::first_row();
@@ -353,7 +356,7 @@ pub fn ChatPage() -> impl IntoView {
         let id = thread_id.get_untracked();
         patch(&|d| d.model = choice.clone());
         spawn_local(async move {
-            if let Err(e) = set_thread_model(id.clone(), choice).await {
+            if let Err(e) = set_thread_model(id.clone().into(), choice).await {
                 patch_thread(&id, &|d| d.model = before.clone());
                 action_error.try_set(Some(e));
             }
@@ -369,7 +372,7 @@ pub fn ChatPage() -> impl IntoView {
         let id = thread_id.get_untracked();
         patch(&|d| d.options = next);
         spawn_local(async move {
-            match set_thread_options(id.clone(), next).await {
+            match set_thread_options(id.clone().into(), next).await {
                 Ok(stored) => patch_thread(&id, &|d| d.options = stored),
                 Err(e) => {
                     patch_thread(&id, &|d| d.options = before);

@@ -21,7 +21,7 @@ pub fn RulesPanel(rules: Signal<Vec<ThreadRule>>, on_revoked: Callback<String>) 
             let id = id.clone();
             spawn_local(async move {
                 match revoke_rule(id.clone()).await {
-                    Ok(()) => on_revoked.run(id),
+                    Ok(()) => on_revoked.run(id.to_string()),
                     Err(e) => {
                         error.try_set(Some(e));
                     }

@@ -187,14 +187,16 @@ impl Entry {
     /// changed, so its DOM stays; a new key rebuilds just that row.
     fn key(&self) -> RowKey {
         match self {
-            Entry::Message(message, versions) => {
-                RowKey { id: message.id.clone(), state: None, versions: versions.as_ref().map(|v| v.siblings.len()) }
-            }
+            Entry::Message(message, versions) => RowKey {
+                id: message.id.clone().to_string(),
+                state: None,
+                versions: versions.as_ref().map(|v| v.siblings.len()),
+            },
             Entry::Call(call, approval, waits_for_server) => RowKey {
-                id: call.id.clone(),
+                id: call.id.clone().to_string(),
                 state: Some(CallState {
                     status: call.status,
-                    approval: approval.as_ref().map(|a| (a.id.clone(), a.status)),
+                    approval: approval.as_ref().map(|a| (a.id.to_string(), a.status)),
                     waits_for_server: *waits_for_server,
                 }),
                 versions: None,

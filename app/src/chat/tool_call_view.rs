@@ -43,13 +43,13 @@ pub fn ToolCallView(
                     view! { <LinkedRequestCard request linked/> }.into_any()
                 })
             };
-            linked.of_call(&id).into_iter().map(row).collect()
+            linked.of_call(id.as_str()).into_iter().map(row).collect()
         }))
     });
     let progress = {
         let (id, name, finished) = (call.id.clone(), call.name.clone(), call.output.is_some());
         move || {
-            let report = live.progress.with(|all| all.get(&id).cloned()).filter(|_| !finished)?;
+            let report = live.progress.with(|all| all.get(id.as_str()).cloned()).filter(|_| !finished)?;
             Some(view! {
                 <div class="tool-progress">
                     <progress max="1" value=report.fraction() aria-label=format!("Progress of {name}")></progress>

@@ -128,7 +128,7 @@ pub fn InboxEntry(
                 })}
                 <footer class="inbox-item-foot">
                     {match (pending, check_id) {
-                        (true, Some(id)) => check_buttons(id, actions).into_any(),
+                        (true, Some(id)) => check_buttons(id.to_string(), actions).into_any(),
                         (true, None) => view! {
                             <button
                                 type="button"
@@ -324,7 +324,7 @@ fn outside_body(
     let countdown = pending.then(|| {
         view! {
             <Countdown
-                request_id=request.id.clone()
+                request_id=request.id.clone().to_string()
                 expires_at=request.expires_at.clone()
                 clock=actions.clock
                 on_extended=actions.updated

@@ -192,8 +192,10 @@ pub fn InboxPage() -> impl IntoView {
         error.set(None);
         spawn_local(async move {
             let result = match &key {
-                ItemKey::Chat(id) => decide_approval(id.clone(), chat_input(verdict, None)).await.map(|_| ()),
-                ItemKey::Outside(id) => decide_outside(id.clone(), outside_input(verdict, None)).await.map(|_| ()),
+                ItemKey::Chat(id) => decide_approval(id.clone().into(), chat_input(verdict, None)).await.map(|_| ()),
+                ItemKey::Outside(id) => {
+                    decide_outside(id.clone().into(), outside_input(verdict, None)).await.map(|_| ())
+                }
                 ItemKey::Check(_) => return,
             };
             let done = match verdict {
@@ -226,7 +228,7 @@ pub fn InboxPage() -> impl IntoView {
         busy.set(true);
         error.set(None);
         spawn_local(async move {
-            match decide_connection_check(id, decision).await {
+            match decide_connection_check(id.into(), decision).await {
                 Ok(answered) if answered.status == CheckStatus::Pending => {
                     // A Connect that did not connect: the item stays, with why.
                     focus_plan.try_set_value(None);

@@ -15,7 +15,7 @@ use crate::ui::error_notice::error_list;
 pub fn OutsideApprovalPage() -> impl IntoView {
     let params = use_params_map();
     let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    let request = Resource::new(move || id.get(), get_outside_request);
+    let request = Resource::new(move || id.get().into(), get_outside_request);
     let clock = Clock::start();
     view! {
         <Title text="Approval · Warden"/>

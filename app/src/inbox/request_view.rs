@@ -183,7 +183,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
                     let r = request.get();
                     view! {
                         <Countdown
-                            request_id=r.id
+                            request_id=r.id.to_string()
                             expires_at=r.expires_at
                             clock
                             on_extended=on_decided
@@ -198,7 +198,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
             {panel(Tab::Explanation, explanation_panel)}
             {panel(Tab::Output, output_panel)}
             {move || pending.get().then(|| view! {
-                <OutsideDecision request_id=request_id.clone() code=editable_code.clone() on_decided/>
+                <OutsideDecision request_id=request_id.clone().to_string() code=editable_code.clone() on_decided/>
             })}
         </article>
     }

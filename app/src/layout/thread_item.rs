@@ -28,7 +28,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     let (id, title) = (thread.id.clone(), thread.title.clone());
     let mode = {
         let id = id.clone();
-        move || state.mode(&id)
+        move || state.mode(id.as_str())
     };
     let is_active = {
         let id = id.clone();
@@ -39,7 +39,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     let waiting = {
         let (id, listed) = (id.clone(), thread.pending_approvals);
         let live = use_context::<InboxLive>();
-        move || live.and_then(|l| l.waiting_in(&id)).unwrap_or(listed)
+        move || live.and_then(|l| l.waiting_in(id.as_str())).unwrap_or(listed)
     };
     let rename_input = NodeRef::<leptos::html::Input>::new();
     // Renaming starts with the caret at the end of the box (also when the list was rebuilt under it).
@@ -60,12 +60,12 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
             spawn_local(async move {
                 match change.await {
                     Ok(thread) => {
-                        state.end(&thread_id);
-                        state.clear_error(&thread_id);
+                        state.end(thread_id.as_str());
+                        state.clear_error(thread_id.as_str());
                         edited.0.try_set(Some(thread));
                         changed.notify();
                     }
-                    Err(e) => state.set_error(&thread_id, e),
+                    Err(e) => state.set_error(thread_id.as_str(), e),
                 }
             });
         }
@@ -80,7 +80,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     };
     let cancel = {
         let thread_id = thread_id.clone();
-        move |_| state.end(&thread_id)
+        move |_| state.end(thread_id.as_str())
     };
     let on_rename_key = {
         let save_title = save_title.clone();
@@ -90,7 +90,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                 ev.prevent_default();
                 save_title();
             }
-            "Escape" => state.end(&thread_id),
+            "Escape" => state.end(thread_id.as_str()),
             _ => {}
         }
     };
@@ -118,25 +118,25 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
             spawn_local(async move {
                 match delete_thread(id.clone()).await {
                     Ok(()) => {
-                        state.end(&id);
-                        state.clear_error(&id);
+                        state.end(id.as_str());
+                        state.clear_error(id.as_str());
                         changed.notify();
                         if was_active {
                             navigate("/", Default::default());
                         }
                     }
-                    Err(e) => state.set_error(&id, e),
+                    Err(e) => state.set_error(id.as_str(), e),
                 }
             });
         }
     };
     let begin = {
         let (thread_id, title) = (thread.id.clone(), thread.title.clone());
-        move |mode: Mode| state.begin(&thread_id, mode, &title)
+        move |mode: Mode| state.begin(thread_id.as_str(), mode, &title)
     };
     let error = {
         let thread_id = thread_id.clone();
-        move || state.error(&thread_id)
+        move || state.error(thread_id.as_str())
     };
 
     let row_is_active = is_active.clone();

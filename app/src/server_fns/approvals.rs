@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::ApprovalId;
 
 use crate::error::AppError;
 use crate::model::{Approval, DecisionInput};
@@ -11,7 +12,7 @@ use crate::model::{Approval, DecisionInput};
 /// Applies `decision` to the approval `id` and answers with the decided approval. A `Conflict`
 /// error means another tab or client decided first.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn decide_approval(id: String, decision: DecisionInput) -> Result<Approval, AppError> {
+pub async fn decide_approval(id: ApprovalId, decision: DecisionInput) -> Result<Approval, AppError> {
     let engine = super::engine()?;
     Ok(engine.decide(&id, decision).await?)
 }

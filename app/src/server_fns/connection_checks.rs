@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::ConnectionCheckId;
 
 use crate::error::AppError;
 use crate::model::{CheckDecision, ConnectionCheck};
@@ -12,7 +13,10 @@ use crate::model::{CheckDecision, ConnectionCheck};
 /// pending with the error of a Connect that did not connect. A `Conflict` error means it was
 /// decided first (another tab, a stop).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn decide_connection_check(id: String, decision: CheckDecision) -> Result<ConnectionCheck, AppError> {
+pub async fn decide_connection_check(
+    id: ConnectionCheckId,
+    decision: CheckDecision,
+) -> Result<ConnectionCheck, AppError> {
     let engine = super::engine()?;
     Ok(engine.decide_connection_check(&id, decision).await?)
 }

@@ -7,6 +7,9 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 use warden_outside::{DecisionInput as OutsideDecisionInput, OutsideRequest};
+#[cfg(feature = "ssr")]
+use warden_types::id::ApprovalId;
+use warden_types::id::OutsideRequestId;
 
 use crate::error::AppError;
 use crate::model::inbox::decide::BatchOutcome;
@@ -78,7 +81,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             item
         })
         .collect();
-    let clients = clients.into_iter().map(|c| ClientRef { id: c.id, name: c.name }).collect();
+    let clients = clients.into_iter().map(|c| ClientRef { id: c.id.to_string(), name: c.name }).collect();
     Ok(InboxList { items, clients, cut, cut_code: cut_codes })
 }
 
@@ -99,7 +102,7 @@ async fn outside_items(
         for status in filter.status.outside_statuses() {
             let query = warden_outside::RequestQuery {
                 status: *status,
-                client_id: Some(client_id.to_string()),
+                client_id: Some(client_id.to_string().into()),
                 linked: Some(linked),
                 limit: Some(MAX_LISTED as u32),
             };
@@ -112,19 +115,19 @@ async fn outside_items(
 /// A person's decision on an outside request; the client hears it at once (or when it is back).
 /// A `Conflict` means it was decided first (by another tab, the policy or its timeout).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn decide_outside(id: String, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
+pub async fn decide_outside(id: OutsideRequestId, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
     Ok(hub()?.decide(&id, decision).await?)
 }
 
 /// Gives a pending outside request `secs` more seconds before it times out.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn extend_outside(id: String, secs: u64) -> Result<OutsideRequest, AppError> {
+pub async fn extend_outside(id: OutsideRequestId, secs: u64) -> Result<OutsideRequest, AppError> {
     Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs)).await?)
 }
 
 /// One outside request for the full-screen view, its code highlighted.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn get_outside_request(id: String) -> Result<OutsideView, AppError> {
+pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, AppError> {
     use warden_outside::protocol::ClientFrame;
 
     let hub = hub()?;
@@ -171,8 +174,10 @@ pub async fn decide_batch(
     let mut items = Vec::with_capacity(keys.len());
     for key in &keys {
         items.push(match key {
-            ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(id).await?)),
-            ItemKey::Outside(id) => InboxItem::Outside(Box::new(hub.request(id).await?)),
+            ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(&ApprovalId::from(id.as_str())).await?)),
+            ItemKey::Outside(id) => {
+                InboxItem::Outside(Box::new(hub.request(&OutsideRequestId::from(id.as_str())).await?))
+            }
             ItemKey::Check(_) => {
                 let why = "A connection check is decided on its own: Connect or Continue anyway.";
                 return Err(AppError::Invalid(why.into()).answer());
@@ -185,12 +190,16 @@ pub async fn decide_batch(
     let mut outcome = BatchOutcome::default();
     for key in keys {
         let decided = match key {
-            ItemKey::Chat(id) => {
-                engine.decide(&id, chat_input(verdict, reason.clone())).await.map(|_| ()).map_err(AppError::from)
-            }
-            ItemKey::Outside(id) => {
-                hub.decide(&id, outside_input(verdict, reason.clone())).await.map(|_| ()).map_err(AppError::from)
-            }
+            ItemKey::Chat(id) => engine
+                .decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()))
+                .await
+                .map(|_| ())
+                .map_err(AppError::from),
+            ItemKey::Outside(id) => hub
+                .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()))
+                .await
+                .map(|_| ())
+                .map_err(AppError::from),
             // Refused above.
             ItemKey::Check(_) => continue,
         };

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::ClientId;
 
 use crate::error::AppError;
 use warden_outside::{Client, ClientPolicy, NewClient, Policy};
@@ -29,12 +30,12 @@ pub async fn create_outside_client(name: String) -> Result<NewClient, AppError> 
 
 /// Revokes the client's token for good and closes its connections.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn revoke_outside_client(id: String) -> Result<Client, AppError> {
+pub async fn revoke_outside_client(id: ClientId) -> Result<Client, AppError> {
     Ok(hub()?.revoke_client(&id).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_outside_client_policy(id: String, policy: ClientPolicy) -> Result<Client, AppError> {
+pub async fn set_outside_client_policy(id: ClientId, policy: ClientPolicy) -> Result<Client, AppError> {
     Ok(hub()?.set_client_policy(&id, policy).await?)
 }
 

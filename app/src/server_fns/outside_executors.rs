@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::ExecutorId;
 
 use crate::error::AppError;
 use warden_outside::Executor;
@@ -41,12 +42,12 @@ pub async fn add_outside_executor(
 
 /// Switches dialling on or off (off closes an open socket).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_outside_executor_enabled(id: String, enabled: bool) -> Result<Executor, AppError> {
+pub async fn set_outside_executor_enabled(id: ExecutorId, enabled: bool) -> Result<Executor, AppError> {
     Ok(dialer()?.set_enabled(&id, enabled).await?)
 }
 
 /// Stops dialling the executor and revokes its client; its requests stay in the inbox and audit.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn remove_outside_executor(id: String) -> Result<(), AppError> {
+pub async fn remove_outside_executor(id: ExecutorId) -> Result<(), AppError> {
     Ok(dialer()?.remove(&id).await?)
 }

@@ -6,12 +6,13 @@
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use warden_outside::OutsideRequest;
+use warden_types::id::ThreadId;
 
 use crate::error::AppError;
 
 /// The outside requests on the cards of the thread's calls (pending and decided), oldest first.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn linked_outside_requests(thread_id: String) -> Result<Vec<OutsideRequest>, AppError> {
+pub async fn linked_outside_requests(thread_id: ThreadId) -> Result<Vec<OutsideRequest>, AppError> {
     Ok(super::outside::hub()?.linked_to_thread(&thread_id).await?)
 }
 

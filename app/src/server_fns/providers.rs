@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::{ProviderId, ThreadId};
 
 use crate::error::AppError;
 use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderList, ProviderProbe};
@@ -21,7 +22,7 @@ pub async fn save_provider(provider: ProviderInput) -> Result<ProviderEntry, App
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn remove_provider(id: String) -> Result<(), AppError> {
+pub async fn remove_provider(id: ProviderId) -> Result<(), AppError> {
     Ok(super::engine()?.remove_provider(&id).await?)
 }
 
@@ -33,12 +34,12 @@ pub async fn test_provider(provider: ProviderInput) -> Result<ProviderProbe, App
 
 /// Tries a configured provider as it is.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn test_provider_entry(id: String) -> Result<ProviderProbe, AppError> {
+pub async fn test_provider_entry(id: ProviderId) -> Result<ProviderProbe, AppError> {
     Ok(super::engine()?.test_provider_entry(&id).await?)
 }
 
 /// Chooses the model of a thread's next runs (`None`: the default).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_thread_model(thread_id: String, model: Option<ModelChoice>) -> Result<(), AppError> {
+pub async fn set_thread_model(thread_id: ThreadId, model: Option<ModelChoice>) -> Result<(), AppError> {
     Ok(super::engine()?.set_thread_model(&thread_id, model).await?)
 }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::{MessageId, RuleId, RunId, ThreadId};
 
 use crate::error::AppError;
 use crate::model::{NewChat, RunStarted};
@@ -30,7 +31,7 @@ pub async fn start_chat(
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn send_message(thread_id: String, content: String) -> Result<RunStarted, AppError> {
+pub async fn send_message(thread_id: ThreadId, content: String) -> Result<RunStarted, AppError> {
     let engine = super::engine()?;
     let started = engine.send_message(&thread_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
@@ -38,41 +39,41 @@ pub async fn send_message(thread_id: String, content: String) -> Result<RunStart
 
 /// Sends `content` in place of the person's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn edit_message(thread_id: String, message_id: String, content: String) -> Result<RunStarted, AppError> {
+pub async fn edit_message(thread_id: ThreadId, message_id: MessageId, content: String) -> Result<RunStarted, AppError> {
     let started = super::engine()?.edit_message(&thread_id, &message_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Another answer to the turn of the model's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn regenerate_answer(thread_id: String, message_id: String) -> Result<RunStarted, AppError> {
+pub async fn regenerate_answer(thread_id: ThreadId, message_id: MessageId) -> Result<RunStarted, AppError> {
     let started = super::engine()?.regenerate(&thread_id, &message_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Shows the branch through `message_id`; answers the thread as its page then shows it.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn switch_branch(thread_id: String, message_id: String) -> Result<crate::model::ThreadDetail, AppError> {
+pub async fn switch_branch(thread_id: ThreadId, message_id: MessageId) -> Result<crate::model::ThreadDetail, AppError> {
     let engine = super::engine()?;
     engine.choose_branch(&thread_id, &message_id).await?;
     Ok(engine.thread_page(&thread_id, 0, None).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn retry_run(thread_id: String) -> Result<RunStarted, AppError> {
+pub async fn retry_run(thread_id: ThreadId) -> Result<RunStarted, AppError> {
     let engine = super::engine()?;
     let started = engine.retry(&thread_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn stop_run(run_id: String) -> Result<(), AppError> {
+pub async fn stop_run(run_id: RunId) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.stop_run(&run_id).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn revoke_rule(rule_id: String) -> Result<(), AppError> {
+pub async fn revoke_rule(rule_id: RuleId) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.revoke_rule(&rule_id).await?)
 }

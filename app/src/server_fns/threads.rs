@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
+use warden_types::id::{MessageId, ThreadId};
 
 use crate::error::AppError;
 use crate::model::{
@@ -30,7 +31,7 @@ pub async fn list_threads(
     let mut threads: Vec<Thread> = engine.list_threads(query).await?;
     super::outside_linked::count_linked_pending(&mut threads).await?;
     let next = match threads.last() {
-        Some(last) if threads.len() as u32 >= PAGE_SIZE => Some(ThreadCursor::new(&last.updated_at, &last.id)),
+        Some(last) if threads.len() as u32 >= PAGE_SIZE => Some(ThreadCursor::new(&last.updated_at, last.id.as_str())),
         _ => None,
     };
     Ok(ThreadPage { threads, next })
@@ -40,34 +41,38 @@ pub async fn list_threads(
 /// again asks for as many as it had loaded) and back to `through` (a search result's message), and
 /// whether earlier ones exist.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn get_thread(id: String, at_least: Option<u32>, through: Option<String>) -> Result<ThreadDetail, AppError> {
+pub async fn get_thread(
+    id: ThreadId,
+    at_least: Option<u32>,
+    through: Option<MessageId>,
+) -> Result<ThreadDetail, AppError> {
     let engine = super::engine()?;
-    Ok(engine.thread_page(&id, at_least.unwrap_or(0) as usize, through.as_deref()).await?)
+    Ok(engine.thread_page(&id, at_least.unwrap_or(0) as usize, through.as_ref()).await?)
 }
 
 /// "Show earlier messages": the messages of the thread's branch just before `before` (the first
 /// one the page shows), with their calls and approvals.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn earlier_messages(thread_id: String, before: String) -> Result<ThreadSlice, AppError> {
+pub async fn earlier_messages(thread_id: ThreadId, before: MessageId) -> Result<ThreadSlice, AppError> {
     Ok(super::engine()?.earlier_messages(&thread_id, &before).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn rename_thread(id: String, title: String) -> Result<Thread, AppError> {
+pub async fn rename_thread(id: ThreadId, title: String) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { title: Some(title), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_archived(id: String, archived: bool) -> Result<Thread, AppError> {
+pub async fn set_archived(id: ThreadId, archived: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_pinned(id: String, pinned: bool) -> Result<Thread, AppError> {
+pub async fn set_pinned(id: ThreadId, pinned: bool) -> Result<Thread, AppError> {
     let engine = super::engine()?;
     let patch = warden_types::thread::ThreadPatch { pinned: Some(pinned), ..Default::default() };
     Ok(engine.update_thread(&id, patch).await?)
@@ -81,7 +86,7 @@ pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
 
 /// The model names the thread again (the person asked; their own title is replaced).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn regenerate_title(id: String) -> Result<Thread, AppError> {
+pub async fn regenerate_title(id: ThreadId) -> Result<Thread, AppError> {
     Ok(super::engine()?.regenerate_title(&id).await?)
 }
 
@@ -94,13 +99,13 @@ pub async fn import_thread(text: String) -> Result<Thread, AppError> {
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn delete_thread(id: String) -> Result<(), AppError> {
+pub async fn delete_thread(id: ThreadId) -> Result<(), AppError> {
     let engine = super::engine()?;
     Ok(engine.delete_thread(&id).await?)
 }
 
 /// Sets whether the thread's model is offered tools and MCP tools, and its runs' step limit.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_thread_options(thread_id: String, options: ThreadOptions) -> Result<ThreadOptions, AppError> {
+pub async fn set_thread_options(thread_id: ThreadId, options: ThreadOptions) -> Result<ThreadOptions, AppError> {
     Ok(super::engine()?.set_thread_options(&thread_id, options).await?)
 }

@@ -77,7 +77,7 @@ pub fn Countdown(
         error.set(None);
         let id = request_id.clone();
         spawn_local(async move {
-            match extend_outside(id, EXTEND_SECS).await {
+            match extend_outside(id.into(), EXTEND_SECS).await {
                 Ok(request) => on_extended.run(request),
                 Err(e) => {
                     error.try_set(Some(e.to_string()));

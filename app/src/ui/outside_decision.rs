@@ -33,12 +33,12 @@ pub fn OutsideDecision(
         spawn_local(async move {
             // `try_run`: the view that asked may be gone by the answer (a card shown anew when the
             // decision reached its list first).
-            match decide_outside(id.clone(), input).await {
+            match decide_outside(id.clone().into(), input).await {
                 Ok(request) => {
                     on_decided.try_run(request);
                 }
                 // Decided first elsewhere (another tab, the policy, its timeout): show how.
-                Err(AppError::Conflict(_)) => match get_outside_request(id).await {
+                Err(AppError::Conflict(_)) => match get_outside_request(id.into()).await {
                     Ok(view) => {
                         on_decided.try_run(view.request);
                     }

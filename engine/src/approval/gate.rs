@@ -5,6 +5,7 @@
 //! it or Continue anyway, unless the thread already goes on without that server.
 
 use serde_json::Value;
+use warden_types::id::RuleId;
 
 use super::rules::rule_matches;
 use super::ThreadRule;
@@ -18,7 +19,7 @@ pub enum CallDecision {
     /// Run now without asking: the tool does not need approval for these arguments.
     Run,
     /// Run now: a standing thread rule allows it.
-    RunByRule { rule_id: String },
+    RunByRule { rule_id: RuleId },
     /// Wait for a person's decision.
     Ask,
     /// Never reaches the tool; the model is told why.

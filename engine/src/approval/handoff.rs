@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use warden_types::id::RunId;
+use warden_types::id::ToolCallId;
 
 use warden_types::approval::Approval;
 
@@ -26,29 +28,30 @@ pub struct Clearance {
 #[derive(Default)]
 pub struct Handoff {
     /// Call id -> its run's id and what cleared it.
-    calls: Mutex<HashMap<String, (String, Clearance)>>,
+    calls: Mutex<HashMap<ToolCallId, (RunId, Clearance)>>,
 }
 
 impl Handoff {
-    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<String, (String, Clearance)>> {
+    fn calls(&self) -> std::sync::MutexGuard<'_, HashMap<ToolCallId, (RunId, Clearance)>> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Hands `call_id` of `run_id` to its driver; the guard takes it back unless `keep` is called.
-    pub fn hand(&self, call_id: &str, run_id: &str, clearance: Clearance) -> Handed<'_> {
-        self.calls().insert(call_id.to_string(), (run_id.to_string(), clearance));
-        Handed { handoff: self, call_id: call_id.to_string(), kept: false }
+    pub fn hand(&self, call_id: &ToolCallId, run_id: &RunId, clearance: Clearance) -> Handed<'_> {
+        self.calls().insert(call_id.clone(), (run_id.clone(), clearance));
+        Handed { handoff: self, call_id: call_id.clone(), kept: false }
     }
 
     /// What cleared `call_id`, if it was handed over (and takes it: only one driver starts it).
-    pub fn take(&self, call_id: &str) -> Option<Clearance> {
+    pub fn take(&self, call_id: &ToolCallId) -> Option<Clearance> {
         self.calls().remove(call_id).map(|(_, clearance)| clearance)
     }
 
     /// Takes every call handed to `run_id`'s driver (a stopped run cancels them).
-    pub fn take_run(&self, run_id: &str) -> Vec<String> {
+    pub fn take_run(&self, run_id: &RunId) -> Vec<ToolCallId> {
         let mut calls = self.calls();
-        let ids: Vec<String> = calls.iter().filter(|(_, (run, _))| *run == run_id).map(|(id, _)| id.clone()).collect();
+        let ids: Vec<ToolCallId> =
+            calls.iter().filter(|(_, (run, _))| run == run_id).map(|(id, _)| id.clone()).collect();
         for id in &ids {
             calls.remove(id);
         }
@@ -59,7 +62,7 @@ impl Handoff {
 /// A call handed over while its decision is being written.
 pub struct Handed<'a> {
     handoff: &'a Handoff,
-    call_id: String,
+    call_id: ToolCallId,
     kept: bool,
 }
 
@@ -87,7 +90,7 @@ mod tests {
 
     fn cleared(call_id: &str, target_state: Option<&str>) -> Clearance {
         let approval = Approval {
-            id: format!("approval of {call_id}"),
+            id: format!("approval of {call_id}").into(),
             run_id: "r".into(),
             thread_id: "t".into(),
             tool_call_id: call_id.into(),
@@ -109,13 +112,13 @@ mod tests {
     #[test]
     fn a_call_is_taken_once_with_its_clearance_and_a_failed_decision_takes_it_back() {
         let handoff = Handoff::default();
-        handoff.hand("c1", "r1", cleared("c1", Some("file hash"))).keep();
-        drop(handoff.hand("c2", "r1", cleared("c2", None)));
-        handoff.hand("c3", "r2", cleared("c3", None)).keep();
-        assert_eq!(handoff.take("c2"), None, "not kept: the decision failed");
-        assert_eq!(handoff.take("c1"), Some(cleared("c1", Some("file hash"))), "taken with what cleared it");
-        assert_eq!(handoff.take("c1"), None, "taken once");
-        assert_eq!(handoff.take_run("r2"), ["c3"]);
-        assert_eq!(handoff.take("c3"), None);
+        handoff.hand(&"c1".into(), &"r1".into(), cleared("c1", Some("file hash"))).keep();
+        drop(handoff.hand(&"c2".into(), &"r1".into(), cleared("c2", None)));
+        handoff.hand(&"c3".into(), &"r2".into(), cleared("c3", None)).keep();
+        assert_eq!(handoff.take(&"c2".into()), None, "not kept: the decision failed");
+        assert_eq!(handoff.take(&"c1".into()), Some(cleared("c1", Some("file hash"))), "taken with what cleared it");
+        assert_eq!(handoff.take(&"c1".into()), None, "taken once");
+        assert_eq!(handoff.take_run(&"r2".into()), ["c3"]);
+        assert_eq!(handoff.take(&"c3".into()), None);
     }
 }

@@ -4,6 +4,7 @@
 //! (only the runtime does that), so this module does not know the runtime.
 
 use std::time::{Duration, SystemTime};
+use warden_types::id::{ApprovalId, RuleId};
 
 use serde_json::Value;
 
@@ -14,7 +15,6 @@ use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::outcome_text;
 use crate::store::{NewApproval, Store, WriteBatch};
-use warden_db::new_id;
 use warden_tools::registry::ToolRegistry;
 use warden_tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
@@ -72,7 +72,7 @@ struct Plan {
 
 impl Lifecycle<'_> {
     /// Settles a pending approval. `Error::AlreadyDecided` when it is not pending (any more).
-    pub async fn settle(&self, approval_id: &str, by: SettledBy) -> Result<Settled> {
+    pub async fn settle(&self, approval_id: &ApprovalId, by: SettledBy) -> Result<Settled> {
         let (approval, target_state) = self.store.approval_with_target_state(approval_id).await?;
         if approval.status != ApprovalStatus::Pending {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
@@ -188,7 +188,7 @@ impl Lifecycle<'_> {
         approval: &Approval,
         tool_timeout: Duration,
         approval_timeout: Option<Duration>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<ApprovalId>> {
         let by = |replaced_by| DecidedBy::TargetChanged { replaced_by };
         self.ask_again(call, approval, ToolCallStatus::Running, by, tool_timeout, approval_timeout).await
     }
@@ -201,11 +201,11 @@ impl Lifecycle<'_> {
         &self,
         call: &ToolCallRecord,
         approval: &Approval,
-        rule_id: &str,
+        rule_id: &RuleId,
         tool_timeout: Duration,
         approval_timeout: Option<Duration>,
-    ) -> Result<Option<String>> {
-        let by = |replaced_by| DecidedBy::RuleRevoked { rule_id: rule_id.to_string(), replaced_by };
+    ) -> Result<Option<ApprovalId>> {
+        let by = |replaced_by| DecidedBy::RuleRevoked { rule_id: rule_id.clone(), replaced_by };
         self.ask_again(call, approval, ToolCallStatus::Approved, by, tool_timeout, approval_timeout).await
     }
 
@@ -216,10 +216,10 @@ impl Lifecycle<'_> {
         call: &ToolCallRecord,
         approval: &Approval,
         from: ToolCallStatus,
-        by: impl FnOnce(String) -> DecidedBy,
+        by: impl FnOnce(ApprovalId) -> DecidedBy,
         tool_timeout: Duration,
         approval_timeout: Option<Duration>,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<ApprovalId>> {
         let tool = self.tools.get(&call.name);
         let (preview, state): (Option<Preview>, Option<String>) = match &tool {
             Some(tool) => tokio::time::timeout(tool_timeout, tool.preview_with_state(&call.arguments))
@@ -231,7 +231,7 @@ impl Lifecycle<'_> {
             Some(tool) => (tool.summary(&call.arguments), tool.risk(&call.arguments)),
             None => (call.summary.clone(), call.risk),
         };
-        let new_approval_id = new_id();
+        let new_approval_id = ApprovalId::new();
         let decision = Decision { status: ApprovalStatus::Superseded, by: by(new_approval_id.clone()) };
         let expires_at = approval_timeout.map(|t| warden_db::timestamp::at(SystemTime::now() + t));
         let mut tx = self.store.write_tx().await?;

@@ -33,7 +33,7 @@ pub(super) fn from_config(config: &Config) -> Vec<EnvProvider> {
 impl EnvProvider {
     pub fn entry(&self) -> ProviderEntry {
         ProviderEntry {
-            id: self.id.to_string(),
+            id: self.id.into(),
             name: format!("{} (environment)", self.kind.label()),
             kind: self.kind,
             base_url: self.config.base_url.clone(),
@@ -65,7 +65,7 @@ pub(super) fn stored_entry(p: &StoredProvider) -> ProviderEntry {
 /// An entry for a provider that is built in or handed to the engine (the built-in model, tests).
 pub(super) fn built_in_entry(id: &str, name: &str, kind: ProviderKind, model: &str, source: &str) -> ProviderEntry {
     ProviderEntry {
-        id: id.to_string(),
+        id: id.into(),
         name: name.to_string(),
         kind,
         base_url: String::new(),

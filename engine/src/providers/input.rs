@@ -2,6 +2,7 @@
 //! sent back masked means "keep the stored one", and only while the kind and address are unchanged: a
 //! stored key is never sent to a server it was not entered for.
 
+use warden_types::id::ProviderId;
 use warden_types::provider::{ProviderInput, ProviderKind};
 use warden_types::secret::MASK;
 
@@ -44,7 +45,7 @@ pub(super) fn to_stored(input: &ProviderInput, existing: Option<&StoredProvider>
         None => kept_key(existing, input.kind, base_url)?,
     };
     Ok(StoredProvider {
-        id: existing.map(|e| e.id.clone()).unwrap_or_default(),
+        id: existing.map_or_else(|| ProviderId::from(String::new()), |e| e.id.clone()),
         name: name.to_string(),
         kind: input.kind,
         base_url: base_url.to_string(),

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use warden_types::id::ProviderId;
 
 use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderKind, ProviderList, ProviderProbe};
 
@@ -110,7 +111,7 @@ impl Providers {
         }
         let stored = self.stored.read().unwrap_or_else(PoisonError::into_inner);
         if let Some(s) = stored.first() {
-            return choice(&s.id, &s.default_model);
+            return choice(s.id.as_str(), &s.default_model);
         }
         local()
     }
@@ -133,8 +134,8 @@ impl Providers {
     }
 
     /// Whether `id` names a configured provider (without building the list).
-    fn has_entry(&self, id: &str) -> bool {
-        match id {
+    fn has_entry(&self, id: &ProviderId) -> bool {
+        match id.as_str() {
             FIXED_ID => self.fixed.is_some(),
             LOCAL_ID => self.local.is_some(),
             _ => {
@@ -182,7 +183,7 @@ impl Providers {
     pub async fn save(&self, input: ProviderInput) -> Result<ProviderEntry> {
         let existing = match &input.id {
             Some(id) => {
-                Some(self.stored().into_iter().find(|s| &s.id == id).ok_or_else(|| Error::not_found("provider", id))?)
+                Some(self.stored().into_iter().find(|s| s.id == id).ok_or_else(|| Error::not_found("provider", id))?)
             }
             None => None,
         };
@@ -192,13 +193,13 @@ impl Providers {
         Ok(stored_entry(&row))
     }
 
-    pub async fn remove(&self, id: &str) -> Result<()> {
+    pub async fn remove(&self, id: &ProviderId) -> Result<()> {
         self.store.delete_provider(id).await?;
         self.replace_stored(id, None);
         Ok(())
     }
 
-    fn replace_stored(&self, id: &str, row: Option<StoredProvider>) {
+    fn replace_stored(&self, id: &ProviderId, row: Option<StoredProvider>) {
         {
             let mut stored = self.stored.write().unwrap_or_else(PoisonError::into_inner);
             match (stored.iter().position(|s| s.id == id), row) {
@@ -216,7 +217,7 @@ impl Providers {
     /// Tries a provider as entered (a stored one's key kept under the usual rule) without saving it:
     /// lists its models, or, where the API has no list, asks for a one-word answer.
     pub async fn probe(&self, input: ProviderInput) -> Result<ProviderProbe> {
-        let existing = input.id.as_ref().and_then(|id| self.stored().into_iter().find(|s| &s.id == id));
+        let existing = input.id.as_ref().and_then(|id| self.stored().into_iter().find(|s| s.id == id));
         let row = to_stored(&input, existing.as_ref())?;
         let client = build(row.kind, &row.base_url, row.api_key, &row.default_model, false, self.settings)?;
         let probe = probe_client(client.as_ref()).await;
@@ -234,7 +235,7 @@ impl Providers {
 
     /// Tests a configured entry as it is (environment, stored or built in); a stored one keeps the
     /// models it listed.
-    pub async fn probe_entry(&self, id: &str) -> Result<ProviderProbe> {
+    pub async fn probe_entry(&self, id: &ProviderId) -> Result<ProviderProbe> {
         let entry =
             self.list().entries.into_iter().find(|e| e.id == id).ok_or_else(|| Error::not_found("provider", id))?;
         let client = self.resolve(Some(&ModelChoice { provider_id: id.into(), model: entry.default_model }))?;

@@ -7,6 +7,8 @@
 use serde_json::Value;
 use sqlx::{Sqlite, Transaction};
 use tokio_util::sync::CancellationToken;
+use warden_types::id::ApprovalId;
+use warden_types::id::ConnectionCheckId;
 
 use super::{RunEvent, RunSummary, ToolCallRecord, ToolCallStatus};
 use crate::approval::gate::{decide_call, CallDecision};
@@ -16,7 +18,6 @@ use crate::connection::ServerView;
 use crate::error::Result;
 use crate::run::handles::RunHandles;
 use crate::store::{NewApproval, NewCheck, Store, WriteBatch};
-use warden_db::new_id;
 use warden_tools::registry::ToolRegistry;
 use warden_tools::{Preview, Risk, ToolContent, ToolOrigin};
 use warden_types::connection::CheckReason;
@@ -141,7 +142,7 @@ pub struct Recorded {
     /// Its approval (asked, or approved by a rule), as stored.
     pub approval: Option<Approval>,
     /// The connection check it waits on.
-    pub check_id: Option<String>,
+    pub check_id: Option<ConnectionCheckId>,
     /// Whether that check was made for this call (the page is told of it then).
     pub new_check: bool,
 }
@@ -167,7 +168,7 @@ pub async fn record(tx: &mut Transaction<'static, Sqlite>, recording: Recording<
             let (check_id, new_check) = match Store::pending_check_for(tx, &run.id, server).await? {
                 Some(id) => (id, false),
                 None => {
-                    let id = new_id();
+                    let id = ConnectionCheckId::new();
                     let reason = CheckReason::CalledTool { tool: name.to_string() };
                     let check = NewCheck {
                         id: &id,
@@ -211,7 +212,7 @@ pub fn record_approval(batch: &mut WriteBatch, recording: Recording<'_>) -> Resu
         }
         _ => return Ok(None),
     };
-    let approval_id = new_id();
+    let approval_id = ApprovalId::new();
     let approval = Store::insert_approval(
         batch,
         &NewApproval {

@@ -5,6 +5,7 @@
 
 use std::collections::HashSet;
 use std::time::SystemTime;
+use warden_types::id::{ConnectionCheckId, RunId, ThreadId};
 
 use tokio_util::sync::CancellationToken;
 
@@ -17,18 +18,17 @@ use crate::run::handles::RunHandles;
 use crate::store::{NewCheck, Replanned, Store};
 use crate::thread::ThreadOptions;
 use crate::toolbox::SourceServer;
-use warden_db::new_id;
 use warden_types::connection::CheckReason;
 
 /// The MCP servers as the thread's run sees them now: none with tools or MCP tools switched off.
-pub async fn server_view(rt: &RunHandles, thread_id: &str, options: &ThreadOptions) -> Result<ServerView> {
+pub async fn server_view(rt: &RunHandles, thread_id: &ThreadId, options: &ThreadOptions) -> Result<ServerView> {
     view_of(rt, thread_id, options, || rt.tools.servers()).await
 }
 
 /// `server_view`, of the servers `listed` gives (asked only when the thread offers MCP tools).
 async fn view_of(
     rt: &RunHandles,
-    thread_id: &str,
+    thread_id: &ThreadId,
     options: &ThreadOptions,
     listed: impl FnOnce() -> Vec<SourceServer>,
 ) -> Result<ServerView> {
@@ -71,7 +71,7 @@ pub async fn ask_about_mentions(rt: &RunHandles, run: &RunSummary) -> Result<()>
     let mut made = Vec::new();
     let mut tx = rt.store.write_tx().await?;
     for needed in needed.iter().filter(|n| !asked.contains(&n.server)) {
-        let id = new_id();
+        let id = ConnectionCheckId::new();
         let check = NewCheck {
             id: &id,
             run_id: &run.id,
@@ -131,7 +131,7 @@ pub async fn replan(
         origin: &plan.origin,
         preview: plan.preview.as_ref(),
         output: output.as_deref(),
-        check_id: recorded.check_id.as_deref(),
+        check_id: recorded.check_id.as_ref(),
     };
     // Not pending any more: settled by someone else (a stop); dropping the transaction undoes the rest.
     let Some(record) = Store::replan_call(&mut tx, &call.id, &replanned).await? else {
@@ -156,7 +156,7 @@ pub async fn replan(
 }
 
 /// The run stopped (or failed): its pending checks are cancelled and the page told.
-pub async fn cancel(rt: &RunHandles, run_id: &str) -> Result<()> {
+pub async fn cancel(rt: &RunHandles, run_id: &RunId) -> Result<()> {
     for check in rt.store.cancel_checks_of_run(run_id).await? {
         rt.events.emit(run_id, &RunEvent::ConnectionCheck { check });
     }

@@ -7,6 +7,8 @@
 //! costs one read; the calls of other branches and their outputs are never loaded.
 
 use std::collections::HashMap;
+use warden_types::id::ThreadId;
+use warden_types::id::{MessageId, ToolCallId};
 
 use super::long_results;
 use crate::approval::DecidedBy;
@@ -30,24 +32,24 @@ pub struct Conversation {
     /// The calls the branch's messages asked for, in the order they were asked.
     calls: Vec<ToolCallRecord>,
     /// Summaries of long results, by tool call id; `long_results::summarise_new` adds the ones it makes.
-    summaries: HashMap<String, StoredSummary>,
+    summaries: HashMap<ToolCallId, StoredSummary>,
     /// The arguments a person changed before approving, by tool call id (the last edit of a call).
-    edited: HashMap<String, serde_json::Value>,
+    edited: HashMap<ToolCallId, serde_json::Value>,
 }
 
 impl Conversation {
-    pub async fn load(store: &Store, thread_id: &str) -> Result<Self> {
+    pub async fn load(store: &Store, thread_id: &ThreadId) -> Result<Self> {
         let messages = store.messages(thread_id).await?;
-        let with_calls: Vec<&str> = messages
+        let with_calls: Vec<&MessageId> = messages
             .iter()
             .filter(|m| m.blocks.iter().any(|b| matches!(b, Block::ToolCall { .. })))
-            .map(|m| m.id.as_str())
+            .map(|m| &m.id)
             .collect();
         if with_calls.is_empty() {
             return Ok(Self { messages, calls: Vec::new(), summaries: HashMap::new(), edited: HashMap::new() });
         }
         let calls = store.tool_calls_of_messages(&with_calls).await?;
-        let call_ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        let call_ids: Vec<&ToolCallId> = calls.iter().map(|c| &c.id).collect();
         let summaries = store.result_summaries_of_calls(&call_ids).await?;
         // Oldest first, so a later edit of the same call wins.
         let edited = store
@@ -67,13 +69,13 @@ impl Conversation {
         &self.calls
     }
 
-    pub fn has_summary(&self, call_id: &str) -> bool {
+    pub fn has_summary(&self, call_id: &ToolCallId) -> bool {
         self.summaries.contains_key(call_id)
     }
 
     /// A summary just stored, so this turn's request shows it.
-    pub fn add_summary(&mut self, call_id: &str, summary: StoredSummary) {
-        self.summaries.insert(call_id.to_string(), summary);
+    pub fn add_summary(&mut self, call_id: &ToolCallId, summary: StoredSummary) {
+        self.summaries.insert(call_id.clone(), summary);
     }
 
     /// The request's messages: the system prompt, then each message, each assistant turn with calls

@@ -4,6 +4,7 @@
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
+use warden_types::id::{MessageId, RuleId, RunId, ToolCallId};
 
 use super::call_plan::{self, CallPlan, Recorded};
 use super::connection_checks::{self, Replan};
@@ -20,7 +21,6 @@ use crate::outcome_text::{self, for_model};
 use crate::run::handles::RunHandles;
 use crate::shown::shown;
 use crate::store::{NewToolCall, Store, WriteBatch};
-use warden_db::new_id;
 use warden_llm::{StreamEvent, ToolCallAccumulator, TurnRequest};
 use warden_tools::{ToolContent, ToolContext, ToolError, ToolOutput};
 use warden_types::connection::CheckStatus;
@@ -36,14 +36,14 @@ pub enum Outcome {
 enum Turn {
     /// The model answered without tools: the answer is stored with the run finished.
     Answered {
-        message_id: String,
+        message_id: MessageId,
     },
     /// The model asked for tools; they are recorded, as returned here.
     CalledTools {
         calls: Vec<ToolCallRecord>,
     },
     Stopped {
-        message_id: Option<String>,
+        message_id: Option<MessageId>,
     },
     Failed(String),
 }
@@ -59,7 +59,7 @@ pub struct Known {
 /// otherwise.
 pub async fn drive(
     rt: &RunHandles,
-    run_id: &str,
+    run_id: &RunId,
     stored: Option<Known>,
     cancel: &CancellationToken,
 ) -> Result<Outcome> {
@@ -312,7 +312,7 @@ async fn execute(
         cancel: cancel.child_token(),
         progress: Some(progress_tx),
         network,
-        call_id: Some(call.id.clone()),
+        call_id: Some(call.id.to_string()),
     };
     let limit = rt.config.tool_timeout;
     // `None`: the per-call limit ran out.
@@ -394,7 +394,7 @@ async fn reask_revoked_rule(
     registry: &warden_tools::registry::ToolRegistry,
     call: &ToolCallRecord,
     approval: &crate::approval::Approval,
-    rule_id: &str,
+    rule_id: &RuleId,
 ) -> Result<Executed> {
     let lifecycle = rt.lifecycle(registry);
     let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
@@ -412,7 +412,7 @@ async fn reask_revoked_rule(
 /// Longest time streamed text waits before it is relayed (one frame at 60 Hz).
 const TEXT_FRAME: std::time::Duration = std::time::Duration::from_millis(16);
 
-fn send_text(rt: &RunHandles, run_id: &str, unsent: &mut String, text: &mut String) {
+fn send_text(rt: &RunHandles, run_id: &RunId, unsent: &mut String, text: &mut String) {
     if unsent.is_empty() {
         return;
     }
@@ -422,7 +422,7 @@ fn send_text(rt: &RunHandles, run_id: &str, unsent: &mut String, text: &mut Stri
 }
 
 /// Tells the page which calls are settled, with their records as stored.
-fn emit_results(rt: &RunHandles, run_id: &str, settled: impl IntoIterator<Item = ToolCallRecord>) {
+fn emit_results(rt: &RunHandles, run_id: &RunId, settled: impl IntoIterator<Item = ToolCallRecord>) {
     for call in settled {
         rt.events.emit(run_id, &result_event(call, rt.config.tool_output_limit));
     }
@@ -432,7 +432,7 @@ fn emit_results(rt: &RunHandles, run_id: &str, settled: impl IntoIterator<Item =
 struct PlannedCall {
     /// Its place in the model's turn.
     position: u32,
-    id: String,
+    id: ToolCallId,
     /// The provider's id for it.
     call_id: String,
     name: String,
@@ -548,7 +548,7 @@ async fn model_turn(
         }
         if let Some(what) = cut {
             drop(stream);
-            tracing::warn!(run_id = run.id, what, "model turn cut");
+            tracing::warn!(run_id = %run.id, what, "model turn cut");
             return Ok(Turn::Failed(outcome_text::turn_cut(&what)));
         }
         if !unsent.is_empty() && tokio::time::Instant::now() >= flush_at {
@@ -608,7 +608,7 @@ async fn model_turn(
     }
     let mut planned = Vec::new();
     for (position, call) in assembled.into_iter().enumerate() {
-        let id = new_id();
+        let id = ToolCallId::new();
         let (call_id, name, arguments, plan) = match call {
             Ok(c) => match parse_arguments(&c.arguments) {
                 Ok(args) => {
@@ -722,7 +722,7 @@ async fn model_turn(
 }
 
 /// Ends a run the person stopped: calls that have not run never will.
-async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) -> Result<Outcome> {
+async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<MessageId>) -> Result<Outcome> {
     if rt.shutdown.is_cancelled() {
         return Ok(Outcome::Ended);
     }
@@ -745,7 +745,7 @@ async fn stopped(rt: &RunHandles, run: &RunSummary, message_id: Option<String>) 
 
 /// Cancels the calls a person approved that never started because the run ended first, and with
 /// `unstarted` every call that has not started; the page is told.
-async fn cancel_calls(rt: &RunHandles, run_id: &str, unstarted: bool) -> Result<()> {
+async fn cancel_calls(rt: &RunHandles, run_id: &RunId, unstarted: bool) -> Result<()> {
     let output = [ToolContent::Text { text: outcome_text::CANCELLED.into() }];
     let handed = rt.handoff.take_run(run_id);
     emit_results(rt, run_id, rt.store.cancel_calls(run_id, &handed, unstarted, &output).await?);
@@ -759,16 +759,16 @@ async fn failed(rt: &RunHandles, run: &RunSummary, message: String) -> Result<Ou
 }
 
 /// A driver hit an internal error (the database, most likely): end the run visibly.
-pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &str, error: &Error) {
+pub async fn fail_after_internal_error(rt: &RunHandles, run_id: &RunId, error: &Error) {
     let message = format!("The run stopped because of an internal error: {error}");
     if let Err(e) = cancel_calls(rt, run_id, false).await {
-        tracing::error!(run_id, error = %e, "could not cancel the approved calls of a failed run");
+        tracing::error!(%run_id, error = %e, "could not cancel the approved calls of a failed run");
     }
     if let Err(e) = connection_checks::cancel(rt, run_id).await {
-        tracing::error!(run_id, error = %e, "could not cancel the connection checks of a failed run");
+        tracing::error!(%run_id, error = %e, "could not cancel the connection checks of a failed run");
     }
     if let Err(e) = rt.store.set_run_status(run_id, RunStatus::Failed, Some(&message)).await {
-        tracing::error!(run_id, error = %e, "could not record a failed run");
+        tracing::error!(%run_id, error = %e, "could not record a failed run");
     }
     rt.events.emit(run_id, &RunEvent::RunFailed { message });
 }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use warden_types::id::ApprovalId;
 
 use tokio_util::sync::CancellationToken;
 
@@ -40,5 +41,5 @@ impl RunHandles {
 /// Arms the timeout of a pending approval; when it fires, the approval is settled as timed out and
 /// the run woken (the runtime's job).
 pub trait ApprovalTimers: Send + Sync {
-    fn arm(&self, approval_id: String, after: Duration);
+    fn arm(&self, approval_id: ApprovalId, after: Duration);
 }

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use warden_types::id::ThreadId;
 
 use super::RunSummary;
 use crate::events::EventHub;
@@ -74,7 +75,7 @@ struct Namer {
 }
 
 impl Namer {
-    async fn name(&self, thread_id: &str, model: Option<&ModelChoice>) {
+    async fn name(&self, thread_id: &ThreadId, model: Option<&ModelChoice>) {
         let Ok(provider) = self.providers.resolve(model) else { return };
         match self.store.title_is_generated(thread_id).await {
             Ok(true) => {}
@@ -87,7 +88,7 @@ impl Namer {
         let title = match asked {
             Ok(title) => title,
             Err(e) => {
-                tracing::warn!(thread_id, error = %e, "title generation failed; keeping the prompt's words");
+                tracing::warn!(%thread_id, error = %e, "title generation failed; keeping the prompt's words");
                 None
             }
         };
@@ -102,7 +103,7 @@ impl Namer {
 
 /// Names the thread again because a person asked (their own title is replaced too), with the
 /// thread's model. Answers the new title.
-pub async fn regenerate(rt: &RunHandles, thread_id: &str) -> crate::error::Result<String> {
+pub async fn regenerate(rt: &RunHandles, thread_id: &ThreadId) -> crate::error::Result<String> {
     // Not found for an unknown thread.
     let choice = rt.store.thread_model(thread_id).await?;
     let messages = rt.store.messages(thread_id).await?;

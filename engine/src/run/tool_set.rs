@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use warden_types::id::{RunId, ThreadId, ToolCallId};
 
 use async_trait::async_trait;
 
@@ -59,13 +60,13 @@ pub async fn offered(rt: &RunHandles, run: &RunSummary, registry: &ToolRegistry)
 /// The results `read_result` may read: those of the run's thread.
 struct ThreadResults {
     store: Store,
-    thread_id: String,
+    thread_id: ThreadId,
 }
 
 #[async_trait]
 impl ResultTexts for ThreadResults {
     async fn result(&self, handle: &str) -> std::result::Result<Option<StoredResult>, ToolError> {
-        let call = match self.store.tool_call(handle).await {
+        let call = match self.store.tool_call(&ToolCallId::from(handle)).await {
             Ok(call) => call,
             Err(Error::NotFound { .. }) => return Ok(None),
             Err(e) => {
@@ -84,14 +85,14 @@ impl ResultTexts for ThreadResults {
 /// Where `search_tools` remembers what it found: the run's row set.
 struct RunFound {
     store: Store,
-    run_id: String,
+    run_id: RunId,
 }
 
 #[async_trait]
 impl FoundTools for RunFound {
     async fn remember(&self, names: &[String]) -> std::result::Result<(), ToolError> {
         self.store.remember_found_tools(&self.run_id, names).await.map_err(|e| {
-            tracing::error!(run_id = self.run_id, error = %e, "search_tools could not remember what it found");
+            tracing::error!(run_id = %self.run_id, error = %e, "search_tools could not remember what it found");
             ToolError::Failed("the tools found could not be remembered".into())
         })
     }

@@ -4,6 +4,7 @@
 use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
+use warden_types::id::{ApprovalId, RunId, ThreadId, ToolCallId};
 
 use warden_db::timestamp::now;
 
@@ -14,10 +15,10 @@ use warden_types::cursor::AuditCursor;
 use warden_types::tool::{Preview, Risk, ToolOrigin};
 
 pub struct NewApproval<'a> {
-    pub id: &'a str,
-    pub tool_call_id: &'a str,
-    pub run_id: &'a str,
-    pub thread_id: &'a str,
+    pub id: &'a ApprovalId,
+    pub tool_call_id: &'a ToolCallId,
+    pub run_id: &'a RunId,
+    pub thread_id: &'a ThreadId,
     /// The call's tool, origin, summary and risk as its row holds them once the transaction commits
     /// (an approval reads them from there): the approval is returned with them, not read back.
     pub tool: &'a str,
@@ -100,10 +101,10 @@ impl Store {
             .bind(a.preview.map(json).transpose()?)
             .bind(a.target_state);
         Ok(Approval {
-            id: a.id.to_string(),
-            run_id: a.run_id.to_string(),
-            thread_id: a.thread_id.to_string(),
-            tool_call_id: a.tool_call_id.to_string(),
+            id: a.id.clone(),
+            run_id: a.run_id.clone(),
+            thread_id: a.thread_id.clone(),
+            tool_call_id: a.tool_call_id.clone(),
             tool: a.tool.to_string(),
             origin: a.origin.clone(),
             arguments: a.arguments.clone(),
@@ -118,13 +119,13 @@ impl Store {
         })
     }
 
-    pub async fn approval(&self, id: &str) -> Result<Approval> {
+    pub async fn approval(&self, id: &ApprovalId) -> Result<Approval> {
         Ok(self.approval_with_target_state(id).await?.0)
     }
 
     /// The approval and the state of its target when its card was shown (`None` for a tool without one):
     /// what a decision hands to the driver with the call it approved (`approval::handoff`).
-    pub async fn approval_with_target_state(&self, id: &str) -> Result<(Approval, Option<String>)> {
+    pub async fn approval_with_target_state(&self, id: &ApprovalId) -> Result<(Approval, Option<String>)> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT_WITH_TARGET_STATE} WHERE a.id = ?")))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -134,7 +135,7 @@ impl Store {
     }
 
     /// The call's latest approval (a call has several only when its target changed).
-    pub async fn approval_of_call(&self, tool_call_id: &str) -> Result<Option<Approval>> {
+    pub async fn approval_of_call(&self, tool_call_id: &ToolCallId) -> Result<Option<Approval>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "{SELECT} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
         )))
@@ -202,7 +203,7 @@ impl Store {
         rows.iter().map(approval_from_row).collect()
     }
 
-    pub async fn approvals_of_thread(&self, thread_id: &str) -> Result<Vec<Approval>> {
+    pub async fn approvals_of_thread(&self, thread_id: &ThreadId) -> Result<Vec<Approval>> {
         let rows =
             sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.thread_id = ? ORDER BY a.created_at, a.id")))
                 .bind(thread_id)
@@ -212,7 +213,7 @@ impl Store {
     }
 
     /// The approvals of the calls `call_ids`, oldest first (as `approvals_of_thread`).
-    pub async fn approvals_of_calls(&self, call_ids: &[&str]) -> Result<Vec<Approval>> {
+    pub async fn approvals_of_calls(&self, call_ids: &[&ToolCallId]) -> Result<Vec<Approval>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} {OF_CALLS}")))
             .bind(json(&call_ids)?)
             .fetch_all(&self.pool)
@@ -221,7 +222,7 @@ impl Store {
     }
 
     /// Pending approvals that carry a deadline: (id, expires_at).
-    pub async fn expiring_approvals(&self) -> Result<Vec<(String, String)>> {
+    pub async fn expiring_approvals(&self) -> Result<Vec<(ApprovalId, String)>> {
         Ok(sqlx::query_as("SELECT id, expires_at FROM approvals WHERE expires_at IS NOT NULL AND status = 'pending'")
             .fetch_all(&self.pool)
             .await?)
@@ -229,7 +230,7 @@ impl Store {
 
     /// In `batch`: the decision, if the approval is still pending, then a row `decided` (1: it was;
     /// 0: someone decided first, and the caller drops its transaction). Returns when it was decided.
-    pub fn record_decision(batch: &mut WriteBatch, id: &str, decision: &Decision) -> Result<String> {
+    pub fn record_decision(batch: &mut WriteBatch, id: &ApprovalId, decision: &Decision) -> Result<String> {
         Self::push_settle(batch, id, ApprovalStatus::Pending, decision)
     }
 
@@ -244,7 +245,7 @@ impl Store {
     /// in `from`.
     async fn settle_approval(
         tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
+        id: &ApprovalId,
         from: ApprovalStatus,
         decision: &Decision,
     ) -> Result<Option<String>> {
@@ -254,7 +255,12 @@ impl Store {
         Ok(Self::decision_applied(&rows)?.then_some(at))
     }
 
-    fn push_settle(batch: &mut WriteBatch, id: &str, from: ApprovalStatus, decision: &Decision) -> Result<String> {
+    fn push_settle(
+        batch: &mut WriteBatch,
+        id: &ApprovalId,
+        from: ApprovalStatus,
+        decision: &Decision,
+    ) -> Result<String> {
         let at = now();
         batch
             .push("UPDATE approvals SET status = ?, decision = ?, decided_at = ? WHERE id = ? AND status = ?")
@@ -270,7 +276,7 @@ impl Store {
 
 impl Store {
     /// The approval that cleared the call to run, and the target state it is bound to, if any.
-    pub async fn clearance_of_call(&self, tool_call_id: &str) -> Result<Option<(Approval, Option<String>)>> {
+    pub async fn clearance_of_call(&self, tool_call_id: &ToolCallId) -> Result<Option<(Approval, Option<String>)>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "{SELECT_WITH_TARGET_STATE} WHERE a.tool_call_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT 1"
         )))
@@ -288,13 +294,13 @@ impl Store {
     /// Within a transaction: an approved approval whose target changed is settled as superseded.
     pub async fn supersede_approval(
         tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
+        id: &ApprovalId,
         decision: &Decision,
     ) -> Result<bool> {
         Ok(Self::settle_approval(tx, id, ApprovalStatus::Approved, decision).await?.is_some())
     }
 
-    pub async fn approvals_of_run_pending(&self, run_id: &str) -> Result<Vec<Approval>> {
+    pub async fn approvals_of_run_pending(&self, run_id: &RunId) -> Result<Vec<Approval>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{SELECT} WHERE a.run_id = ? AND a.status = 'pending'")))
             .bind(run_id)
             .fetch_all(&self.pool)

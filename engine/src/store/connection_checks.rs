@@ -2,6 +2,7 @@
 //! UPDATE (`WHERE status = 'pending'`), so of two concurrent decisions exactly one wins.
 
 use std::time::SystemTime;
+use warden_types::id::{ConnectionCheckId, RunId, ThreadId};
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
@@ -13,9 +14,9 @@ use crate::error::{Error, Result};
 use warden_types::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
 
 pub struct NewCheck<'a> {
-    pub id: &'a str,
-    pub run_id: &'a str,
-    pub thread_id: &'a str,
+    pub id: &'a ConnectionCheckId,
+    pub run_id: &'a RunId,
+    pub thread_id: &'a ThreadId,
     pub server: &'a str,
     pub reason: &'a CheckReason,
     pub down: ServerDown,
@@ -24,7 +25,7 @@ pub struct NewCheck<'a> {
 /// What waits in one thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingInThread {
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     pub approvals: u32,
     pub checks: u32,
 }
@@ -64,7 +65,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn connection_check(&self, id: &str) -> Result<ConnectionCheck> {
+    pub async fn connection_check(&self, id: &ConnectionCheckId) -> Result<ConnectionCheck> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM connection_checks WHERE id = ?")))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -73,7 +74,7 @@ impl Store {
         check_from_row(&row)
     }
 
-    pub async fn connection_checks_of_thread(&self, thread_id: &str) -> Result<Vec<ConnectionCheck>> {
+    pub async fn connection_checks_of_thread(&self, thread_id: &ThreadId) -> Result<Vec<ConnectionCheck>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM connection_checks WHERE thread_id = ? ORDER BY created_at, id"
         )))
@@ -83,7 +84,7 @@ impl Store {
         rows.iter().map(check_from_row).collect()
     }
 
-    pub async fn connection_checks_of_run(&self, run_id: &str) -> Result<Vec<ConnectionCheck>> {
+    pub async fn connection_checks_of_run(&self, run_id: &RunId) -> Result<Vec<ConnectionCheck>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM connection_checks WHERE run_id = ? ORDER BY created_at, id"
         )))
@@ -137,7 +138,7 @@ impl Store {
     }
 
     /// Whether a check of the run waits for the person.
-    pub async fn run_has_pending_check(&self, run_id: &str) -> Result<bool> {
+    pub async fn run_has_pending_check(&self, run_id: &RunId) -> Result<bool> {
         Ok(sqlx::query_scalar::<_, i64>(
             "SELECT EXISTS (SELECT 1 FROM connection_checks WHERE run_id = ? AND status = 'pending')",
         )
@@ -150,9 +151,9 @@ impl Store {
     /// Within a transaction: the pending check of the run for `server`, if there is one.
     pub async fn pending_check_for(
         tx: &mut Transaction<'static, Sqlite>,
-        run_id: &str,
+        run_id: &RunId,
         server: &str,
-    ) -> Result<Option<String>> {
+    ) -> Result<Option<ConnectionCheckId>> {
         Ok(sqlx::query_scalar(
             "SELECT id FROM connection_checks WHERE run_id = ? AND server = ? AND status = 'pending'",
         )
@@ -163,7 +164,7 @@ impl Store {
     }
 
     /// Records why a Connect did not connect; the check stays pending. `None` if it is not pending.
-    pub async fn record_check_error(&self, id: &str, error: &str) -> Result<Option<ConnectionCheck>> {
+    pub async fn record_check_error(&self, id: &ConnectionCheckId, error: &str) -> Result<Option<ConnectionCheck>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE connection_checks SET error = ? WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
         )))
@@ -177,7 +178,7 @@ impl Store {
     /// Within a decision's transaction: a pending check becomes `to`. `None` if it was not pending.
     pub async fn decide_check(
         tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
+        id: &ConnectionCheckId,
         to: CheckStatus,
     ) -> Result<Option<ConnectionCheck>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -193,7 +194,7 @@ impl Store {
     }
 
     /// Cancels the run's pending checks (the run stopped or failed); returns them as cancelled.
-    pub async fn cancel_checks_of_run(&self, run_id: &str) -> Result<Vec<ConnectionCheck>> {
+    pub async fn cancel_checks_of_run(&self, run_id: &RunId) -> Result<Vec<ConnectionCheck>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE connection_checks SET status = 'cancelled', decided_at = ? \
              WHERE run_id = ? AND status = 'pending' RETURNING {COLUMNS}"
@@ -209,7 +210,7 @@ impl Store {
     /// anyway" moves the time on).
     pub async fn leave_server_out(
         tx: &mut Transaction<'static, Sqlite>,
-        thread_id: &str,
+        thread_id: &ThreadId,
         server: &str,
         until: SystemTime,
     ) -> Result<()> {
@@ -226,7 +227,7 @@ impl Store {
     }
 
     /// The servers the thread goes on without at `when`.
-    pub async fn servers_left_out(&self, thread_id: &str, when: SystemTime) -> Result<Vec<String>> {
+    pub async fn servers_left_out(&self, thread_id: &ThreadId, when: SystemTime) -> Result<Vec<String>> {
         Ok(sqlx::query_scalar("SELECT server FROM servers_left_out WHERE thread_id = ? AND until > ? ORDER BY server")
             .bind(thread_id)
             .bind(at(when))

@@ -2,6 +2,7 @@
 //! from a Last-Event-ID, also after a restart.
 
 use sqlx::{QueryBuilder, Row, Sqlite};
+use warden_types::id::RunId;
 
 use super::Store;
 use crate::error::{Error, Result};
@@ -13,7 +14,7 @@ const ROWS_PER_INSERT: usize = 500;
 /// An event as written: already serialised, so the writer does no work per row but the insert.
 #[derive(Debug, Clone)]
 pub struct StoredEvent {
-    pub run_id: String,
+    pub run_id: RunId,
     pub seq: u64,
     pub kind: EventKind,
     /// The event's JSON, shared with the live stream and the events not stored yet (not copied per event).
@@ -54,7 +55,7 @@ impl Store {
                 let mut dropped = 0;
                 for e in events {
                     if let Err(error) = self.insert_events(std::slice::from_ref(e)).await {
-                        tracing::error!(run_id = e.run_id, seq = e.seq, kind = %e.kind, %error, "dropped a run event");
+                        tracing::error!(run_id = %e.run_id, seq = e.seq, kind = %e.kind, %error, "dropped a run event");
                         dropped += 1;
                     }
                 }
@@ -85,7 +86,7 @@ impl Store {
     }
 
     /// Events of a run after `after` (exclusive), in order: (seq, kind, data).
-    pub async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<(u64, EventKind, String)>> {
+    pub async fn events_after(&self, run_id: &RunId, after: u64) -> Result<Vec<(u64, EventKind, String)>> {
         // A client's Last-Event-ID above i64::MAX must mean "after everything", not wrap to a
         // negative number that replays the whole log.
         let after = i64::try_from(after).unwrap_or(i64::MAX);

@@ -8,10 +8,10 @@
 //! (`transfer`); here the ids are mapped and the rows written.
 
 use std::collections::HashMap;
+use warden_types::id::{ApprovalId, MessageId, RunId, ThreadId, ToolCallId};
 
 use sqlx::{Sqlite, Transaction};
 
-use warden_db::new_id;
 use warden_db::timestamp::now;
 
 use super::{json, Store, WriteBatch};
@@ -22,19 +22,24 @@ use warden_types::run::ToolCallStatus;
 use warden_types::thread::{Thread, ThreadExport};
 
 /// Old id -> new id, made on first sight.
-#[derive(Default)]
-struct Ids(HashMap<String, String>);
+struct Ids<T>(HashMap<T, T>);
 
-impl Ids {
-    fn map(&mut self, old: &str) -> String {
-        self.0.entry(old.to_string()).or_insert_with(new_id).clone()
+impl<T> Default for Ids<T> {
+    fn default() -> Self {
+        Self(HashMap::new())
+    }
+}
+
+impl<T: Clone + Eq + std::hash::Hash + From<String>> Ids<T> {
+    fn map(&mut self, old: &T) -> T {
+        self.0.entry(old.clone()).or_insert_with(|| T::from(warden_db::new_id())).clone()
     }
 }
 
 impl Store {
     /// Writes `export` as a new thread titled `title`; answers the thread.
     pub async fn import_thread(&self, export: &ThreadExport, title: &str) -> Result<Thread> {
-        let thread_id = new_id();
+        let thread_id = ThreadId::new();
         let ts = now();
         let mut tx = self.write_tx().await?;
         sqlx::query(
@@ -49,13 +54,14 @@ impl Store {
         .execute(&mut *tx)
         .await?;
 
-        let (mut runs, mut messages, mut calls) = (Ids::default(), Ids::default(), Ids::default());
+        let (mut runs, mut messages, mut calls) =
+            (Ids::<RunId>::default(), Ids::<MessageId>::default(), Ids::<ToolCallId>::default());
         let run_ids = export
             .messages
             .iter()
-            .filter_map(|m| m.run_id.as_deref())
-            .chain(export.tool_calls.iter().map(|c| c.run_id.as_str()))
-            .chain(export.approvals.iter().map(|a| a.run_id.as_str()));
+            .filter_map(|m| m.run_id.as_ref())
+            .chain(export.tool_calls.iter().map(|c| &c.run_id))
+            .chain(export.approvals.iter().map(|a| &a.run_id));
         for old in run_ids {
             if !runs.0.contains_key(old) {
                 insert_run(&mut tx, &runs.map(old), &thread_id, &ts).await?;
@@ -72,7 +78,7 @@ impl Store {
             )
             .bind(messages.map(&m.id))
             .bind(&thread_id)
-            .bind(m.run_id.as_deref().map(|r| runs.map(r)))
+            .bind(m.run_id.as_ref().map(|r| runs.map(r)))
             .bind(position as i64)
             .bind(m.role)
             .bind(json(&blocks)?)
@@ -81,13 +87,13 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        let head = export.head_id.as_deref().or(export.messages.last().map(|m| m.id.as_str()));
+        let head = export.head_id.as_ref().or(export.messages.last().map(|m| &m.id));
         let mut batch = WriteBatch::new();
-        Store::set_head_in(&mut batch, &thread_id, head.map(|h| messages.map(h)).as_deref());
+        Store::set_head_in(&mut batch, &thread_id, head.map(|h| messages.map(h)).as_ref());
         batch.run_in(&mut tx).await?;
-        let mut positions: HashMap<&str, i64> = HashMap::new();
+        let mut positions: HashMap<&MessageId, i64> = HashMap::new();
         for c in &export.tool_calls {
-            let position = positions.entry(c.message_id.as_str()).or_insert(0);
+            let position = positions.entry(&c.message_id).or_insert(0);
             let status = match c.status {
                 ToolCallStatus::Pending | ToolCallStatus::Approved | ToolCallStatus::Running => {
                     ToolCallStatus::Cancelled
@@ -132,7 +138,7 @@ impl Store {
                 "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
                    decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL)",
             )
-            .bind(new_id())
+            .bind(ApprovalId::new())
             .bind(calls.map(&a.tool_call_id))
             .bind(runs.map(&a.run_id))
             .bind(&thread_id)
@@ -151,7 +157,7 @@ impl Store {
 }
 
 /// A finished run to hang the imported records on (nothing resumes it).
-async fn insert_run(tx: &mut Transaction<'static, Sqlite>, id: &str, thread_id: &str, ts: &str) -> Result<()> {
+async fn insert_run(tx: &mut Transaction<'static, Sqlite>, id: &RunId, thread_id: &ThreadId, ts: &str) -> Result<()> {
     sqlx::query(
         "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, finished_at) \
          VALUES (?, ?, 'finished', 0, 0, ?, ?)",
@@ -166,7 +172,7 @@ async fn insert_run(tx: &mut Transaction<'static, Sqlite>, id: &str, thread_id: 
 }
 
 /// A block with the ids of the calls it names mapped to their new ones.
-fn remap_block(block: &Block, calls: &mut Ids) -> Block {
+fn remap_block(block: &Block, calls: &mut Ids<ToolCallId>) -> Block {
     match block.clone() {
         Block::ToolCall { id, call_id, name, arguments } => {
             Block::ToolCall { id: calls.map(&id), call_id, name, arguments }

@@ -2,11 +2,12 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use warden_types::id::{MessageId, RunId, ThreadId};
 
-use warden_db::new_id;
 use warden_db::timestamp::now;
 
 use super::{from_json, json, Store, WriteBatch};
+use crate::branches::Link;
 use crate::error::{Error, Result};
 use warden_types::message::{Block, Message, Role};
 use warden_types::thread::StoredMessage;
@@ -31,12 +32,12 @@ impl Store {
     /// transaction.
     pub fn insert_message(
         batch: &mut WriteBatch,
-        thread_id: &str,
-        run_id: Option<&str>,
+        thread_id: &ThreadId,
+        run_id: Option<&RunId>,
         role: Role,
         blocks: &[Block],
     ) -> Result<StoredMessage> {
-        let id = new_id();
+        let id = MessageId::new();
         let ts = now();
         let content = Message { role, content: blocks.to_vec() }.joined_text();
         // It follows the thread's head (the end of the chosen branch), and becomes the head; a new
@@ -61,7 +62,7 @@ impl Store {
             .bind(thread_id);
         Ok(StoredMessage {
             id,
-            run_id: run_id.map(str::to_string),
+            run_id: run_id.cloned(),
             role,
             html: None,
             content,
@@ -72,7 +73,7 @@ impl Store {
 
     /// The thread's chosen branch: from its first message to its head, in order, as stored (no HTML):
     /// what the engine reads, for the model's conversation, a title or a connection check.
-    pub async fn messages(&self, thread_id: &str) -> Result<Vec<StoredMessage>> {
+    pub async fn messages(&self, thread_id: &ThreadId) -> Result<Vec<StoredMessage>> {
         self.branch_rows(thread_id).await?.iter().map(record_from_row).collect()
     }
 
@@ -82,20 +83,25 @@ impl Store {
     /// what is read.
     pub async fn branch_before(
         &self,
-        thread_id: &str,
-        before: Option<&str>,
+        thread_id: &ThreadId,
+        before: Option<&MessageId>,
         limit: usize,
     ) -> Result<Vec<StoredMessage>> {
         self.path_rows(thread_id, before, limit).await?.iter().map(record_from_row).collect()
     }
 
-    async fn branch_rows(&self, thread_id: &str) -> Result<Vec<SqliteRow>> {
+    async fn branch_rows(&self, thread_id: &ThreadId) -> Result<Vec<SqliteRow>> {
         self.path_rows(thread_id, None, usize::MAX).await
     }
 
     /// The branch from its head (or from `before`'s parent) up towards its first message, at most
     /// `limit` rows, returned oldest first.
-    async fn path_rows(&self, thread_id: &str, before: Option<&str>, limit: usize) -> Result<Vec<SqliteRow>> {
+    async fn path_rows(
+        &self,
+        thread_id: &ThreadId,
+        before: Option<&MessageId>,
+        limit: usize,
+    ) -> Result<Vec<SqliteRow>> {
         Ok(sqlx::query(
             "WITH RECURSIVE path (id, depth) AS ( \
                SELECT head_id, 0 FROM threads WHERE ?2 IS NULL AND id = ?1 AND head_id IS NOT NULL \
@@ -118,7 +124,12 @@ impl Store {
 
     /// How far `message_id` is from the head of the thread's chosen branch (0: the head), if it is
     /// on that branch within `max` messages of the head.
-    pub async fn depth_on_branch(&self, thread_id: &str, message_id: &str, max: usize) -> Result<Option<usize>> {
+    pub async fn depth_on_branch(
+        &self,
+        thread_id: &ThreadId,
+        message_id: &MessageId,
+        max: usize,
+    ) -> Result<Option<usize>> {
         let depth: Option<i64> = sqlx::query_scalar(
             "WITH RECURSIVE path (id, depth) AS ( \
                SELECT head_id, 0 FROM threads WHERE id = ?1 AND head_id IS NOT NULL \
@@ -137,7 +148,7 @@ impl Store {
     }
 
     /// Whether `id` is a message of the thread (on any branch).
-    pub async fn has_message(&self, thread_id: &str, id: &str) -> Result<bool> {
+    pub async fn has_message(&self, thread_id: &ThreadId, id: &MessageId) -> Result<bool> {
         Ok(sqlx::query("SELECT 1 FROM messages WHERE id = ? AND thread_id = ?")
             .bind(id)
             .bind(thread_id)
@@ -148,7 +159,10 @@ impl Store {
 
     /// Every message of the thread, on any branch, with its parent, in the order written (as records:
     /// no HTML rendered).
-    pub async fn messages_on_every_branch(&self, thread_id: &str) -> Result<Vec<(StoredMessage, Option<String>)>> {
+    pub async fn messages_on_every_branch(
+        &self,
+        thread_id: &ThreadId,
+    ) -> Result<Vec<(StoredMessage, Option<MessageId>)>> {
         let rows = sqlx::query(
             "SELECT id, run_id, role, blocks, created_at, parent_id FROM messages WHERE thread_id = ? ORDER BY position",
         )
@@ -162,22 +176,20 @@ impl Store {
     /// whose parent is the parent of one of them (the first messages of the thread, for one that
     /// has none), as `(id, parent_id, role)` in the order written. A page of a long thread reads
     /// these instead of the whole tree.
-    pub async fn versions_of(&self, thread_id: &str, ids: &[&str]) -> Result<Vec<(String, Option<String>, Role)>> {
-        let rows = sqlx::query(VERSIONS_OF).bind(thread_id).bind(json(&ids)?).fetch_all(&self.pool).await?;
-        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
+    pub async fn versions_of(&self, thread_id: &ThreadId, ids: &[&MessageId]) -> Result<Vec<Link>> {
+        Ok(sqlx::query_as(VERSIONS_OF).bind(thread_id).bind(json(&ids)?).fetch_all(&self.pool).await?)
     }
 
     /// Every message of the thread, on any branch, as `(id, parent_id, role)` in the order written.
-    pub async fn message_tree(&self, thread_id: &str) -> Result<Vec<(String, Option<String>, Role)>> {
-        let rows = sqlx::query("SELECT id, parent_id, role FROM messages WHERE thread_id = ? ORDER BY position")
+    pub async fn message_tree(&self, thread_id: &ThreadId) -> Result<Vec<Link>> {
+        Ok(sqlx::query_as("SELECT id, parent_id, role FROM messages WHERE thread_id = ? ORDER BY position")
             .bind(thread_id)
             .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("parent_id")?, r.try_get("role")?))).collect()
+            .await?)
     }
 
     /// The last message of the thread's chosen branch (`None`: no message yet).
-    pub async fn head(&self, thread_id: &str) -> Result<Option<String>> {
+    pub async fn head(&self, thread_id: &ThreadId) -> Result<Option<MessageId>> {
         sqlx::query_scalar("SELECT head_id FROM threads WHERE id = ?")
             .bind(thread_id)
             .fetch_optional(&self.pool)
@@ -186,14 +198,14 @@ impl Store {
     }
 
     /// Chooses the branch that ends at `head` (`None`: before the first message).
-    pub async fn set_head(&self, thread_id: &str, head: Option<&str>) -> Result<()> {
+    pub async fn set_head(&self, thread_id: &ThreadId, head: Option<&MessageId>) -> Result<()> {
         let mut batch = WriteBatch::new();
         Self::set_head_in(&mut batch, thread_id, head);
         self.commit(batch).await?;
         Ok(())
     }
 
-    pub(super) fn set_head_in(batch: &mut WriteBatch, thread_id: &str, head: Option<&str>) {
+    pub(super) fn set_head_in(batch: &mut WriteBatch, thread_id: &ThreadId, head: Option<&MessageId>) {
         batch.push("UPDATE threads SET head_id = ? WHERE id = ?").bind(head).bind(thread_id);
     }
 }

@@ -89,7 +89,7 @@ fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
 }
 
 /// A write that had to change a row: `NotFound` (`what` `id`) when it matched none.
-fn found(done: sqlx::sqlite::SqliteQueryResult, what: &'static str, id: &str) -> Result<()> {
+fn found(done: sqlx::sqlite::SqliteQueryResult, what: &'static str, id: impl Into<String>) -> Result<()> {
     if done.rows_affected() == 0 {
         return Err(Error::not_found(what, id));
     }

@@ -3,8 +3,8 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use warden_types::id::{ProviderId, ThreadId};
 
-use warden_db::new_id;
 use warden_db::timestamp::now;
 
 use super::{from_json, json, Store};
@@ -14,7 +14,7 @@ use warden_types::provider::{ModelChoice, ProviderKind};
 /// A stored provider with its key, as the registry needs it.
 #[derive(Clone, PartialEq)]
 pub struct StoredProvider {
-    pub id: String,
+    pub id: ProviderId,
     pub name: String,
     pub kind: ProviderKind,
     pub base_url: String,
@@ -53,7 +53,7 @@ fn provider_from_row(r: &SqliteRow) -> Result<StoredProvider> {
 
 const COLUMNS: &str = "id, name, kind, base_url, api_key, default_model, models, text_tool_calls";
 
-pub(super) fn choice(provider_id: Option<String>, model: Option<String>) -> Option<ModelChoice> {
+pub(super) fn choice(provider_id: Option<ProviderId>, model: Option<String>) -> Option<ModelChoice> {
     Some(ModelChoice { provider_id: provider_id?, model: model? })
 }
 
@@ -67,9 +67,9 @@ impl Store {
     }
 
     /// Adds (empty `id`) or replaces a provider; returns its id. A name another provider has is refused.
-    pub async fn save_provider(&self, p: &StoredProvider) -> Result<String> {
+    pub async fn save_provider(&self, p: &StoredProvider) -> Result<ProviderId> {
         let ts = now();
-        let id = if p.id.is_empty() { new_id() } else { p.id.clone() };
+        let id = if p.id.as_str().is_empty() { ProviderId::new() } else { p.id.clone() };
         let result = sqlx::query(
             "INSERT INTO providers (id, name, kind, base_url, api_key, default_model, models, text_tool_calls, \
                created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
@@ -98,7 +98,7 @@ impl Store {
     }
 
     /// Remembers the models a connection test listed.
-    pub async fn set_provider_models(&self, id: &str, models: &[String]) -> Result<()> {
+    pub async fn set_provider_models(&self, id: &ProviderId, models: &[String]) -> Result<()> {
         sqlx::query("UPDATE providers SET models = ? WHERE id = ?")
             .bind(json(&models)?)
             .bind(id)
@@ -108,7 +108,7 @@ impl Store {
     }
 
     /// Removes a provider; threads that chose it fall back to the default.
-    pub async fn delete_provider(&self, id: &str) -> Result<()> {
+    pub async fn delete_provider(&self, id: &ProviderId) -> Result<()> {
         let mut tx = self.write_tx().await?;
         let deleted = sqlx::query("DELETE FROM providers WHERE id = ?").bind(id).execute(&mut *tx).await?;
         super::found(deleted, "provider", id)?;
@@ -121,7 +121,7 @@ impl Store {
     }
 
     /// The model a thread chose (`None`: the default).
-    pub async fn thread_model(&self, thread_id: &str) -> Result<Option<ModelChoice>> {
+    pub async fn thread_model(&self, thread_id: &ThreadId) -> Result<Option<ModelChoice>> {
         let row = sqlx::query("SELECT provider_id, model FROM threads WHERE id = ?")
             .bind(thread_id)
             .fetch_optional(&self.pool)
@@ -130,7 +130,7 @@ impl Store {
         Ok(choice(row.try_get("provider_id")?, row.try_get("model")?))
     }
 
-    pub async fn set_thread_model(&self, thread_id: &str, model: Option<&ModelChoice>) -> Result<()> {
+    pub async fn set_thread_model(&self, thread_id: &ThreadId, model: Option<&ModelChoice>) -> Result<()> {
         let updated = sqlx::query("UPDATE threads SET provider_id = ?, model = ? WHERE id = ?")
             .bind(model.map(|m| &m.provider_id))
             .bind(model.map(|m| &m.model))

@@ -1,6 +1,7 @@
 //! Summaries of long tool results, made once per result and kept (see `run::long_results`).
 
 use std::collections::HashMap;
+use warden_types::id::{ThreadId, ToolCallId};
 
 use sqlx::Row;
 
@@ -24,7 +25,10 @@ const SUMMARIES_OF_CALLS: &str =
 
 impl Store {
     /// The summaries of the results of the calls `call_ids`, by tool call id (each found by its key).
-    pub async fn result_summaries_of_calls(&self, call_ids: &[&str]) -> Result<HashMap<String, StoredSummary>> {
+    pub async fn result_summaries_of_calls(
+        &self,
+        call_ids: &[&ToolCallId],
+    ) -> Result<HashMap<ToolCallId, StoredSummary>> {
         let rows = sqlx::query(SUMMARIES_OF_CALLS).bind(json(&call_ids)?).fetch_all(&self.pool).await?;
         rows.iter().map(summary_from_row).collect()
     }
@@ -32,8 +36,8 @@ impl Store {
     /// Records the summary of a result (or why there is none); the first record of a result stays.
     pub async fn insert_result_summary(
         &self,
-        tool_call_id: &str,
-        thread_id: &str,
+        tool_call_id: &ToolCallId,
+        thread_id: &ThreadId,
         summary: &StoredSummary,
         failure: Option<&str>,
     ) -> Result<()> {
@@ -53,7 +57,7 @@ impl Store {
     }
 }
 
-fn summary_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<(String, StoredSummary)> {
+fn summary_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<(ToolCallId, StoredSummary)> {
     let kept: String = r.try_get("kept")?;
     Ok((r.try_get("tool_call_id")?, StoredSummary { summary: r.try_get("summary")?, kept: from_json(&kept)? }))
 }

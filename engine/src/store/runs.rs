@@ -2,6 +2,7 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use warden_types::id::{MessageId, RunId, ThreadId};
 
 use super::batch::returned_as;
 use warden_db::timestamp::now;
@@ -39,7 +40,7 @@ static RESUME_RUN: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| format!("{MAKE_RESUMABLE} RETURNING '{RESUMED_RUN}' AS returned_as, {COLUMNS}"));
 
 impl Store {
-    pub async fn run(&self, id: &str) -> Result<RunSummary> {
+    pub async fn run(&self, id: &RunId) -> Result<RunSummary> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM runs WHERE id = ?")))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -49,7 +50,7 @@ impl Store {
     }
 
     /// The newest run of a thread.
-    pub async fn last_run(&self, thread_id: &str) -> Result<Option<RunSummary>> {
+    pub async fn last_run(&self, thread_id: &ThreadId) -> Result<Option<RunSummary>> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT 1"
         )))
@@ -60,7 +61,7 @@ impl Store {
     }
 
     /// Every run of a thread, oldest first (at most `limit`, the newest of them).
-    pub async fn runs_of_thread(&self, thread_id: &str, limit: u32) -> Result<Vec<RunSummary>> {
+    pub async fn runs_of_thread(&self, thread_id: &ThreadId, limit: u32) -> Result<Vec<RunSummary>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT * FROM (SELECT {COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, id DESC LIMIT ?) \
              ORDER BY created_at, id"
@@ -72,11 +73,11 @@ impl Store {
         rows.iter().map(run_from_row).collect()
     }
 
-    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<String>> {
+    pub async fn runs_with_status(&self, status: RunStatus) -> Result<Vec<RunId>> {
         Ok(sqlx::query_scalar("SELECT id FROM runs WHERE status = ?").bind(status).fetch_all(&self.pool).await?)
     }
 
-    pub async fn set_run_status(&self, id: &str, status: RunStatus, error: Option<&str>) -> Result<()> {
+    pub async fn set_run_status(&self, id: &RunId, status: RunStatus, error: Option<&str>) -> Result<()> {
         let finished = status.is_terminal().then(now);
         sqlx::query(SET_RUN_STATUS).bind(status).bind(error).bind(finished).bind(id).execute(&self.writer).await?;
         Ok(())
@@ -85,27 +86,27 @@ impl Store {
 
 impl Store {
     /// In the batch of a turn that answered (no calls): the run is finished, with the answer.
-    pub fn finish_run(batch: &mut WriteBatch, run_id: &str) {
+    pub fn finish_run(batch: &mut WriteBatch, run_id: &RunId) {
         batch.push(SET_RUN_STATUS).bind(RunStatus::Finished).bind(None::<&str>).bind(Some(now())).bind(run_id);
     }
 
     /// In a model turn's batch: the step the turn took, stored with what the turn stored (its message
     /// and calls). A turn that stores nothing (it failed, was stopped before any text, or the server
     /// died during it) took no step that a restart or a retry would count.
-    pub fn store_step(batch: &mut WriteBatch, run_id: &str, step: u32) {
+    pub fn store_step(batch: &mut WriteBatch, run_id: &RunId, step: u32) {
         batch.push("UPDATE runs SET step = ? WHERE id = ?").bind(i64::from(step)).bind(run_id);
     }
 
     /// In a decision's batch: a waiting run becomes runnable, so a restart resumes it even if the
     /// server dies before the run is driven.
-    pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &str) {
+    pub fn mark_run_resumable(batch: &mut WriteBatch, run_id: &RunId) {
         batch.push(MAKE_RESUMABLE).bind(run_id);
     }
 
     /// `mark_run_resumable`, and what the run's driver reads first, read in the same transaction: the
     /// run's row (only if it was waiting: a run that was not has a driver at work, which a wake makes
     /// look again) and the calls of its latest turn. [`Store::resumed_run`] finds them in the rows.
-    pub fn resume_run(batch: &mut WriteBatch, run_id: &str) {
+    pub fn resume_run(batch: &mut WriteBatch, run_id: &RunId) {
         batch.push(&RESUME_RUN).bind(run_id);
         Self::push_turn_calls(batch, run_id, RESUMED_TURN_CALL);
     }
@@ -123,16 +124,16 @@ impl Store {
     /// untitled thread one.
     pub async fn start_run(
         &self,
-        thread_id: &str,
+        thread_id: &ThreadId,
         max_steps: u32,
         user_text: Option<&str>,
         prompt_title: Option<&str>,
         model: Option<&warden_types::provider::ModelChoice>,
         // Where the run continues from, when not the thread's head: the branch ending at this message
         // (`Some(None)`: before the first message), which becomes the head.
-        from: Option<Option<&str>>,
+        from: Option<Option<&MessageId>>,
     ) -> Result<StartedRun> {
-        let run_id = warden_db::new_id();
+        let run_id = RunId::new();
         let ts = now();
         // One batch, one round trip to the writer: the run, the branch it continues, the message, the title.
         let mut batch = WriteBatch::new();
@@ -178,7 +179,7 @@ impl Store {
         let title = prompt_title.filter(|_| titled).map(str::to_string);
         let run = RunSummary {
             id: run_id,
-            thread_id: thread_id.to_string(),
+            thread_id: thread_id.clone(),
             status: RunStatus::Running,
             step: 0,
             max_steps,
@@ -217,7 +218,7 @@ mod tests {
         assert_eq!(store.run(&first.run.id).await.unwrap(), first.run);
         assert_eq!(first.title.as_deref(), Some("First"));
         let message = first.message.unwrap();
-        assert_eq!(store.head(&thread.id).await.unwrap().as_deref(), Some(message.id.as_str()));
+        assert_eq!(store.head(&thread.id).await.unwrap(), Some(message.id));
 
         let refused = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None).await;
         assert!(matches!(refused, Err(Error::RunInProgress)), "{:?}", refused.err());
@@ -275,7 +276,7 @@ mod tests {
 
         let decide = |call: &'static str| {
             let mut batch = WriteBatch::new();
-            Store::resolve_pending_call(&mut batch, call, ToolCallStatus::Running, None, None).unwrap();
+            Store::resolve_pending_call(&mut batch, &call.into(), ToolCallStatus::Running, None, None).unwrap();
             Store::resume_run(&mut batch, &run.id);
             batch
         };
@@ -327,12 +328,12 @@ mod tests {
         let store = Store::on(database).await.unwrap();
         let status = |id: &'static str| {
             let store = store.clone();
-            async move { store.run(id).await.unwrap().status }
+            async move { store.run(&id.into()).await.unwrap().status }
         };
         assert_eq!(status("r1").await, RunStatus::Failed, "the older of two active runs");
         assert_eq!(status("r2").await, RunStatus::Waiting);
         assert_eq!(status("r3").await, RunStatus::Finished);
         assert_eq!(status("r4").await, RunStatus::Waiting);
-        assert!(store.run("r1").await.unwrap().error.is_some());
+        assert!(store.run(&"r1".into()).await.unwrap().error.is_some());
     }
 }

@@ -5,6 +5,7 @@
 //! [`INDEX_EVERY`] and before each search.
 
 use std::time::Duration;
+use warden_types::id::MessageId;
 
 use sqlx::Row;
 use tokio_util::sync::CancellationToken;
@@ -68,7 +69,7 @@ impl Store {
             }
             let source: String = row.try_get("source")?;
             hits.push(SearchHit {
-                message_id: (source != thread.id).then_some(source),
+                message_id: (source != thread.id).then(|| MessageId::from(source)),
                 thread,
                 snippet: pieces(&row.try_get::<String, _>("snippet")?),
             });
@@ -147,6 +148,7 @@ fn pieces(snippet: &str) -> Vec<SnippetPiece> {
 mod tests {
     use super::*;
     use crate::store::test_db;
+    use warden_types::id::ThreadId;
     use warden_types::message::{Block, Role};
 
     async fn waiting(store: &Store) -> i64 {
@@ -161,7 +163,7 @@ mod tests {
             .unwrap()
     }
 
-    async fn say(store: &Store, thread: &str, role: Role, text: &str) -> String {
+    async fn say(store: &Store, thread: &ThreadId, role: Role, text: &str) -> MessageId {
         let mut batch = WriteBatch::new();
         let message =
             Store::insert_message(&mut batch, thread, None, role, &[Block::Text { text: text.into() }]).unwrap();

@@ -2,8 +2,8 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
+use warden_types::id::ThreadId;
 
-use warden_db::new_id;
 use warden_db::timestamp::now;
 
 use super::Store;
@@ -41,17 +41,17 @@ pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updat
 
 impl Store {
     pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {
-        Ok(self.create_thread_with_id(&new_id(), title).await?.0)
+        Ok(self.create_thread_with_id(&ThreadId::new(), title).await?.0)
     }
 
     /// Creates the thread `id` (checked by the engine), or answers the one that has it already;
     /// `true` when it was created.
-    pub async fn create_thread_with_id(&self, id: &str, title: Option<&str>) -> Result<(Thread, bool)> {
+    pub async fn create_thread_with_id(&self, id: &ThreadId, title: Option<&str>) -> Result<(Thread, bool)> {
         let (title, source) = match title.map(str::trim).filter(|t| !t.is_empty()) {
             Some(t) => (t.to_string(), TitleSource::User),
             None => ("New chat".to_string(), TitleSource::Default),
         };
-        let id = id.to_string();
+        let id = id.clone();
         let ts = now();
         let created = sqlx::query(
             "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?) \
@@ -82,7 +82,7 @@ impl Store {
         Ok((thread, true))
     }
 
-    pub async fn thread(&self, id: &str) -> Result<Thread> {
+    pub async fn thread(&self, id: &ThreadId) -> Result<Thread> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM threads WHERE id = ?")))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -112,7 +112,7 @@ impl Store {
         rows.iter().map(thread_from_row).collect()
     }
 
-    pub async fn update_thread(&self, id: &str, patch: &ThreadPatch) -> Result<Thread> {
+    pub async fn update_thread(&self, id: &ThreadId, patch: &ThreadPatch) -> Result<Thread> {
         // Checked by the engine (`input::title`) before it gets here.
         let title = patch.title.as_deref();
         let result = sqlx::query(
@@ -140,7 +140,7 @@ impl Store {
     }
 
     /// Sets a title the model made because a person asked for one (replacing theirs too).
-    pub async fn set_requested_title(&self, id: &str, title: &str) -> Result<()> {
+    pub async fn set_requested_title(&self, id: &ThreadId, title: &str) -> Result<()> {
         let result = sqlx::query("UPDATE threads SET title = ?, title_source = 'model' WHERE id = ?")
             .bind(title)
             .bind(id)
@@ -150,7 +150,7 @@ impl Store {
     }
 
     /// Sets the model's title unless a person named the thread meanwhile.
-    pub async fn set_model_title(&self, id: &str, title: &str) -> Result<bool> {
+    pub async fn set_model_title(&self, id: &ThreadId, title: &str) -> Result<bool> {
         let result = sqlx::query(
             "UPDATE threads SET title = ?, title_source = 'model' WHERE id = ? AND title_source IN ('default', 'prompt')",
         )
@@ -161,7 +161,7 @@ impl Store {
         Ok(result.rows_affected() == 1)
     }
 
-    pub async fn title_is_generated(&self, id: &str) -> Result<bool> {
+    pub async fn title_is_generated(&self, id: &ThreadId) -> Result<bool> {
         let source: Option<String> = sqlx::query_scalar("SELECT title_source FROM threads WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -169,7 +169,7 @@ impl Store {
         Ok(matches!(source.as_deref(), Some("default" | "prompt")))
     }
 
-    pub async fn touch_thread(&self, id: &str) -> Result<()> {
+    pub async fn touch_thread(&self, id: &ThreadId) -> Result<()> {
         sqlx::query("UPDATE threads SET updated_at = ? WHERE id = ?")
             .bind(now())
             .bind(id)
@@ -179,7 +179,7 @@ impl Store {
     }
 
     /// Whether the thread's runs are offered tools and MCP tools, and their step limit.
-    pub async fn thread_options(&self, id: &str) -> Result<ThreadOptions> {
+    pub async fn thread_options(&self, id: &ThreadId) -> Result<ThreadOptions> {
         let row = self.thread_row("SELECT tools_enabled, mcp_enabled, max_steps FROM threads WHERE id = ?", id).await?;
         Ok(ThreadOptions {
             tools: row.try_get::<i64, _>("tools_enabled")? != 0,
@@ -189,7 +189,7 @@ impl Store {
     }
 
     /// What a new run of the thread starts from, in one read.
-    pub async fn new_run_settings(&self, id: &str) -> Result<NewRunSettings> {
+    pub async fn new_run_settings(&self, id: &ThreadId) -> Result<NewRunSettings> {
         let sql = "SELECT provider_id, model, max_steps, title_source FROM threads WHERE id = ?";
         let row = self.thread_row(sql, id).await?;
         Ok(NewRunSettings {
@@ -200,12 +200,12 @@ impl Store {
     }
 
     /// The columns `sql` selects of the thread `id` (its only parameter); a 404 if there is none.
-    async fn thread_row(&self, sql: &'static str, id: &str) -> Result<SqliteRow> {
+    async fn thread_row(&self, sql: &'static str, id: &ThreadId) -> Result<SqliteRow> {
         sqlx::query(sql).bind(id).fetch_optional(&self.pool).await?.ok_or_else(|| Error::not_found("thread", id))
     }
 
     /// Stores the switches (checked by the engine before they get here).
-    pub async fn set_thread_options(&self, id: &str, options: &ThreadOptions) -> Result<()> {
+    pub async fn set_thread_options(&self, id: &ThreadId, options: &ThreadOptions) -> Result<()> {
         let result = sqlx::query("UPDATE threads SET tools_enabled = ?, mcp_enabled = ?, max_steps = ? WHERE id = ?")
             .bind(options.tools as i64)
             .bind(options.mcp as i64)
@@ -216,7 +216,7 @@ impl Store {
         super::found(result, "thread", id)
     }
 
-    pub async fn delete_thread(&self, id: &str) -> Result<()> {
+    pub async fn delete_thread(&self, id: &ThreadId) -> Result<()> {
         let mut tx = self.write_tx().await?;
         let result = sqlx::query("DELETE FROM threads WHERE id = ?").bind(id).execute(&mut *tx).await?;
         super::found(result, "thread", id)?;

@@ -4,6 +4,7 @@
 use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, Sqlite, Transaction};
+use warden_types::id::{ConnectionCheckId, MessageId, RuleId, RunId, ThreadId, ToolCallId};
 
 use warden_db::timestamp::now;
 
@@ -13,10 +14,10 @@ use warden_types::run::{ToolCallRecord, ToolCallStatus};
 use warden_types::tool::{Preview, Risk, ToolContent, ToolFailure, ToolOrigin};
 
 pub struct NewToolCall {
-    pub id: String,
-    pub run_id: String,
-    pub thread_id: String,
-    pub message_id: String,
+    pub id: ToolCallId,
+    pub run_id: RunId,
+    pub thread_id: ThreadId,
+    pub message_id: MessageId,
     pub position: u32,
     pub call_id: String,
     pub name: String,
@@ -127,7 +128,7 @@ impl Store {
         })
     }
 
-    pub async fn tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+    pub async fn tool_call(&self, id: &ToolCallId) -> Result<ToolCallRecord> {
         let row = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls WHERE id = ?")))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -137,7 +138,7 @@ impl Store {
     }
 
     /// The calls one assistant message asked for, in the order it asked.
-    pub async fn tool_calls_of_message(&self, message_id: &str) -> Result<Vec<ToolCallRecord>> {
+    pub async fn tool_calls_of_message(&self, message_id: &MessageId) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM tool_calls WHERE message_id = ? ORDER BY position"
         )))
@@ -149,7 +150,7 @@ impl Store {
 
     /// The calls the run's latest message asked for, in the order it asked; none when that message
     /// asked for none (a person's message, an answer). What the driver settles, in one read.
-    pub async fn calls_of_runs_last_message(&self, run_id: &str) -> Result<Vec<ToolCallRecord>> {
+    pub async fn calls_of_runs_last_message(&self, run_id: &RunId) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(calls_of_runs_last_message_sql()))
             .bind(run_id)
             .fetch_all(&self.pool)
@@ -157,7 +158,7 @@ impl Store {
         rows.iter().map(call_from_row).collect()
     }
 
-    pub async fn tool_calls_of_thread(&self, thread_id: &str) -> Result<Vec<ToolCallRecord>> {
+    pub async fn tool_calls_of_thread(&self, thread_id: &ThreadId) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM tool_calls WHERE thread_id = ? ORDER BY created_at, position"
         )))
@@ -168,7 +169,7 @@ impl Store {
     }
 
     /// The calls of the messages `message_ids` (of one thread), in the order `tool_calls_of_thread` gives.
-    pub async fn tool_calls_of_messages(&self, message_ids: &[&str]) -> Result<Vec<ToolCallRecord>> {
+    pub async fn tool_calls_of_messages(&self, message_ids: &[&MessageId]) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM tool_calls {OF_MESSAGES}")))
             .bind(json(&message_ids)?)
             .fetch_all(&self.pool)
@@ -179,7 +180,7 @@ impl Store {
     /// Claims an approved call for execution. Only one caller ever gets `true` for a call. A call a
     /// thread rule cleared (`rule_id`) is claimed only while that rule exists, in the same statement:
     /// a rule revoked before the call starts clears nothing (see `Lifecycle::reask_revoked_rule`).
-    pub async fn mark_tool_call_started(&self, id: &str, rule_id: Option<&str>) -> Result<bool> {
+    pub async fn mark_tool_call_started(&self, id: &ToolCallId, rule_id: Option<&RuleId>) -> Result<bool> {
         let r = sqlx::query(
             "UPDATE tool_calls SET status = 'running', started_at = ?1 WHERE id = ?2 AND status = 'approved' \
              AND (?3 IS NULL OR EXISTS (SELECT 1 FROM thread_rules WHERE id = ?3))",
@@ -197,7 +198,7 @@ impl Store {
     #[allow(clippy::too_many_arguments)]
     pub async fn settle_tool_call(
         &self,
-        id: &str,
+        id: &ToolCallId,
         from: ToolCallStatus,
         to: ToolCallStatus,
         output: &[ToolContent],
@@ -228,7 +229,7 @@ impl Store {
     /// pending.
     pub fn resolve_pending_call(
         batch: &mut WriteBatch,
-        id: &str,
+        id: &ToolCallId,
         to: ToolCallStatus,
         arguments: Option<&Value>,
         output: Option<&[ToolContent]>,
@@ -249,7 +250,7 @@ impl Store {
 
     /// In `batch`: the calls of `run_id`'s latest message, in order, each row marked `returned_as` =
     /// `tag` so that [`Store::turn_calls_among`] finds them among the batch's other rows.
-    pub(super) fn push_turn_calls(batch: &mut WriteBatch, run_id: &str, tag: &str) {
+    pub(super) fn push_turn_calls(batch: &mut WriteBatch, run_id: &RunId, tag: &str) {
         batch.push(&turn_calls_sql(&format!("'{tag}' AS returned_as, "))).bind(run_id);
     }
 
@@ -283,7 +284,7 @@ impl Store {
     /// approved by a rule revoked since).
     pub async fn reopen_call(
         tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
+        id: &ToolCallId,
         from: ToolCallStatus,
         summary: &str,
         risk: Risk,
@@ -308,8 +309,8 @@ impl Store {
     /// (pending or approved). Returns the settled records.
     pub async fn cancel_calls(
         &self,
-        run_id: &str,
-        handed: &[String],
+        run_id: &RunId,
+        handed: &[ToolCallId],
         unstarted: bool,
         output: &[ToolContent],
     ) -> Result<Vec<ToolCallRecord>> {
@@ -329,7 +330,7 @@ impl Store {
     }
 
     /// Runs with calls that are cleared to run or were running: they must be driven again.
-    pub async fn runs_with_open_calls(&self) -> Result<Vec<String>> {
+    pub async fn runs_with_open_calls(&self) -> Result<Vec<RunId>> {
         Ok(sqlx::query_scalar("SELECT DISTINCT run_id FROM tool_calls WHERE status IN ('approved', 'running')")
             .fetch_all(&self.pool)
             .await?)
@@ -348,7 +349,7 @@ pub struct Replanned<'a> {
     /// Set for a call settled at once (it never runs); the model is told this.
     pub output: Option<&'a [ToolContent]>,
     /// The check it waits on now, if its server is down again.
-    pub check_id: Option<&'a str>,
+    pub check_id: Option<&'a ConnectionCheckId>,
 }
 
 /// Calls that wait for a person to Connect their MCP server or Continue anyway.
@@ -357,7 +358,7 @@ impl Store {
     pub async fn attach_call_to_check(
         tx: &mut Transaction<'static, Sqlite>,
         call_id: &str,
-        check_id: &str,
+        check_id: &ConnectionCheckId,
     ) -> Result<()> {
         sqlx::query("UPDATE tool_calls SET connection_check_id = ? WHERE id = ?")
             .bind(check_id)
@@ -370,8 +371,8 @@ impl Store {
     /// The run's calls still waiting on a connection check, with that check's status (by call id).
     pub async fn calls_awaiting_checks(
         &self,
-        run_id: &str,
-    ) -> Result<std::collections::HashMap<String, warden_types::connection::CheckStatus>> {
+        run_id: &RunId,
+    ) -> Result<std::collections::HashMap<ToolCallId, warden_types::connection::CheckStatus>> {
         let rows = sqlx::query(
             "SELECT t.id, c.status FROM tool_calls t JOIN connection_checks c ON c.id = t.connection_check_id \
              WHERE t.run_id = ? AND t.status = 'pending'",
@@ -386,7 +387,7 @@ impl Store {
     /// never run). Returns the settled records.
     pub async fn settle_calls_of_check(
         tx: &mut Transaction<'static, Sqlite>,
-        check_id: &str,
+        check_id: &ConnectionCheckId,
         output: &[ToolContent],
     ) -> Result<Vec<ToolCallRecord>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -405,7 +406,7 @@ impl Store {
     /// waiting for approval, settled at once, or waiting on a new check). `None` if it was not pending.
     pub async fn replan_call(
         tx: &mut Transaction<'static, Sqlite>,
-        id: &str,
+        id: &ToolCallId,
         r: &Replanned<'_>,
     ) -> Result<Option<ToolCallRecord>> {
         let settled = r.output.is_some().then(now);
@@ -436,7 +437,7 @@ mod tests {
     use super::*;
     use crate::message::{Block, Role};
     use crate::store::test_db;
-    use warden_db::new_id;
+    use warden_types::id::ApprovalId;
 
     /// The calls of given messages are found by index, not by a scan of every call.
     #[tokio::test]
@@ -473,7 +474,7 @@ mod tests {
         let mut tx = store.write_tx().await.unwrap();
         let mut ids = Vec::new();
         for (position, name) in ["read_file", "shell"].into_iter().enumerate() {
-            let id = new_id();
+            let id = ToolCallId::new();
             let block = Block::ToolCall {
                 id: id.clone(),
                 call_id: format!("c{position}"),
@@ -525,7 +526,7 @@ mod tests {
         let mut batch = WriteBatch::new();
         let block = Block::Text { text: "calls".into() };
         let message = Store::insert_message(&mut batch, &thread.id, Some(&run), Role::Assistant, &[block]).unwrap();
-        let new_call = |id: &str, status, output: Option<Vec<ToolContent>>| NewToolCall {
+        let new_call = |id: &ToolCallId, status, output: Option<Vec<ToolContent>>| NewToolCall {
             id: id.into(),
             run_id: run.clone(),
             thread_id: thread.id.clone(),
@@ -542,7 +543,7 @@ mod tests {
             status,
             output,
         };
-        let (asked_id, ruled_id, skipped_id) = (new_id(), new_id(), new_id());
+        let (asked_id, ruled_id, skipped_id) = (ToolCallId::new(), ToolCallId::new(), ToolCallId::new());
         let asked = Store::insert_tool_call(&mut batch, new_call(&asked_id, ToolCallStatus::Pending, None)).unwrap();
         let ruled = Store::insert_tool_call(&mut batch, new_call(&ruled_id, ToolCallStatus::Approved, None)).unwrap();
         let invalid = Some(vec![ToolContent::Text { text: "Invalid arguments".into() }]);
@@ -554,7 +555,7 @@ mod tests {
             (&asked, ApprovalStatus::Pending, None, Some(warden_db::timestamp::now())),
             (&ruled, ApprovalStatus::Approved, Some(&by_rule), None),
         ] {
-            let id = new_id();
+            let id = ApprovalId::new();
             let stored = Store::insert_approval(
                 &mut batch,
                 &NewApproval {

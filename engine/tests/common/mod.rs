@@ -10,6 +10,7 @@ use warden_engine::config::{Config, ModelConfig};
 use warden_engine::Engine;
 use warden_engine::RunEventRecord;
 use warden_testkit::{FixtureModel, Script};
+use warden_types::id::{ApprovalId, RunId, ThreadId};
 
 pub struct Harness {
     pub dir: TempDir,
@@ -52,7 +53,7 @@ impl Harness {
     }
 
     /// Starts a thread and sends a message; returns (thread_id, run_id).
-    pub async fn send(&self, text: &str) -> (String, String) {
+    pub async fn send(&self, text: &str) -> (ThreadId, RunId) {
         let thread = self.engine.create_thread(None).await.expect("thread");
         let started = self.engine.send_message(&thread.id, text.into()).await.expect("send");
         (thread.id, started.run_id)
@@ -62,7 +63,7 @@ impl Harness {
 /// Reads the run's events (from the start) until one satisfies `until`; returns all read so far.
 pub async fn events_until(
     engine: &Engine,
-    run_id: &str,
+    run_id: &RunId,
     until: impl Fn(&RunEventRecord) -> bool,
 ) -> Vec<RunEventRecord> {
     events_until_within(engine, run_id, Duration::from_secs(30), until).await
@@ -72,7 +73,7 @@ pub async fn events_until(
 /// the scripted one. The guard only stops a hung test; it measures nothing.
 pub async fn events_until_within(
     engine: &Engine,
-    run_id: &str,
+    run_id: &RunId,
     guard: Duration,
     until: impl Fn(&RunEventRecord) -> bool,
 ) -> Vec<RunEventRecord> {
@@ -80,7 +81,7 @@ pub async fn events_until_within(
     warden_testkit::events::read_until(stream, guard, until, |e| e.kind.to_string()).await
 }
 
-pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
+pub async fn run_to_end(engine: &Engine, run_id: &RunId) -> Vec<RunEventRecord> {
     let events = events_until(engine, run_id, |e| e.is_terminal()).await;
     if let Some(failed) = events.last().filter(|e| e.kind == "run_failed") {
         eprintln!("(the run failed: {})", data(failed));
@@ -92,7 +93,7 @@ pub async fn run_to_end(engine: &Engine, run_id: &str) -> Vec<RunEventRecord> {
 /// `Engine::watch_titles`, subscribed before the run began). The guard only stops a hung test.
 pub async fn named(
     titles: &mut tokio::sync::broadcast::Receiver<warden_types::inbox::Titled>,
-    thread_id: &str,
+    thread_id: &ThreadId,
 ) -> String {
     let wait = async {
         loop {
@@ -123,13 +124,13 @@ pub fn text_of(events: &[RunEventRecord]) -> String {
 }
 
 /// The approval ids requested so far in the run.
-pub async fn pending_approvals(engine: &Engine, run_id: &str, n: usize) -> Vec<String> {
+pub async fn pending_approvals(engine: &Engine, run_id: &RunId, n: usize) -> Vec<ApprovalId> {
     let seen = std::sync::atomic::AtomicUsize::new(0);
     let events = events_until(engine, run_id, move |e| {
         e.kind == "approval_request" && seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= n
     })
     .await;
-    of_kind(&events, "approval_request").iter().map(|d| d["approval"]["id"].as_str().unwrap().to_string()).collect()
+    of_kind(&events, "approval_request").iter().map(|d| d["approval"]["id"].as_str().unwrap().into()).collect()
 }
 
 /// The tool messages (role "tool") the model was sent in request `index`.

@@ -5,6 +5,7 @@
 
 use tokio::sync::broadcast::error::RecvError;
 use warden_engine::Engine;
+use warden_types::id::ToolCallId;
 use warden_types::run::ToolCallStatus;
 use warden_types::ErrorKind;
 
@@ -19,9 +20,9 @@ impl OutsideHub {
     /// after missing some ends).
     pub(super) async fn end_with_their_calls(self, engine: Engine) {
         let mut ended = engine.watch_ended_calls();
-        let mut call: Option<String> = None;
+        let mut call: Option<ToolCallId> = None;
         loop {
-            if let Err(error) = self.reject_orphans(&engine, call.as_deref()).await {
+            if let Err(error) = self.reject_orphans(&engine, call.as_ref()).await {
                 tracing::error!(%error, "could not end the outside requests of calls that ended");
             }
             call = tokio::select! {
@@ -36,7 +37,7 @@ impl OutsideHub {
     }
 
     /// Rejects every pending request (of `call`, or of any call) whose call is no longer running.
-    async fn reject_orphans(&self, engine: &Engine, call: Option<&str>) -> Result<()> {
+    async fn reject_orphans(&self, engine: &Engine, call: Option<&ToolCallId>) -> Result<()> {
         for (request_id, call_id) in self.inner.store.pending_linked(call).await? {
             let how = match engine.tool_call(&call_id).await {
                 Ok(call) if call.status == ToolCallStatus::Running => continue,
@@ -45,7 +46,7 @@ impl OutsideHub {
                     "Warden's call is gone (its thread was deleted)".into()
                 }
                 Err(error) => {
-                    tracing::warn!(%error, call_id, "could not read the call an outside request waits on");
+                    tracing::warn!(%error, %call_id, "could not read the call an outside request waits on");
                     continue;
                 }
             };

@@ -235,7 +235,7 @@ async fn sign_in(
         location.push('?');
         location.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
     }
-    start_session(access, headers, peer, &owner.to_string(), &location).await
+    start_session(access, headers, peer, owner, &location).await
 }
 
 /// Signs `person_id` in on this browser: a new session (ending the one the browser came with, if any), its

@@ -6,6 +6,7 @@ use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
 use warden_types::approval::{Approval, ApprovalStatus, DecisionInput};
+use warden_types::id::ApprovalId;
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
@@ -26,13 +27,13 @@ pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> 
     Ok(Json(engine.list_approvals(status).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Approval>> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ApprovalId>) -> ApiResult<Json<Approval>> {
     Ok(Json(engine.approval(&id).await?))
 }
 
 pub async fn decide(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ApprovalId>,
     JsonBody(input): JsonBody<DecisionInput>,
 ) -> ApiResult<Json<Approval>> {
     Ok(Json(engine.decide(&id, input).await?))

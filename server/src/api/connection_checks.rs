@@ -6,17 +6,18 @@ use axum::extract::{Path, State};
 use axum::Json;
 use warden_engine::Engine;
 use warden_types::connection::{CheckDecisionInput, ConnectionCheck};
+use warden_types::id::ConnectionCheckId;
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ConnectionCheck>> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ConnectionCheckId>) -> ApiResult<Json<ConnectionCheck>> {
     Ok(Json(engine.connection_check(&id).await?))
 }
 
 pub async fn decide(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ConnectionCheckId>,
     JsonBody(input): JsonBody<CheckDecisionInput>,
 ) -> ApiResult<Json<ConnectionCheck>> {
     Ok(Json(engine.decide_connection_check(&id, input.decision).await?))

@@ -77,7 +77,7 @@ impl Feed {
         let arrived = tokio::select! {
             approval = self.chat.recv() => match approval {
                 Ok(a) if a.status == ApprovalStatus::Pending => {
-                    Some(Arrived { source: ApprovalSource::Chat, id: a.id, summary: a.summary })
+                    Some(Arrived { source: ApprovalSource::Chat, id: a.id.into(), summary: a.summary })
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,
@@ -87,7 +87,7 @@ impl Feed {
                 Ok(c) if c.status == CheckStatus::Pending && c.error.is_none() => Some(Arrived {
                     source: ApprovalSource::Check,
                     summary: format!("{} is {}", c.server, c.down.label()),
-                    id: c.id,
+                    id: c.id.into(),
                 }),
                 Ok(_) | Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,
@@ -106,7 +106,7 @@ impl Feed {
                 Ok(InboxEvent::Pending { request }) => Some(Arrived {
                     source: if request.linked_call.is_some() { ApprovalSource::Chat } else { ApprovalSource::Outside },
                     summary: format!("{} from {}", kind_label(request.kind), request.client_name),
-                    id: request.id,
+                    id: request.id.into(),
                 }),
                 Ok(InboxEvent::Decided { .. }) | Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,

@@ -6,6 +6,7 @@
 //! [`is_client_route`] through without the person's token, and those authenticate the client here.
 
 use std::time::Duration;
+use warden_types::id::{ClientId, OutsideRequestId};
 
 use axum::body::Bytes;
 use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
@@ -121,7 +122,7 @@ pub struct WaitParams {
 pub async fn wait_decision(
     OutsideClient(client): OutsideClient,
     State(hub): State<OutsideHub>,
-    Path(id): Path<String>,
+    Path(id): Path<OutsideRequestId>,
     Query(params): Query<WaitParams>,
 ) -> ApiResult<(StatusCode, Json<ServerFrame>)> {
     let wait = Duration::from_secs(params.wait.unwrap_or(DEFAULT_WAIT_SECS).min(MAX_WAIT_SECS));
@@ -135,7 +136,7 @@ pub async fn wait_decision(
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     status: Option<String>,
-    client_id: Option<String>,
+    client_id: Option<ClientId>,
     limit: Option<u32>,
 }
 
@@ -151,14 +152,14 @@ pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) ->
     Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, linked: None, limit: p.limit }).await?))
 }
 
-pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<Json<OutsideRequest>> {
+pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<OutsideRequestId>) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.request(&id).await?))
 }
 
 /// `POST /api/outside/requests/{id}/decision`: a person's decision; 409 once decided.
 pub async fn decide(
     State(hub): State<OutsideHub>,
-    Path(id): Path<String>,
+    Path(id): Path<OutsideRequestId>,
     JsonBody(input): JsonBody<DecisionInput>,
 ) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.decide(&id, input).await?))
@@ -173,7 +174,7 @@ pub struct Extend {
 /// `POST /api/outside/requests/{id}/extend` `{"secs": 120}`: more time before the timeout.
 pub async fn extend(
     State(hub): State<OutsideHub>,
-    Path(id): Path<String>,
+    Path(id): Path<OutsideRequestId>,
     JsonBody(body): JsonBody<Extend>,
 ) -> ApiResult<Json<OutsideRequest>> {
     Ok(Json(hub.extend(&id, Duration::from_secs(body.secs)).await?))
@@ -209,13 +210,13 @@ pub async fn clients(State(hub): State<OutsideHub>) -> ApiResult<Json<Vec<Client
 }
 
 /// `DELETE /api/outside/clients/{id}`: revokes the token and closes the client's sockets.
-pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<String>) -> ApiResult<Json<Client>> {
+pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<ClientId>) -> ApiResult<Json<Client>> {
     Ok(Json(hub.revoke_client(&id).await?))
 }
 
 pub async fn set_client_policy(
     State(hub): State<OutsideHub>,
-    Path(id): Path<String>,
+    Path(id): Path<ClientId>,
     JsonBody(policy): JsonBody<ClientPolicy>,
 ) -> ApiResult<Json<Client>> {
     Ok(Json(hub.set_client_policy(&id, policy).await?))

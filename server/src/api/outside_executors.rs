@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
 use warden_outside::{Dialer, Executor, NewExecutor};
+use warden_types::id::ExecutorId;
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
@@ -24,12 +25,12 @@ pub async fn add(
     Ok((StatusCode::CREATED, Json(dialer.add(new).await?)))
 }
 
-pub async fn get(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<Json<Executor>> {
+pub async fn get(State(dialer): State<Dialer>, Path(id): Path<ExecutorId>) -> ApiResult<Json<Executor>> {
     Ok(Json(dialer.get(&id).await?))
 }
 
 /// `DELETE /api/outside/executors/{id}`: 204; stops dialling and revokes the executor's client.
-pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn remove(State(dialer): State<Dialer>, Path(id): Path<ExecutorId>) -> ApiResult<StatusCode> {
     dialer.remove(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -43,7 +44,7 @@ pub struct Enabled {
 /// `PUT /api/outside/executors/{id}/enabled` `{"enabled": false}`: off closes the socket; on dials.
 pub async fn set_enabled(
     State(dialer): State<Dialer>,
-    Path(id): Path<String>,
+    Path(id): Path<ExecutorId>,
     JsonBody(body): JsonBody<Enabled>,
 ) -> ApiResult<Json<Executor>> {
     Ok(Json(dialer.set_enabled(&id, body.enabled).await?))

@@ -115,7 +115,7 @@ pub async fn serve(
     // A request without a session opens one (`initialize`): within the client's bound.
     if session.is_none()
         && *request.method() == Method::POST
-        && mcp.open_sessions_of(&client.id).await >= mcp.max_sessions
+        && mcp.open_sessions_of(client.id.as_str()).await >= mcp.max_sessions
     {
         return Err(warden_outside::Error::TooManyOpen { what: "MCP sessions", max: mcp.max_sessions }.into());
     }
@@ -130,7 +130,7 @@ pub async fn serve(
         // A session just opened (an `initialize` answered with its id): it is this client's.
         None => {
             if let Some(opened) = response.headers().get(SESSION_HEADER).and_then(session_id) {
-                mcp.set_owner(opened, Some(client_id));
+                mcp.set_owner(opened, Some(client_id.to_string()));
             }
         }
         Some(session) if ending || response.status() == StatusCode::NOT_FOUND => mcp.set_owner(session, None),
@@ -244,7 +244,7 @@ impl ApprovalServer {
             }
             waited += PROGRESS_EVERY.as_secs();
             if let Some(token) = &progress {
-                notify(context, token.clone(), waited, &ack.request_id).await;
+                notify(context, token.clone(), waited, ack.request_id.as_str()).await;
             }
         }
     }

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_types::id::{ProviderId, ThreadId};
 use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, ProviderList, ProviderProbe};
 
 use super::error::ApiResult;
@@ -24,7 +25,7 @@ pub async fn save(
     Ok((status, Json(engine.save_provider(input).await?)))
 }
 
-pub async fn remove(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn remove(State(engine): State<Engine>, Path(id): Path<ProviderId>) -> ApiResult<StatusCode> {
     engine.remove_provider(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -38,7 +39,7 @@ pub async fn test(
 }
 
 /// Tries a configured provider as it is.
-pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ProviderProbe>> {
+pub async fn test_entry(State(engine): State<Engine>, Path(id): Path<ProviderId>) -> ApiResult<Json<ProviderProbe>> {
     Ok(Json(engine.test_provider_entry(&id).await?))
 }
 
@@ -51,7 +52,7 @@ pub struct ThreadModel {
 
 pub async fn set_thread_model(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<ThreadModel>,
 ) -> ApiResult<StatusCode> {
     engine.set_thread_model(&id, body.model).await?;

@@ -7,6 +7,7 @@ use axum::Json;
 use serde::Deserialize;
 use warden_engine::Engine;
 use warden_types::cursor::ThreadCursor;
+use warden_types::id::{MessageId, RuleId, ThreadId};
 use warden_types::run::RunSummary;
 use warden_types::status::RunStarted;
 use warden_types::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, ThreadPatch, ThreadQuery};
@@ -53,20 +54,20 @@ pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>)
 /// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
 pub async fn export_json(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
 ) -> ApiResult<(Attachment, Json<ThreadExport>)> {
     let export = engine.export_thread(&id).await?;
-    Ok((attachment(&id, "json")?, Json(export)))
+    Ok((attachment(id.as_str(), "json")?, Json(export)))
 }
 
 /// `GET /api/threads/{id}/export.md`: the thread for people to read.
 pub async fn export_markdown(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
 ) -> ApiResult<(Attachment, [Header; 1], String)> {
     let export = engine.export_thread(&id).await?;
     let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
-    Ok((attachment(&id, "md")?, [content_type], warden_engine::transfer::markdown(&export)))
+    Ok((attachment(id.as_str(), "md")?, [content_type], warden_engine::transfer::markdown(&export)))
 }
 
 /// A download named after the thread's id (ids are ours: letters, digits and dashes).
@@ -90,7 +91,7 @@ pub struct CreateThread {
     title: Option<String>,
     /// The id the client chose (a UUID, say): the thread is created with it, or, if it exists
     /// already, answered as it is (200 instead of 201).
-    id: Option<String>,
+    id: Option<ThreadId>,
 }
 
 /// The body is optional: an empty one creates an untitled thread.
@@ -110,28 +111,28 @@ pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> Ap
 }
 
 /// `GET /api/threads/{id}/runs`: the thread's runs, oldest first.
-pub async fn runs(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Vec<RunSummary>>> {
+pub async fn runs(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<Vec<RunSummary>>> {
     Ok(Json(engine.thread_runs(&id).await?))
 }
 
 /// `POST /api/threads/{id}/title`: the model names the thread again.
-pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<Thread>> {
+pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<Thread>> {
     Ok(Json(engine.regenerate_title(&id).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<Json<ThreadDetail>> {
+pub async fn get(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<ThreadDetail>> {
     Ok(Json(engine.thread(&id).await?))
 }
 
 pub async fn patch(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(patch): JsonBody<ThreadPatch>,
 ) -> ApiResult<Json<Thread>> {
     Ok(Json(engine.update_thread(&id, patch).await?))
 }
 
-pub async fn delete(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn delete(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<StatusCode> {
     engine.delete_thread(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -144,7 +145,7 @@ pub struct PostMessage {
 
 pub async fn post_message(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
     run_events(&engine, engine.send_message(&id, body.content).await?).await
@@ -154,7 +155,7 @@ pub async fn post_message(
 /// message, on a new branch; answers the event stream of the run it starts.
 pub async fn edit_message(
     State(engine): State<Engine>,
-    Path((id, message_id)): Path<(String, String)>,
+    Path((id, message_id)): Path<(ThreadId, MessageId)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
     run_events(&engine, engine.edit_message(&id, &message_id, body.content).await?).await
@@ -163,7 +164,7 @@ pub async fn edit_message(
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
 pub async fn regenerate(
     State(engine): State<Engine>,
-    Path((id, message_id)): Path<(String, String)>,
+    Path((id, message_id)): Path<(ThreadId, MessageId)>,
 ) -> ApiResult<EventStream> {
     run_events(&engine, engine.regenerate(&id, &message_id).await?).await
 }
@@ -171,23 +172,23 @@ pub async fn regenerate(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Branch {
-    message_id: String,
+    message_id: MessageId,
 }
 
 /// `PUT /api/threads/{id}/branch {message_id}`: shows the branch through that message.
 pub async fn switch_branch(
     State(engine): State<Engine>,
-    Path(id): Path<String>,
+    Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<Branch>,
 ) -> ApiResult<Json<ThreadDetail>> {
     Ok(Json(engine.switch_branch(&id, &body.message_id).await?))
 }
 
-pub async fn retry(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<EventStream> {
+pub async fn retry(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<EventStream> {
     run_events(&engine, engine.retry(&id).await?).await
 }
 
-pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<String>) -> ApiResult<StatusCode> {
+pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<RuleId>) -> ApiResult<StatusCode> {
     engine.revoke_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -13,7 +13,7 @@ pub fn chat(id: &str, run: &str, status: ApprovalStatus, created: &str) -> Inbox
         id: id.into(),
         run_id: run.into(),
         thread_id: "t1".into(),
-        tool_call_id: format!("call-{id}"),
+        tool_call_id: format!("call-{id}").into(),
         tool: "write_file".into(),
         origin: ToolOrigin::BuiltIn,
         arguments: json!({}),

@@ -70,9 +70,9 @@ pub enum BatchGroup {
 impl InboxItem {
     pub fn key(&self) -> ItemKey {
         match self {
-            InboxItem::Chat(a) => ItemKey::Chat(a.id.clone()),
-            InboxItem::Outside(r) => ItemKey::Outside(r.id.clone()),
-            InboxItem::Check(c) => ItemKey::Check(c.check.id.clone()),
+            InboxItem::Chat(a) => ItemKey::Chat(a.id.to_string()),
+            InboxItem::Outside(r) => ItemKey::Outside(r.id.to_string()),
+            InboxItem::Check(c) => ItemKey::Check(c.check.id.to_string()),
         }
     }
 
@@ -139,8 +139,8 @@ impl InboxItem {
     /// on its own (Connect or Continue anyway is no approval or denial).
     pub fn group(&self) -> Option<BatchGroup> {
         match self {
-            InboxItem::Chat(a) => Some(BatchGroup::Run(a.run_id.clone())),
-            InboxItem::Outside(r) => Some(BatchGroup::Client(r.client_id.clone())),
+            InboxItem::Chat(a) => Some(BatchGroup::Run(a.run_id.to_string())),
+            InboxItem::Outside(r) => Some(BatchGroup::Client(r.client_id.to_string())),
             InboxItem::Check(_) => None,
         }
     }

@@ -18,7 +18,7 @@ fn source_of(item: &InboxItem) -> &str {
     match item {
         InboxItem::Chat(_) | InboxItem::Check(_) => "",
         InboxItem::Outside(r) if r.linked_call.is_some() => "",
-        InboxItem::Outside(r) => &r.client_id,
+        InboxItem::Outside(r) => r.client_id.as_str(),
     }
 }
 

@@ -13,7 +13,7 @@ use warden_outside::{DialState, DialStatus, Executor};
 #[component]
 pub fn ExecutorCard(executor: Executor) -> impl IntoView {
     let ui = expect_context::<ExecutorsUi>();
-    let id = StoredValue::new(executor.id.clone());
+    let id = StoredValue::new(executor.id.to_string());
     let name = StoredValue::new(executor.name.clone());
     let heading_id = format!("executor-{}", executor.id);
     let labelled_by = heading_id.clone();
@@ -24,8 +24,8 @@ pub fn ExecutorCard(executor: Executor) -> impl IntoView {
 
     let toggle_enabled = move |_| {
         let (id, name) = (id.get_value(), name.get_value());
-        ui.run(id.clone(), name, "Could not switch", async move {
-            set_outside_executor_enabled(id, !enabled).await.map(drop)
+        ui.run(id.clone().to_string(), name, "Could not switch", async move {
+            set_outside_executor_enabled(id.into(), !enabled).await.map(drop)
         });
     };
     let confirming = move || ui.confirm_remove.read().as_deref() == Some(id.read_value().as_str());
@@ -33,8 +33,8 @@ pub fn ExecutorCard(executor: Executor) -> impl IntoView {
     let remove = move |_| {
         ui.confirm_remove.set(None);
         let (id, name) = (id.get_value(), name.get_value());
-        ui.run(id.clone(), name, "Could not remove", async move {
-            let removed = remove_outside_executor(id).await;
+        ui.run(id.clone().to_string(), name, "Could not remove", async move {
+            let removed = remove_outside_executor(id.into()).await;
             // Its outside client went with it.
             if let (Ok(()), Some(changed)) = (&removed, clients_changed) {
                 changed.bump();
@@ -54,7 +54,7 @@ pub fn ExecutorCard(executor: Executor) -> impl IntoView {
                     "Enabled"
                 </label>
                 <button type="button" class="danger" disabled=busy
-                    on:click=move |_| ui.confirm_remove.set(Some(id.get_value()))>
+                    on:click=move |_| ui.confirm_remove.set(Some(id.get_value().to_string()))>
                     "Remove"
                 </button>
             </div>

@@ -28,7 +28,8 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
         };
     let toggle_editing = move |_| {
         let id = id.get_value();
-        ui.editing.update(|open| *open = if open.as_deref() == Some(id.as_str()) { None } else { Some(id) });
+        ui.editing
+            .update(|open| *open = if open.as_deref() == Some(id.as_str()) { None } else { Some(id.to_string()) });
     };
     let state = match revoked {
         Some(at) => view! { <span class="revoked">"Revoked " <Timestamp at/></span> }.into_any(),
@@ -51,7 +52,7 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
                     </button>
                     <button type="button" class="danger" disabled=move || ui.busy.get()
                         aria-label=format!("Revoke {}", name.get_value())
-                        on:click=move |_| ui.confirm_revoke.set(Some(id.get_value()))>
+                        on:click=move |_| ui.confirm_revoke.set(Some(id.get_value().to_string()))>
                         "Revoke"
                     </button>
                 </Show>

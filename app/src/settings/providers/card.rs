@@ -15,7 +15,7 @@ use warden_types::provider::ProviderEntry;
 pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
     let ui = expect_context::<ProvidersUi>();
     let probes = expect_context::<ProviderProbes>();
-    let id = StoredValue::new(entry.id.clone());
+    let id = StoredValue::new(entry.id.to_string());
     let name = StoredValue::new(entry.name.clone());
     let heading_id = format!("provider-{}", entry.id);
     let labelled_by = heading_id.clone();
@@ -35,14 +35,14 @@ pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
 
     let test = move |_| {
         let entry_id = id.get_value();
-        ui.busy.update(|b| b.push(entry_id.clone()));
+        ui.busy.update(|b| b.push(entry_id.clone().to_string()));
         spawn_local(async move {
-            let outcome = match test_provider_entry(entry_id.clone()).await {
+            let outcome = match test_provider_entry(entry_id.clone().into()).await {
                 Ok(probe) => ProbeOutcome::Tested(probe),
                 Err(e) => ProbeOutcome::Refused(e.to_string()),
             };
             let listed = matches!(&outcome, ProbeOutcome::Tested(p) if p.ok && !p.models.is_empty());
-            probes.0.try_update(|all| all.insert(entry_id.clone(), outcome));
+            probes.0.try_update(|all| all.insert(entry_id.clone().to_string(), outcome));
             ui.busy.try_update(|b| b.retain(|s| *s != entry_id));
             // A stored entry keeps the models a test listed: show the new count.
             if listed {
@@ -55,14 +55,14 @@ pub fn ProviderCard(entry: ProviderEntry, is_default: bool) -> impl IntoView {
     let remove = move |_| {
         ui.confirm_remove.set(None);
         let entry_id = id.get_value();
-        ui.run(entry_id.clone(), name.get_value(), "Could not remove", remove_provider(entry_id));
+        ui.run(entry_id.clone().to_string(), name.get_value(), "Could not remove", remove_provider(entry_id.into()));
     };
     let controls = (!read_only).then(|| {
         view! {
             <button type="button" disabled=busy on:click=move |_| ui.form.set(Some(Some(editable.get_value())))>
                 "Edit"
             </button>
-            <button type="button" class="danger" disabled=busy on:click=move |_| ui.confirm_remove.set(Some(id.get_value()))>
+            <button type="button" class="danger" disabled=busy on:click=move |_| ui.confirm_remove.set(Some(id.get_value().to_string()))>
                 "Remove"
             </button>
         }

@@ -67,7 +67,7 @@ impl ProviderFields {
         }
         let key = self.api_key.trim();
         Ok(ProviderInput {
-            id,
+            id: id.map(Into::into),
             name: self.name.trim().to_string(),
             kind: self.kind,
             base_url: self.base_url.trim().to_string(),
@@ -132,7 +132,7 @@ mod tests {
     fn editing_sends_the_masked_key_back_and_a_blank_key_as_none() {
         let fields = ProviderFields::from_entry(&entry());
         let input = fields.to_input(Some("p1".into())).unwrap();
-        assert_eq!((input.id.as_deref(), input.api_key.as_deref()), (Some("p1"), Some("••••abcd")));
+        assert_eq!((input.id.as_ref().map(|i| i.as_str()), input.api_key.as_deref()), (Some("p1"), Some("••••abcd")));
         let blank = ProviderFields { api_key: "  ".into(), ..fields };
         assert_eq!(blank.to_input(None).unwrap().api_key, None);
     }

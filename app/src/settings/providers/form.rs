@@ -33,7 +33,7 @@ pub fn ProviderForm(editing: Option<ProviderEntry>) -> impl IntoView {
         }
     });
 
-    let input = move || fields.with_untracked(|f| f.to_input(id.get_value()));
+    let input = move || fields.with_untracked(|f| f.to_input(id.get_value().map(|i| i.to_string())));
     let test = move |_| match input() {
         Err(message) => error.set(Some(message)),
         Ok(provider) => {

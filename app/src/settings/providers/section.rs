@@ -51,7 +51,7 @@ fn ProviderEntries(list: ProviderList) -> impl IntoView {
     list.entries
         .into_iter()
         .map(|entry| {
-            let is_default = default_id.as_deref() == Some(entry.id.as_str());
+            let is_default = default_id.as_ref() == Some(&entry.id);
             view! { <ProviderCard entry is_default/> }
         })
         .collect_view()

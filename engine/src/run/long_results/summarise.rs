@@ -85,7 +85,7 @@ pub async fn summarise_new(
                 (StoredSummary { summary: Some(summary), kept }, None)
             }
             Err(why) => {
-                tracing::warn!(run_id = run.id, tool_call_id = call.id, why, "a long result could not be summarised");
+                tracing::warn!(run_id = %run.id, tool_call_id = %call.id, why, "a long result could not be summarised");
                 (StoredSummary { summary: None, kept: Vec::new() }, Some(why))
             }
         };

@@ -17,6 +17,7 @@
 
 use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
+use warden_types::id::ApprovalId;
 
 use super::Runtime;
 use crate::approval::lifecycle::SettledBy;
@@ -29,7 +30,7 @@ use warden_db::timestamp::parse_time;
 pub struct Timers(pub Weak<Runtime>);
 
 impl ApprovalTimers for Timers {
-    fn arm(&self, approval_id: String, after: Duration) {
+    fn arm(&self, approval_id: ApprovalId, after: Duration) {
         if let Some(rt) = self.0.upgrade() {
             schedule_timeout(&rt, approval_id, after);
         }
@@ -37,7 +38,7 @@ impl ApprovalTimers for Timers {
 }
 
 /// A person's decision; the run is woken to carry on.
-pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) -> Result<Approval> {
+pub async fn decide(rt: &Arc<Runtime>, approval_id: &ApprovalId, input: DecisionInput) -> Result<Approval> {
     let tools = rt.handles.tools.snapshot();
     let settled = rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Person(input)).await?;
     if settled.resume {
@@ -47,7 +48,7 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &str, input: DecisionInput) 
 }
 
 /// Settles the approval as timed out (never as the person's denial) if it is still pending.
-pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> {
+pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &ApprovalId) -> Result<()> {
     let secs = rt.handles.config.approval_timeout.map(|d| d.as_secs()).unwrap_or(0);
     let tools = rt.handles.tools.snapshot();
     match rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Timeout { secs }).await {
@@ -63,14 +64,14 @@ pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &str) -> Result<()> 
 }
 
 /// Fires the approval's timeout after `after`, unless the server shuts down first.
-pub fn schedule_timeout(rt: &Arc<Runtime>, approval_id: String, after: Duration) {
+pub fn schedule_timeout(rt: &Arc<Runtime>, approval_id: ApprovalId, after: Duration) {
     let rt = rt.clone();
     tokio::spawn(async move {
         tokio::select! {
             _ = rt.handles.shutdown.cancelled() => {}
             _ = tokio::time::sleep(after) => {
                 if let Err(e) = settle_timeout(&rt, &approval_id).await {
-                    tracing::error!(approval_id, error = %e, "could not time out an approval");
+                    tracing::error!(%approval_id, error = %e, "could not time out an approval");
                 }
             }
         }

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+use warden_types::id::ConnectionCheckId;
 
 use super::Runtime;
 use crate::approval::lifecycle::result_event;
@@ -24,7 +25,11 @@ use warden_types::event::RunEvent;
 /// Longest connection error kept on a check (it comes from the server or its process).
 const MAX_ERROR_CHARS: usize = 2000;
 
-pub async fn decide(rt: &Arc<Runtime>, check_id: &str, decision: CheckDecision) -> Result<ConnectionCheck> {
+pub async fn decide(
+    rt: &Arc<Runtime>,
+    check_id: &ConnectionCheckId,
+    decision: CheckDecision,
+) -> Result<ConnectionCheck> {
     let check = rt.handles.store.connection_check(check_id).await?;
     if check.status != CheckStatus::Pending {
         return Err(Error::CheckDecided(check_id.to_string()));
@@ -57,7 +62,7 @@ async fn connect(rt: &Arc<Runtime>, check: ConnectionCheck) -> Result<Connection
         }
     };
     // Decided by someone else while this one connected.
-    let changed = changed.ok_or_else(|| Error::CheckDecided(check.id.clone()))?;
+    let changed = changed.ok_or_else(|| Error::CheckDecided(check.id.to_string()))?;
     rt.handles.events.emit(&check.run_id, &RunEvent::ConnectionCheck { check: changed.clone() });
     if changed.status == CheckStatus::Connected {
         rt.wake(&check.run_id);
@@ -71,7 +76,7 @@ async fn continue_without(rt: &Arc<Runtime>, check: ConnectionCheck) -> Result<C
     let output = [ToolContent::Text { text: outcome_text::server_left_out(&check.server, check.down) }];
     let mut tx = store.write_tx().await?;
     let Some(decided) = Store::decide_check(&mut tx, &check.id, CheckStatus::ContinuedWithout).await? else {
-        return Err(Error::CheckDecided(check.id.clone()));
+        return Err(Error::CheckDecided(check.id.to_string()));
     };
     Store::leave_server_out(&mut tx, &check.thread_id, &check.server, until).await?;
     let settled = Store::settle_calls_of_check(&mut tx, &check.id, &output).await?;

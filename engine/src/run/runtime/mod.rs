@@ -6,6 +6,7 @@ pub mod connection_checks;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use warden_types::id::RunId;
 
 use tokio_util::sync::CancellationToken;
 
@@ -28,7 +29,7 @@ struct ActiveRun {
 pub struct Runtime {
     /// What drives work with, lent to each drive.
     pub handles: RunHandles,
-    active: Mutex<HashMap<String, ActiveRun>>,
+    active: Mutex<HashMap<RunId, ActiveRun>>,
     /// Where drivers run (see `run_thread`).
     runs: RunThread,
 }
@@ -59,18 +60,18 @@ impl Runtime {
         }))
     }
 
-    fn active(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
+    fn active(&self) -> std::sync::MutexGuard<'_, HashMap<RunId, ActiveRun>> {
         self.active.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Drives the run if no task does yet; otherwise tells that task to look again.
-    pub fn wake(self: &Arc<Self>, run_id: &str) {
+    pub fn wake(self: &Arc<Self>, run_id: &RunId) {
         self.start_or_flag(run_id, false, None);
     }
 
     /// `wake`, with the run and its latest turn's calls as the decision that resumed it left them
     /// (`None`: the run was not waiting; the driver reads what it needs).
-    pub fn resume(self: &Arc<Self>, run_id: &str, resumed: Option<(RunSummary, Vec<ToolCallRecord>)>) {
+    pub fn resume(self: &Arc<Self>, run_id: &RunId, resumed: Option<(RunSummary, Vec<ToolCallRecord>)>) {
         let known = resumed.map(|(run, calls)| Known { run, turn_calls: Some(calls) });
         self.start_or_flag(run_id, false, known);
     }
@@ -82,11 +83,11 @@ impl Runtime {
     }
 
     /// Stops a run: cancels its driver, or starts one that only records the stop.
-    pub fn stop(self: &Arc<Self>, run_id: &str) {
+    pub fn stop(self: &Arc<Self>, run_id: &RunId) {
         self.start_or_flag(run_id, true, None);
     }
 
-    fn start_or_flag(self: &Arc<Self>, run_id: &str, stop: bool, stored: Option<Known>) {
+    fn start_or_flag(self: &Arc<Self>, run_id: &RunId, stop: bool, stored: Option<Known>) {
         let mut active = self.active();
         if let Some(run) = active.get_mut(run_id) {
             run.rewake = true;
@@ -99,25 +100,25 @@ impl Runtime {
         if stop {
             cancel.cancel();
         }
-        active.insert(run_id.to_string(), ActiveRun { cancel: cancel.clone(), rewake: false });
+        active.insert(run_id.clone(), ActiveRun { cancel: cancel.clone(), rewake: false });
         drop(active);
         let rt = self.clone();
-        let run_id = run_id.to_string();
+        let run_id = run_id.clone();
         self.runs.spawn(async move { rt.drive_until_idle(run_id, cancel, stored).await });
     }
 
-    pub fn is_driving(&self, run_id: &str) -> bool {
+    pub fn is_driving(&self, run_id: &RunId) -> bool {
         self.active().contains_key(run_id)
     }
 
     /// `stored`: the run as its start or a decision wrote it, for the first drive (later ones read it).
-    async fn drive_until_idle(self: Arc<Self>, run_id: String, cancel: CancellationToken, stored: Option<Known>) {
+    async fn drive_until_idle(self: Arc<Self>, run_id: RunId, cancel: CancellationToken, stored: Option<Known>) {
         let mut stored = stored;
         loop {
             let outcome = match driver::drive(&self.handles, &run_id, stored.take(), &cancel).await {
                 Ok(o) => o,
                 Err(e) => {
-                    tracing::error!(run_id, error = %e, "run driver failed");
+                    tracing::error!(%run_id, error = %e, "run driver failed");
                     driver::fail_after_internal_error(&self.handles, &run_id, &e).await;
                     Outcome::Ended
                 }
