@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::people::{invite_person, InvitationMade};
-use crate::settings::people::section::PeopleUi;
+use crate::settings::people::PeopleUi;
 use crate::ui::clipboard::copy_text;
 use warden_types::person::Role;
 

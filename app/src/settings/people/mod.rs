@@ -4,3 +4,7 @@
 pub mod account;
 pub mod invite;
 pub mod section;
+
+/// The People section's state, handed down as a prop (see `signed_in_browsers`: the sections beside this
+/// one share its owner).
+pub type PeopleUi = crate::settings::section_ui::SectionUi<()>;

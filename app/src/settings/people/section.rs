@@ -8,14 +8,11 @@ use crate::server_fns::people::{
     disable_person, enable_person, list_invitations, list_people, set_person_role, withdraw_invitation,
 };
 use crate::settings::people::invite::InviteForm;
-use crate::settings::section_ui::SectionUi;
+use crate::settings::people::PeopleUi;
 use crate::ui::data_table::DataTable;
 use crate::ui::error_notice::error_list;
 use crate::ui::timestamp::Timestamp;
 use warden_types::person::{Invitation, Person, Role};
-
-/// Handed down as a prop (see `signed_in_browsers`): the sections beside this one share its owner.
-pub type PeopleUi = SectionUi<()>;
 
 #[component]
 pub fn PeopleSection(me: Person) -> impl IntoView {
