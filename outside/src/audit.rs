@@ -330,8 +330,11 @@ pub fn edit_diff(entry: &AuditEntry) -> Vec<DiffLine> {
     }
     match (&entry.arguments, edited) {
         (Value::Object(before), Value::Object(after)) => {
+            // By name: the same order whichever order the JSON was written in (and whether serde_json
+            // keeps that order, which it does when a crate of the build asks for `preserve_order`).
             let mut keys: Vec<&String> = before.keys().collect();
             keys.extend(after.keys().filter(|k| !before.contains_key(*k)));
+            keys.sort();
             let mut lines = Vec::new();
             for key in keys {
                 let (old, new) = (before.get(key), after.get(key));

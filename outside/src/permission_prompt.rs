@@ -128,13 +128,17 @@ impl PermissionPrompt {
         serde_json::to_string(&self.other_input(code_field)).map_or(usize::MAX, |text| text.len())
     }
 
-    /// The fields of the input that change what the call may do, with their values as JSON.
+    /// The fields of the input that change what the call may do, with their values as JSON, by name (the
+    /// same order however the client wrote them, and whether or not serde_json keeps the written order).
     fn flagged(&self) -> Vec<(String, String)> {
-        self.input
+        let mut flagged: Vec<(String, String)> = self
+            .input
             .iter()
             .filter(|(name, _)| flagged_field(&self.tool_name, name))
             .map(|(name, value)| (name.clone(), serde_json::to_string(value).unwrap_or_default()))
-            .collect()
+            .collect();
+        flagged.sort();
+        flagged
     }
 
     /// The security evaluation a person decides, with the client's request id `id`.
