@@ -40,7 +40,7 @@ impl LinkedOutside {
                     return;
                 };
                 spawn_local(async move {
-                    let answer = crate::server_fns::outside_linked::linked_outside_requests(id.clone()).await;
+                    let answer = crate::server_fns::outside_linked::linked_outside_requests(id.clone().into()).await;
                     let newest = latest.try_update_value(|n| *n == this).unwrap_or(false);
                     if !newest || thread_id.try_get_untracked().as_deref() != Some(id.as_str()) {
                         return;
