@@ -79,7 +79,7 @@ pub fn router(state: AppState) -> Router {
         .layer(CompressionLayer::new().compress_when(DefaultPredicate::new().and(is_html)))
         .layer(axum::middleware::from_fn(render_alone::render_alone));
     let app = pages
-        .merge(api::router::<AppState>())
+        .merge(api::routes::<AppState>().into_router())
         .nest_service(&format!("/{}", state.leptos_options.site_pkg_dir), CompressionLayer::new().layer(pkg))
         .with_state(state);
     protect(app, access)

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use leptos::prelude::LeptosOptions;
-use reqwest::header::{CONTENT_SECURITY_POLICY, COOKIE, LOCATION, ORIGIN, SET_COOKIE};
+use reqwest::header::{CONTENT_SECURITY_POLICY, COOKIE, HOST, LOCATION, ORIGIN, SET_COOKIE};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use warden_engine::config::Config;
@@ -65,6 +65,15 @@ async fn an_invitee_joins_by_the_links_page_and_the_link_then_opens_nothing() {
         html.contains("invited as <strong>Approver</strong>") && html.contains(r#"value="Ada Lovelace""#),
         "{html}"
     );
+
+    // Another site's form, or a rebound host name, is refused before the page reads anything; the link stays.
+    let form = [("login", "mallory"), ("name", "M"), ("password", PASSWORD), ("password_again", PASSWORD)];
+    let elsewhere = anonymous().post(&link).header(ORIGIN, "http://evil.example").form(&form).send().await.unwrap();
+    assert_eq!(elsewhere.status(), StatusCode::FORBIDDEN);
+    let rebound = anonymous().post(&link).header(HOST, "evil.example").form(&form).send().await.unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+    let peek = anonymous().get(&link).header(HOST, "evil.example").send().await.unwrap();
+    assert_eq!(peek.status(), StatusCode::FORBIDDEN, "not even the page for another host name");
 
     let differ = post_form(
         &served,

@@ -30,8 +30,18 @@ pub enum Error {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the operating system gave no random bytes for a session: {0}")]
     Random(getrandom::Error),
-    #[error("no signed-in browser {0}")]
+    #[error("that browser ({0}) is not signed in (any more)")]
     NotFound(String),
+}
+
+impl Error {
+    /// What kind of failure this is for a caller (and so its HTTP status: `ErrorKind::status`).
+    pub fn kind(&self) -> warden_types::ErrorKind {
+        match self {
+            Error::NotFound(_) => warden_types::ErrorKind::NotFound,
+            Error::Sqlx(_) | Error::Migrate(_) | Error::Random(_) => warden_types::ErrorKind::Internal,
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -30,12 +30,7 @@ fn person() -> Result<String, AppError> {
 #[cfg(feature = "ssr")]
 impl From<warden_sessions::Error> for AppError {
     fn from(error: warden_sessions::Error) -> Self {
-        match error {
-            warden_sessions::Error::NotFound(_) => {
-                AppError::of_kind(warden_types::ErrorKind::NotFound, &"That browser is not signed in (any more).")
-            }
-            other => AppError::of_kind(warden_types::ErrorKind::Internal, &other),
-        }
+        AppError::of_kind(error.kind(), &error)
     }
 }
 

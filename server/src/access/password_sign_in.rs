@@ -19,6 +19,9 @@ use super::Access;
 /// Attempts a minute, from one address or for one login, after a first burst of as many.
 const ATTEMPTS_PER_MINUTE: u32 = 10;
 
+/// How many addresses (or logins) a limiter keeps before it drops those whose limit is full again.
+const TIDY_FROM_KEYS: usize = 1024;
+
 type Limiter<K> = RateLimiter<K, HashMapStateStore<K>, DefaultClock>;
 
 /// How often anyone may try.
@@ -41,10 +44,15 @@ impl Attempts {
         address_ok && self.by_login.check_key(&login.trim().to_lowercase()).is_ok()
     }
 
-    /// Forgets keys whose limits are full again, so the maps do not grow with every address ever seen.
+    /// Forgets keys whose limits are full again once a map holds many, so the maps do not grow with every
+    /// address ever seen, and an attempt does not walk the whole map each time.
     fn tidy(&self) {
-        self.by_address.retain_recent();
-        self.by_login.retain_recent();
+        if self.by_address.len() > TIDY_FROM_KEYS {
+            self.by_address.retain_recent();
+        }
+        if self.by_login.len() > TIDY_FROM_KEYS {
+            self.by_login.retain_recent();
+        }
     }
 }
 

@@ -78,15 +78,6 @@ impl From<warden_people::Error> for ApiError {
     }
 }
 
-impl From<warden_sessions::Error> for ApiError {
-    fn from(e: warden_sessions::Error) -> Self {
-        match &e {
-            warden_sessions::Error::NotFound(_) => Self::new(StatusCode::NOT_FOUND, "not_found", e.to_string()),
-            _ => Self::internal(&e),
-        }
-    }
-}
-
 /// A refused frame keeps its protocol code (`malformed`, `too_large`, `id_reused`, …) with its status.
 impl From<warden_outside::Error> for ApiError {
     fn from(e: warden_outside::Error) -> Self {

@@ -22,7 +22,7 @@ mod threads;
 
 use axum::extract::{DefaultBodyLimit, FromRef};
 use axum::handler::Handler;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
@@ -134,19 +134,4 @@ where
         .get("/api/people/invitations", Manage, people::invitations)
         .post("/api/people/invitations", Manage, people::invite)
         .delete("/api/people/invitations/{id}", Manage, people::withdraw_invitation)
-}
-
-/// The API routes as a router (see [`routes`]).
-pub fn router<S>() -> Router<S>
-where
-    S: Clone + Send + Sync + 'static,
-    Engine: FromRef<S>,
-    People: FromRef<S>,
-    Sessions: FromRef<S>,
-    McpHub: FromRef<S>,
-    OutsideHub: FromRef<S>,
-    OutsideMcp: FromRef<S>,
-    Dialer: FromRef<S>,
-{
-    routes().into_router()
 }

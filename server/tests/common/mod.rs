@@ -70,7 +70,8 @@ pub async fn open(config: Config, leptos_options: LeptosOptions, addr: SocketAdd
 pub async fn serve_api(config: Config) -> Served {
     let (listener, addr) = listener().await;
     let state = open(config, LeptosOptions::builder().output_name("warden").build(), addr).await;
-    let app = protect(warden_server::api::router::<AppState>().with_state(state.clone()), state.access.clone());
+    let app =
+        protect(warden_server::api::routes::<AppState>().into_router().with_state(state.clone()), state.access.clone());
     spawn(listener, addr, app, state, ServeOptions::default())
 }
 
