@@ -2,6 +2,7 @@
 
 use sqlx::{Sqlite, Transaction};
 use warden_db::timestamp;
+use warden_types::id::PersonId;
 use warden_types::person::{Person, Role};
 
 use crate::{names, password, Error, People, Result};
@@ -10,29 +11,11 @@ use crate::{names, password, Error, People, Result};
 const OWNER_LOGIN: &str = "owner";
 const OWNER_NAME: &str = "Owner";
 
-/// The columns a `PersonRow` reads (a macro, so that queries stay literal strings).
+/// The columns a `Person` reads (a macro, so that queries stay literal strings).
 macro_rules! person_columns {
     () => {
         "id, login, name, role, password_hash IS NOT NULL AS has_password, created_at, disabled_at"
     };
-}
-
-#[derive(sqlx::FromRow)]
-struct PersonRow {
-    id: String,
-    login: String,
-    name: String,
-    role: Role,
-    has_password: bool,
-    created_at: String,
-    disabled_at: Option<String>,
-}
-
-impl From<PersonRow> for Person {
-    fn from(row: PersonRow) -> Self {
-        let PersonRow { id, login, name, role, has_password, created_at, disabled_at } = row;
-        Person { id, login, name, role, has_password, created_at, disabled_at }
-    }
 }
 
 impl People {
@@ -42,48 +25,48 @@ impl People {
             "INSERT INTO people (id, login, name, role, created_at)
              SELECT ?, ?, ?, 'owner', ? WHERE NOT EXISTS (SELECT 1 FROM people WHERE invited_by IS NULL)",
         )
-        .bind(warden_db::new_id())
+        .bind(PersonId::new())
         .bind(OWNER_LOGIN)
         .bind(OWNER_NAME)
         .bind(timestamp::now())
         .execute(&self.writer)
         .await?;
-        let row: PersonRow = sqlx::query_as(concat!(
+        let row: Person = sqlx::query_as(concat!(
             "SELECT ",
             person_columns!(),
             " FROM people WHERE invited_by IS NULL ORDER BY created_at, id LIMIT 1"
         ))
         .fetch_one(&self.writer)
         .await?;
-        Ok(row.into())
+        Ok(row)
     }
 
-    pub async fn person(&self, id: &str) -> Result<Person> {
-        let row: Option<PersonRow> = sqlx::query_as(concat!("SELECT ", person_columns!(), " FROM people WHERE id = ?"))
+    pub async fn person(&self, id: &PersonId) -> Result<Person> {
+        let row: Option<Person> = sqlx::query_as(concat!("SELECT ", person_columns!(), " FROM people WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(Person::from).ok_or_else(|| Error::NotFound(id.to_string()))
+        row.ok_or_else(|| Error::NotFound(id.to_string()))
     }
 
     /// Everyone, in the order they joined.
     pub async fn list(&self) -> Result<Vec<Person>> {
-        let rows: Vec<PersonRow> =
+        let rows: Vec<Person> =
             sqlx::query_as(concat!("SELECT ", person_columns!(), " FROM people ORDER BY created_at, id"))
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows.into_iter().map(Person::from).collect())
+        Ok(rows)
     }
 
     /// The person who signs in as `login` with `password`, if both are right and the account is enabled.
     /// Every refusal is `None` and takes as long as a success: an unknown login is verified against a decoy.
     pub async fn sign_in(&self, login: &str, password: &str) -> Result<Option<Person>> {
-        let row: Option<(String, Option<String>, Option<String>)> =
+        let row: Option<(PersonId, Option<String>, Option<String>)> =
             sqlx::query_as("SELECT id, password_hash, disabled_at FROM people WHERE login = ?")
                 .bind(login.trim())
                 .fetch_optional(&self.pool)
                 .await?;
-        let (id, stored, disabled_at) = row.unwrap_or_default();
+        let (id, stored, disabled_at) = row.unwrap_or_else(|| (PersonId::from(String::new()), None, None));
         let has_hash = stored.is_some();
         let phc = stored.unwrap_or_else(|| self.decoy_hash.to_string());
         let right = password::verify(password.to_string(), phc).await?;
@@ -95,7 +78,7 @@ impl People {
 
     /// Sets `id`'s password. `current` must be right when they already have one (a person changing their own);
     /// the founding owner's first password needs none (they are signed in by the link).
-    pub async fn set_password(&self, id: &str, current: Option<&str>, new: &str) -> Result<()> {
+    pub async fn set_password(&self, id: &PersonId, current: Option<&str>, new: &str) -> Result<()> {
         let (login, stored): (String, Option<String>) =
             sqlx::query_as("SELECT login, password_hash FROM people WHERE id = ?")
                 .bind(id)
@@ -119,7 +102,7 @@ impl People {
     }
 
     /// Renames a person (how the pages name them; their login stays).
-    pub async fn rename(&self, id: &str, name: &str) -> Result<Person> {
+    pub async fn rename(&self, id: &PersonId, name: &str) -> Result<Person> {
         let name = names::name(name)?;
         let done =
             sqlx::query("UPDATE people SET name = ? WHERE id = ?").bind(name).bind(id).execute(&self.writer).await?;
@@ -130,7 +113,7 @@ impl People {
     }
 
     /// Gives `id` the role `role`, by the owner `by`. The last enabled owner keeps theirs.
-    pub async fn set_role(&self, by: &str, id: &str, role: Role) -> Result<Person> {
+    pub async fn set_role(&self, by: &PersonId, id: &PersonId, role: Role) -> Result<Person> {
         let mut tx = self.writer.begin().await?;
         require_owner(&mut tx, by).await?;
         let current = role_of(&mut tx, id).await?;
@@ -146,8 +129,8 @@ impl People {
     /// event streams end too). The last enabled owner cannot be disabled.
     pub async fn disable_and_sign_out(
         &self,
-        by: &str,
-        id: &str,
+        by: &PersonId,
+        id: &PersonId,
         sessions: &warden_sessions::Sessions,
     ) -> Result<Person> {
         let person = self.disable(by, id).await?;
@@ -157,7 +140,7 @@ impl People {
 
     /// Disables `id`'s account, by the owner `by`: they cannot sign in, and the access gate lets none of
     /// their sessions in. The last enabled owner cannot be disabled.
-    pub async fn disable(&self, by: &str, id: &str) -> Result<Person> {
+    pub async fn disable(&self, by: &PersonId, id: &PersonId) -> Result<Person> {
         let mut tx = self.writer.begin().await?;
         require_owner(&mut tx, by).await?;
         if role_of(&mut tx, id).await? == Role::Owner {
@@ -173,7 +156,7 @@ impl People {
     }
 
     /// Enables `id`'s account again, by the owner `by`.
-    pub async fn enable(&self, by: &str, id: &str) -> Result<Person> {
+    pub async fn enable(&self, by: &PersonId, id: &PersonId) -> Result<Person> {
         let mut tx = self.writer.begin().await?;
         require_owner(&mut tx, by).await?;
         role_of(&mut tx, id).await?;
@@ -184,7 +167,7 @@ impl People {
 }
 
 /// `NotAnOwner` unless `by` is an enabled owner.
-pub(crate) async fn require_owner(tx: &mut Transaction<'_, Sqlite>, by: &str) -> Result<()> {
+pub(crate) async fn require_owner(tx: &mut Transaction<'_, Sqlite>, by: &PersonId) -> Result<()> {
     let found = sqlx::query("SELECT 1 FROM people WHERE id = ? AND role = 'owner' AND disabled_at IS NULL")
         .bind(by)
         .fetch_optional(&mut **tx)
@@ -192,14 +175,14 @@ pub(crate) async fn require_owner(tx: &mut Transaction<'_, Sqlite>, by: &str) ->
     found.map(|_| ()).ok_or(Error::NotAnOwner)
 }
 
-async fn role_of(tx: &mut Transaction<'_, Sqlite>, id: &str) -> Result<Role> {
+async fn role_of(tx: &mut Transaction<'_, Sqlite>, id: &PersonId) -> Result<Role> {
     let role: Option<(Role,)> =
         sqlx::query_as("SELECT role FROM people WHERE id = ?").bind(id).fetch_optional(&mut **tx).await?;
     role.map(|(r,)| r).ok_or_else(|| Error::NotFound(id.to_string()))
 }
 
 /// `LastOwner` unless an enabled owner other than `id` remains.
-async fn require_another_owner(tx: &mut Transaction<'_, Sqlite>, id: &str) -> Result<()> {
+async fn require_another_owner(tx: &mut Transaction<'_, Sqlite>, id: &PersonId) -> Result<()> {
     let other = sqlx::query("SELECT 1 FROM people WHERE role = 'owner' AND disabled_at IS NULL AND id <> ? LIMIT 1")
         .bind(id)
         .fetch_optional(&mut **tx)

@@ -1,6 +1,7 @@
 //! Who a request comes from, as the server's access gate found them: put in the request's extensions, read by
 //! the role checks, the handlers and the server functions.
 
+use warden_types::id::PersonId;
 use warden_types::person::{Person, Role};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,7 +12,7 @@ pub struct Asker {
 }
 
 impl Asker {
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &PersonId {
         &self.person.id
     }
 

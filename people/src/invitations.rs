@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 use sqlx::Sqlite;
 use warden_db::secret::{has_secret_shape, hash};
 use warden_db::timestamp;
+use warden_types::id::{InvitationId, PersonId};
 use warden_types::person::{Invitation, Person, Role};
 
 use crate::accounts::require_owner;
@@ -40,7 +41,7 @@ impl NewInvitation {
     }
 }
 
-/// The columns an `InvitationRow` reads, and what a row must be to be used: unused, not withdrawn, not
+/// The columns an `Invitation` reads, and what a row must be to be used: unused, not withdrawn, not
 /// expired at the time bound last (macros, so that queries stay literal strings).
 macro_rules! invitation_columns {
     () => {
@@ -53,26 +54,9 @@ macro_rules! usable {
     };
 }
 
-#[derive(sqlx::FromRow)]
-struct InvitationRow {
-    id: String,
-    role: Role,
-    name: Option<String>,
-    created_by: String,
-    created_at: String,
-    expires_at: String,
-}
-
-impl From<InvitationRow> for Invitation {
-    fn from(row: InvitationRow) -> Self {
-        let InvitationRow { id, role, name, created_by, created_at, expires_at } = row;
-        Invitation { id, role, name, created_by, created_at, expires_at }
-    }
-}
-
 impl People {
     /// A new invitation by the owner `by`, and the secret its link carries (shown once, kept only hashed).
-    pub async fn invite(&self, by: &str, new: NewInvitation) -> Result<(Invitation, Secret)> {
+    pub async fn invite(&self, by: &PersonId, new: NewInvitation) -> Result<(Invitation, Secret)> {
         if !(MIN_VALID..=MAX_VALID).contains(&new.valid_for) {
             return Err(Error::BadExpiry { min: MIN_VALID.as_secs() / 60, max: MAX_VALID.as_secs() / 60 });
         }
@@ -80,7 +64,7 @@ impl People {
         let secret = Secret::new().map_err(Error::Random)?;
         let now = SystemTime::now();
         let expires_at = timestamp::at(now + new.valid_for);
-        let id = warden_db::new_id();
+        let id = InvitationId::new();
         let mut tx = self.writer.begin().await?;
         require_owner(&mut tx, by).await?;
         sqlx::query(
@@ -97,20 +81,14 @@ impl People {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        let invitation = Invitation {
-            id,
-            role: new.role,
-            name,
-            created_by: by.to_string(),
-            created_at: timestamp::at(now),
-            expires_at,
-        };
+        let invitation =
+            Invitation { id, role: new.role, name, created_by: by.clone(), created_at: timestamp::at(now), expires_at };
         Ok((invitation, secret))
     }
 
     /// The invitations that can still be used, newest first.
     pub async fn pending_invitations(&self) -> Result<Vec<Invitation>> {
-        let rows: Vec<InvitationRow> = sqlx::query_as(concat!(
+        let rows: Vec<Invitation> = sqlx::query_as(concat!(
             "SELECT ",
             invitation_columns!(),
             " FROM invitations WHERE ",
@@ -120,7 +98,7 @@ impl People {
         .bind(timestamp::now())
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.into_iter().map(Invitation::from).collect())
+        Ok(rows)
     }
 
     /// The usable invitation a link's secret opens, for the page that accepts it.
@@ -128,7 +106,7 @@ impl People {
         if !has_secret_shape(secret) {
             return Ok(None);
         }
-        let row: Option<InvitationRow> = sqlx::query_as(concat!(
+        let row: Option<Invitation> = sqlx::query_as(concat!(
             "SELECT ",
             invitation_columns!(),
             " FROM invitations WHERE secret_hash = ? AND ",
@@ -138,7 +116,7 @@ impl People {
         .bind(timestamp::now())
         .fetch_optional(&self.pool)
         .await?;
-        Ok(row.map(Invitation::from))
+        Ok(row)
     }
 
     /// Accepts the invitation whose link carries `secret`: a new person with its role, signing in as `login`.
@@ -153,9 +131,9 @@ impl People {
         }
         let hashed = password::hash(new_password.to_string()).await?;
         let now = timestamp::now();
-        let id = warden_db::new_id();
+        let id = PersonId::new();
         let mut tx = self.writer.begin().await?;
-        let used: Option<(String, Role, String)> = sqlx::query_as(concat!(
+        let used: Option<(InvitationId, Role, PersonId)> = sqlx::query_as(concat!(
             "UPDATE invitations SET used_at = ? WHERE secret_hash = ? AND ",
             usable!(),
             " RETURNING id, role, created_by"
@@ -195,7 +173,7 @@ impl People {
     }
 
     /// Withdraws a pending invitation, by the owner `by`: its link stops working.
-    pub async fn withdraw_invitation(&self, by: &str, id: &str) -> Result<()> {
+    pub async fn withdraw_invitation(&self, by: &PersonId, id: &InvitationId) -> Result<()> {
         let mut tx = self.writer.begin().await?;
         require_owner(&mut tx, by).await?;
         let done = sqlx::query(concat!("UPDATE invitations SET revoked_at = ? WHERE id = ? AND ", usable!()))

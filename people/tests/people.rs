@@ -100,7 +100,7 @@ async fn only_an_enabled_owner_invites_or_changes_people() {
     assert!(matches!(people.invite(&ada.id, invitation(Role::Owner)).await, Err(Error::NotAnOwner)));
     assert!(matches!(people.set_role(&ada.id, &ada.id, Role::Owner).await, Err(Error::NotAnOwner)));
     assert!(matches!(people.disable(&ada.id, &owner.id).await, Err(Error::NotAnOwner)));
-    assert!(matches!(people.invite("nobody", invitation(Role::Viewer)).await, Err(Error::NotAnOwner)));
+    assert!(matches!(people.invite(&"nobody".into(), invitation(Role::Viewer)).await, Err(Error::NotAnOwner)));
 
     let promoted = people.set_role(&owner.id, &ada.id, Role::Owner).await.unwrap();
     assert_eq!(promoted.role, Role::Owner);

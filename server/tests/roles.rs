@@ -22,7 +22,7 @@ const PASSWORD: &str = "correct horse battery staple";
 /// A person of `role` with a signed-in browser: the `Cookie` header value that is theirs.
 async fn signed_in(served: &Served, role: Role) -> String {
     let state = &served.state;
-    let owner = state.access.founding_owner().unwrap().to_string();
+    let owner = state.access.founding_owner().unwrap().clone();
     let person = if role == Role::Owner {
         state.people.person(&owner).await.unwrap()
     } else {
@@ -141,7 +141,7 @@ async fn a_disabled_account_is_signed_out_at_once_and_cannot_come_back() {
     let (status, _) = call(&served, Some(&member), Method::GET, "/api/threads").await;
     assert_eq!(status, StatusCode::OK);
     let state = &served.state;
-    let owner = state.access.founding_owner().unwrap().to_string();
+    let owner = state.access.founding_owner().unwrap().clone();
     let id = state.people.list().await.unwrap().into_iter().find(|p| p.role == Role::Member).unwrap().id;
     state.people.disable(&owner, &id).await.unwrap();
     let (status, _) = call(&served, Some(&member), Method::GET, "/api/threads").await;

@@ -13,6 +13,7 @@ pub use warden_db::secret::Secret;
 use warden_db::secret::{has_secret_shape, hash};
 use warden_db::timestamp;
 use warden_db::Database;
+use warden_types::id::PersonId;
 use warden_types::session::SignedInBrowser;
 
 /// Where this crate's migrations are recorded, apart from the other crates'.
@@ -72,7 +73,7 @@ impl Default for Policy {
 pub struct SignedIn {
     pub session_id: String,
     /// Whose session it is (a person's id).
-    pub person_id: String,
+    pub person_id: PersonId,
 }
 
 /// What was signed out, for streams that a session holds open.
@@ -81,11 +82,11 @@ pub enum Revoked {
     One(String),
     /// Every session of `person` but `keep` (every one of theirs when `None`).
     AllBut {
-        person: String,
+        person: PersonId,
         keep: Option<String>,
     },
     /// Every session of this person (their account was disabled).
-    Person(String),
+    Person(PersonId),
 }
 
 impl Revoked {
@@ -129,7 +130,12 @@ impl Sessions {
     }
 
     /// Starts a session of `person_id` for a browser that signed in; drops sessions that have expired.
-    pub async fn start(&self, person_id: &str, user_agent: Option<&str>, address: Option<&str>) -> Result<Started> {
+    pub async fn start(
+        &self,
+        person_id: &PersonId,
+        user_agent: Option<&str>,
+        address: Option<&str>,
+    ) -> Result<Started> {
         let secret = Secret::new().map_err(Error::Random)?;
         let id = warden_db::new_id();
         let now = timestamp::now();
@@ -171,7 +177,8 @@ impl Sessions {
         let created_at: String = row.try_get("created_at")?;
         let last_seen_at: String = row.try_get("last_seen_at")?;
         // Never NULL once `adopt_unowned` ran at start; an empty id names nobody, so the gate lets it in nowhere.
-        let person_id: String = row.try_get::<Option<String>, _>("person_id")?.unwrap_or_default();
+        let person_id: PersonId =
+            row.try_get::<Option<PersonId>, _>("person_id")?.unwrap_or_else(|| PersonId::from(String::new()));
         let (idle, absolute) = self.limits();
         if last_seen_at <= idle || created_at <= absolute {
             sqlx::query("DELETE FROM browser_sessions WHERE id = ?").bind(&id).execute(&self.writer).await?;
@@ -202,7 +209,7 @@ impl Sessions {
     }
 
     /// `person_id`'s live sessions, most recently seen first; `asking` is marked as this browser.
-    pub async fn list(&self, person_id: &str, asking: Option<&SignedIn>) -> Result<Vec<SignedInBrowser>> {
+    pub async fn list(&self, person_id: &PersonId, asking: Option<&SignedIn>) -> Result<Vec<SignedInBrowser>> {
         let (idle, absolute) = self.limits();
         let rows = sqlx::query(
             "SELECT id, created_at, last_seen_at, user_agent, address FROM browser_sessions
@@ -229,7 +236,7 @@ impl Sessions {
     }
 
     /// Signs one of `person_id`'s browsers out; `NotFound` when they have no such session.
-    pub async fn revoke(&self, person_id: &str, id: &str) -> Result<()> {
+    pub async fn revoke(&self, person_id: &PersonId, id: &str) -> Result<()> {
         let done = sqlx::query("DELETE FROM browser_sessions WHERE id = ? AND person_id = ?")
             .bind(id)
             .bind(person_id)
@@ -243,18 +250,18 @@ impl Sessions {
     }
 
     /// Signs out every browser of `person_id` but `keep` (every one when `None`); how many were signed out.
-    pub async fn revoke_all_but(&self, person_id: &str, keep: Option<&str>) -> Result<u64> {
+    pub async fn revoke_all_but(&self, person_id: &PersonId, keep: Option<&str>) -> Result<u64> {
         let done = sqlx::query("DELETE FROM browser_sessions WHERE person_id = ? AND id IS NOT ?")
             .bind(person_id)
             .bind(keep)
             .execute(&self.writer)
             .await?;
-        self.announce(Revoked::AllBut { person: person_id.to_string(), keep: keep.map(str::to_string) });
+        self.announce(Revoked::AllBut { person: person_id.clone(), keep: keep.map(str::to_string) });
         Ok(done.rows_affected())
     }
 
     /// Gives the sessions started before Warden knew people to `owner`, whose they were.
-    pub async fn adopt_unowned(&self, owner: &str) -> Result<u64> {
+    pub async fn adopt_unowned(&self, owner: &PersonId) -> Result<u64> {
         let done = sqlx::query("UPDATE browser_sessions SET person_id = ? WHERE person_id IS NULL")
             .bind(owner)
             .execute(&self.writer)
@@ -263,12 +270,12 @@ impl Sessions {
     }
 
     /// Signs out every browser of `person_id` (their account was disabled); how many were signed out.
-    pub async fn revoke_person(&self, person_id: &str) -> Result<u64> {
+    pub async fn revoke_person(&self, person_id: &PersonId) -> Result<u64> {
         let done = sqlx::query("DELETE FROM browser_sessions WHERE person_id = ?")
             .bind(person_id)
             .execute(&self.writer)
             .await?;
-        self.announce(Revoked::Person(person_id.to_string()));
+        self.announce(Revoked::Person(person_id.clone()));
         Ok(done.rows_affected())
     }
 
@@ -315,14 +322,14 @@ mod tests {
     }
 
     fn signed_in(started: &Started) -> SignedIn {
-        SignedIn { session_id: started.id.clone(), person_id: "ada".into() }
+        SignedIn { session_id: started.id.clone(), person_id: PersonId::from("ada") }
     }
 
     #[tokio::test]
     async fn a_disabled_persons_sessions_end_at_once_and_others_stay() {
         let (_dir, database, sessions) = open(Policy::default()).await;
-        let ada = sessions.start("ada", None, None).await.expect("started");
-        let bob = sessions.start("bob", None, None).await.expect("started");
+        let ada = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
+        let bob = sessions.start(&PersonId::from("bob"), None, None).await.expect("started");
         sqlx::query(
             "INSERT INTO browser_sessions (id, secret_hash, created_at, last_seen_at) VALUES ('old', 'h', ?, ?)",
         )
@@ -331,13 +338,13 @@ mod tests {
         .execute(database.writer())
         .await
         .expect("a session from before people");
-        assert_eq!(sessions.adopt_unowned("ada").await.expect("adopted"), 1);
+        assert_eq!(sessions.adopt_unowned(&PersonId::from("ada")).await.expect("adopted"), 1);
         let mut revoked = sessions.revocations();
-        assert_eq!(sessions.revoke_person("ada").await.expect("revoked"), 2);
+        assert_eq!(sessions.revoke_person(&PersonId::from("ada")).await.expect("revoked"), 2);
         let announced = revoked.recv().await.expect("announced");
         assert!(announced.covers(&signed_in(&ada)));
         let bobs = sessions.check(bob.secret.expose()).await.expect("checked").expect("still signed in");
-        assert_eq!(bobs.person_id, "bob");
+        assert_eq!(bobs.person_id.as_str(), "bob");
         assert!(!announced.covers(&bobs));
         assert!(sessions.check(ada.secret.expose()).await.expect("checked").is_none());
         assert!(!sessions.is_live("old").await.expect("checked"));
@@ -346,7 +353,8 @@ mod tests {
     #[tokio::test]
     async fn a_session_is_found_by_its_secret_only_and_the_database_holds_no_secret() {
         let (_dir, database, sessions) = open(Policy::default()).await;
-        let started = sessions.start("ada", Some("Firefox\n"), Some("127.0.0.1:5000")).await.expect("started");
+        let started =
+            sessions.start(&PersonId::from("ada"), Some("Firefox\n"), Some("127.0.0.1:5000")).await.expect("started");
         let secret = started.secret.expose();
         assert_eq!(secret.len(), 64);
         let found = sessions.check(secret).await.expect("checked").expect("signed in");
@@ -360,7 +368,7 @@ mod tests {
             sqlx::query_as("SELECT secret_hash FROM browser_sessions").fetch_all(database.pool()).await.expect("rows");
         assert_eq!(stored.len(), 1);
         assert_ne!(stored[0].0, secret);
-        let listed = sessions.list("ada", Some(&found)).await.expect("listed");
+        let listed = sessions.list(&PersonId::from("ada"), Some(&found)).await.expect("listed");
         assert_eq!(listed.len(), 1);
         assert!(listed[0].this_browser);
         assert_eq!(listed[0].user_agent.as_deref(), Some("Firefox"), "control characters are dropped");
@@ -370,9 +378,9 @@ mod tests {
     #[tokio::test]
     async fn idle_and_old_sessions_are_refused_and_removed() {
         let (_dir, database, sessions) = open(Policy::default()).await;
-        let idle = sessions.start("ada", None, None).await.expect("started");
-        let old = sessions.start("ada", None, None).await.expect("started");
-        let fresh = sessions.start("ada", None, None).await.expect("started");
+        let idle = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
+        let old = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
+        let fresh = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
         let long_ago = |d: Duration| timestamp::at(SystemTime::now() - d);
         sqlx::query("UPDATE browser_sessions SET last_seen_at = ? WHERE id = ?")
             .bind(long_ago(Policy::default().idle + Duration::from_secs(60)))
@@ -387,7 +395,8 @@ mod tests {
             .execute(database.writer())
             .await
             .expect("aged");
-        let listed: Vec<String> = sessions.list("ada", None).await.expect("listed").into_iter().map(|b| b.id).collect();
+        let listed: Vec<String> =
+            sessions.list(&PersonId::from("ada"), None).await.expect("listed").into_iter().map(|b| b.id).collect();
         assert_eq!(listed, vec![fresh.id.clone()]);
         assert!(sessions.check(idle.secret.expose()).await.expect("checked").is_none());
         assert!(sessions.check(old.secret.expose()).await.expect("checked").is_none());
@@ -400,26 +409,26 @@ mod tests {
     #[tokio::test]
     async fn revoking_one_or_all_but_one_signs_out_at_once_and_is_announced() {
         let (_dir, _database, sessions) = open(Policy::default()).await;
-        let a = sessions.start("ada", None, None).await.expect("started");
-        let b = sessions.start("ada", None, None).await.expect("started");
-        let c = sessions.start("ada", None, None).await.expect("started");
+        let a = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
+        let b = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
+        let c = sessions.start(&PersonId::from("ada"), None, None).await.expect("started");
         let mut revoked = sessions.revocations();
-        sessions.revoke("ada", &a.id).await.expect("revoked");
+        sessions.revoke(&PersonId::from("ada"), &a.id).await.expect("revoked");
         assert!(sessions.check(a.secret.expose()).await.expect("checked").is_none());
-        assert!(matches!(sessions.revoke("ada", &a.id).await, Err(Error::NotFound(_))));
+        assert!(matches!(sessions.revoke(&PersonId::from("ada"), &a.id).await, Err(Error::NotFound(_))));
         assert!(revoked.recv().await.expect("announced").covers(&signed_in(&a)));
-        assert_eq!(sessions.revoke_all_but("ada", Some(&c.id)).await.expect("revoked"), 1);
+        assert_eq!(sessions.revoke_all_but(&PersonId::from("ada"), Some(&c.id)).await.expect("revoked"), 1);
         let announced = revoked.recv().await.expect("announced");
         assert!(announced.covers(&signed_in(&b)) && !announced.covers(&signed_in(&c)));
         assert!(sessions.check(b.secret.expose()).await.expect("checked").is_none());
         assert!(sessions.is_live(&c.id).await.expect("checked"));
-        let bobs = sessions.start("bob", None, None).await.expect("started");
+        let bobs = sessions.start(&PersonId::from("bob"), None, None).await.expect("started");
         assert!(
-            matches!(sessions.revoke("ada", &bobs.id).await, Err(Error::NotFound(_))),
+            matches!(sessions.revoke(&PersonId::from("ada"), &bobs.id).await, Err(Error::NotFound(_))),
             "one person cannot sign out another's browser"
         );
-        assert_eq!(sessions.list("ada", None).await.expect("listed").len(), 1, "nor see it");
-        assert_eq!(sessions.revoke_all_but("ada", None).await.expect("revoked"), 1);
+        assert_eq!(sessions.list(&PersonId::from("ada"), None).await.expect("listed").len(), 1, "nor see it");
+        assert_eq!(sessions.revoke_all_but(&PersonId::from("ada"), None).await.expect("revoked"), 1);
         assert!(!sessions.is_live(&c.id).await.expect("checked"));
         assert!(sessions.is_live(&bobs.id).await.expect("checked"), "signing out all one's browsers leaves others'");
     }

@@ -157,4 +157,8 @@ ids! {
     OutsideRequestId;
     /// An executor Warden dials.
     ExecutorId;
+    /// A person with an account (the founding owner included).
+    PersonId;
+    /// An invitation not yet used.
+    InvitationId;
 }

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::id::{InvitationId, PersonId};
+
 /// What a person may do. One role per person; the owner gives and changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
@@ -54,8 +56,9 @@ impl Role {
 
 /// A person, as Settings → People lists them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 pub struct Person {
-    pub id: String,
+    pub id: PersonId,
     /// What they sign in with (unique, compared without case).
     pub login: String,
     /// How the app names them (in the inbox, the audit log, "asked by").
@@ -71,13 +74,14 @@ pub struct Person {
 
 /// An invitation not yet used, as the owner sees it (never its secret: that is only in the link shown once).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 pub struct Invitation {
-    pub id: String,
+    pub id: InvitationId,
     pub role: Role,
     /// The name the owner suggested; the invitee may change it.
     pub name: Option<String>,
     /// Who invited.
-    pub created_by: String,
+    pub created_by: PersonId,
     pub created_at: String,
     pub expires_at: String,
 }

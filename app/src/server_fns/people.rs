@@ -7,6 +7,7 @@ use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use warden_types::id::{InvitationId, PersonId};
 use warden_types::person::{Invitation, Person, Role};
 
 /// The people handed to the Leptos routes as context by the server binary.
@@ -17,7 +18,7 @@ fn people() -> Result<warden_people::People, AppError> {
 }
 
 #[cfg(feature = "ssr")]
-fn asker_id() -> Result<String, AppError> {
+fn asker_id() -> Result<PersonId, AppError> {
     crate::server_fns::asker::asker().map(|a| a.person.id)
 }
 
@@ -57,25 +58,25 @@ pub async fn invite_person(role: Role, name: Option<String>, valid_days: u64) ->
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn withdraw_invitation(id: String) -> Result<(), AppError> {
+pub async fn withdraw_invitation(id: InvitationId) -> Result<(), AppError> {
     Ok(people()?.withdraw_invitation(&asker_id()?, &id).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn set_person_role(id: String, role: Role) -> Result<Person, AppError> {
+pub async fn set_person_role(id: PersonId, role: Role) -> Result<Person, AppError> {
     Ok(people()?.set_role(&asker_id()?, &id, role).await?)
 }
 
 /// Disables the account and signs out its browsers at once.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn disable_person(id: String) -> Result<Person, AppError> {
+pub async fn disable_person(id: PersonId) -> Result<Person, AppError> {
     let sessions = use_context::<warden_sessions::Sessions>()
         .ok_or_else(|| AppError::internal("the signed-in browsers were not provided as Leptos context"))?;
     Ok(people()?.disable_and_sign_out(&asker_id()?, &id, &sessions).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn enable_person(id: String) -> Result<Person, AppError> {
+pub async fn enable_person(id: PersonId) -> Result<Person, AppError> {
     Ok(people()?.enable(&asker_id()?, &id).await?)
 }
 

@@ -23,7 +23,7 @@ fn asking() -> Option<warden_sessions::SignedIn> {
 
 /// The id of the person asking (the access gate found them; their browsers are the ones listed).
 #[cfg(feature = "ssr")]
-fn person() -> Result<String, AppError> {
+fn person() -> Result<warden_types::id::PersonId, AppError> {
     crate::server_fns::asker::asker().map(|a| a.person.id)
 }
 

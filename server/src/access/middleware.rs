@@ -16,6 +16,7 @@ use axum::Form;
 use futures::StreamExt;
 use tokio::sync::broadcast::error::RecvError;
 use warden_sessions::{Sessions, SignedIn};
+use warden_types::id::PersonId;
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::invitation_page::{self, INVITE_PREFIX};
@@ -244,7 +245,7 @@ pub(super) async fn start_session(
     access: &Access,
     headers: &HeaderMap,
     peer: Option<std::net::IpAddr>,
-    person_id: &str,
+    person_id: &PersonId,
     location: &str,
 ) -> Response {
     let Some(sessions) = access.sessions() else {

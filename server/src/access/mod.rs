@@ -26,6 +26,7 @@ pub use session::SessionCookie;
 pub use token::{Token, TokenSource};
 use warden_people::{Asker, People};
 use warden_sessions::{Sessions, SignedIn};
+use warden_types::id::PersonId;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AccessError {
@@ -58,7 +59,7 @@ struct Inner {
 
 /// The id of the person the access token and the printed sign-in link stand for.
 #[derive(Clone, Debug)]
-struct FoundingOwner(String);
+struct FoundingOwner(PersonId);
 
 /// Who a request that passed the token or cookie check is.
 pub enum Caller {
@@ -101,7 +102,7 @@ impl Access {
     }
 
     /// Lets people in: the token and the sign-in link stand for `founding_owner`, a session for its person.
-    pub fn with_people(self, people: People, founding_owner: String) -> Self {
+    pub fn with_people(self, people: People, founding_owner: PersonId) -> Self {
         let mut inner = (*self.0).clone();
         inner.people = Some((people, FoundingOwner(founding_owner)));
         Self(Arc::new(inner))
@@ -116,16 +117,16 @@ impl Access {
     }
 
     /// The person the token and the printed sign-in link stand for.
-    pub fn founding_owner(&self) -> Option<&str> {
-        self.0.people.as_ref().map(|(_, FoundingOwner(id))| id.as_str())
+    pub fn founding_owner(&self) -> Option<&PersonId> {
+        self.0.people.as_ref().map(|(_, FoundingOwner(id))| id)
     }
 
     /// The person `caller` is, if their account is enabled (`None`: disabled, or a session of nobody known).
     pub async fn asker(&self, caller: &Caller) -> Result<Option<Asker>, AskerError> {
         let Some((people, FoundingOwner(owner))) = &self.0.people else { return Err(AskerError::NoPeople) };
         let (id, by_token) = match caller {
-            Caller::Token => (owner.as_str(), true),
-            Caller::Browser(signed_in) => (signed_in.person_id.as_str(), false),
+            Caller::Token => (owner, true),
+            Caller::Browser(signed_in) => (&signed_in.person_id, false),
         };
         match people.person(id).await {
             Ok(person) if person.disabled_at.is_none() => Ok(Some(Asker { person, by_token })),

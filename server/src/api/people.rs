@@ -3,6 +3,7 @@
 //! people, the last owner stays, a link works once).
 
 use std::time::Duration;
+use warden_types::id::{InvitationId, PersonId};
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -66,7 +67,7 @@ pub async fn invite(
 pub async fn withdraw_invitation(
     State(people): State<People>,
     Extension(asker): Extension<Asker>,
-    Path(id): Path<String>,
+    Path(id): Path<InvitationId>,
 ) -> Result<StatusCode, ApiError> {
     people.withdraw_invitation(asker.id(), &id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -81,7 +82,7 @@ pub struct RoleBody {
 pub async fn set_role(
     State(people): State<People>,
     Extension(asker): Extension<Asker>,
-    Path(id): Path<String>,
+    Path(id): Path<PersonId>,
     JsonBody(body): JsonBody<RoleBody>,
 ) -> Result<Json<Person>, ApiError> {
     Ok(Json(people.set_role(asker.id(), &id, body.role).await?))
@@ -91,7 +92,7 @@ pub async fn disable(
     State(people): State<People>,
     State(sessions): State<Sessions>,
     Extension(asker): Extension<Asker>,
-    Path(id): Path<String>,
+    Path(id): Path<PersonId>,
 ) -> Result<Json<Person>, ApiError> {
     Ok(Json(people.disable_and_sign_out(asker.id(), &id, &sessions).await?))
 }
@@ -99,7 +100,7 @@ pub async fn disable(
 pub async fn enable(
     State(people): State<People>,
     Extension(asker): Extension<Asker>,
-    Path(id): Path<String>,
+    Path(id): Path<PersonId>,
 ) -> Result<Json<Person>, ApiError> {
     Ok(Json(people.enable(asker.id(), &id).await?))
 }

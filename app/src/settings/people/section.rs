@@ -12,6 +12,7 @@ use crate::settings::people::PeopleUi;
 use crate::ui::data_table::DataTable;
 use crate::ui::error_notice::error_list;
 use crate::ui::timestamp::Timestamp;
+use warden_types::id::PersonId;
 use warden_types::person::{Invitation, Person, Role};
 
 #[component]
@@ -52,7 +53,7 @@ pub fn PeopleSection(me: Person) -> impl IntoView {
 const PEOPLE_COLUMNS: [&str; 5] = ["Name", "Login", "Role", "Since", "Account"];
 
 #[component]
-fn PeopleTable(list: Vec<Person>, ui: PeopleUi, me: String) -> impl IntoView {
+fn PeopleTable(list: Vec<Person>, ui: PeopleUi, me: PersonId) -> impl IntoView {
     view! {
         <DataTable class="outside-clients people-table" caption="People" hidden_caption=true columns=&PEOPLE_COLUMNS>
             {list.into_iter().map(|person| {
@@ -75,23 +76,23 @@ fn PersonRow(person: Person, ui: PeopleUi, is_me: bool) -> impl IntoView {
             return;
         }
         let id = id.get_value();
-        ui.run(id.clone(), name.get_value(), "Could not change the role of", async move {
+        ui.run(id.to_string(), name.get_value(), "Could not change the role of", async move {
             set_person_role(id, role).await.map(drop)
         });
     };
-    let toggle = move |_| {
-        let id = id.get_value();
-        if disabled {
-            ui.run(id.clone(), name.get_value(), "Could not enable", async move { enable_person(id).await.map(drop) });
-        } else {
-            ui.run(
-                id.clone(),
-                name.get_value(),
-                "Could not disable",
-                async move { disable_person(id).await.map(drop) },
-            );
-        }
-    };
+    let toggle =
+        move |_| {
+            let id = id.get_value();
+            if disabled {
+                ui.run(id.to_string(), name.get_value(), "Could not enable", async move {
+                    enable_person(id).await.map(drop)
+                });
+            } else {
+                ui.run(id.to_string(), name.get_value(), "Could not disable", async move {
+                    disable_person(id).await.map(drop)
+                });
+            }
+        };
     view! {
         <tr class="person" class:disabled=disabled>
             <th scope="row">
@@ -101,7 +102,7 @@ fn PersonRow(person: Person, ui: PeopleUi, is_me: bool) -> impl IntoView {
             <td>{person.login.clone()}</td>
             <td>
                 <select aria-label=format!("Role of {}", person.name) on:change=change_role
-                    disabled=move || ui.is_busy(&id.read_value())>
+                    disabled=move || ui.is_busy(id.read_value().as_str())>
                     {Role::ALL.into_iter().map(|role| view! {
                         <option value=role.as_str() selected={role == current}>{role.label()}</option>
                     }).collect_view()}
@@ -110,7 +111,7 @@ fn PersonRow(person: Person, ui: PeopleUi, is_me: bool) -> impl IntoView {
             <td><Timestamp at=person.created_at.clone()/></td>
             <td class="outside-actions">
                 {disabled.then(|| view! { <span class="status">"Disabled"</span> " " })}
-                <button type="button" class:danger=!disabled disabled=move || ui.is_busy(&id.read_value())
+                <button type="button" class:danger=!disabled disabled=move || ui.is_busy(id.read_value().as_str())
                     aria-label=format!("{} {}", if disabled { "Enable" } else { "Disable" }, person.name)
                     on:click=toggle>
                     {if disabled { "Enable" } else { "Disable" }}
@@ -142,7 +143,7 @@ fn InvitationRow(invitation: Invitation, ui: PeopleUi) -> impl IntoView {
     let name = StoredValue::new(label.clone());
     let withdraw = move |_| {
         let id = id.get_value();
-        ui.run(id.clone(), name.get_value(), "Could not withdraw the invitation for", async move {
+        ui.run(id.to_string(), name.get_value(), "Could not withdraw the invitation for", async move {
             withdraw_invitation(id).await
         });
     };
@@ -152,7 +153,7 @@ fn InvitationRow(invitation: Invitation, ui: PeopleUi) -> impl IntoView {
             <td>{invitation.role.label()}</td>
             <td><Timestamp at=invitation.expires_at/></td>
             <td class="outside-actions">
-                <button type="button" class="danger" disabled=move || ui.is_busy(&id.read_value())
+                <button type="button" class="danger" disabled=move || ui.is_busy(id.read_value().as_str())
                     aria-label=format!("Withdraw the invitation for {label}") on:click=withdraw>
                     "Withdraw"
                 </button>
