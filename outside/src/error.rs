@@ -13,6 +13,9 @@ pub enum Error {
     AlreadyDecided(String),
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// The person asking may not do this (their role, or it is not theirs).
+    #[error("{0}")]
+    Forbidden(String),
     /// No client has this token, or its client was revoked. Says nothing about which.
     #[error("the client token is not valid (unknown or revoked)")]
     Unauthorized,
@@ -69,6 +72,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::Forbidden(_) => ErrorKind::Forbidden,
             Error::AlreadyDecided(_) | Error::IdReused(_) => ErrorKind::Conflict,
             Error::Invalid(_) | Error::UnknownRequest(_) | Error::Unauthorized => ErrorKind::Invalid,
             // Mapped to 429 by the server before the kind is asked.
@@ -85,6 +89,7 @@ impl Error {
             Error::NotFound { .. } => "not_found",
             Error::AlreadyDecided(_) => "already_decided",
             Error::Invalid(_) => "invalid_request",
+            Error::Forbidden(_) => "forbidden",
             Error::Unauthorized => "unauthorized",
             Error::IdReused(_) => "id_reused",
             Error::UnknownRequest(_) => "unknown_request",
@@ -117,7 +122,7 @@ impl Error {
             Error::TooManyPending(_) => (ErrorCode::TooManyPending, self.to_string()),
             Error::RateLimited { .. } => (ErrorCode::RateLimited, self.to_string()),
             Error::TooManyOpen { .. } => (ErrorCode::Invalid, self.to_string()),
-            Error::Invalid(_) | Error::NotFound { .. } | Error::AlreadyDecided(_) => {
+            Error::Invalid(_) | Error::Forbidden(_) | Error::NotFound { .. } | Error::AlreadyDecided(_) => {
                 (ErrorCode::Invalid, self.to_string())
             }
             Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => {

@@ -8,7 +8,7 @@ mod calls_ended;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, SystemTime};
-use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
+use warden_types::id::{ClientId, OutsideRequestId, PersonId, ThreadId, ToolCallId};
 
 use sha2::{Digest, Sha256};
 use tokio::sync::{broadcast, watch, Notify};
@@ -23,6 +23,7 @@ use warden_types::ErrorKind;
 
 use crate::connection::Connection;
 use crate::error::{Error, Result};
+use crate::ownership::Manager;
 use crate::policy::{self, ClientPolicy, Policy, MAX_TIMEOUT_SECS};
 use crate::protocol::{Ack, ClientFrame, DecidedBy, DeciderKind, DecisionFrame, RequestKind, ServerFrame, Verdict};
 use crate::quota::{Held, Limits, Permit, Quotas};
@@ -152,6 +153,19 @@ impl OutsideHub {
 
     /// Registers a client; its token is in the answer and nowhere else (only its hash is stored).
     pub async fn create_client(&self, name: &str, policy: ClientPolicy) -> Result<NewClient> {
+        self.register_client(name, policy, None).await
+    }
+
+    /// Registers a client of `manager`'s: its requests are asked by them. A policy of its own (which can
+    /// approve without asking) is only an owner's to give.
+    pub async fn create_client_of(&self, manager: &Manager, name: &str, policy: ClientPolicy) -> Result<NewClient> {
+        if policy != ClientPolicy::default() && !manager.role.manages() {
+            return Err(Error::Forbidden("only an owner gives a client a policy of its own".into()));
+        }
+        self.register_client(name, policy, Some(&manager.person)).await
+    }
+
+    async fn register_client(&self, name: &str, policy: ClientPolicy, owner: Option<&PersonId>) -> Result<NewClient> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > MAX_CLIENT_NAME_CHARS || name.chars().any(char::is_control) {
             return Err(Error::Invalid(format!(
@@ -160,14 +174,41 @@ impl OutsideHub {
         }
         policy.timeouts.validate().map_err(Error::Invalid)?;
         let token = new_token()?;
-        let client =
-            Client { id: ClientId::new(), name: name.to_string(), policy, created_at: store::now(), revoked_at: None };
+        let client = Client {
+            id: ClientId::new(),
+            name: name.to_string(),
+            policy,
+            created_at: store::now(),
+            revoked_at: None,
+            created_by: owner.cloned(),
+        };
         self.inner.store.insert_client(&client, &token_hash(&token)).await?;
         Ok(NewClient { client, token })
     }
 
     pub async fn clients(&self) -> Result<Vec<Client>> {
         self.inner.store.clients().await
+    }
+
+    /// The clients `manager` may see and revoke: every one for an owner, their own for anyone else.
+    pub async fn clients_managed_by(&self, manager: &Manager) -> Result<Vec<Client>> {
+        let mut clients = self.clients().await?;
+        clients.retain(|client| manager.manages(client));
+        Ok(clients)
+    }
+
+    /// `revoke_client` for `manager`: a client they do not manage is not found (its id says nothing).
+    pub async fn revoke_client_as(&self, manager: &Manager, id: &ClientId) -> Result<Client> {
+        let client = self.client(id).await?;
+        if !manager.manages(&client) {
+            return Err(Error::not_found("client", id));
+        }
+        self.revoke_client(id).await
+    }
+
+    /// Gives every client registered before Warden knew people to `owner` (the founding owner, at start).
+    pub async fn adopt_unowned_clients(&self, owner: &PersonId) -> Result<u64> {
+        self.inner.store.adopt_unowned_clients(owner).await
     }
 
     pub async fn client(&self, id: &ClientId) -> Result<Client> {
@@ -258,6 +299,7 @@ impl OutsideHub {
             reason: None,
             edited_code: None,
             decided_by: DecidedBy { kind: DeciderKind::Policy, detail: auto.rule },
+            person: None,
         });
         let max_pending = self.inner.quotas.limits().max_pending;
         if decision.is_none() && self.inner.store.pending_of_client(client_id).await? >= max_pending {
@@ -321,9 +363,14 @@ impl OutsideHub {
         }
     }
 
-    /// A person decides the pending request `request_id`: its client is told at once (or when it
-    /// comes back). Deciding a request that is already decided is [`Error::AlreadyDecided`].
-    pub async fn decide(&self, request_id: &OutsideRequestId, input: DecisionInput) -> Result<OutsideRequest> {
+    /// The person `by` decides the pending request `request_id`: its client is told at once (or when
+    /// it comes back). Deciding a request that is already decided is [`Error::AlreadyDecided`].
+    pub async fn decide(
+        &self,
+        request_id: &OutsideRequestId,
+        input: DecisionInput,
+        by: &PersonId,
+    ) -> Result<OutsideRequest> {
         let request = self.request(request_id).await?;
         if request.status != RequestStatus::Pending {
             return Err(Error::AlreadyDecided(request_id.to_string()));
@@ -338,6 +385,7 @@ impl OutsideHub {
             reason: input.reason,
             edited_code: input.edited_code,
             decided_by: DecidedBy { kind: DeciderKind::Person, detail: PERSON_DETAIL.to_string() },
+            person: Some(by.clone()),
         };
         if !self.inner.store.decide(request_id, status, &decision).await? {
             return Err(Error::AlreadyDecided(request_id.to_string()));
@@ -524,6 +572,7 @@ impl OutsideHub {
                 reason: Some(detail.clone()),
                 edited_code: None,
                 decided_by: DecidedBy { kind: DeciderKind::Timeout, detail },
+                person: None,
             };
             if self.inner.store.decide(&id, RequestStatus::Expired, &decision).await? {
                 self.decided(&id).await?;

@@ -30,6 +30,9 @@ pub mod error;
 mod executor_store;
 #[cfg(feature = "server")]
 mod hub;
+
+/// Who may see and revoke an outside client.
+pub mod ownership;
 #[cfg(feature = "server")]
 pub mod quota;
 #[cfg(feature = "server")]
@@ -43,6 +46,7 @@ pub use dial::{Backoff, Dialer};
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
 pub use hub::{Answer, ClientSignal, OutsideHub};
+pub use ownership::Manager;
 #[cfg(feature = "server")]
 pub use quota::{Held, Limits, Permit};
 #[cfg(feature = "server")]

@@ -2,7 +2,7 @@
 //! request came from a client: render it as text only.
 
 use serde::{Deserialize, Serialize};
-use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
+use warden_types::id::{ClientId, OutsideRequestId, PersonId, ThreadId, ToolCallId};
 
 use crate::policy::ClientPolicy;
 use crate::protocol::{
@@ -23,6 +23,10 @@ pub struct Client {
     pub created_at: String,
     /// When the token was revoked; a revoked client can no longer connect or send.
     pub revoked_at: Option<String>,
+    /// The person who registered it: its requests are asked by them. `None` only for a client registered
+    /// before Warden knew people and not yet adopted by the founding owner (done at every start).
+    #[serde(default)]
+    pub created_by: Option<PersonId>,
 }
 
 /// A client just registered, with its token: the only time the token exists outside the client.
@@ -57,6 +61,9 @@ pub struct Decision {
     pub reason: Option<String>,
     pub edited_code: Option<String>,
     pub decided_by: DecidedBy,
+    /// The person who decided, when a person did (never a client or an agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<PersonId>,
 }
 
 /// One request from an outside client.
@@ -66,6 +73,9 @@ pub struct OutsideRequest {
     pub id: OutsideRequestId,
     pub client_id: ClientId,
     pub client_name: String,
+    /// The person whose client asked (the client's owner): routing and no-self-approval go by them.
+    #[serde(default)]
+    pub asked_by: Option<PersonId>,
     /// The client's own id, unique per client.
     pub client_request_id: String,
     pub kind: RequestKind,

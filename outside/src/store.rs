@@ -10,7 +10,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 use warden_db::Database;
 use warden_types::cursor::AuditCursor;
-use warden_types::id::{ClientId, OutsideRequestId, ThreadId, ToolCallId};
+use warden_types::id::{ClientId, OutsideRequestId, PersonId, ThreadId, ToolCallId};
 
 use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
@@ -61,7 +61,7 @@ pub enum Inserted {
 /// The columns `request_from_row` reads (SQL text must be static: `concat!` it).
 macro_rules! select_request {
     () => {
-        "SELECT r.id, r.client_id, c.name AS client_name, r.client_request_id, r.kind, r.payload, r.risk, \
+        "SELECT r.id, r.client_id, c.name AS client_name, c.created_by AS asked_by, r.client_request_id, r.kind, r.payload, r.risk, \
          r.follows, r.status, r.decision, r.created_at, r.expires_at, r.decided_at, r.delivered_at, \
          r.linked_call_id, r.linked_thread_id \
          FROM outside_requests r JOIN outside_clients c ON c.id = r.client_id"
@@ -76,12 +76,15 @@ impl Store {
     }
 
     pub async fn insert_client(&self, client: &Client, token_hash: &str) -> Result<()> {
-        sqlx::query("INSERT INTO outside_clients (id, name, token_hash, policy, created_at) VALUES (?, ?, ?, ?, ?)")
-            .bind(&client.id)
-            .bind(&client.name)
-            .bind(token_hash)
-            .bind(json(&client.policy)?)
-            .bind(&client.created_at)
+        sqlx::query(
+            "INSERT INTO outside_clients (id, name, token_hash, policy, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&client.id)
+        .bind(&client.name)
+        .bind(token_hash)
+        .bind(json(&client.policy)?)
+        .bind(&client.created_at)
+        .bind(&client.created_by)
             .execute(&self.writer)
             .await?;
         Ok(())
@@ -89,28 +92,41 @@ impl Store {
 
     /// Every client, revoked ones too, oldest first.
     pub async fn clients(&self) -> Result<Vec<Client>> {
-        let rows =
-            sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients ORDER BY created_at, id")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(
+            "SELECT id, name, policy, created_at, revoked_at, created_by FROM outside_clients ORDER BY created_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(client_from_row).collect()
     }
 
     pub async fn client(&self, id: &ClientId) -> Result<Option<Client>> {
-        let row = sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(
+            "SELECT id, name, policy, created_at, revoked_at, created_by FROM outside_clients WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
         row.as_ref().map(client_from_row).transpose()
     }
 
     pub async fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<Client>> {
-        let row =
-            sqlx::query("SELECT id, name, policy, created_at, revoked_at FROM outside_clients WHERE token_hash = ?")
-                .bind(token_hash)
-                .fetch_optional(&self.pool)
-                .await?;
+        let row = sqlx::query(
+            "SELECT id, name, policy, created_at, revoked_at, created_by FROM outside_clients WHERE token_hash = ?",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await?;
         row.as_ref().map(client_from_row).transpose()
+    }
+
+    /// Gives every client registered before Warden knew people to `owner`; how many it gave.
+    pub async fn adopt_unowned_clients(&self, owner: &PersonId) -> Result<u64> {
+        let done = sqlx::query("UPDATE outside_clients SET created_by = ? WHERE created_by IS NULL")
+            .bind(owner)
+            .execute(&self.writer)
+            .await?;
+        Ok(done.rows_affected())
     }
 
     /// Returns whether a client that was not revoked is now.
@@ -437,6 +453,7 @@ fn client_from_row(r: &SqliteRow) -> Result<Client> {
         policy: from_json(&r.try_get::<String, _>("policy")?)?,
         created_at: r.try_get("created_at")?,
         revoked_at: r.try_get("revoked_at")?,
+        created_by: r.try_get("created_by")?,
     })
 }
 
@@ -449,6 +466,7 @@ fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
         id: r.try_get("id")?,
         client_id: r.try_get("client_id")?,
         client_name: r.try_get("client_name")?,
+        asked_by: r.try_get("asked_by")?,
         client_request_id: r.try_get("client_request_id")?,
         kind: parse(&r.try_get::<String, _>("kind")?)?,
         request,

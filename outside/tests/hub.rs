@@ -31,6 +31,11 @@ fn evaluation(id: &str, code: &str, risk: &str) -> ClientFrame {
     .expect("a frame")
 }
 
+/// The person deciding in these tests.
+fn decider() -> warden_types::id::PersonId {
+    "ada".into()
+}
+
 fn approve() -> DecisionInput {
     DecisionInput { decision: Verdict::Approved, reason: None, edited_code: None }
 }
@@ -50,7 +55,7 @@ async fn a_repeated_id_is_answered_from_the_stored_request_and_never_stored_twic
     let first = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "low")).await.unwrap());
     let again = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "low")).await.unwrap());
     assert_eq!(first, again);
-    hub.decide(&first, approve()).await.unwrap();
+    hub.decide(&first, approve(), &decider()).await.unwrap();
     match hub.submit(&client.id, evaluation("r1", "ls", "low")).await.unwrap() {
         Answer::Decided(d) => assert_eq!((d.request_id.as_str(), d.decision), (first.as_str(), Verdict::Approved)),
         other => panic!("expected the decision, got {other:?}"),
@@ -64,7 +69,7 @@ async fn a_reused_id_with_different_code_is_refused_not_answered_with_the_old_ap
     let hub = open(&dir).await;
     let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap().client;
     let id = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "low")).await.unwrap());
-    hub.decide(&id, approve()).await.unwrap();
+    hub.decide(&id, approve(), &decider()).await.unwrap();
     let err = hub.submit(&client.id, evaluation("r1", "rm -rf /", "low")).await.unwrap_err();
     assert!(matches!(err, Error::IdReused(_)), "{err:?}");
     // Another client may use the same id for its own request.
@@ -79,10 +84,10 @@ async fn only_the_first_decision_counts() {
     let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap().client;
     let id = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "high")).await.unwrap());
     let rejected = DecisionInput { decision: Verdict::Rejected, reason: Some("no".into()), edited_code: None };
-    let decided = hub.decide(&id, rejected).await.unwrap();
+    let decided = hub.decide(&id, rejected, &decider()).await.unwrap();
     assert_eq!(decided.status, RequestStatus::Rejected);
-    assert!(matches!(hub.decide(&id, approve()).await.unwrap_err(), Error::AlreadyDecided(_)));
-    assert!(matches!(hub.decide(&"nope".into(), approve()).await.unwrap_err(), Error::NotFound { .. }));
+    assert!(matches!(hub.decide(&id, approve(), &decider()).await.unwrap_err(), Error::AlreadyDecided(_)));
+    assert!(matches!(hub.decide(&"nope".into(), approve(), &decider()).await.unwrap_err(), Error::NotFound { .. }));
     assert_eq!(hub.request(&id).await.unwrap().status, RequestStatus::Rejected);
 }
 
@@ -94,7 +99,7 @@ async fn edited_code_goes_out_with_the_approval_and_only_for_code() {
     let id = ack_id(hub.submit(&client.id, evaluation("r1", "rm -rf build", "medium")).await.unwrap());
     let edited =
         DecisionInput { decision: Verdict::Approved, reason: None, edited_code: Some("rm -rf build/tmp".into()) };
-    let request = hub.decide(&id, edited).await.unwrap();
+    let request = hub.decide(&id, edited, &decider()).await.unwrap();
     assert_eq!(request.decision_frame().unwrap().edited_code.as_deref(), Some("rm -rf build/tmp"));
 
     let output: ClientFrame =
@@ -104,7 +109,7 @@ async fn edited_code_goes_out_with_the_approval_and_only_for_code() {
     let id = ack_id(hub.submit(&client.id, output).await.unwrap());
     assert_eq!(hub.request(&id).await.unwrap().follows.as_ref(), Some(&request.id));
     let edited = DecisionInput { decision: Verdict::Approved, reason: None, edited_code: Some("x".into()) };
-    assert!(matches!(hub.decide(&id, edited).await.unwrap_err(), Error::Invalid(_)));
+    assert!(matches!(hub.decide(&id, edited, &decider()).await.unwrap_err(), Error::Invalid(_)));
 }
 
 #[tokio::test]
@@ -160,7 +165,7 @@ async fn a_decision_made_while_the_client_was_away_is_missed_until_delivered_als
     let hub = open(&dir).await;
     let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap().client;
     let id = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "low")).await.unwrap());
-    hub.decide(&id, approve()).await.unwrap();
+    hub.decide(&id, approve(), &decider()).await.unwrap();
     hub.shutdown();
     drop(hub);
 
@@ -216,7 +221,7 @@ async fn a_connection_wakes_for_its_clients_decisions_and_closes_when_revoked() 
         .handle(br#"{"type":"Security Evaluation Request","id":"r1","code":"ls","explanation":"x","risk_level":"low"}"#)
         .await;
     let warden_outside::ServerFrame::Ack(ack) = answer else { panic!("expected an ack, got {answer:?}") };
-    hub.decide(&ack.request_id, approve()).await.unwrap();
+    hub.decide(&ack.request_id, approve(), &decider()).await.unwrap();
     assert_eq!(connection.wake().await, Wake::Decided);
     let missed = connection.missed().await;
     assert_eq!(missed.len(), 1);
@@ -262,7 +267,7 @@ async fn an_unanswered_request_times_out_as_rejected_by_timeout_and_the_inbox_he
     assert_eq!(d.decided_by.detail, "no decision within 1 s");
     assert_eq!(hub.request(&id).await.unwrap().status, RequestStatus::Expired);
     assert!(matches!(inbox.recv().await.unwrap(), InboxEvent::Decided { request } if request.id == id));
-    assert!(matches!(hub.decide(&id, approve()).await.unwrap_err(), Error::AlreadyDecided(_)));
+    assert!(matches!(hub.decide(&id, approve(), &decider()).await.unwrap_err(), Error::AlreadyDecided(_)));
 }
 
 #[tokio::test]
@@ -306,7 +311,34 @@ async fn the_pending_count_counts_every_waiting_request_not_a_page_of_them() {
         first.get_or_insert(id);
     }
     assert_eq!(hub.count(RequestStatus::Pending).await.unwrap(), 503, "more than a listed page");
-    hub.decide(&first.unwrap(), approve()).await.unwrap();
+    hub.decide(&first.unwrap(), approve(), &decider()).await.unwrap();
     assert_eq!(hub.count(RequestStatus::Pending).await.unwrap(), 502);
     assert_eq!(hub.count(RequestStatus::Approved).await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn clients_registered_before_people_are_adopted_and_their_requests_asked_by_the_adopter() {
+    let dir = tempfile::tempdir().unwrap();
+    let hub = open(&dir).await;
+    let old = hub.create_client("old runner", ClientPolicy::default()).await.unwrap().client;
+    assert_eq!(old.created_by, None);
+    let member = warden_outside::Manager { person: "ada".into(), role: warden_types::person::Role::Member };
+    let ada = hub.create_client_of(&member, "ada's runner", ClientPolicy::default()).await.unwrap().client;
+
+    assert_eq!(hub.adopt_unowned_clients(&"olga".into()).await.unwrap(), 1);
+    assert_eq!(hub.adopt_unowned_clients(&"olga".into()).await.unwrap(), 0, "once adopted, kept");
+    assert_eq!(hub.client(&old.id).await.unwrap().created_by.map(String::from).as_deref(), Some("olga"));
+    assert_eq!(hub.client(&ada.id).await.unwrap().created_by.map(String::from).as_deref(), Some("ada"));
+    let id = ack_id(hub.submit(&old.id, evaluation("r1", "ls", "low")).await.unwrap());
+    assert_eq!(hub.request(&id).await.unwrap().asked_by.map(String::from).as_deref(), Some("olga"));
+
+    // A member sees their own clients only; a policy of its own is refused them.
+    let theirs = hub.clients_managed_by(&member).await.unwrap();
+    assert_eq!(theirs.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["ada's runner"]);
+    assert!(matches!(hub.revoke_client_as(&member, &old.id).await.unwrap_err(), Error::NotFound { .. }));
+    let trusting = ClientPolicy {
+        security_evaluation: Some(warden_outside::policy::SecurityAuto::High),
+        ..ClientPolicy::default()
+    };
+    assert!(matches!(hub.create_client_of(&member, "auto", trusting).await.unwrap_err(), Error::Forbidden(_)));
 }

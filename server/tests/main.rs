@@ -24,6 +24,7 @@ mod outside_claude_code;
 mod outside_dial;
 mod outside_linked;
 mod outside_mcp;
+mod outside_owners;
 mod outside_quotas;
 mod outside_restart;
 mod outside_ws;

@@ -9,7 +9,6 @@ use reqwest::header::COOKIE;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use warden_engine::config::Config;
-use warden_people::NewInvitation;
 use warden_server::access::roles::Need;
 use warden_server::access::server_fn_rules;
 use warden_server::AppState;
@@ -17,21 +16,11 @@ use warden_types::person::Role;
 
 use crate::common::{self, anonymous, Served};
 
-const PASSWORD: &str = "correct horse battery staple";
+use crate::common::people::PASSWORD;
 
 /// A person of `role` with a signed-in browser: the `Cookie` header value that is theirs.
 async fn signed_in(served: &Served, role: Role) -> String {
-    let state = &served.state;
-    let owner = state.access.founding_owner().unwrap().clone();
-    let person = if role == Role::Owner {
-        state.people.person(&owner).await.unwrap()
-    } else {
-        let (_, secret) = state.people.invite(&owner, NewInvitation::new(role)).await.unwrap();
-        let login = role.as_str();
-        state.people.accept_invitation(secret.expose(), login, login, PASSWORD).await.unwrap()
-    };
-    let started = state.sessions.start(&person.id, None, None).await.unwrap();
-    format!("{}={}", state.access.cookie().name(false), started.secret.expose())
+    common::people::signed_in_as(served, role, role.as_str()).await.1
 }
 
 /// A route's path with a made-up value for each parameter.

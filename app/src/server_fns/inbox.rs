@@ -116,7 +116,8 @@ async fn outside_items(
 /// A `Conflict` means it was decided first (by another tab, the policy or its timeout).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_outside(id: OutsideRequestId, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
-    Ok(hub()?.decide(&id, decision).await?)
+    let by = crate::server_fns::asker::asker()?.person.id;
+    Ok(hub()?.decide(&id, decision, &by).await?)
 }
 
 /// Gives a pending outside request `secs` more seconds before it times out.
@@ -171,6 +172,7 @@ pub async fn decide_batch(
     }
     let engine = super::engine()?;
     let hub = hub()?;
+    let by = crate::server_fns::asker::asker()?.person.id;
     let mut items = Vec::with_capacity(keys.len());
     for key in &keys {
         items.push(match key {
@@ -196,7 +198,7 @@ pub async fn decide_batch(
                 .map(|_| ())
                 .map_err(AppError::from),
             ItemKey::Outside(id) => hub
-                .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()))
+                .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()), &by)
                 .await
                 .map(|_| ())
                 .map_err(AppError::from),

@@ -16,22 +16,30 @@ pub(crate) fn hub() -> Result<warden_outside::OutsideHub, AppError> {
         .ok_or_else(|| AppError::internal("the outside-approvals hub was not provided as Leptos context"))
 }
 
-/// Every client, revoked ones too, oldest first.
+/// The asker as a manager of outside clients.
+#[cfg(feature = "ssr")]
+fn manager() -> Result<warden_outside::Manager, AppError> {
+    let asker = crate::server_fns::asker::asker()?;
+    Ok(warden_outside::Manager { role: asker.role(), person: asker.person.id })
+}
+
+/// The clients the asker manages (every one for an owner, their own for anyone else), revoked ones
+/// too, oldest first.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_outside_clients() -> Result<Vec<Client>, AppError> {
-    Ok(hub()?.clients().await?)
+    Ok(hub()?.clients_managed_by(&manager()?).await?)
 }
 
-/// Registers a client with no policy of its own; the answer holds its token, shown this once.
+/// Registers a client of the asker's with no policy of its own; the answer holds its token, shown this once.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn create_outside_client(name: String) -> Result<NewClient, AppError> {
-    Ok(hub()?.create_client(&name, ClientPolicy::default()).await?)
+    Ok(hub()?.create_client_of(&manager()?, &name, ClientPolicy::default()).await?)
 }
 
-/// Revokes the client's token for good and closes its connections.
+/// Revokes the client's token for good and closes its connections (an owner any, anyone else their own).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn revoke_outside_client(id: ClientId) -> Result<Client, AppError> {
-    Ok(hub()?.revoke_client(&id).await?)
+    Ok(hub()?.revoke_client_as(&manager()?, &id).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]

@@ -1,7 +1,7 @@
 //! `/settings`: the model providers (`providers`), the MCP servers (`mcp`), the outside clients and
 //! their policy (`outside`), the executors Warden dials (`executors`), the people (`people`), the
 //! person's own account and the signed-in browsers (`signed_in_browsers`), one section each; people
-//! who are not owners see only their account and browsers.
+//! who are not owners see only their own outside clients, their account and browsers.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -36,11 +36,14 @@ pub fn SettingsPage() -> impl IntoView {
     }
 }
 
-/// The sections `me`'s role may use: everything for an owner; their account and browsers for the rest.
+/// The sections `me`'s role may use: everything for an owner; for the rest their own outside clients (if
+/// they chat), their account and browsers.
 #[component]
 fn Sections(me: Person) -> impl IntoView {
     if !me.role.manages() {
+        let chats = me.role.chats();
         return view! {
+            {chats.then(|| view! { <OutsideClients manages=false/> })}
             <AccountSection me=me.clone()/>
             <SignedInBrowsers/>
         }
@@ -49,7 +52,7 @@ fn Sections(me: Person) -> impl IntoView {
     view! {
         <ProvidersSection/>
         <McpSection/>
-        <OutsideClients/>
+        <OutsideClients manages=true/>
         <ExecutorsSection/>
         <PeopleSection me=me.clone()/>
         <AccountSection me=me.clone()/>

@@ -55,6 +55,7 @@ impl OutsideHub {
                 reason: Some(how.clone()),
                 edited_code: None,
                 decided_by: DecidedBy { kind: DeciderKind::CallEnded, detail: how },
+                person: None,
             };
             if self.inner.store.decide(&request_id, RequestStatus::Rejected, &decision).await? {
                 self.decided(&request_id).await?;

@@ -17,13 +17,15 @@ use axum::Json;
 use serde::Deserialize;
 use warden_outside::protocol::{parse_client_frame, ErrorCode, MAX_FRAME_BYTES};
 use warden_outside::{
-    Answer, Client, ClientPolicy, DecisionInput, Held, NewClient, OutsideHub, OutsideRequest, Policy, RequestQuery,
-    RequestStatus, ServerFrame,
+    Answer, Client, ClientPolicy, DecisionInput, Held, Manager, NewClient, OutsideHub, OutsideRequest, Policy,
+    RequestQuery, RequestStatus, ServerFrame,
 };
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
 use crate::access::credentials::{bearer, query_token, unauthorized};
+use axum::Extension;
+use warden_people::Asker;
 
 /// The WebSocket's path.
 pub const SOCKET_PATH: &str = "/ws/approvals";
@@ -159,10 +161,11 @@ pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<OutsideRequestId>
 /// `POST /api/outside/requests/{id}/decision`: a person's decision; 409 once decided.
 pub async fn decide(
     State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
     Path(id): Path<OutsideRequestId>,
     JsonBody(input): JsonBody<DecisionInput>,
 ) -> ApiResult<Json<OutsideRequest>> {
-    Ok(Json(hub.decide(&id, input).await?))
+    Ok(Json(hub.decide(&id, input, asker.id()).await?))
 }
 
 #[derive(Deserialize)]
@@ -197,21 +200,36 @@ pub struct NewClientBody {
     policy: ClientPolicy,
 }
 
-/// `POST /api/outside/clients` `{name, policy?}`: 201 with the client and its token, shown this once.
+/// `POST /api/outside/clients` `{name, policy?}`: 201 with the client (the asker's) and its token, shown
+/// this once. A policy of its own (which can approve without asking) is an owner's to give.
 pub async fn create_client(
     State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
     JsonBody(body): JsonBody<NewClientBody>,
 ) -> ApiResult<(StatusCode, Json<NewClient>)> {
-    Ok((StatusCode::CREATED, Json(hub.create_client(&body.name, body.policy).await?)))
+    Ok((StatusCode::CREATED, Json(hub.create_client_of(&manager(&asker), &body.name, body.policy).await?)))
 }
 
-pub async fn clients(State(hub): State<OutsideHub>) -> ApiResult<Json<Vec<Client>>> {
-    Ok(Json(hub.clients().await?))
+/// `GET /api/outside/clients`: every client for an owner, the asker's own for anyone else.
+pub async fn clients(
+    State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
+) -> ApiResult<Json<Vec<Client>>> {
+    Ok(Json(hub.clients_managed_by(&manager(&asker)).await?))
 }
 
-/// `DELETE /api/outside/clients/{id}`: revokes the token and closes the client's sockets.
-pub async fn revoke_client(State(hub): State<OutsideHub>, Path(id): Path<ClientId>) -> ApiResult<Json<Client>> {
-    Ok(Json(hub.revoke_client(&id).await?))
+/// `DELETE /api/outside/clients/{id}`: revokes the token and closes the client's sockets (an owner any
+/// client, anyone else their own; another's is 404).
+pub async fn revoke_client(
+    State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
+    Path(id): Path<ClientId>,
+) -> ApiResult<Json<Client>> {
+    Ok(Json(hub.revoke_client_as(&manager(&asker), &id).await?))
+}
+
+fn manager(asker: &Asker) -> Manager {
+    Manager { person: asker.id().clone(), role: asker.role() }
 }
 
 pub async fn set_client_policy(

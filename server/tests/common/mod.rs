@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod outside;
+pub mod people;
 pub mod process;
 
 use std::net::SocketAddr;

@@ -46,10 +46,12 @@ pub fn OutsideClientRow(client: Client) -> impl IntoView {
             <td>{override_summary(&client.policy)}</td>
             <td class="outside-actions">
                 <Show when=move || active>
-                    <button type="button" aria-expanded=move || editing().to_string()
-                        aria-label=format!("Override policy of {}", name.get_value()) on:click=toggle_editing>
-                        "Override policy"
-                    </button>
+                    <Show when=move || ui.manages>
+                        <button type="button" aria-expanded=move || editing().to_string()
+                            aria-label=format!("Override policy of {}", name.get_value()) on:click=toggle_editing>
+                            "Override policy"
+                        </button>
+                    </Show>
                     <button type="button" class="danger" disabled=move || ui.busy.get()
                         aria-label=format!("Revoke {}", name.get_value())
                         on:click=move |_| ui.confirm_revoke.set(Some(id.get_value().to_string()))>

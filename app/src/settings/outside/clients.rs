@@ -14,25 +14,36 @@ use crate::ui::data_table::DataTable;
 use crate::ui::error_notice::error_list;
 use warden_outside::{Client, NewClient};
 
+/// `manages`: an owner's view (every client, the policies); anyone else's lists their own clients only.
 #[component]
-pub fn OutsideClients() -> impl IntoView {
-    let ui = OutsideUi::new();
+pub fn OutsideClients(manages: bool) -> impl IntoView {
+    let ui = OutsideUi::new(manages);
     provide_context(ui);
     let elsewhere = use_context::<OutsideClientsChanged>();
     let clients = Resource::new(
         move || (ui.changed.get(), elsewhere.map(OutsideClientsChanged::get)),
         |_| list_outside_clients(),
     );
-    let policy = Resource::new(|| (), |_| outside_policy());
+    let policy = Resource::new(
+        || (),
+        move |_| async move {
+            if manages {
+                outside_policy().await.map(Some)
+            } else {
+                Ok(None)
+            }
+        },
+    );
     // The token of the client just registered: in this signal only, gone with a reload.
     let revealed = RwSignal::new(None::<NewClient>);
 
     view! {
         <section class="outside" aria-labelledby="outside-title">
-            <h2 id="outside-title">"Outside clients"</h2>
+            <h2 id="outside-title">{if manages { "Outside clients" } else { "Your outside clients" }}</h2>
             <p class="mcp-intro">
-                "Executors and agents outside Warden that ask you before they run code or pass its output on \
-                 (over the approvals WebSocket or HTTP, with their own token)."
+                "Executors and agents outside Warden that ask before they run code or pass its output on \
+                 (over the approvals WebSocket or HTTP, with their own token). A client's requests are asked \
+                 by the person who registered it."
             </p>
             {move || ui.error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
             <p role="status" class="notice">{move || ui.notice.get()}</p>
@@ -45,7 +56,7 @@ pub fn OutsideClients() -> impl IntoView {
             </Transition>
             <Transition fallback=|| view! { <p class="loading">"Loading the policy…"</p> }>
                 <ErrorBoundary fallback=error_list>
-                    {move || Suspend::new(async move { policy.await.map(|policy| view! { <GlobalPolicyForm policy/> }) })}
+                    {move || Suspend::new(async move { policy.await.map(|policy| policy.map(|policy| view! { <GlobalPolicyForm policy/> })) })}
                 </ErrorBoundary>
             </Transition>
         </section>

@@ -23,11 +23,15 @@ pub struct OutsideUi {
     pub editing: RwSignal<Option<String>>,
     /// Set while an action is under way (the buttons are disabled meanwhile).
     pub busy: RwSignal<bool>,
+    /// Whether the person is an owner: they see every client and the policies; anyone else sees their
+    /// own clients, and no policy (a policy can approve without asking).
+    pub manages: bool,
 }
 
 impl OutsideUi {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(manages: bool) -> Self {
         Self {
+            manages,
             changed: RwSignal::new(0),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
