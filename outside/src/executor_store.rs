@@ -1,15 +1,14 @@
 //! The executors Warden dials, in SQLite (`outside_executors`, created by warden-outside's
 //! migrations, which `OutsideHub::open` runs). The bearer token is read only to dial.
 
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqlitePool};
+use sqlx::SqlitePool;
 use warden_db::Database;
 use warden_types::id::{ClientId, ExecutorId};
 
 use crate::error::Result;
 
 /// One stored executor, with its client's name and whether that client was revoked.
-#[derive(Clone)]
+#[derive(Clone, sqlx::FromRow)]
 pub struct ExecutorRow {
     pub id: ExecutorId,
     pub client_id: ClientId,
@@ -33,7 +32,7 @@ impl std::fmt::Debug for ExecutorRow {
     }
 }
 
-/// The columns `from_row` reads (SQL text must be static: `concat!` it).
+/// The columns `ExecutorRow` is read from (SQL text must be static: `concat!` it).
 macro_rules! select_executor {
     () => {
         "SELECT e.id, e.client_id, c.name, e.url, e.bearer_token, e.enabled, e.created_at, \
@@ -74,15 +73,11 @@ impl ExecutorStore {
 
     /// Every executor, oldest first.
     pub async fn list(&self) -> Result<Vec<ExecutorRow>> {
-        let rows =
-            sqlx::query(concat!(select_executor!(), " ORDER BY e.created_at, e.id")).fetch_all(&self.pool).await?;
-        rows.iter().map(from_row).collect()
+        Ok(sqlx::query_as(concat!(select_executor!(), " ORDER BY e.created_at, e.id")).fetch_all(&self.pool).await?)
     }
 
     pub async fn get(&self, id: &ExecutorId) -> Result<Option<ExecutorRow>> {
-        let row =
-            sqlx::query(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?;
-        row.as_ref().map(from_row).transpose()
+        Ok(sqlx::query_as(concat!(select_executor!(), " WHERE e.id = ?")).bind(id).fetch_optional(&self.pool).await?)
     }
 
     /// Returns whether the executor exists.
@@ -100,17 +95,4 @@ impl ExecutorStore {
         let done = sqlx::query("DELETE FROM outside_executors WHERE id = ?").bind(id).execute(&self.writer).await?;
         Ok(done.rows_affected() > 0)
     }
-}
-
-fn from_row(r: &SqliteRow) -> Result<ExecutorRow> {
-    Ok(ExecutorRow {
-        id: r.try_get("id")?,
-        client_id: r.try_get("client_id")?,
-        name: r.try_get("name")?,
-        url: r.try_get("url")?,
-        bearer_token: r.try_get("bearer_token")?,
-        enabled: r.try_get("enabled")?,
-        created_at: r.try_get("created_at")?,
-        revoked: r.try_get("revoked")?,
-    })
 }
