@@ -225,7 +225,7 @@ async fn a_private_thread_is_nowhere_for_another_member_and_a_shared_one_is_thei
     let (_, sharing) = team.call(&team.ada, Method::GET, &format!("/api/threads/{thread}/sharing"), None).await;
     assert_eq!(sharing, stored);
     assert!(team.listed(&team.bob).await.contains(&thread));
-    assert_eq!(team.found(&team.bob).await, [thread.clone()]);
+    assert_eq!(team.found(&team.bob).await, vec![thread.clone()]);
     let reads = team.reads(&team.bob, &thread, &run).await;
     assert!(all(&reads, StatusCode::OK), "{reads:?}");
     let (_, seen) = team.call(&team.bob, Method::GET, &format!("/api/threads/{thread}"), None).await;
