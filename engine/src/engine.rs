@@ -2,7 +2,10 @@
 //! a short walk to the store, the run machinery or the approval point.
 
 use std::sync::Arc;
-use warden_types::id::{ApprovalId, ConnectionCheckId, MessageId, ProviderId, RuleId, RunId, ThreadId, ToolCallId};
+use warden_types::id::{
+    ApprovalId, ConnectionCheckId, MessageId, PersonId, ProviderId, RuleId, RunId, ThreadId, ToolCallId,
+};
+use warden_types::person::Reader;
 
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -44,9 +47,13 @@ const LOCAL_MODEL_LIMITS: &str = "The built-in model is small (135M parameters, 
     it seldom picks the right tool. Configure a provider for real work.";
 
 /// Cheap to clone; all clones share one runtime.
+///
+/// The thread methods here answer for nobody in particular: every thread, no check (the engine's own
+/// tests, and callers that act for Warden itself). What a person asks for goes through
+/// [`Engine::as_reader`], which answers only what they may read and change (`crate::access`).
 #[derive(Clone)]
 pub struct Engine {
-    rt: Arc<Runtime>,
+    pub(crate) rt: Arc<Runtime>,
 }
 
 impl Engine {
@@ -186,15 +193,19 @@ impl Engine {
     // --- threads ---
 
     pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
-        self.rt.handles.store.list_threads(&query).await
+        self.rt.handles.store.list_threads(&query, None).await
     }
 
     /// Threads whose title or messages hold every word of `text`, best match first (at most 50).
     pub async fn search(&self, text: &str) -> Result<Vec<SearchHit>> {
+        self.search_as(text, None).await
+    }
+
+    pub(crate) async fn search_as(&self, text: &str, reader: Option<&Reader>) -> Result<Vec<SearchHit>> {
         if text.chars().count() > input::MAX_SEARCH_CHARS {
             return Err(Error::Invalid(format!("a search is at most {} characters", input::MAX_SEARCH_CHARS)));
         }
-        self.rt.handles.store.search(text, 50).await
+        self.rt.handles.store.search(text, 50, reader).await
     }
 
     /// The thread as a JSON record (`transfer::markdown` makes the readable version of it).
@@ -209,16 +220,36 @@ impl Engine {
 
     /// A new thread from a JSON export, under new ids, with nothing in it left to decide or to run.
     pub async fn import_thread(&self, export: ThreadExport) -> Result<Thread> {
+        self.import_thread_for(export, None).await
+    }
+
+    pub(crate) async fn import_thread_for(&self, export: ThreadExport, owner: Option<&PersonId>) -> Result<Thread> {
         let title = crate::transfer::check_import(&export)?;
-        self.rt.handles.store.import_thread(&export, &title).await
+        self.rt.handles.store.import_thread(&export, &title, owner).await
     }
 
     /// Creates the thread with the id a client chose (8 to 64 letters, digits, `-` or `_`, such as a
     /// UUID), or answers the one that already has it; `true` when it was created.
     pub async fn create_thread_with_id(&self, id: &ThreadId, title: Option<String>) -> Result<(Thread, bool)> {
+        self.create_thread_for(id, title, None).await
+    }
+
+    /// Creates thread `id` for `owner` (nobody's: `None`), or answers the one that has the id.
+    pub(crate) async fn create_thread_for(
+        &self,
+        id: &ThreadId,
+        title: Option<String>,
+        owner: Option<&PersonId>,
+    ) -> Result<(Thread, bool)> {
         input::thread_id(id.as_str())?;
         let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
-        self.rt.handles.store.create_thread_with_id(id, title.as_deref()).await
+        self.rt.handles.store.create_thread_with_id(id, title.as_deref(), owner).await
+    }
+
+    /// Gives every thread from before Warden knew people to `owner` (the founding owner, at start), as
+    /// their sessions are; how many.
+    pub async fn adopt_unowned_threads(&self, owner: &PersonId) -> Result<u64> {
+        self.rt.handles.store.adopt_unowned_threads(owner).await
     }
 
     /// A thread's runs, oldest first (the newest 500).
@@ -234,9 +265,13 @@ impl Engine {
     }
 
     pub async fn create_thread(&self, title: Option<String>) -> Result<Thread> {
+        self.create_owned_thread(title, None).await
+    }
+
+    pub(crate) async fn create_owned_thread(&self, title: Option<String>, owner: Option<&PersonId>) -> Result<Thread> {
         // No title (or a blank one) makes an untitled thread; a given one is checked.
         let title = title.as_deref().map(str::trim).filter(|t| !t.is_empty()).map(input::title).transpose()?;
-        self.rt.handles.store.create_thread(title.as_deref()).await
+        Ok(self.rt.handles.store.create_thread_with_id(&ThreadId::new(), title.as_deref(), owner).await?.0)
     }
 
     /// The whole thread: every message of its chosen branch (the API's answer).
@@ -312,6 +347,8 @@ impl Engine {
             default_max_steps: self.rt.handles.config.max_steps,
             connection_checks: store.connection_checks_of_thread(id).await?,
             earlier,
+            // For nobody in particular; `as_reader` says whether the person reading may write.
+            writable: true,
             thread,
         })
     }

@@ -16,6 +16,8 @@ pub enum Error {
     Invalid(String),
     #[error("invalid arguments: {0}")]
     InvalidArguments(String),
+    #[error("only the person who started this thread may change it; it is shared with you to read")]
+    NotThreadOwner,
     #[error("the thread already has a run in progress")]
     RunInProgress,
     #[error("no model is configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, WARDEN_MODEL)")]
@@ -43,6 +45,7 @@ impl Error {
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::AlreadyDecided(_) | Error::CheckDecided(_) | Error::RunInProgress => ErrorKind::Conflict,
             Error::Invalid(_) | Error::InvalidArguments(_) => ErrorKind::Invalid,
+            Error::NotThreadOwner => ErrorKind::Forbidden,
             Error::NoModel => ErrorKind::Unavailable,
             Error::Provider(_) => ErrorKind::Upstream,
             Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => ErrorKind::Internal,
@@ -57,6 +60,7 @@ impl Error {
             Error::RunInProgress => "run_in_progress",
             Error::Invalid(_) => "invalid_request",
             Error::InvalidArguments(_) => "invalid_arguments",
+            Error::NotThreadOwner => "not_thread_owner",
             Error::NoModel => "no_model",
             Error::Provider(_) => "model_error",
             Error::Sqlx(_) | Error::Migrate(_) | Error::Corrupt(_) | Error::Io(_) => "internal",

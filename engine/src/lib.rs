@@ -9,7 +9,9 @@
 //! public. Records come from `warden-types`; the store imports nothing
 //! from `run` or `approval`, and the top-level modules import one another without a circle.
 
+mod access;
 mod approval;
+mod as_reader;
 pub mod branches;
 pub mod code_highlight;
 pub mod config;
@@ -36,8 +38,11 @@ pub mod rules {
     pub use crate::approval::rules::{rule_for, rule_matches};
 }
 
+pub use access::ThreadAccess;
+pub use as_reader::AsReader;
 pub use engine::{Engine, ModelStatus, RunStarted, SandboxStatus};
 pub use error::{Error, Result};
 pub use events::RunEventRecord;
 pub use store::PendingInThread;
 pub use thread::{MESSAGES_KEPT_ON_REREAD, MESSAGES_PER_PAGE};
+pub use warden_types::person::Reader;

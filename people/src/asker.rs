@@ -2,7 +2,7 @@
 //! the role checks, the handlers and the server functions.
 
 use warden_types::id::PersonId;
-use warden_types::person::{Person, Role};
+use warden_types::person::{Person, Reader, Role};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Asker {
@@ -18,5 +18,10 @@ impl Asker {
 
     pub fn role(&self) -> Role {
         self.person.role
+    }
+
+    /// Who the engine reads threads for (`Engine::as_reader`).
+    pub fn reader(&self) -> Reader {
+        Reader::new(self.person.id.clone(), self.person.role)
     }
 }

@@ -69,6 +69,8 @@ impl AppState {
         let people = People::open(&engine.database()).await?;
         let owner = people.founding_owner().await?;
         sessions.adopt_unowned(&owner.id).await?;
+        // Threads from before people were the founding owner's, as their sessions were.
+        engine.adopt_unowned_threads(&owner.id).await?;
         outside.adopt_unowned_clients(&owner.id).await?;
         let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
         Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, access })

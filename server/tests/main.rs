@@ -34,4 +34,5 @@ mod private_files;
 mod roles;
 mod server_fns;
 mod sessions;
+mod sharing;
 mod static_files;

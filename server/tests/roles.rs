@@ -137,3 +137,58 @@ async fn a_disabled_account_is_signed_out_at_once_and_cannot_come_back() {
     assert_eq!(status, StatusCode::UNAUTHORIZED, "a disabled person's cookie opens nothing");
     assert_eq!(state.people.sign_in("member", PASSWORD).await.unwrap(), None);
 }
+
+/// `method path` with `cookie` and `body`: the status and the error code of a refusal.
+async fn send(
+    served: &Served,
+    cookie: Option<&str>,
+    method: Method,
+    path: &str,
+    body: Value,
+) -> (StatusCode, Option<String>) {
+    let mut request = anonymous().request(method.clone(), format!("{}{path}", served.base)).json(&body);
+    if let Some(cookie) = cookie {
+        request = request.header(COOKIE, cookie);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let answer: Value = response.json().await.unwrap_or(Value::Null);
+    (status, answer["error"]["code"].as_str().map(str::to_string))
+}
+
+#[tokio::test]
+async fn a_threads_sharing_is_its_owners_alone() {
+    let (_dir, served) = served().await;
+    let member = signed_in(&served, Role::Member).await;
+    let (status, _) = send(&served, Some(&member), Method::POST, "/api/threads", json!({ "title": "Mine" })).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let thread = served.engine().list_threads(Default::default()).await.unwrap().remove(0).id;
+    let path = format!("/api/threads/{thread}/sharing");
+    let everyone = json!({ "with": "everyone" });
+    let viewer = signed_in(&served, Role::Viewer).await;
+    let approver = signed_in(&served, Role::Approver).await;
+    let owner = signed_in(&served, Role::Owner).await;
+
+    for method in [Method::GET, Method::PUT] {
+        let (status, _) = send(&served, None, method.clone(), &path, everyone.clone()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "a stranger at {method}");
+        // Not theirs and not shared with them: there is no such thread.
+        let (status, _) = send(&served, Some(&approver), method.clone(), &path, everyone.clone()).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "another member at {method}");
+        // An owner by role reads the thread, but its sharing is its owner's to see and change.
+        let (status, code) = send(&served, Some(&owner), method.clone(), &path, everyone.clone()).await;
+        assert_eq!((status, code.as_deref()), (StatusCode::FORBIDDEN, Some("not_thread_owner")), "{method}");
+    }
+    let (status, _) = send(&served, Some(&viewer), Method::GET, &path, Value::Null).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a viewer it is not shared with");
+    let (status, code) = send(&served, Some(&viewer), Method::PUT, &path, everyone.clone()).await;
+    assert_eq!((status, code.as_deref()), (StatusCode::FORBIDDEN, Some("role_not_allowed")), "a viewer writes nothing");
+
+    let (status, _) = send(&served, Some(&member), Method::PUT, &path, everyone.clone()).await;
+    assert_eq!(status, StatusCode::OK, "its owner shares it");
+    // Shared with everyone: readable, so still not theirs to change (403, not 404).
+    let (status, code) = send(&served, Some(&approver), Method::PUT, &path, json!({ "with": "private" })).await;
+    assert_eq!((status, code.as_deref()), (StatusCode::FORBIDDEN, Some("not_thread_owner")));
+    let (status, code) = send(&served, Some(&viewer), Method::GET, &path, Value::Null).await;
+    assert_eq!((status, code.as_deref()), (StatusCode::FORBIDDEN, Some("not_thread_owner")));
+}

@@ -54,6 +54,29 @@ impl Role {
     }
 }
 
+/// The person a thread is read (or written) for: who they are and their role. The engine's thread entry
+/// points take one (`Engine::as_reader`) and answer only what this person may read; see
+/// `warden_engine::access` for the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Reader {
+    pub person: PersonId,
+    pub role: Role,
+}
+
+impl Reader {
+    pub fn new(person: PersonId, role: Role) -> Self {
+        Self { person, role }
+    }
+}
+
+/// Someone a thread can be shared with, as the Share dialog lists them: every signed-in person may read
+/// these (names and ids only; logins and roles are the owner's to see).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonName {
+    pub id: PersonId,
+    pub name: String,
+}
+
 /// A person, as Settings → People lists them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]

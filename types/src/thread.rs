@@ -1,6 +1,6 @@
 //! Threads: a conversation's identity, title and archive state, and what a page needs to show one.
 
-use crate::id::{MessageId, RunId, ThreadId};
+use crate::id::{MessageId, PersonId, RunId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{Approval, ThreadRule};
@@ -28,7 +28,30 @@ pub struct Thread {
     /// When it was imported from a JSON export (`None`: it was made here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_at: Option<String>,
+    /// Who started (or imported) it: the only person who writes to it. `None` only for a thread from
+    /// before people, until the server gives it to the founding owner at start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<PersonId>,
+    /// The owner's name, when the person reading is someone else (a thread shared with them, or an
+    /// owner reading everyone's): the sidebar marks it "shared by …". Filled in by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<String>,
 }
+
+/// Who may read a thread besides its owner (who alone writes to it; owners by role read every thread).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "with", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Sharing {
+    /// Nobody else: the default.
+    Private,
+    /// Everyone signed in.
+    Everyone,
+    /// These people (by id).
+    People { people: Vec<PersonId> },
+}
+
+/// The most people a thread is shared with by name.
+pub const MAX_SHARED_PEOPLE: usize = 200;
 
 /// A change to a thread; absent fields stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -171,6 +194,10 @@ pub struct ThreadDetail {
     /// the API's thread is whole (`false`).
     #[serde(default)]
     pub earlier: bool,
+    /// Whether the person reading may write to it (they own it): otherwise the page is read-only,
+    /// with no composer and no edit or regenerate.
+    #[serde(default)]
+    pub writable: bool,
 }
 
 /// Messages of a thread's chosen branch just before the first one a page shows, with their calls,
@@ -305,6 +332,8 @@ mod tests {
                 updated_at: "2026-01-01T00:00:00Z".into(),
                 pending_approvals: 0,
                 imported_at: None,
+                owner_id: None,
+                shared_by: None,
             },
             messages: vec![message("m1", Role::User)],
             tool_calls: vec![],
@@ -328,6 +357,7 @@ mod tests {
             branches: vec![],
             connection_checks: vec![],
             earlier: false,
+            writable: true,
         }
     }
 

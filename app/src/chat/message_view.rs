@@ -21,6 +21,9 @@ pub struct BranchActions {
     pub regenerate: Callback<String>,
     /// Show the branch through this message.
     pub switch: Callback<String>,
+    /// Whether the person may do any of these (the thread is theirs); a thread shared with them to read
+    /// shows none of them.
+    pub writable: Signal<bool>,
 }
 
 #[component]
@@ -122,6 +125,8 @@ fn MessageActions(
     branch: Option<BranchActions>,
     editing: RwSignal<bool>,
 ) -> impl IntoView {
+    // Read once: a thread becomes writable or read-only only when another one opens.
+    let branch = branch.filter(|b| b.writable.get_untracked());
     let picker = versions.zip(branch).and_then(|(versions, branch)| {
         let at = versions.siblings.iter().position(|s| *s == id)?;
         let count = versions.siblings.len();

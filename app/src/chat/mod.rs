@@ -17,6 +17,7 @@ pub mod run_status;
 pub mod run_stream;
 pub mod sandbox;
 pub mod scroll_anchor;
+pub mod share_control;
 pub mod thread_switches;
 pub mod thread_view;
 pub mod tool_call_view;

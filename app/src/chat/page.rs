@@ -273,7 +273,11 @@ pub fn ChatPage() -> impl IntoView {
             action_error.try_set(Some(e));
         }
     };
+    // A thread shared with the person to read (not theirs): no composer, edit, regenerate or Retry.
+    let writable =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| d.writable)).flatten().unwrap_or(true));
     provide_context(BranchActions {
+        writable,
         edit: Callback::new(move |(message_id, content): (String, String)| {
             action_error.set(None);
             let id = thread_id.get_untracked();
@@ -430,6 +434,10 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
+            <p class="read-only-note" hidden=move || writable.get()>
+                "This thread is shared with you to read. Only the person who started it can write to it."
+            </p>
+            <div class="composer-slot" hidden=move || !writable.get()>
             <Composer on_send on_stop busy initial=initial.unwrap_or_default() label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
@@ -444,6 +452,7 @@ pub fn ChatPage() -> impl IntoView {
                     })}
                 </Transition>
             </Composer>
+            </div>
         </section>
     }
 }

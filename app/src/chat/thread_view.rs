@@ -14,6 +14,7 @@ use crate::chat::connection_check_card::ConnectionCheckCard;
 use crate::chat::live_run::LiveRun;
 use crate::chat::message_view::MessageView;
 use crate::chat::rules_panel::RulesPanel;
+use crate::chat::share_control::ShareControl;
 use crate::chat::tool_call_view::ToolCallView;
 use crate::model::{
     Approval, ApprovalStatus, BranchPoint, CheckStatus, Role, StoredMessage as Message, ThreadDetail,
@@ -56,6 +57,17 @@ pub fn ThreadView(
         })
     };
     let rules = Signal::derive(move || detail.with(|d| d.rules.clone()));
+    // Read once: a thread becomes writable or read-only only when another one opens (a new view).
+    let writable = detail.with_untracked(|d| d.writable);
+    let own_tools = move || {
+        writable.then(|| {
+            let thread_id = detail.with_untracked(|d| d.thread.id.clone());
+            view! {
+                <RetitleButton detail/>
+                <ShareControl thread_id/>
+            }
+        })
+    };
     let entries = Arc::new(move || {
         let entries = detail.with(Entry::list);
         entries.into_iter().map(|entry| Row::new(entry.key(), move || entry.view(live))).collect()
@@ -78,9 +90,11 @@ pub fn ThreadView(
             view! {
                 <div class="run-error" role="alert">
                     <p><strong>"The model failed: "</strong> {message}</p>
-                    <button type="button" on:click=move |_| on_retry.run(()) disabled=move || live.run_id.get().is_some()>
-                        "Retry"
-                    </button>
+                    {writable.then(|| view! {
+                        <button type="button" on:click=move |_| on_retry.run(()) disabled=move || live.run_id.get().is_some()>
+                            "Retry"
+                        </button>
+                    })}
                 </div>
             }
         })
@@ -89,7 +103,8 @@ pub fn ThreadView(
     view! {
         <div class="thread-head">
             <h1 class="thread-title">{title}</h1>
-            <RetitleButton detail/>
+            {own_tools}
+            {(!writable).then(|| view! { <span class="thread-read-only">"Read only"</span> })}
             <nav class="thread-export" aria-label="Export this thread">
                 <a rel="external" download href=move || export("md")><IconSvg icon=Icon::Download/>"Export Markdown"</a>
                 <a rel="external" download href=move || export("json")><IconSvg icon=Icon::Download/>"Export JSON"</a>

@@ -18,6 +18,9 @@ use crate::ui::error_notice::ErrorNotice;
 pub fn WelcomePage() -> impl IntoView {
     let status = Resource::new(|| (), |_| get_model_status());
     let providers = Resource::new(|| (), |_| list_providers());
+    // A viewer starts no thread: the page says so instead of offering the prompt box.
+    let me = Resource::new(|| (), |_| crate::server_fns::people::who_am_i());
+    let viewer = move || me.get().and_then(Result::ok).is_some_and(|p| !p.role.chats());
     // The new thread's model (`None`: the default).
     let choice = RwSignal::new(None::<ModelChoice>);
     let busy = RwSignal::new(false);
@@ -55,6 +58,10 @@ pub fn WelcomePage() -> impl IntoView {
                     }
                 })}
             </Transition>
+            <p class="read-only-note" hidden=move || !viewer()>
+                "As a viewer you read the threads shared with you; you start none."
+            </p>
+            <div class="composer-slot" hidden=viewer>
             <Composer on_send busy label="Your prompt" placeholder="Ask for something; Enter sends, Shift+Enter adds a line">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
@@ -64,6 +71,7 @@ pub fn WelcomePage() -> impl IntoView {
                     })}
                 </Transition>
             </Composer>
+            </div>
             {move || error.get().map(|error| view! { <ErrorNotice error/> })}
         </section>
     }

@@ -9,6 +9,7 @@ use crate::layout::inbox_link::InboxLink;
 use crate::layout::thread_import::ThreadImport;
 use crate::layout::thread_list::{ThreadList, Which};
 use crate::layout::thread_search::{SearchBox, SearchResults};
+use crate::server_fns::people::who_am_i;
 use crate::ui::icon::{Icon, IconSvg};
 use crate::ui::theme::ThemeToggle;
 
@@ -18,9 +19,16 @@ pub fn Sidebar() -> impl IntoView {
     let show_archived = RwSignal::new(false);
     let query = RwSignal::new(String::new());
     let searching = Memo::new(move |_| query.with(|q| !q.trim().is_empty()));
+    // Viewers read what is shared with them: no New chat, no import.
+    let me = Resource::new(|| (), |_| who_am_i());
+    let chats = move || async move { me.await.is_ok_and(|p| p.role.chats()) };
     view! {
         <nav class="sidebar" id="sidebar" aria-label="Threads">
-            <a class="new-chat" href="/"><IconSvg icon=Icon::Plus/>"New chat"</a>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    chats().await.then(|| view! { <a class="new-chat" href="/"><IconSvg icon=Icon::Plus/>"New chat"</a> })
+                })}
+            </Transition>
             <SearchBox query/>
             <h2 class="visually-hidden">"Threads"</h2>
             <Show
@@ -45,7 +53,9 @@ pub fn Sidebar() -> impl IntoView {
             >
                 <SearchResults query/>
             </Show>
-            <ThreadImport/>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move { chats().await.then(|| view! { <ThreadImport/> }) })}
+            </Transition>
             <InboxLink/>
             <a class="settings-link" href="/settings"><IconSvg icon=Icon::Settings/>"Settings"</a>
             <a class="audit-link" href="/audit"><IconSvg icon=Icon::Audit/>"Audit log"</a>

@@ -36,6 +36,9 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     };
     let archived = thread.archived;
     let pinned = thread.pinned;
+    // Someone else's thread (shared with the person, or read as an owner): marked, and not theirs to change.
+    let shared_by = thread.shared_by.clone();
+    let own = shared_by.is_none();
     let waiting = {
         let (id, listed) = (id.clone(), thread.pending_approvals);
         let live = use_context::<InboxLive>();
@@ -192,7 +195,12 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             })
                         }
                     }
-                    <span class="thread-actions">
+                    {shared_by.clone().map(|name| view! {
+                        <span class="thread-shared" title=format!("Shared by {name}; you can read it")>
+                            "shared by " {name.clone()}
+                        </span>
+                    })}
+                    <span class="thread-actions" hidden=!own>
                         {(!archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())
                                 on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>

@@ -9,3 +9,8 @@ pub fn asker() -> Result<warden_people::Asker, AppError> {
         .and_then(|parts| parts.extensions.get::<warden_people::Asker>().cloned())
         .ok_or_else(|| AppError::internal("no person was found for this request"))
 }
+
+/// The person asking, as the engine reads threads for them (`Engine::as_reader`).
+pub fn reader() -> Result<warden_types::person::Reader, AppError> {
+    Ok(asker()?.reader())
+}

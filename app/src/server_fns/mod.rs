@@ -18,6 +18,7 @@ pub mod people;
 pub mod providers;
 pub mod runs;
 pub mod sessions;
+pub mod sharing;
 pub mod threads;
 
 pub use approvals::*;

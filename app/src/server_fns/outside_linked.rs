@@ -10,9 +10,12 @@ use warden_types::id::ThreadId;
 
 use crate::error::AppError;
 
-/// The outside requests on the cards of the thread's calls (pending and decided), oldest first.
+/// The outside requests on the cards of the thread's calls (pending and decided), oldest first, for a
+/// person who may read the thread.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn linked_outside_requests(thread_id: ThreadId) -> Result<Vec<OutsideRequest>, AppError> {
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    engine.as_reader(&reader).access(&thread_id).await?;
     Ok(super::outside::hub()?.linked_to_thread(&thread_id).await?)
 }
 

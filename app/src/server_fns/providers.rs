@@ -41,5 +41,5 @@ pub async fn test_provider_entry(id: ProviderId) -> Result<ProviderProbe, AppErr
 /// Chooses the model of a thread's next runs (`None`: the default).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_thread_model(thread_id: ThreadId, model: Option<ModelChoice>) -> Result<(), AppError> {
-    Ok(super::engine()?.set_thread_model(&thread_id, model).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).set_thread_model(&thread_id, model).await?)
 }

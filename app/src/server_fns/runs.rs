@@ -18,62 +18,64 @@ pub async fn start_chat(
 ) -> Result<NewChat, AppError> {
     // Checked before the thread is made, so a refused prompt or choice leaves no empty thread behind.
     let prompt = warden_engine::input::message(&prompt)?;
-    let engine = super::engine()?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
     if let Some(choice) = &choice {
         engine.check_model_choice(choice)?;
     }
-    let thread = engine.create_thread(None).await?;
+    let as_reader = engine.as_reader(&reader);
+    let thread = as_reader.create_thread(None).await?;
     if choice.is_some() {
-        engine.set_thread_model(&thread.id, choice).await?;
+        as_reader.set_thread_model(&thread.id, choice).await?;
     }
-    let started = engine.send_message(&thread.id, prompt).await?;
+    let started = as_reader.send_message(&thread.id, prompt).await?;
     Ok(NewChat { thread_id: thread.id, run_id: started.run_id })
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn send_message(thread_id: ThreadId, content: String) -> Result<RunStarted, AppError> {
-    let engine = super::engine()?;
-    let started = engine.send_message(&thread_id, content).await?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    let started = engine.as_reader(&reader).send_message(&thread_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Sends `content` in place of the person's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn edit_message(thread_id: ThreadId, message_id: MessageId, content: String) -> Result<RunStarted, AppError> {
-    let started = super::engine()?.edit_message(&thread_id, &message_id, content).await?;
+    let started =
+        super::engine()?.as_reader(&super::asker::reader()?).edit_message(&thread_id, &message_id, content).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Another answer to the turn of the model's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_answer(thread_id: ThreadId, message_id: MessageId) -> Result<RunStarted, AppError> {
-    let started = super::engine()?.regenerate(&thread_id, &message_id).await?;
+    let started = super::engine()?.as_reader(&super::asker::reader()?).regenerate(&thread_id, &message_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Shows the branch through `message_id`; answers the thread as its page then shows it.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn switch_branch(thread_id: ThreadId, message_id: MessageId) -> Result<crate::model::ThreadDetail, AppError> {
-    let engine = super::engine()?;
-    engine.choose_branch(&thread_id, &message_id).await?;
-    Ok(engine.thread_page(&thread_id, 0, None).await?)
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    engine.as_reader(&reader).choose_branch(&thread_id, &message_id).await?;
+    Ok(engine.as_reader(&reader).thread_page(&thread_id, 0, None).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn retry_run(thread_id: ThreadId) -> Result<RunStarted, AppError> {
-    let engine = super::engine()?;
-    let started = engine.retry(&thread_id).await?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    let started = engine.as_reader(&reader).retry(&thread_id).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn stop_run(run_id: RunId) -> Result<(), AppError> {
-    let engine = super::engine()?;
-    Ok(engine.stop_run(&run_id).await?)
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    Ok(engine.as_reader(&reader).stop_run(&run_id).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn revoke_rule(rule_id: RuleId) -> Result<(), AppError> {
-    let engine = super::engine()?;
-    Ok(engine.revoke_rule(&rule_id).await?)
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    Ok(engine.as_reader(&reader).revoke_rule(&rule_id).await?)
 }

@@ -26,9 +26,10 @@ pub async fn list_threads(
     pinned: Option<bool>,
     after: Option<ThreadCursor>,
 ) -> Result<ThreadPage, AppError> {
-    let engine = super::engine()?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
     let query = warden_types::thread::ThreadQuery { archived, before: after, limit: PAGE_SIZE, pinned };
-    let mut threads: Vec<Thread> = engine.list_threads(query).await?;
+    let mut threads: Vec<Thread> = engine.as_reader(&reader).list_threads(query).await?;
+    super::sharing::name_owners(&mut threads, &reader).await?;
     super::outside_linked::count_linked_pending(&mut threads).await?;
     let next = match threads.last() {
         Some(last) if threads.len() as u32 >= PAGE_SIZE => Some(ThreadCursor::new(&last.updated_at, last.id.as_str())),
@@ -46,48 +47,48 @@ pub async fn get_thread(
     at_least: Option<u32>,
     through: Option<MessageId>,
 ) -> Result<ThreadDetail, AppError> {
-    let engine = super::engine()?;
-    Ok(engine.thread_page(&id, at_least.unwrap_or(0) as usize, through.as_ref()).await?)
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    Ok(engine.as_reader(&reader).thread_page(&id, at_least.unwrap_or(0) as usize, through.as_ref()).await?)
 }
 
 /// "Show earlier messages": the messages of the thread's branch just before `before` (the first
 /// one the page shows), with their calls and approvals.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn earlier_messages(thread_id: ThreadId, before: MessageId) -> Result<ThreadSlice, AppError> {
-    Ok(super::engine()?.earlier_messages(&thread_id, &before).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).earlier_messages(&thread_id, &before).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn rename_thread(id: ThreadId, title: String) -> Result<Thread, AppError> {
-    let engine = super::engine()?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
     let patch = warden_types::thread::ThreadPatch { title: Some(title), ..Default::default() };
-    Ok(engine.update_thread(&id, patch).await?)
+    Ok(engine.as_reader(&reader).update_thread(&id, patch).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_archived(id: ThreadId, archived: bool) -> Result<Thread, AppError> {
-    let engine = super::engine()?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
     let patch = warden_types::thread::ThreadPatch { archived: Some(archived), ..Default::default() };
-    Ok(engine.update_thread(&id, patch).await?)
+    Ok(engine.as_reader(&reader).update_thread(&id, patch).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_pinned(id: ThreadId, pinned: bool) -> Result<Thread, AppError> {
-    let engine = super::engine()?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
     let patch = warden_types::thread::ThreadPatch { pinned: Some(pinned), ..Default::default() };
-    Ok(engine.update_thread(&id, patch).await?)
+    Ok(engine.as_reader(&reader).update_thread(&id, patch).await?)
 }
 
 /// The threads whose title or messages hold every word of `query`, best first.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn search_threads(query: String) -> Result<Vec<SearchHit>, AppError> {
-    Ok(super::engine()?.search(&query).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).search(&query).await?)
 }
 
 /// The model names the thread again (the person asked; their own title is replaced).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_title(id: ThreadId) -> Result<Thread, AppError> {
-    Ok(super::engine()?.regenerate_title(&id).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).regenerate_title(&id).await?)
 }
 
 /// A new thread from the text of a JSON export (a file the person chose).
@@ -95,17 +96,17 @@ pub async fn regenerate_title(id: ThreadId) -> Result<Thread, AppError> {
 pub async fn import_thread(text: String) -> Result<Thread, AppError> {
     let export: warden_types::thread::ThreadExport = serde_json::from_str(&text)
         .map_err(|e| AppError::Invalid(format!("this file is not a Warden thread export (JSON): {e}")))?;
-    Ok(super::engine()?.import_thread(export).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).import_thread(export).await?)
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn delete_thread(id: ThreadId) -> Result<(), AppError> {
-    let engine = super::engine()?;
-    Ok(engine.delete_thread(&id).await?)
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    Ok(engine.as_reader(&reader).delete_thread(&id).await?)
 }
 
 /// Sets whether the thread's model is offered tools and MCP tools, and its runs' step limit.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_thread_options(thread_id: ThreadId, options: ThreadOptions) -> Result<ThreadOptions, AppError> {
-    Ok(super::engine()?.set_thread_options(&thread_id, options).await?)
+    Ok(super::engine()?.as_reader(&super::asker::reader()?).set_thread_options(&thread_id, options).await?)
 }

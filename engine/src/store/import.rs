@@ -8,7 +8,7 @@
 //! (`transfer`); here the ids are mapped and the rows written.
 
 use std::collections::HashMap;
-use warden_types::id::{ApprovalId, MessageId, RunId, ThreadId, ToolCallId};
+use warden_types::id::{ApprovalId, MessageId, PersonId, RunId, ThreadId, ToolCallId};
 
 use sqlx::{Sqlite, Transaction};
 
@@ -37,20 +37,21 @@ impl<T: Clone + Eq + std::hash::Hash + From<String>> Ids<T> {
 }
 
 impl Store {
-    /// Writes `export` as a new thread titled `title`; answers the thread.
-    pub async fn import_thread(&self, export: &ThreadExport, title: &str) -> Result<Thread> {
+    /// Writes `export` as a new thread of `owner` (the importer) titled `title`; answers the thread.
+    pub async fn import_thread(&self, export: &ThreadExport, title: &str, owner: Option<&PersonId>) -> Result<Thread> {
         let thread_id = ThreadId::new();
         let ts = now();
         let mut tx = self.write_tx().await?;
         sqlx::query(
-            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at, imported_at) \
-             VALUES (?, ?, 'user', 0, ?, ?, ?)",
+            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at, imported_at, owner_id) \
+             VALUES (?, ?, 'user', 0, ?, ?, ?, ?)",
         )
         .bind(&thread_id)
         .bind(title)
         .bind(&export.thread.created_at)
         .bind(&ts)
         .bind(&ts)
+        .bind(owner)
         .execute(&mut *tx)
         .await?;
 

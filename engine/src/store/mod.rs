@@ -14,6 +14,7 @@ mod result_summaries;
 mod rules;
 mod runs;
 pub(crate) mod search;
+pub(crate) mod sharing;
 mod threads;
 mod tool_calls;
 
@@ -29,6 +30,7 @@ pub use events::StoredEvent;
 pub use providers::StoredProvider;
 pub use result_summaries::StoredSummary;
 pub use runs::StartedRun;
+pub use sharing::ThreadFacts;
 pub use tool_calls::{NewToolCall, Replanned};
 
 #[derive(Clone)]

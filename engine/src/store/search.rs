@@ -14,6 +14,7 @@ use super::batch::WriteBatch;
 use super::threads::{thread_from_row, COLUMNS};
 use super::Store;
 use crate::error::Result;
+use warden_types::person::Reader;
 use warden_types::thread::{SearchHit, SnippetPiece};
 
 /// How often the messages stored meanwhile are indexed. Each write to the FTS5 table makes an index
@@ -46,18 +47,24 @@ const MAX_WORDS: usize = 12;
 impl Store {
     /// The threads (archived ones too) whose title or messages hold every word of `text` (each word
     /// also as the start of a longer one), best match first, at most `limit`.
-    pub async fn search(&self, text: &str, limit: u32) -> Result<Vec<SearchHit>> {
+    /// Only threads `reader` may read are searched (`None`: every thread).
+    pub async fn search(&self, text: &str, limit: u32, reader: Option<&Reader>) -> Result<Vec<SearchHit>> {
         let Some(query) = fts_query(text) else { return Ok(Vec::new()) };
         // Every message stored before the search is found by it.
         self.index_pending().await?;
+        let readable = super::sharing::Readable::by(reader);
         // Each match with its thread's row, in one query.
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT r.source, snippet(search_text, 0, char(1), char(2), '…', 12) AS snippet, {COLUMNS} \
              FROM search_text JOIN search_rows r ON r.rowid = search_text.rowid \
              JOIN threads ON threads.id = r.thread_id \
-             WHERE search_text MATCH ? ORDER BY bm25(search_text) LIMIT ?"
+             WHERE search_text MATCH ? AND {READABLE} ORDER BY bm25(search_text) LIMIT ?",
+            READABLE = super::sharing::READABLE
         )))
         .bind(&query)
+        .bind(readable.everything)
+        .bind(readable.person)
+        .bind(readable.person)
         .bind(MATCHES_READ)
         .fetch_all(&self.pool)
         .await?;
@@ -184,7 +191,7 @@ mod tests {
         // The title is indexed as it is set.
         assert_eq!(indexed(&store, "animals").await, 1);
 
-        let hits = store.search("wombat", 10).await.unwrap();
+        let hits = store.search("wombat", 10, None).await.unwrap();
         assert_eq!(hits.len(), 1);
         assert!(hits[0].message_id.is_some());
         assert_eq!(waiting(&store).await, 0);
@@ -209,7 +216,7 @@ mod tests {
         say(&store, &kept, Role::User, "axolotl").await;
         store.index_pending().await.unwrap();
         assert_eq!(indexed(&store, "capybara").await, 0);
-        assert_eq!(store.search("axolotl", 10).await.unwrap().len(), 1);
+        assert_eq!(store.search("axolotl", 10, None).await.unwrap().len(), 1);
     }
 
     #[test]
@@ -237,7 +244,7 @@ mod tests {
         let syntax = "[a-zA-Z0-9 \"*^:+()\\-.,{}\\[\\]\u{0}-\u{1f}\u{7f}\u{85}\u{200b}\u{202e}\u{fffd}²é]{0,40}";
         let strings = prop_oneof![any::<String>(), syntax, "(NEAR|OR|AND|NOT|[a-z\"*\u{0} ]){0,12}"];
         proptest!(ProptestConfig::with_cases(2000), |(text in strings)| {
-            let found = runtime.block_on(store.search(&text, 10));
+            let found = runtime.block_on(store.search(&text, 10, None));
             prop_assert!(found.is_ok(), "{text:?} -> {:?} (query {:?})", found.err(), fts_query(&text));
         });
     }

@@ -2,12 +2,13 @@
 
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
-use warden_types::id::ThreadId;
+use warden_types::id::{PersonId, ThreadId};
 
 use warden_db::timestamp::now;
 
 use super::Store;
 use crate::error::{Error, Result};
+use warden_types::person::Reader;
 use warden_types::thread::{Thread, ThreadOptions, ThreadPatch, ThreadQuery};
 
 /// Who named a thread: a model title replaces only `default` and `prompt` ones (the latter are set
@@ -29,24 +30,33 @@ pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
         updated_at: r.try_get("updated_at")?,
         pending_approvals: u32::try_from(r.try_get::<i64, _>("pending_approvals")?).unwrap_or(u32::MAX),
         imported_at: r.try_get("imported_at")?,
+        owner_id: r.try_get("owner_id")?,
+        shared_by: None,
     })
 }
 
 /// A thread's columns, with how many of its approvals and connection checks wait (for the sidebar's
 /// badge).
-pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, imported_at, \
+pub(super) const COLUMNS: &str = "id, title, archived, pinned, created_at, updated_at, imported_at, owner_id, \
      (SELECT COUNT(*) FROM approvals a WHERE a.thread_id = threads.id AND a.status = 'pending') \
      + (SELECT COUNT(*) FROM connection_checks c WHERE c.thread_id = threads.id AND c.status = 'pending') \
      AS pending_approvals";
 
 impl Store {
+    /// A thread of nobody's yet (the store's own tests; the server gives such threads to the founding
+    /// owner at start).
     pub async fn create_thread(&self, title: Option<&str>) -> Result<Thread> {
-        Ok(self.create_thread_with_id(&ThreadId::new(), title).await?.0)
+        Ok(self.create_thread_with_id(&ThreadId::new(), title, None).await?.0)
     }
 
-    /// Creates the thread `id` (checked by the engine), or answers the one that has it already;
-    /// `true` when it was created.
-    pub async fn create_thread_with_id(&self, id: &ThreadId, title: Option<&str>) -> Result<(Thread, bool)> {
+    /// Creates the thread `id` (checked by the engine) for `owner`, or answers the one that has it
+    /// already (whoever's it is: the engine checks); `true` when it was created.
+    pub async fn create_thread_with_id(
+        &self,
+        id: &ThreadId,
+        title: Option<&str>,
+        owner: Option<&PersonId>,
+    ) -> Result<(Thread, bool)> {
         let (title, source) = match title.map(str::trim).filter(|t| !t.is_empty()) {
             Some(t) => (t.to_string(), TitleSource::User),
             None => ("New chat".to_string(), TitleSource::Default),
@@ -54,14 +64,15 @@ impl Store {
         let id = id.clone();
         let ts = now();
         let created = sqlx::query(
-            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?) \
-             ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO threads (id, title, title_source, archived, created_at, updated_at, owner_id) \
+             VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
         )
         .bind(&id)
         .bind(&title)
         .bind(source)
         .bind(&ts)
         .bind(&ts)
+        .bind(owner)
         .execute(&self.writer)
         .await?
         .rows_affected()
@@ -78,6 +89,8 @@ impl Store {
             updated_at: ts,
             pending_approvals: 0,
             imported_at: None,
+            owner_id: owner.cloned(),
+            shared_by: None,
         };
         Ok((thread, true))
     }
@@ -91,14 +104,17 @@ impl Store {
         thread_from_row(&row)
     }
 
-    pub async fn list_threads(&self, q: &ThreadQuery) -> Result<Vec<Thread>> {
+    /// A page of the threads `reader` may read (`None`: every thread).
+    pub async fn list_threads(&self, q: &ThreadQuery, reader: Option<&Reader>) -> Result<Vec<Thread>> {
         let limit = q.limit.clamp(1, 500) as i64;
         let pinned = q.pinned.map(i64::from);
         let (before_time, before_id) = q.before.as_ref().map(|c| (c.at(), c.id())).unzip();
+        let readable = super::sharing::Readable::by(reader);
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
             "SELECT {COLUMNS} FROM threads WHERE archived = ? AND (? IS NULL OR pinned = ?) \
-             AND (? IS NULL OR (updated_at, id) < (?, ?)) \
-             ORDER BY updated_at DESC, id DESC LIMIT ?"
+             AND (? IS NULL OR (updated_at, id) < (?, ?)) AND {READABLE} \
+             ORDER BY updated_at DESC, id DESC LIMIT ?",
+            READABLE = super::sharing::READABLE
         )))
         .bind(q.archived as i64)
         .bind(pinned)
@@ -106,6 +122,9 @@ impl Store {
         .bind(before_time)
         .bind(before_time)
         .bind(before_id)
+        .bind(readable.everything)
+        .bind(readable.person)
+        .bind(readable.person)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
     approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, providers,
-    runs, sessions, threads,
+    runs, sessions, sharing, threads,
 };
 
 use super::roles::Need;
@@ -82,6 +82,9 @@ fn table() -> Vec<(&'static str, Need)> {
         (sessions::ListSignedInBrowsers::PATH, SignedIn),
         (sessions::SignOutBrowser::PATH, SignedIn),
         (sessions::SignOutBrowsers::PATH, SignedIn),
+        (sharing::GetSharing::PATH, SignedIn),
+        (sharing::ListPeopleNames::PATH, SignedIn),
+        (sharing::SetSharing::PATH, Chat),
         (threads::DeleteThread::PATH, Chat),
         (threads::EarlierMessages::PATH, SignedIn),
         (threads::GetModelStatus::PATH, SignedIn),

@@ -10,6 +10,7 @@ use warden_types::id::ApprovalId;
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
+use super::reader::Asking;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,8 +28,12 @@ pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> 
     Ok(Json(engine.list_approvals(status).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<ApprovalId>) -> ApiResult<Json<Approval>> {
-    Ok(Json(engine.approval(&id).await?))
+pub async fn get(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ApprovalId>,
+) -> ApiResult<Json<Approval>> {
+    Ok(Json(engine.as_reader(&reader).approval(&id).await?))
 }
 
 pub async fn decide(

@@ -10,9 +10,14 @@ use warden_types::id::ConnectionCheckId;
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
+use super::reader::Asking;
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<ConnectionCheckId>) -> ApiResult<Json<ConnectionCheck>> {
-    Ok(Json(engine.connection_check(&id).await?))
+pub async fn get(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ConnectionCheckId>,
+) -> ApiResult<Json<ConnectionCheck>> {
+    Ok(Json(engine.as_reader(&reader).connection_check(&id).await?))
 }
 
 pub async fn decide(

@@ -6,8 +6,8 @@
 //! each thread the model named (after its run ended, so not on the run's stream), for the sidebar and
 //! the open thread's heading. It follows the engine's approvals, connection checks and titles and
 //! the outside hub's requests as they happen; a listener that falls behind just counts again (a
-//! title it missed shows when the list is next read). Behind the access gate like every `/api`
-//! route; ends at shutdown.
+//! title it missed shows when the list is next read). Titles and counts per thread are told only of
+//! threads the listener may read. Behind the access gate like every `/api` route; ends at shutdown.
 
 use std::collections::VecDeque;
 
@@ -22,12 +22,19 @@ use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::connection::{CheckStatus, ConnectionCheck};
 use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
 
+use super::reader::Asking;
 use super::sse::{event_stream, EventStream};
+use warden_types::id::ThreadId;
+use warden_types::person::Reader;
 
 /// Longest `arrived` summary, in characters (a notification shows a line or two).
 const MAX_SUMMARY_CHARS: usize = 200;
 
-pub async fn events(State(engine): State<Engine>, State(hub): State<OutsideHub>) -> EventStream {
+pub async fn events(
+    State(engine): State<Engine>,
+    State(hub): State<OutsideHub>,
+    Asking(reader): Asking,
+) -> EventStream {
     // Subscribed before the first count, so nothing that happens in between is missed.
     let feed = Feed {
         chat: engine.watch_approvals(),
@@ -35,6 +42,7 @@ pub async fn events(State(engine): State<Engine>, State(hub): State<OutsideHub>)
         titles: engine.watch_titles(),
         outside: hub.subscribe(),
         engine: engine.clone(),
+        reader,
         hub,
         queued: VecDeque::new(),
         last: None,
@@ -63,6 +71,8 @@ struct Feed {
     titles: broadcast::Receiver<Titled>,
     outside: broadcast::Receiver<InboxEvent>,
     engine: Engine,
+    /// Who listens: only the threads they may read are told of (titles, counts per thread).
+    reader: Reader,
     hub: OutsideHub,
     queued: VecDeque<Event>,
     /// The count last sent: a change that leaves it as it was sends nothing.
@@ -95,7 +105,9 @@ impl Feed {
             titled = self.titles.recv() => match titled {
                 // Counts nothing: told as it is.
                 Ok(titled) => {
-                    self.queue("titled", &titled);
+                    if self.may_read(&titled.thread_id).await {
+                        self.queue("titled", &titled);
+                    }
                     return true;
                 }
                 Err(RecvError::Lagged(_)) => None,
@@ -154,6 +166,13 @@ impl Feed {
                 return;
             }
         };
+        let mut readable = PendingByThread::new();
+        for (thread, waiting) in threads {
+            if self.may_read(&thread).await {
+                readable.insert(thread, waiting);
+            }
+        }
+        let threads = readable;
         if self.last != Some(count) {
             self.last = Some(count);
             self.queue("count", &count);
@@ -161,6 +180,17 @@ impl Feed {
         if self.last_threads.as_ref() != Some(&threads) {
             self.queue("threads", &threads);
             self.last_threads = Some(threads);
+        }
+    }
+
+    /// Whether the listener may read `thread` (an error, logged, counts as no).
+    async fn may_read(&self, thread: &ThreadId) -> bool {
+        match self.engine.as_reader(&self.reader).may_read(thread).await {
+            Ok(may) => may,
+            Err(error) => {
+                tracing::error!(%error, "could not check who may read a thread");
+                false
+            }
         }
     }
 

@@ -16,7 +16,9 @@ pub mod outside_mcp;
 mod outside_ws;
 mod people;
 mod providers;
+mod reader;
 mod runs;
+mod sharing;
 mod sse;
 mod threads;
 
@@ -68,6 +70,9 @@ where
         .get("/api/threads/{id}/export.json", SignedIn, threads::export_json)
         .get("/api/threads/{id}/export.md", SignedIn, threads::export_markdown)
         .post("/api/threads/import", Chat, threads::import)
+        // Who else may read a thread: its owner only (others: 404, or 403 if it is shared with them).
+        .get("/api/threads/{id}/sharing", SignedIn, sharing::get)
+        .put("/api/threads/{id}/sharing", Chat, sharing::put)
         .delete("/api/rules/{id}", Chat, threads::delete_rule)
         .get("/api/runs/{id}", SignedIn, runs::get)
         .get("/api/runs/{id}/events", SignedIn, runs::events)

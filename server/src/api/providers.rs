@@ -11,6 +11,7 @@ use warden_types::provider::{ModelChoice, ProviderEntry, ProviderInput, Provider
 
 use super::error::ApiResult;
 use super::json_body::JsonBody;
+use super::reader::Asking;
 
 pub async fn list(State(engine): State<Engine>) -> Json<ProviderList> {
     Json(engine.providers())
@@ -52,9 +53,10 @@ pub struct ThreadModel {
 
 pub async fn set_thread_model(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<ThreadModel>,
 ) -> ApiResult<StatusCode> {
-    engine.set_thread_model(&id, body.model).await?;
+    engine.as_reader(&reader).set_thread_model(&id, body.model).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -14,6 +14,7 @@ use warden_types::thread::{SearchHit, Thread, ThreadDetail, ThreadExport, Thread
 
 use super::error::{ApiError, ApiResult};
 use super::json_body::JsonBody;
+use super::reader::Asking;
 use super::sse::{to_sse, EventStream};
 
 /// A response header, as a handler lists it.
@@ -34,10 +35,14 @@ pub struct ListParams {
     pinned: Option<bool>,
 }
 
-pub async fn list(State(engine): State<Engine>, Query(p): Query<ListParams>) -> ApiResult<Json<Vec<Thread>>> {
+pub async fn list(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Query(p): Query<ListParams>,
+) -> ApiResult<Json<Vec<Thread>>> {
     let before = ThreadCursor::param(p.before.as_deref())?;
     let query = ThreadQuery { archived: p.archived, before, limit: p.limit.unwrap_or(100), pinned: p.pinned };
-    Ok(Json(engine.list_threads(query).await?))
+    Ok(Json(engine.as_reader(&reader).list_threads(query).await?))
 }
 
 #[derive(Deserialize)]
@@ -47,25 +52,31 @@ pub struct SearchParams {
 }
 
 /// `GET /api/search?q=…`: the threads whose title or messages hold every word, best first.
-pub async fn search(State(engine): State<Engine>, Query(p): Query<SearchParams>) -> ApiResult<Json<Vec<SearchHit>>> {
-    Ok(Json(engine.search(&p.q).await?))
+pub async fn search(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Query(p): Query<SearchParams>,
+) -> ApiResult<Json<Vec<SearchHit>>> {
+    Ok(Json(engine.as_reader(&reader).search(&p.q).await?))
 }
 
 /// `GET /api/threads/{id}/export.json`: the thread as records, to keep or import elsewhere.
 pub async fn export_json(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
 ) -> ApiResult<(Attachment, Json<ThreadExport>)> {
-    let export = engine.export_thread(&id).await?;
+    let export = engine.as_reader(&reader).export_thread(&id).await?;
     Ok((attachment(id.as_str(), "json")?, Json(export)))
 }
 
 /// `GET /api/threads/{id}/export.md`: the thread for people to read.
 pub async fn export_markdown(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
 ) -> ApiResult<(Attachment, [Header; 1], String)> {
-    let export = engine.export_thread(&id).await?;
+    let export = engine.as_reader(&reader).export_thread(&id).await?;
     let content_type = (header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
     Ok((attachment(id.as_str(), "md")?, [content_type], warden_engine::transfer::markdown(&export)))
 }
@@ -80,9 +91,10 @@ fn attachment(id: &str, extension: &str) -> ApiResult<Attachment> {
 /// `POST /api/threads/import`: a new thread from a JSON export.
 pub async fn import(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     JsonBody(export): JsonBody<ThreadExport>,
 ) -> ApiResult<(StatusCode, Json<Thread>)> {
-    Ok((StatusCode::CREATED, Json(engine.import_thread(export).await?)))
+    Ok((StatusCode::CREATED, Json(engine.as_reader(&reader).import_thread(export).await?)))
 }
 
 #[derive(Deserialize, Default)]
@@ -95,7 +107,11 @@ pub struct CreateThread {
 }
 
 /// The body is optional: an empty one creates an untitled thread.
-pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> ApiResult<(StatusCode, Json<Thread>)> {
+pub async fn create(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    body: axum::body::Bytes,
+) -> ApiResult<(StatusCode, Json<Thread>)> {
     let body: CreateThread = if body.iter().all(u8::is_ascii_whitespace) {
         CreateThread::default()
     } else {
@@ -103,37 +119,54 @@ pub async fn create(State(engine): State<Engine>, body: axum::body::Bytes) -> Ap
     };
     match body.id {
         Some(id) => {
-            let (thread, created) = engine.create_thread_with_id(&id, body.title).await?;
+            let (thread, created) = engine.as_reader(&reader).create_thread_with_id(&id, body.title).await?;
             Ok((if created { StatusCode::CREATED } else { StatusCode::OK }, Json(thread)))
         }
-        None => Ok((StatusCode::CREATED, Json(engine.create_thread(body.title).await?))),
+        None => Ok((StatusCode::CREATED, Json(engine.as_reader(&reader).create_thread(body.title).await?))),
     }
 }
 
 /// `GET /api/threads/{id}/runs`: the thread's runs, oldest first.
-pub async fn runs(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<Vec<RunSummary>>> {
-    Ok(Json(engine.thread_runs(&id).await?))
+pub async fn runs(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ThreadId>,
+) -> ApiResult<Json<Vec<RunSummary>>> {
+    Ok(Json(engine.as_reader(&reader).thread_runs(&id).await?))
 }
 
 /// `POST /api/threads/{id}/title`: the model names the thread again.
-pub async fn regenerate_title(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<Thread>> {
-    Ok(Json(engine.regenerate_title(&id).await?))
+pub async fn regenerate_title(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ThreadId>,
+) -> ApiResult<Json<Thread>> {
+    Ok(Json(engine.as_reader(&reader).regenerate_title(&id).await?))
 }
 
-pub async fn get(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<Json<ThreadDetail>> {
-    Ok(Json(engine.thread(&id).await?))
+pub async fn get(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ThreadId>,
+) -> ApiResult<Json<ThreadDetail>> {
+    Ok(Json(engine.as_reader(&reader).thread(&id).await?))
 }
 
 pub async fn patch(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
     JsonBody(patch): JsonBody<ThreadPatch>,
 ) -> ApiResult<Json<Thread>> {
-    Ok(Json(engine.update_thread(&id, patch).await?))
+    Ok(Json(engine.as_reader(&reader).update_thread(&id, patch).await?))
 }
 
-pub async fn delete(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<StatusCode> {
-    engine.delete_thread(&id).await?;
+pub async fn delete(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ThreadId>,
+) -> ApiResult<StatusCode> {
+    engine.as_reader(&reader).delete_thread(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -145,28 +178,31 @@ pub struct PostMessage {
 
 pub async fn post_message(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.send_message(&id, body.content).await?).await
+    run_events(&engine, engine.as_reader(&reader).send_message(&id, body.content).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/edit {content}`: the new version of a person's
 /// message, on a new branch; answers the event stream of the run it starts.
 pub async fn edit_message(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path((id, message_id)): Path<(ThreadId, MessageId)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.edit_message(&id, &message_id, body.content).await?).await
+    run_events(&engine, engine.as_reader(&reader).edit_message(&id, &message_id, body.content).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
 pub async fn regenerate(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path((id, message_id)): Path<(ThreadId, MessageId)>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.regenerate(&id, &message_id).await?).await
+    run_events(&engine, engine.as_reader(&reader).regenerate(&id, &message_id).await?).await
 }
 
 #[derive(Deserialize)]
@@ -178,18 +214,27 @@ pub struct Branch {
 /// `PUT /api/threads/{id}/branch {message_id}`: shows the branch through that message.
 pub async fn switch_branch(
     State(engine): State<Engine>,
+    Asking(reader): Asking,
     Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<Branch>,
 ) -> ApiResult<Json<ThreadDetail>> {
-    Ok(Json(engine.switch_branch(&id, &body.message_id).await?))
+    Ok(Json(engine.as_reader(&reader).switch_branch(&id, &body.message_id).await?))
 }
 
-pub async fn retry(State(engine): State<Engine>, Path(id): Path<ThreadId>) -> ApiResult<EventStream> {
-    run_events(&engine, engine.retry(&id).await?).await
+pub async fn retry(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<ThreadId>,
+) -> ApiResult<EventStream> {
+    run_events(&engine, engine.as_reader(&reader).retry(&id).await?).await
 }
 
-pub async fn delete_rule(State(engine): State<Engine>, Path(id): Path<RuleId>) -> ApiResult<StatusCode> {
-    engine.revoke_rule(&id).await?;
+pub async fn delete_rule(
+    State(engine): State<Engine>,
+    Asking(reader): Asking,
+    Path(id): Path<RuleId>,
+) -> ApiResult<StatusCode> {
+    engine.as_reader(&reader).revoke_rule(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
