@@ -16,6 +16,7 @@ mod runs;
 pub(crate) mod search;
 mod threads;
 mod tool_calls;
+mod votes;
 
 use sqlx::SqlitePool;
 
