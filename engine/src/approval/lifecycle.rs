@@ -330,6 +330,7 @@ impl Lifecycle<'_> {
             return Err(Error::Invalid("`network` needs a policy where one approval is enough".into()));
         }
         let verdict = input.decision;
+        let names_arguments = input.arguments.is_some();
         let mut plan = self.person(approval, input)?;
         // What the person saw is what they decide: an edit by another approver since they read the card
         // (or a decision) makes theirs stale.
@@ -337,6 +338,17 @@ impl Lifecycle<'_> {
             .await?
             .ok_or_else(|| Error::AlreadyDecided(approval.id.to_string()))?;
         if shown != approval.arguments {
+            return Err(Error::ShownChanged);
+        }
+        // The model's arguments, for a card an approver may have edited (with a quorum).
+        let proposed = match route.quorum > 1 {
+            true => Some(self.store.tool_call(&approval.tool_call_id).await?.arguments),
+            false => None,
+        };
+        // An approval of a card someone edited names what it approves: nobody's vote counts for an edit
+        // they were not shown (a client that read the card before the edit sends no arguments).
+        let edited_by_another = proposed.as_ref().is_some_and(|p| *p != shown);
+        if verdict == Verdict::Approve && edited_by_another && !names_arguments {
             return Err(Error::ShownChanged);
         }
         let edit = route.quorum > 1 && verdict == Verdict::Approve && plan.arguments != shown;
@@ -358,11 +370,10 @@ impl Lifecycle<'_> {
         if verdict == Verdict::Approve && !Tally::of(route.quorum, &votes).approved() {
             return Ok(Voted::Waits);
         }
-        if route.quorum > 1 && verdict == Verdict::Approve {
+        if let (Some(proposed), Verdict::Approve) = (&proposed, verdict) {
             // The shown arguments may be an approver's edit: recorded as edited against the model's call.
-            let call = self.store.tool_call(&approval.tool_call_id).await?;
             if let DecidedBy::User { edited_arguments, .. } = &mut plan.decision.by {
-                *edited_arguments = (call.arguments != plan.arguments).then(|| plan.arguments.clone());
+                *edited_arguments = (*proposed != plan.arguments).then(|| plan.arguments.clone());
             }
             plan.run_with = Some(plan.arguments.clone());
         }
