@@ -136,8 +136,17 @@ mod browser {
                     live.titled.try_set(Some(titled));
                 }
             });
-            let listeners_by_name =
-                [("count", on_count), ("threads", on_threads), ("arrived", on_arrived), ("titled", on_titled)];
+            // Someone voted on a card this person sees: the inbox lists again (the count is unchanged).
+            let on_voted = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
+                live.changed.try_update(|n| *n = n.wrapping_add(1));
+            });
+            let listeners_by_name = [
+                ("count", on_count),
+                ("threads", on_threads),
+                ("arrived", on_arrived),
+                ("titled", on_titled),
+                ("voted", on_voted),
+            ];
             for (name, listener) in listeners_by_name {
                 if source.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref()).is_ok() {
                     listeners.push(listener);

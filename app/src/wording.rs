@@ -8,6 +8,7 @@ use warden_outside::OutsideRequest;
 use warden_types::audit::{AuditDecider, AuditOutcome, AuditSource};
 
 use crate::model::{Approval, ApprovalStatus, CheckReason, CheckStatus, DecidedBy, Scope, ThreadCheck};
+use warden_types::approval::Verdict;
 
 /// How a settled approval was decided, in words.
 pub fn decision_text(approval: &Approval) -> String {
@@ -22,8 +23,18 @@ pub fn decision_text(approval: &Approval) -> String {
         }
     };
     match approval.decision.as_ref().map(|d| &d.by) {
-        Some(DecidedBy::User { edited_arguments, reason, scope, network }) => {
-            let mut text = format!("{verdict} by you");
+        Some(DecidedBy::User { edited_arguments, reason, scope, network, votes }) => {
+            let mut text = match votes.as_slice() {
+                [] => format!("{verdict} by you"),
+                votes => {
+                    // Those whose votes made this outcome: the approvers of an approval, the denier of a denial.
+                    let verdict_of =
+                        if approval.status == ApprovalStatus::Denied { Verdict::Deny } else { Verdict::Approve };
+                    let names: Vec<&str> =
+                        votes.iter().filter(|v| v.verdict == verdict_of).map(|v| v.person.name.as_str()).collect();
+                    format!("{verdict} by {}", names.join(", then "))
+                }
+            };
             if *scope == Scope::Thread {
                 text.push_str(" for this thread");
             }

@@ -7,7 +7,7 @@ use futures::stream::BoxStream;
 use warden_types::approval::{Approval, ThreadRule};
 use warden_types::connection::ConnectionCheck;
 use warden_types::id::{ApprovalId, ConnectionCheckId, MessageId, PersonId, RuleId, RunId, ThreadId, ToolCallId};
-use warden_types::person::Reader;
+use warden_types::person::{ActingPerson, Reader};
 use warden_types::provider::ModelChoice;
 use warden_types::run::{RunSummary, ToolCallRecord};
 use warden_types::status::RunStarted;
@@ -192,14 +192,22 @@ impl<'a> AsReader<'a> {
 
     // --- runs and branches: the thread's owner only ---
 
-    pub async fn send_message(&self, thread_id: &ThreadId, content: String) -> Result<RunStarted> {
+    // The run these start records `requester` as who asked (its cards are routed by them): the person
+    // reading, as an approval names them.
+
+    pub async fn send_message(
+        &self,
+        thread_id: &ThreadId,
+        content: String,
+        requester: &ActingPerson,
+    ) -> Result<RunStarted> {
         self.check(thread_id, Own).await?;
-        self.engine.send_message(thread_id, content).await
+        self.engine.send_message(thread_id, content, requester).await
     }
 
-    pub async fn retry(&self, thread_id: &ThreadId) -> Result<RunStarted> {
+    pub async fn retry(&self, thread_id: &ThreadId, requester: &ActingPerson) -> Result<RunStarted> {
         self.check(thread_id, Own).await?;
-        self.engine.retry(thread_id).await
+        self.engine.retry(thread_id, requester).await
     }
 
     pub async fn edit_message(
@@ -207,14 +215,20 @@ impl<'a> AsReader<'a> {
         thread_id: &ThreadId,
         message_id: &MessageId,
         content: String,
+        requester: &ActingPerson,
     ) -> Result<RunStarted> {
         self.check(thread_id, Own).await?;
-        self.engine.edit_message(thread_id, message_id, content).await
+        self.engine.edit_message(thread_id, message_id, content, requester).await
     }
 
-    pub async fn regenerate(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<RunStarted> {
+    pub async fn regenerate(
+        &self,
+        thread_id: &ThreadId,
+        message_id: &MessageId,
+        requester: &ActingPerson,
+    ) -> Result<RunStarted> {
         self.check(thread_id, Own).await?;
-        self.engine.regenerate(thread_id, message_id).await
+        self.engine.regenerate(thread_id, message_id, requester).await
     }
 
     pub async fn switch_branch(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<ThreadDetail> {

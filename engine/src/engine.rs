@@ -35,6 +35,7 @@ use warden_tools::Workspace;
 use warden_types::approval::{DecidedByKind, ThreadRule};
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
 use warden_types::cursor::AuditCursor;
+use warden_types::person::ActingPerson;
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -103,7 +104,8 @@ impl Engine {
             ..ShellConfig::default()
         };
         let tools = ToolBox::new(builtin_tools(workspace, shell));
-        let rt = Runtime::new(store.clone(), events, providers, tools, config)?;
+        let policies = warden_policies::Policies::open(store.database()).await?;
+        let rt = Runtime::new(store.clone(), events, providers, tools, config, policies)?;
         tokio::spawn(crate::store::search::index_now_and_then(store, rt.handles.shutdown.clone()));
         let engine = Engine { rt };
         engine.resume_after_restart().await?;
@@ -402,7 +404,12 @@ impl Engine {
     // --- runs ---
 
     /// Stores the user's message and starts the run that answers it.
-    pub async fn send_message(&self, thread_id: &ThreadId, content: String) -> Result<RunStarted> {
+    pub async fn send_message(
+        &self,
+        thread_id: &ThreadId,
+        content: String,
+        requester: &ActingPerson,
+    ) -> Result<RunStarted> {
         let content = input::message(&content)?;
         let (model, max_steps, untitled) = self.new_run_settings(thread_id).await?;
         // Only an untitled thread takes its first words (the store checks again as it writes).
@@ -411,7 +418,15 @@ impl Engine {
             .rt
             .handles
             .store
-            .start_run(thread_id, max_steps, Some(&content), prompt_title.as_deref(), Some(&model), None)
+            .start_run(
+                thread_id,
+                max_steps,
+                Some(&content),
+                prompt_title.as_deref(),
+                Some(&model),
+                None,
+                Some(requester),
+            )
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         let run_id = self.announce(thread_id, started, model);
@@ -454,9 +469,14 @@ impl Engine {
     }
 
     /// Runs the model again on the thread as it stands (after an error or a stop).
-    pub async fn retry(&self, thread_id: &ThreadId) -> Result<RunStarted> {
+    pub async fn retry(&self, thread_id: &ThreadId, requester: &ActingPerson) -> Result<RunStarted> {
         let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
-        let started = self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), None).await?;
+        let started = self
+            .rt
+            .handles
+            .store
+            .start_run(thread_id, max_steps, None, None, Some(&model), None, Some(requester))
+            .await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
     }
 
@@ -470,6 +490,7 @@ impl Engine {
         thread_id: &ThreadId,
         message_id: &MessageId,
         content: String,
+        requester: &ActingPerson,
     ) -> Result<RunStarted> {
         let content = input::message(&content)?;
         let tree = self.rt.handles.store.message_tree(thread_id).await?;
@@ -485,7 +506,7 @@ impl Engine {
             .rt
             .handles
             .store
-            .start_run(thread_id, max_steps, Some(&content), None, Some(&model), Some(parent.as_ref()))
+            .start_run(thread_id, max_steps, Some(&content), None, Some(&model), Some(parent.as_ref()), Some(requester))
             .await?;
         let message_id = started.message.as_ref().map(|m| m.id.clone());
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id })
@@ -493,7 +514,12 @@ impl Engine {
 
     /// Another answer to the turn the model's message `message_id` is part of: a sibling of that
     /// turn's first answer, on a branch that becomes the chosen one. A run going on is stopped first.
-    pub async fn regenerate(&self, thread_id: &ThreadId, message_id: &MessageId) -> Result<RunStarted> {
+    pub async fn regenerate(
+        &self,
+        thread_id: &ThreadId,
+        message_id: &MessageId,
+        requester: &ActingPerson,
+    ) -> Result<RunStarted> {
         let shown = self.rt.handles.store.messages(thread_id).await?;
         let at = shown
             .iter()
@@ -510,8 +536,9 @@ impl Engine {
         let from = shown[person].id.clone();
         self.end_active_run(thread_id).await?;
         let (model, max_steps, _) = self.new_run_settings(thread_id).await?;
-        let started =
-            self.rt.handles.store.start_run(thread_id, max_steps, None, None, Some(&model), Some(Some(&from))).await?;
+        let from = Some(Some(&from));
+        let store = &self.rt.handles.store;
+        let started = store.start_run(thread_id, max_steps, None, None, Some(&model), from, Some(requester)).await?;
         Ok(RunStarted { run_id: self.announce(thread_id, started, model), message_id: None })
     }
 
@@ -577,8 +604,20 @@ impl Engine {
 
     // --- approvals ---
 
-    pub async fn decide(&self, approval_id: &ApprovalId, input: DecisionInput) -> Result<Approval> {
-        decide::decide(&self.rt, approval_id, input).await
+    /// `person`'s decision or vote on an approval routed to them (`Error::Refused` when it is not theirs
+    /// to decide). With a quorum the approval may stay pending, with their vote on it.
+    pub async fn decide(
+        &self,
+        approval_id: &ApprovalId,
+        input: DecisionInput,
+        person: &ActingPerson,
+    ) -> Result<Approval> {
+        decide::decide(&self.rt, approval_id, person, input).await
+    }
+
+    /// The approval policies chats' approvals are routed by (Settings → Approval policies).
+    pub fn policies(&self) -> &warden_policies::Policies {
+        &self.rt.handles.policies
     }
 
     pub async fn approval(&self, approval_id: &ApprovalId) -> Result<Approval> {
@@ -669,6 +708,22 @@ impl Engine {
     /// connection checks, counted in one read.
     pub async fn pending_by_thread(&self) -> Result<Vec<PendingInThread>> {
         self.rt.handles.store.pending_by_thread().await
+    }
+
+    /// [`Self::pending_by_thread`] as `person`'s inbox counts it: only the approvals they may decide.
+    pub async fn pending_by_thread_for(&self, person: &ActingPerson) -> Result<Vec<PendingInThread>> {
+        let store = &self.rt.handles.store;
+        let mut threads = store.pending_by_thread().await?;
+        let theirs = store.approvals(Some(ApprovalStatus::Pending), 500).await?;
+        let theirs: Vec<Approval> = theirs
+            .into_iter()
+            .filter(|a| warden_policies::may_decide(&warden_policies::route_of(a), person).is_ok())
+            .collect();
+        for t in &mut threads {
+            t.approvals = u32::try_from(theirs.iter().filter(|a| a.thread_id == t.thread_id).count()).unwrap_or(0);
+        }
+        threads.retain(|t| t.approvals + t.checks > 0);
+        Ok(threads)
     }
 
     pub async fn tool_call(&self, id: &ToolCallId) -> Result<ToolCallRecord> {

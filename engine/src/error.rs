@@ -14,6 +14,16 @@ pub enum Error {
     CheckDecided(String),
     #[error("invalid input: {0}")]
     Invalid(String),
+    /// The person may not decide this approval (not routed to them, their own request, their role).
+    #[error("{0}")]
+    Refused(#[from] warden_policies::Refusal),
+    #[error("you have already approved this as it is shown; it waits for the other approvers")]
+    AlreadyVoted,
+    /// An approver edited the card after it was read: what was approved is no longer what it shows.
+    #[error("the arguments were edited by another approver; look at the card again")]
+    ShownChanged,
+    #[error(transparent)]
+    Policies(#[from] warden_policies::Error),
     #[error("invalid arguments: {0}")]
     InvalidArguments(String),
     #[error("only the person who started this thread may change it; it is shared with you to read")]
@@ -43,7 +53,13 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::NotFound { .. } => ErrorKind::NotFound,
-            Error::AlreadyDecided(_) | Error::CheckDecided(_) | Error::RunInProgress => ErrorKind::Conflict,
+            Error::AlreadyDecided(_)
+            | Error::CheckDecided(_)
+            | Error::RunInProgress
+            | Error::AlreadyVoted
+            | Error::ShownChanged => ErrorKind::Conflict,
+            Error::Refused(_) => ErrorKind::Forbidden,
+            Error::Policies(e) => e.kind(),
             Error::Invalid(_) | Error::InvalidArguments(_) => ErrorKind::Invalid,
             Error::NotThreadOwner => ErrorKind::Forbidden,
             Error::NoModel => ErrorKind::Unavailable,
@@ -58,6 +74,14 @@ impl Error {
             Error::NotFound { .. } => "not_found",
             Error::AlreadyDecided(_) | Error::CheckDecided(_) => "already_decided",
             Error::RunInProgress => "run_in_progress",
+            Error::Refused(warden_policies::Refusal::OwnRequest) => "own_request",
+            Error::Refused(warden_policies::Refusal::NotAnApprover) => "not_routed_to_you",
+            Error::Refused(warden_policies::Refusal::RoleDecidesNothing) => "role_not_allowed",
+            Error::AlreadyVoted => "already_voted",
+            Error::ShownChanged => "arguments_changed",
+            Error::Policies(warden_policies::Error::NotFound(_)) => "not_found",
+            Error::Policies(warden_policies::Error::Invalid(_)) => "invalid_request",
+            Error::Policies(_) => "internal",
             Error::Invalid(_) => "invalid_request",
             Error::InvalidArguments(_) => "invalid_arguments",
             Error::NotThreadOwner => "not_thread_owner",

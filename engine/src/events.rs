@@ -429,7 +429,7 @@ mod log_tests {
     async fn store_with_a_run(dir: &tempfile::TempDir) -> (Store, RunId) {
         let store = store(dir).await;
         let thread = store.create_thread(None).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
+        let run = store.start_run(&thread.id, 5, Some("hi"), None, None, None, None).await.unwrap().run.id;
         (store, run)
     }
 
@@ -445,7 +445,7 @@ mod log_tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, run) = store_with_a_run(&dir).await;
         let thread = store.create_thread(None).await.unwrap();
-        let resumed = store.start_run(&thread.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
+        let resumed = store.start_run(&thread.id, 5, Some("hi"), None, None, None, None).await.unwrap().run.id;
         let hub = EventHub::start(store.clone()).await.unwrap();
         let started = RunEvent::RunStarted { run_id: run.clone(), thread_id: "t".into(), model: None };
         let seqs = [hub.emit(&run, &started), hub.emit(&run, &delta("a"))];
@@ -467,8 +467,8 @@ mod log_tests {
     async fn kept_and_deleted_runs(store: &Store) -> (RunId, RunId) {
         let kept = store.create_thread(Some("kept")).await.unwrap();
         let deleted = store.create_thread(Some("deleted")).await.unwrap();
-        let run_a = store.start_run(&kept.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
-        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None, None, None).await.unwrap().run.id;
+        let run_a = store.start_run(&kept.id, 5, Some("hi"), None, None, None, None).await.unwrap().run.id;
+        let run_b = store.start_run(&deleted.id, 5, Some("hi"), None, None, None, None).await.unwrap().run.id;
         store.delete_thread(&deleted.id).await.unwrap();
         (run_a, run_b)
     }

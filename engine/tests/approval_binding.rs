@@ -42,7 +42,10 @@ async fn a_write_approved_after_the_file_changed_asks_again_with_the_new_diff() 
 
     // Someone edits the file while the card is on screen; the person approves what they saw.
     std::fs::write(&note, "edited by hand\n").unwrap();
-    assert_eq!(h.engine.decide(&first, approve()).await.unwrap().status, ApprovalStatus::Approved);
+    assert_eq!(
+        h.engine.decide(&first, approve(), &crate::common::owner()).await.unwrap().status,
+        ApprovalStatus::Approved
+    );
     let ids = pending_approvals(&h.engine, &run_id, 2).await;
     let second = ids[1].clone();
 
@@ -64,14 +67,14 @@ async fn a_write_approved_after_the_file_changed_asks_again_with_the_new_diff() 
     });
     assert!(waiting.await.is_ok(), "the run waits for the new decision");
     assert_eq!(streamed_requests(&h.model), 1, "the model is told nothing: this is not a denial");
-    assert!(matches!(h.engine.decide(&first, approve()).await, Err(Error::AlreadyDecided(_))));
+    assert!(matches!(h.engine.decide(&first, approve(), &crate::common::owner()).await, Err(Error::AlreadyDecided(_))));
     let resolved =
         of_kind(&events_until(&h.engine, &run_id, |e| e.data.contains("superseded")).await, "approval_resolved");
     let decisions: Vec<(&str, &str)> =
         resolved.iter().map(|r| (r["approval_id"].as_str().unwrap(), r["decision"].as_str().unwrap())).collect();
     assert_eq!(decisions, [(first.as_str(), "approved"), (first.as_str(), "superseded")]);
 
-    h.engine.decide(&second, approve()).await.unwrap();
+    h.engine.decide(&second, approve(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(&note).unwrap(), "from the model\n");
     assert!(text_of(&events).contains("Saved."));
@@ -88,7 +91,7 @@ async fn a_new_file_that_appears_before_the_write_runs_is_not_overwritten() {
     let (_, run_id) = h.send("create a file").await;
     let first = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
     std::fs::write(h.workspace().join("fresh.txt"), "someone else's\n").unwrap();
-    h.engine.decide(&first, approve()).await.unwrap();
+    h.engine.decide(&first, approve(), &crate::common::owner()).await.unwrap();
     let ids = pending_approvals(&h.engine, &run_id, 2).await;
     assert_eq!(std::fs::read_to_string(h.workspace().join("fresh.txt")).unwrap(), "someone else's\n");
     assert!(diff_of(&h.engine.approval(&ids[1]).await.unwrap().preview).contains("-someone else's"));
@@ -100,7 +103,7 @@ async fn an_unchanged_file_is_written_on_the_first_approval() {
     std::fs::write(h.workspace().join("same.txt"), "old\n").unwrap();
     let (thread_id, run_id) = h.send("note").await;
     let first = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
-    h.engine.decide(&first, approve()).await.unwrap();
+    h.engine.decide(&first, approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(h.workspace().join("same.txt")).unwrap(), "new\n");
     assert_eq!(h.engine.thread(&thread_id).await.unwrap().approvals.len(), 1);
@@ -115,13 +118,13 @@ async fn an_edited_path_is_not_written_without_showing_its_own_diff() {
     // The card showed a diff for a.txt; the edit points the write at b.txt, whose content the
     // person never saw: the write waits for a card that shows it.
     let edit = DecisionInput { arguments: Some(json!({"path": "b.txt", "content": "text\n"})), ..approve() };
-    h.engine.decide(&first, edit).await.unwrap();
+    h.engine.decide(&first, edit, &crate::common::owner()).await.unwrap();
     let ids = pending_approvals(&h.engine, &run_id, 2).await;
     assert_eq!(std::fs::read_to_string(h.workspace().join("b.txt")).unwrap(), "precious\n");
     let again = h.engine.approval(&ids[1]).await.unwrap();
     assert_eq!(again.arguments, json!({"path": "b.txt", "content": "text\n"}), "the new card shows what will run");
     assert!(diff_of(&again.preview).contains("-precious"));
-    h.engine.decide(&ids[1], approve()).await.unwrap();
+    h.engine.decide(&ids[1], approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(h.workspace().join("b.txt")).unwrap(), "text\n");
     assert!(!h.workspace().join("a.txt").exists());
@@ -134,18 +137,20 @@ async fn a_write_rule_asks_again_once_the_person_edited_the_file() {
     let (thread_id, run_id) = h.send("save the note").await;
     let first = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
     let for_the_thread = DecisionInput { scope: Scope::Thread, ..approve() };
-    h.engine.decide(&first, for_the_thread).await.unwrap();
+    h.engine.decide(&first, for_the_thread, &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");
 
     // The same write again, with the file as the rule's write left it: the rule covers it.
-    let again = h.engine.send_message(&thread_id, "save the note".into()).await.unwrap().run_id;
+    let again =
+        h.engine.send_message(&thread_id, "save the note".into(), &crate::common::owner()).await.unwrap().run_id;
     let events = run_to_end(&h.engine, &again).await;
     assert!(of_kind(&events, "approval_request").is_empty(), "an unchanged file is written under the rule");
 
     // The person edits the file outside Warden; the rule never saw that content.
     std::fs::write(&file, "my own edits\n").unwrap();
-    let third = h.engine.send_message(&thread_id, "save the note".into()).await.unwrap().run_id;
+    let third =
+        h.engine.send_message(&thread_id, "save the note".into(), &crate::common::owner()).await.unwrap().run_id;
     let card = pending_approvals(&h.engine, &third, 1).await.remove(0);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "my own edits\n", "the edits are not overwritten");
     let shown = h.engine.approval(&card).await.unwrap();
@@ -154,7 +159,7 @@ async fn a_write_rule_asks_again_once_the_person_edited_the_file() {
     assert!(diff.contains("-my own edits") && diff.contains("+from the model"), "{diff}");
 
     // Approved once, it is written (bound to the edited content it showed).
-    h.engine.decide(&card, approve()).await.unwrap();
+    h.engine.decide(&card, approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &third).await;
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "from the model\n");
 }

@@ -36,7 +36,7 @@ async fn approved_write_runs_once_and_the_model_sees_the_result() {
     assert!(!h.workspace().join("hello.txt").exists(), "nothing runs before the decision");
     assert_eq!(streamed_requests(&h.model), 1, "the model is not asked again while the call waits");
 
-    let approval = h.engine.decide(&ids[0], approve()).await.unwrap();
+    let approval = h.engine.decide(&ids[0], approve(), &crate::common::owner()).await.unwrap();
     assert_eq!(approval.status, ApprovalStatus::Approved);
     let events = run_to_end(&h.engine, &run_id).await;
 
@@ -52,7 +52,10 @@ async fn approved_write_runs_once_and_the_model_sees_the_result() {
     let tool_msgs = tool_messages(&h.model, 1);
     assert_eq!(tool_msgs.len(), 1, "the second model request carries the tool result");
     assert_eq!(h.engine.run(&run_id).await.unwrap().status, RunStatus::Finished);
-    assert!(matches!(h.engine.decide(&ids[0], approve()).await, Err(Error::AlreadyDecided(_))));
+    assert!(matches!(
+        h.engine.decide(&ids[0], approve(), &crate::common::owner()).await,
+        Err(Error::AlreadyDecided(_))
+    ));
 }
 
 #[tokio::test]
@@ -62,7 +65,7 @@ async fn denied_call_tells_the_model_why() {
     let h = Harness::start(script("save", vec![write_call("no.txt", "x"), echo])).await;
     let (_, run_id) = h.send("save something").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    h.engine.decide(&ids[0], deny("not in this folder")).await.unwrap();
+    h.engine.decide(&ids[0], deny("not in this folder"), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     assert_eq!(
         text_of(&events),
@@ -85,12 +88,12 @@ async fn edited_arguments_are_validated_then_run_and_recorded() {
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
 
     let bad = DecisionInput { arguments: Some(json!({"path": 5})), ..approve() };
-    assert!(matches!(h.engine.decide(&ids[0], bad).await, Err(Error::InvalidArguments(_))));
+    assert!(matches!(h.engine.decide(&ids[0], bad, &crate::common::owner()).await, Err(Error::InvalidArguments(_))));
     assert_eq!(h.engine.approval(&ids[0]).await.unwrap().status, ApprovalStatus::Pending, "a bad edit decides nothing");
 
     let edit = json!({"path": "b.txt", "content": "edited text"});
     let good = DecisionInput { arguments: Some(edit.clone()), ..approve() };
-    h.engine.decide(&ids[0], good).await.unwrap();
+    h.engine.decide(&ids[0], good, &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
 
     assert!(!h.workspace().join("a.txt").exists());
@@ -130,12 +133,12 @@ async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
     let (thread_id, run_id) = h.send("first").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     let allow = DecisionInput { scope: Scope::Thread, prefix: Some("echo".into()), ..approve() };
-    h.engine.decide(&ids[0], allow).await.unwrap();
+    h.engine.decide(&ids[0], allow, &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     let rules = h.engine.thread(&thread_id).await.unwrap().rules;
     assert_eq!(rules.len(), 1);
 
-    let run2 = h.engine.send_message(&thread_id, "second".into()).await.unwrap().run_id;
+    let run2 = h.engine.send_message(&thread_id, "second".into(), &crate::common::owner()).await.unwrap().run_id;
     let events = run_to_end(&h.engine, &run2).await;
     assert!(of_kind(&events, "approval_request").is_empty(), "the rule answers for the person");
     let resolved = of_kind(&events, "approval_resolved");
@@ -145,13 +148,13 @@ async fn thread_rule_allows_matching_commands_but_never_a_redirect() {
     let by_rule = h.engine.approval(&resolved[0]["approval_id"].as_str().unwrap().into()).await.unwrap();
     assert!(matches!(by_rule.decision.unwrap().by, DecidedBy::Rule { ref rule_id } if *rule_id == rules[0].id));
 
-    let run3 = h.engine.send_message(&thread_id, "third".into()).await.unwrap().run_id;
+    let run3 = h.engine.send_message(&thread_id, "third".into(), &crate::common::owner()).await.unwrap().run_id;
     let ids = pending_approvals(&h.engine, &run3, 1).await;
     let waiting = h.engine.approval(&ids[0]).await.unwrap();
     assert_eq!(waiting.arguments["command"], "echo three > f.txt");
     assert_eq!(waiting.status, ApprovalStatus::Pending, "a redirect is never covered by a prefix rule");
     assert!(!h.workspace().join("f.txt").exists(), "nothing ran before the person answered");
-    h.engine.decide(&ids[0], deny("no")).await.unwrap();
+    h.engine.decide(&ids[0], deny("no"), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run3).await;
     assert!(matches!(h.engine.approval(&ids[0]).await.unwrap().decision.unwrap().by, DecidedBy::User { .. }));
     assert!(!h.workspace().join("f.txt").exists());
@@ -202,7 +205,7 @@ async fn parallel_calls_run_read_only_at_once_and_resume_when_all_are_settled() 
     assert_ne!(cards[0].tool_call_id, cards[1].tool_call_id);
     assert!(cards.iter().all(|a| a.tool == "write_file" && a.status == ApprovalStatus::Pending));
 
-    h.engine.decide(&cards[0].id, approve()).await.unwrap();
+    h.engine.decide(&cards[0].id, approve(), &crate::common::owner()).await.unwrap();
     let approved_call = cards[0].tool_call_id.clone();
     let ran = events_until(&h.engine, &run_id, |e| {
         e.kind == "tool_result" && data(e)["tool_call_id"].as_str() == Some(approved_call.as_str())
@@ -210,7 +213,7 @@ async fn parallel_calls_run_read_only_at_once_and_resume_when_all_are_settled() 
     .await;
     assert!(of_kind(&ran, "tool_result").last().unwrap()["output"].as_str().unwrap().contains("one.txt"));
     assert_eq!(streamed_requests(&h.model), 1, "the model waits while a call of its turn is pending");
-    h.engine.decide(&cards[1].id, deny("only one")).await.unwrap();
+    h.engine.decide(&cards[1].id, deny("only one"), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
 
     assert_eq!(of_kind(&events, "tool_result").len(), 3);
@@ -280,7 +283,7 @@ async fn a_waiting_run_survives_a_restart_and_finishes_after_the_decision() {
     let detail = h.engine.thread(&thread_id).await.unwrap();
     assert!(detail.active_run.is_some(), "the run is still in flight after the restart");
     assert_eq!(detail.approvals[0].status, ApprovalStatus::Pending, "the card still works");
-    h.engine.decide(&ids[0], approve()).await.unwrap();
+    h.engine.decide(&ids[0], approve(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     assert!(text_of(&events).contains("Done after restart."));
     assert_eq!(std::fs::read_to_string(h.workspace().join("r.txt")).unwrap(), "after restart");
@@ -297,7 +300,7 @@ async fn a_call_approved_but_not_started_when_the_process_ends_is_interrupted_no
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
     // The process is going down: its drivers start nothing more, but the decision is still stored.
     h.engine.shutdown();
-    let decided = h.engine.decide(&ids[0], approve()).await.unwrap();
+    let decided = h.engine.decide(&ids[0], approve(), &crate::common::owner()).await.unwrap();
     assert_eq!(decided.status, ApprovalStatus::Approved);
     h.restart(|_| {}).await;
 
@@ -311,7 +314,7 @@ async fn a_call_interrupted_by_a_restart_is_never_run_again() {
     let mut h = Harness::start(script("slow", vec![turn, Turn::text("I see.")])).await;
     let (thread_id, run_id) = h.send("slow command").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    h.engine.decide(&ids[0], approve()).await.unwrap();
+    h.engine.decide(&ids[0], approve(), &crate::common::owner()).await.unwrap();
     // Wait until the command is running (its first effect is visible), then "crash".
     let count = h.workspace().join("count.txt");
     tokio::time::timeout(Duration::from_secs(20), async {
@@ -349,7 +352,7 @@ async fn fifty_concurrent_decisions_run_the_tool_once() {
     let mut tasks = Vec::new();
     for _ in 0..50 {
         let (engine, id) = (h.engine.clone(), ids[0].clone());
-        tasks.push(tokio::spawn(async move { engine.decide(&id, approve()).await }));
+        tasks.push(tokio::spawn(async move { engine.decide(&id, approve(), &crate::common::owner()).await }));
     }
     let mut won = 0;
     for t in tasks {
@@ -380,8 +383,8 @@ async fn two_cards_of_one_turn_approved_at_once_each_run_once() {
     let (first, second) = (h.engine.clone(), h.engine.clone());
     let (a, b) = (ids[0].clone(), ids[1].clone());
     let (one, two) = tokio::join!(
-        tokio::spawn(async move { first.decide(&a, approve()).await }),
-        tokio::spawn(async move { second.decide(&b, approve()).await })
+        tokio::spawn(async move { first.decide(&a, approve(), &crate::common::owner()).await }),
+        tokio::spawn(async move { second.decide(&b, approve(), &crate::common::owner()).await })
     );
     one.unwrap().unwrap();
     two.unwrap().unwrap();
@@ -413,7 +416,10 @@ async fn stopping_a_waiting_run_cancels_its_cards() {
     assert_eq!(results.len(), 1, "{results:?}");
     assert_eq!(results[0]["call"]["status"], "cancelled");
     assert_eq!(h.engine.approval(&ids[0]).await.unwrap().status, ApprovalStatus::Cancelled);
-    assert!(matches!(h.engine.decide(&ids[0], approve()).await, Err(Error::AlreadyDecided(_))));
+    assert!(matches!(
+        h.engine.decide(&ids[0], approve(), &crate::common::owner()).await,
+        Err(Error::AlreadyDecided(_))
+    ));
     assert!(!h.workspace().join("s.txt").exists());
 }
 
@@ -426,7 +432,7 @@ async fn the_inbox_hears_every_approval_as_it_is_requested_and_as_it_is_settled(
     let requested = tokio::time::timeout(Duration::from_secs(10), heard.recv()).await.unwrap().unwrap();
     assert_eq!((requested.id.as_str(), requested.status), (ids[0].as_str(), ApprovalStatus::Pending));
 
-    h.engine.decide(&ids[0], deny("no")).await.unwrap();
+    h.engine.decide(&ids[0], deny("no"), &crate::common::owner()).await.unwrap();
     let settled = tokio::time::timeout(Duration::from_secs(10), heard.recv()).await.unwrap().unwrap();
     assert_eq!((settled.id.as_str(), settled.status), (ids[0].as_str(), ApprovalStatus::Denied));
     run_to_end(&h.engine, &run_id).await;

@@ -48,7 +48,8 @@ async fn an_edit_branches_from_its_parent_and_the_model_sees_only_that_branch() 
     let first = h.engine.thread(&thread).await.unwrap();
     let asked = first.messages[0].id.clone();
 
-    let edited = h.engine.edit_message(&thread, &asked, "tell me about pears".into()).await.unwrap();
+    let edited =
+        h.engine.edit_message(&thread, &asked, "tell me about pears".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &edited.run_id).await;
     assert_eq!(last_request_texts(&h.model), ["tell me about pears"], "the apples branch is not sent");
     let now = h.engine.thread(&thread).await.unwrap();
@@ -65,15 +66,25 @@ async fn an_edit_branches_from_its_parent_and_the_model_sees_only_that_branch() 
     assert_eq!(texts(&back), ["tell me about apples", "Apples are crisp."]);
     assert_eq!(texts(&h.engine.thread(&thread).await.unwrap()), texts(&back));
     // A follow-up continues the branch shown.
-    let (_, more) = (thread.clone(), h.engine.send_message(&thread, "and pears?".into()).await.unwrap());
+    let (_, more) =
+        (thread.clone(), h.engine.send_message(&thread, "and pears?".into(), &crate::common::owner()).await.unwrap());
     run_to_end(&h.engine, &more.run_id).await;
     assert_eq!(last_request_texts(&h.model), ["tell me about apples", "Apples are crisp.", "and pears?"]);
 
     // Only a person's message is edited; an unknown one is not found.
     let answer = back.messages[1].id.clone();
-    assert!(matches!(h.engine.edit_message(&thread, &answer, "x".into()).await, Err(Error::Invalid(_))));
-    assert!(matches!(h.engine.edit_message(&thread, &"nope".into(), "x".into()).await, Err(Error::NotFound { .. })));
-    assert!(matches!(h.engine.edit_message(&thread, &asked, "  ".into()).await, Err(Error::Invalid(_))));
+    assert!(matches!(
+        h.engine.edit_message(&thread, &answer, "x".into(), &crate::common::owner()).await,
+        Err(Error::Invalid(_))
+    ));
+    assert!(matches!(
+        h.engine.edit_message(&thread, &"nope".into(), "x".into(), &crate::common::owner()).await,
+        Err(Error::NotFound { .. })
+    ));
+    assert!(matches!(
+        h.engine.edit_message(&thread, &asked, "  ".into(), &crate::common::owner()).await,
+        Err(Error::Invalid(_))
+    ));
 }
 
 #[tokio::test]
@@ -84,7 +95,7 @@ async fn another_answer_is_a_sibling_of_the_first_and_each_can_be_shown() {
     let before = h.engine.thread(&thread).await.unwrap();
     let first_answer = before.messages[1].id.clone();
 
-    let again = h.engine.regenerate(&thread, &first_answer).await.unwrap();
+    let again = h.engine.regenerate(&thread, &first_answer, &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &again.run_id).await;
     assert_eq!(last_request_texts(&h.model), ["apples please"], "asked again from the person's message");
     let after = h.engine.thread(&thread).await.unwrap();
@@ -98,7 +109,7 @@ async fn another_answer_is_a_sibling_of_the_first_and_each_can_be_shown() {
     assert_eq!(shown.messages[1].id, first_answer);
     // A person's message is edited, not regenerated.
     let person = shown.messages[0].id.clone();
-    assert!(matches!(h.engine.regenerate(&thread, &person).await, Err(Error::Invalid(_))));
+    assert!(matches!(h.engine.regenerate(&thread, &person, &crate::common::owner()).await, Err(Error::Invalid(_))));
 }
 
 #[tokio::test]
@@ -108,7 +119,8 @@ async fn leaving_a_branch_cancels_its_waiting_approval_and_nothing_runs() {
     let waiting = pending_approvals(&h.engine, &run, 1).await;
     let asked = h.engine.thread(&thread).await.unwrap().messages[0].id.clone();
 
-    let edited = h.engine.edit_message(&thread, &asked, "apples instead".into()).await.unwrap();
+    let edited =
+        h.engine.edit_message(&thread, &asked, "apples instead".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &edited.run_id).await;
     let approval = h.engine.approval(&waiting[0]).await.unwrap();
     assert_eq!(approval.status, ApprovalStatus::Cancelled, "cancelled, not denied");
@@ -117,7 +129,7 @@ async fn leaving_a_branch_cancels_its_waiting_approval_and_nothing_runs() {
     assert_eq!(texts(&now), ["apples instead", "Apples are crisp."]);
     assert!(now.approvals.is_empty() && now.tool_calls.is_empty(), "the branch left keeps its calls to itself");
     assert!(matches!(
-        h.engine.decide(&waiting[0], warden_types::approval::DecisionInput::approve()).await,
+        h.engine.decide(&waiting[0], warden_types::approval::DecisionInput::approve(), &crate::common::owner()).await,
         Err(Error::AlreadyDecided(_))
     ));
 
@@ -136,7 +148,8 @@ async fn an_export_carries_every_branch_and_imports_as_the_same_tree() {
     let (thread, run) = h.send("tell me about apples").await;
     run_to_end(&h.engine, &run).await;
     let asked = h.engine.thread(&thread).await.unwrap().messages[0].id.clone();
-    let edited = h.engine.edit_message(&thread, &asked, "tell me about pears".into()).await.unwrap();
+    let edited =
+        h.engine.edit_message(&thread, &asked, "tell me about pears".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &edited.run_id).await;
 
     let export = h.engine.export_thread(&thread).await.unwrap();

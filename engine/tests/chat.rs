@@ -113,7 +113,7 @@ async fn a_provider_error_shows_and_retry_answers() {
     assert_eq!(failed.step, 0, "a turn that stored nothing took no step");
     assert!(h.engine.thread(&thread_id).await.unwrap().last_error.is_some());
 
-    let retry = h.engine.retry(&thread_id).await.unwrap();
+    let retry = h.engine.retry(&thread_id, &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &retry.run_id).await;
     assert_eq!(text_of(&events), "Recovered answer.");
     let detail = h.engine.thread(&thread_id).await.unwrap();
@@ -240,7 +240,10 @@ async fn a_second_message_waits_for_the_running_one() {
     turn.stall_after_tokens = Some(1);
     let h = Harness::start(one("slow", turn, None)).await;
     let (thread_id, run_id) = h.send("slow").await;
-    assert!(matches!(h.engine.send_message(&thread_id, "again".into()).await, Err(Error::RunInProgress)));
+    assert!(matches!(
+        h.engine.send_message(&thread_id, "again".into(), &crate::common::owner()).await,
+        Err(Error::RunInProgress)
+    ));
     h.engine.stop_run(&run_id).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
 }

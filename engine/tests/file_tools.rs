@@ -102,7 +102,7 @@ async fn a_write_into_warden_files_in_the_workspace_is_refused() {
     let card = h.engine.approval(&id).await.unwrap();
     assert!(card.summary.contains("one of Warden's private files; will be refused"), "{}", card.summary);
     assert!(card.preview.is_none(), "nothing of the file is shown: {:?}", card.preview);
-    h.engine.decide(&id, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(&token).unwrap(), "secret-access-token\n");
     let told = tool_messages(&h.model, 1);
@@ -148,7 +148,7 @@ async fn a_hard_link_to_a_file_outside_the_workspace_is_never_written() {
     let (_, diff) = diff_of(&card.preview);
     assert!(diff.contains("is a hard link") && diff.contains("the write will be refused"), "{diff}");
 
-    h.engine.decide(&id, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "the store's copy\n", "the outside file is untouched");
     assert_eq!(std::fs::read_to_string(h.workspace().join("linked.txt")).unwrap(), "the store's copy\n");
@@ -180,7 +180,7 @@ async fn the_write_card_names_the_file_a_symbolic_link_leads_to() {
     let stored = h.engine.thread(&thread_id).await.unwrap().approvals.remove(0);
     assert_eq!((stored.summary, stored.preview), (card.summary, card.preview));
 
-    h.engine.decide(&id, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(std::fs::read_to_string(ws.join(".git/config")).unwrap(), "[alias]\n");
     let result = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap().to_string();
@@ -201,7 +201,7 @@ async fn a_multi_gigabyte_file_gets_its_card_without_being_read_and_is_not_writt
     assert!(diff.contains("is 8589934592 bytes, over the 64 MiB") && diff.contains("will be refused"), "{diff}");
     assert!(card.summary.contains("too large; will be refused"), "{}", card.summary);
 
-    h.engine.decide(&id, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(big.metadata().unwrap().len(), 8 << 30, "the file is left as it was");
     let result = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap().to_string();
@@ -223,7 +223,7 @@ async fn a_sandboxed_command_cannot_link_a_file_from_outside_into_the_workspace(
     .await;
     let (_, run_id) = h.send("link").await;
     let id = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
-    h.engine.decide(&id, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     let result = tool_messages(&h.model, 1)[0]["content"].as_str().unwrap().to_string();
     assert!(result.contains("the store's copy"), "the outside file is readable: {result}");

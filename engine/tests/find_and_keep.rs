@@ -161,9 +161,9 @@ async fn a_thread_counts_its_waiting_approvals_until_they_are_decided() {
     };
     assert_eq!(count(thread.clone()).await, Some(2));
     assert_eq!(count(quiet.id.clone()).await, Some(0));
-    h.engine.decide(&ids[0], DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&ids[0], DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     assert_eq!(count(thread.clone()).await, Some(1));
-    h.engine.decide(&ids[1], DecisionInput::deny(None)).await.unwrap();
+    h.engine.decide(&ids[1], DecisionInput::deny(None), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run).await;
     assert_eq!(count(thread).await, Some(0));
 }
@@ -204,8 +204,11 @@ async fn an_export_imports_back_as_the_same_conversation_under_new_ids_outside_t
     let mut titles = h.engine.watch_titles();
     let (thread, run) = h.send("keep this file").await;
     let ids = pending_approvals(&h.engine, &run, 2).await;
-    h.engine.decide(&ids[0], DecisionInput::approve()).await.unwrap();
-    h.engine.decide(&ids[1], DecisionInput::deny(Some("not the build dir".into()))).await.unwrap();
+    h.engine.decide(&ids[0], DecisionInput::approve(), &crate::common::owner()).await.unwrap();
+    h.engine
+        .decide(&ids[1], DecisionInput::deny(Some("not the build dir".into())), &crate::common::owner())
+        .await
+        .unwrap();
     run_to_end(&h.engine, &run).await;
     assert_eq!(named(&mut titles, &thread).await, "Transfer test");
     let audit_before = h.engine.decided_approvals(None, None, None, 100).await.unwrap().len();
@@ -273,7 +276,7 @@ async fn an_imported_waiting_approval_is_cancelled_and_nothing_of_a_bad_file_is_
     assert_eq!(copy.tool_calls[0].status, warden_types::run::ToolCallStatus::Cancelled);
     assert!(copy.active_run.is_none(), "no run of it is going on");
     assert!(matches!(
-        h.engine.decide(&copy.approvals[0].id, DecisionInput::approve()).await,
+        h.engine.decide(&copy.approvals[0].id, DecisionInput::approve(), &crate::common::owner()).await,
         Err(Error::AlreadyDecided(_))
     ));
     assert!(!h.workspace().join("w.txt").exists());
@@ -313,9 +316,9 @@ async fn a_client_chosen_id_creates_once_runs_are_listed_and_a_title_is_made_aga
 
     // Nothing to name it by yet.
     assert!(matches!(h.engine.regenerate_title(id).await, Err(Error::Invalid(_))));
-    let first = h.engine.send_message(id, "plan the trip please".into()).await.unwrap();
+    let first = h.engine.send_message(id, "plan the trip please".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &first.run_id).await;
-    let second = h.engine.send_message(id, "plan the trip again".into()).await.unwrap();
+    let second = h.engine.send_message(id, "plan the trip again".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &second.run_id).await;
     let runs = h.engine.thread_runs(id).await.unwrap();
     assert_eq!(runs.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), [first.run_id.as_str(), second.run_id.as_str()]);

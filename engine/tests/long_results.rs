@@ -132,7 +132,7 @@ async fn the_model_sees_a_summary_with_the_ids_it_dropped_and_pages_the_whole_by
 
     // After a restart the next run of the thread reuses the stored summary.
     h.restart(|_| {}).await;
-    let run = h.engine.send_message(&thread_id, "thanks".into()).await.unwrap();
+    let run = h.engine.send_message(&thread_id, "thanks".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run.run_id).await;
     assert_eq!(summarisations(&h).len(), 1, "not summarised again");
     let last = streamed(&h).pop().unwrap();

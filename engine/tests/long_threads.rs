@@ -22,10 +22,10 @@ fn script() -> Script {
 
 /// Sends `text` in `thread` and runs it to its end, approving what it asks.
 async fn turn(h: &Harness, thread: &ThreadId, text: &str, approvals: usize) {
-    let run = h.engine.send_message(thread, text.into()).await.unwrap().run_id;
+    let run = h.engine.send_message(thread, text.into(), &crate::common::owner()).await.unwrap().run_id;
     if approvals > 0 {
         for id in pending_approvals(&h.engine, &run, approvals).await.iter().take(approvals) {
-            h.engine.decide(id, DecisionInput::approve()).await.unwrap();
+            h.engine.decide(id, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
         }
     }
     run_to_end(&h.engine, &run).await;
@@ -91,7 +91,7 @@ async fn a_long_thread_opens_at_its_newest_messages_and_earlier_ones_come_a_slic
     // Another answer to the newest turn: the page lists its versions as the whole thread does.
     turn(&h, &thread, "one more question", 0).await;
     let answered = h.engine.thread(&thread).await.unwrap().messages.last().unwrap().id.clone();
-    let other = h.engine.regenerate(&thread, &answered).await.unwrap();
+    let other = h.engine.regenerate(&thread, &answered, &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &other.run_id).await;
     let whole = h.engine.thread(&thread).await.unwrap();
     let page = h.engine.thread_page(&thread, 0, None).await.unwrap();

@@ -54,7 +54,7 @@ async fn run_with_grant(network: bool) -> (String, usize) {
     let h = Harness::start(connect_script(port)).await;
     let (_, run_id) = h.send("connect to the port").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    h.engine.decide(&ids[0], approve(network)).await.unwrap();
+    h.engine.decide(&ids[0], approve(network), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     let output = of_kind(&events, "tool_result")[0]["output"].as_str().unwrap_or_default().to_string();
     (output, hits.load(Ordering::SeqCst))
@@ -83,12 +83,12 @@ async fn network_is_granted_only_to_one_approved_sandboxed_command() {
     let h = Harness::start(script).await;
     let (_, run_id) = h.send("save it").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    let refused = h.engine.decide(&ids[0], approve(true)).await;
+    let refused = h.engine.decide(&ids[0], approve(true), &crate::common::owner()).await;
     assert!(matches!(&refused, Err(Error::Invalid(m)) if m.contains("sandboxed")), "{refused:?}");
     let for_thread = DecisionInput { scope: Scope::Thread, ..approve(true) };
-    assert!(matches!(h.engine.decide(&ids[0], for_thread).await, Err(Error::Invalid(_))));
+    assert!(matches!(h.engine.decide(&ids[0], for_thread, &crate::common::owner()).await, Err(Error::Invalid(_))));
     let deny = DecisionInput { decision: Verdict::Deny, ..approve(true) };
-    assert!(matches!(h.engine.decide(&ids[0], deny).await, Err(Error::Invalid(_))));
+    assert!(matches!(h.engine.decide(&ids[0], deny, &crate::common::owner()).await, Err(Error::Invalid(_))));
     // Still pending: a refused decision changes nothing.
-    h.engine.decide(&ids[0], approve(false)).await.unwrap();
+    h.engine.decide(&ids[0], approve(false), &crate::common::owner()).await.unwrap();
 }

@@ -43,7 +43,7 @@ async fn the_database_and_its_wal_shm_and_journal_outside_the_data_dir_are_unrea
     for file in &files {
         assert!(std::fs::metadata(file).is_ok(), "{file} is not there to hide");
     }
-    h.engine.decide(&ids[0], DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&ids[0], DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     let output = of_kind(&events, "tool_result")[0]["output"].as_str().unwrap_or_default().to_string();
     for file in &files {

@@ -52,7 +52,7 @@ async fn a_thread_that_chose_an_added_provider_is_answered_by_it_and_its_runs_re
     let thread = h.engine.create_thread(None).await.unwrap();
     let choice = ModelChoice { provider_id: added.id.clone(), model: "picked-model".into() };
     h.engine.set_thread_model(&thread.id, Some(choice.clone())).await.unwrap();
-    let started = h.engine.send_message(&thread.id, "which model?".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "which model?".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     assert_eq!(text_of(&events), "You said: which model?");
     assert_eq!(models_asked(&other), ["picked-model"], "the chosen provider got the turn, with the chosen model");
@@ -68,7 +68,7 @@ async fn a_thread_that_chose_an_added_provider_is_answered_by_it_and_its_runs_re
     // After a restart the stored provider and the thread's choice are still there.
     h.restart(|_| {}).await;
     assert!(h.engine.providers().entries.iter().any(|e| e.id == added.id && e.name == "Second"));
-    let again = h.engine.send_message(&thread.id, "still you?".into()).await.unwrap();
+    let again = h.engine.send_message(&thread.id, "still you?".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &again.run_id).await;
     assert_eq!(models_asked(&other).len(), 2);
     assert_eq!(h.engine.run(&again.run_id).await.unwrap().model, Some(choice));
@@ -128,7 +128,7 @@ async fn removing_a_provider_sends_its_threads_back_to_the_default() {
     h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
     h.engine.remove_provider(&added.id).await.unwrap();
     assert_eq!(h.engine.thread(&thread.id).await.unwrap().model, None);
-    let started = h.engine.send_message(&thread.id, "hello".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "hello".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &started.run_id).await;
     assert_eq!(models_asked(&h.model), ["fixture"]);
     assert!(other.requests().is_empty());
@@ -176,7 +176,7 @@ async fn anthropic_and_gemini_added_in_settings_answer_a_thread_in_their_own_wir
         let choice = ModelChoice { provider_id: added.id, model: "fixture-model".into() };
         h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
         server.reset();
-        let started = h.engine.send_message(&thread.id, format!("hello {api}")).await.unwrap();
+        let started = h.engine.send_message(&thread.id, format!("hello {api}"), &crate::common::owner()).await.unwrap();
         let events = run_to_end(&h.engine, &started.run_id).await;
         assert_eq!(text_of(&events), format!("You said: hello {api}"));
         let apis: Vec<&str> = server.requests().iter().map(api_of).collect();
@@ -225,13 +225,14 @@ async fn each_api_is_asked_for_the_threads_model_and_offered_the_threads_tools()
         let thread = h.engine.create_thread(None).await.unwrap();
         let choice = ModelChoice { provider_id: added.id, model: format!("picked-{api}") };
         h.engine.set_thread_model(&thread.id, Some(choice)).await.unwrap();
-        let started = h.engine.send_message(&thread.id, "which model?".into()).await.unwrap();
+        let started = h.engine.send_message(&thread.id, "which model?".into(), &crate::common::owner()).await.unwrap();
         let events = run_to_end(&h.engine, &started.run_id).await;
         assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=5"));
 
         let off = ThreadOptions { tools: false, ..ThreadOptions::default() };
         h.engine.set_thread_options(&thread.id, off).await.unwrap();
-        let started = h.engine.send_message(&thread.id, "which model now?".into()).await.unwrap();
+        let started =
+            h.engine.send_message(&thread.id, "which model now?".into(), &crate::common::owner()).await.unwrap();
         let events = run_to_end(&h.engine, &started.run_id).await;
         assert_eq!(text_of(&events), format!("Answered: model=picked-{api} tools=0"));
     }

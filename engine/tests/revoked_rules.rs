@@ -42,11 +42,14 @@ async fn calls_a_revoked_rule_cleared_that_have_not_started_come_back_as_cards()
 
     let (thread_id, first_run) = h.send("make-rule").await;
     let ids = pending_approvals(&h.engine, &first_run, 1).await;
-    h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some("cat"))).await.unwrap();
+    h.engine
+        .decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some("cat")), &crate::common::owner())
+        .await
+        .unwrap();
     run_to_end(&h.engine, &first_run).await;
     let rule = h.engine.thread(&thread_id).await.unwrap().rules.remove(0);
 
-    let run = h.engine.send_message(&thread_id, "batch".into()).await.unwrap().run_id;
+    let run = h.engine.send_message(&thread_id, "batch".into(), &crate::common::owner()).await.unwrap().run_id;
     // The rule cleared all three; the first runs and waits on the FIFO.
     let running = async {
         loop {
@@ -82,7 +85,7 @@ async fn calls_a_revoked_rule_cleared_that_have_not_started_come_back_as_cards()
     assert_eq!(first.status, ToolCallStatus::Done, "the call that had started finished");
 
     for id in cards {
-        h.engine.decide(&id, decision(Verdict::Deny, Scope::Once, None)).await.unwrap();
+        h.engine.decide(&id, decision(Verdict::Deny, Scope::Once, None), &crate::common::owner()).await.unwrap();
     }
     let events = run_to_end(&h.engine, &run).await;
     assert_eq!(events.last().unwrap().kind, "run_finished");

@@ -53,7 +53,7 @@ async fn through_the_engine_a_call_in_text_runs_and_its_result_reaches_the_model
         engine_with_text_calls(two_step_script(r#"{"tool": "read_file", "arguments": {"path": "notes.txt"}}"#)).await;
     std::fs::write(engine.config().workspace.join("notes.txt"), "hello from notes").unwrap();
     let thread = engine.create_thread(None).await.unwrap();
-    let run_id = engine.send_message(&thread.id, "read my notes".into()).await.unwrap().run_id;
+    let run_id = engine.send_message(&thread.id, "read my notes".into(), &crate::common::owner()).await.unwrap().run_id;
     let events = run_to_end(&engine, &run_id).await;
 
     assert_eq!(text_of(&events), "Reading.\nThanks.");
@@ -72,7 +72,8 @@ async fn through_the_engine_arguments_that_are_not_an_object_are_answered_with_a
     ] {
         let (_dir, model, engine) = engine_with_text_calls(two_step_script(call)).await;
         let thread = engine.create_thread(None).await.unwrap();
-        let run_id = engine.send_message(&thread.id, "read my notes".into()).await.unwrap().run_id;
+        let run_id =
+            engine.send_message(&thread.id, "read my notes".into(), &crate::common::owner()).await.unwrap().run_id;
         let events = run_to_end(&engine, &run_id).await;
 
         assert!(text_of(&events).ends_with("Thanks."), "{call}: the model answered the note");

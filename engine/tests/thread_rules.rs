@@ -41,15 +41,15 @@ async fn a_git_show_rule_asks_again_for_an_output_file_a_loop_and_ansi_c_quoting
     let h = Harness::start(s).await;
     let (thread_id, run_id) = h.send("first").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    h.engine.decide(&ids[0], approve(Scope::Thread, Some("git show"))).await.unwrap();
+    h.engine.decide(&ids[0], approve(Scope::Thread, Some("git show")), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
 
-    let run = h.engine.send_message(&thread_id, "covered".into()).await.unwrap().run_id;
+    let run = h.engine.send_message(&thread_id, "covered".into(), &crate::common::owner()).await.unwrap().run_id;
     let events = run_to_end(&h.engine, &run).await;
     assert!(of_kind(&events, "approval_request").is_empty(), "a plain read-only git show is covered");
 
     for message in ["output", "loop", "ansi"] {
-        let run = h.engine.send_message(&thread_id, message.into()).await.unwrap().run_id;
+        let run = h.engine.send_message(&thread_id, message.into(), &crate::common::owner()).await.unwrap().run_id;
         let ids = pending_approvals(&h.engine, &run, 1).await;
         assert_eq!(ids.len(), 1, "{message}: the person is asked");
         let deny = DecisionInput {
@@ -60,7 +60,7 @@ async fn a_git_show_rule_asks_again_for_an_output_file_a_loop_and_ansi_c_quoting
             prefix: None,
             network: false,
         };
-        h.engine.decide(&ids[0], deny).await.unwrap();
+        h.engine.decide(&ids[0], deny, &crate::common::owner()).await.unwrap();
         run_to_end(&h.engine, &run).await;
     }
     assert!(!h.workspace().join("pwned.txt").exists());
@@ -73,11 +73,11 @@ async fn a_prefix_rule_for_a_command_that_writes_is_refused_and_the_card_stays()
     let (thread_id, run_id) = h.send("build").await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
 
-    let refused = h.engine.decide(&ids[0], approve(Scope::Thread, Some("mkdir"))).await;
+    let refused = h.engine.decide(&ids[0], approve(Scope::Thread, Some("mkdir")), &crate::common::owner()).await;
     assert!(matches!(refused, Err(Error::Invalid(ref why)) if why.contains("read-only")), "{refused:?}");
     assert_eq!(h.engine.approval(&ids[0]).await.unwrap().status, ApprovalStatus::Pending);
 
-    h.engine.decide(&ids[0], approve(Scope::Once, None)).await.unwrap();
+    h.engine.decide(&ids[0], approve(Scope::Once, None), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert!(h.workspace().join("built").is_dir());
     assert!(h.engine.thread(&thread_id).await.unwrap().rules.is_empty());

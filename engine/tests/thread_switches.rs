@@ -87,7 +87,7 @@ async fn with_tools_off_the_model_is_offered_none_and_a_call_it_makes_anyway_doe
 
     h.engine.set_thread_options(&thread.id, options(false, true, None)).await.unwrap();
     assert_eq!(h.engine.thread(&thread.id).await.unwrap().options, options(false, true, None));
-    let started = h.engine.send_message(&thread.id, "call fx__echo".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "call fx__echo".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     assert_eq!(offered(&h.model), [Vec::<String>::new(), vec![]], "no request offered a tool");
     assert!(text_of(&events).contains("no tools are offered in this conversation"), "{}", text_of(&events));
@@ -96,7 +96,8 @@ async fn with_tools_off_the_model_is_offered_none_and_a_call_it_makes_anyway_doe
     // Switched on again: the next run's model is offered every tool, and the call runs.
     h.model.reset();
     h.engine.set_thread_options(&thread.id, options(true, true, None)).await.unwrap();
-    let started = h.engine.send_message(&thread.id, "call fx__echo again".into()).await.unwrap();
+    let started =
+        h.engine.send_message(&thread.id, "call fx__echo again".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     let mut every = BUILT_IN.map(String::from).to_vec();
     every.push("fx__echo".into());
@@ -118,7 +119,7 @@ async fn with_mcp_off_the_built_in_tools_stay_and_the_mcp_servers_tools_go() {
     let thread = h.engine.create_thread(None).await.unwrap();
     h.engine.set_thread_options(&thread.id, options(true, false, None)).await.unwrap();
 
-    let started = h.engine.send_message(&thread.id, "call fx__echo".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "call fx__echo".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     let mut built_in = BUILT_IN.map(String::from).to_vec();
     built_in.push("read_result".into());
@@ -127,7 +128,7 @@ async fn with_mcp_off_the_built_in_tools_stay_and_the_mcp_servers_tools_go() {
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the MCP tool was not run");
 
     // A built-in tool still runs.
-    let started = h.engine.send_message(&thread.id, "call list_dir".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "call list_dir".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     let detail = h.engine.thread(&thread.id).await.unwrap();
     let listed = detail.tool_calls.iter().find(|c| c.name == "list_dir").expect("the list_dir call");
@@ -143,7 +144,7 @@ async fn a_threads_step_limit_is_recorded_on_its_runs_and_stops_them_there() {
     let thread = h.engine.create_thread(None).await.unwrap();
     h.engine.set_thread_options(&thread.id, options(true, true, Some(2))).await.unwrap();
 
-    let started = h.engine.send_message(&thread.id, "loop for ever".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "loop for ever".into(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &started.run_id).await;
     let failed = &of_kind(&events, "run_failed")[0];
     assert!(failed["message"].as_str().unwrap().contains("step limit (2 of 2 steps)"), "{failed}");
@@ -156,7 +157,7 @@ async fn a_threads_step_limit_is_recorded_on_its_runs_and_stops_them_there() {
     let detail = h.engine.thread(&thread.id).await.unwrap();
     assert_eq!((detail.options.max_steps, detail.default_max_steps), (Some(2), 10));
     h.engine.set_thread_options(&thread.id, options(true, true, None)).await.unwrap();
-    let started = h.engine.send_message(&thread.id, "hello".into()).await.unwrap();
+    let started = h.engine.send_message(&thread.id, "hello".into(), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &started.run_id).await;
     assert_eq!(h.engine.run(&started.run_id).await.unwrap().max_steps, 10);
 }

@@ -152,7 +152,7 @@ async fn tools_found_before_a_restart_stay_offered_to_the_resumed_run() {
     h.restart(|_| {}).await;
     h.engine.add_tool_source(Arc::new(ManyTools));
     let approval = pending_approvals(&h.engine, &run_id, 1).await.remove(0);
-    h.engine.decide(&approval, DecisionInput::approve()).await.unwrap();
+    h.engine.decide(&approval, DecisionInput::approve(), &crate::common::owner()).await.unwrap();
     let events = run_to_end(&h.engine, &run_id).await;
     assert!(text_of(&events).contains("calendar__create_event ran for standup"), "{}", text_of(&events));
 

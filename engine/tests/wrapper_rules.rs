@@ -26,12 +26,12 @@ fn decision(decision: Verdict, scope: Scope, prefix: Option<&str>) -> DecisionIn
 
 /// Sends `message` in the thread and tells whether a card came before the run ended (it is denied).
 async fn asks(h: &Harness, thread_id: &ThreadId, message: &str) -> bool {
-    let run = h.engine.send_message(thread_id, message.into()).await.unwrap().run_id;
+    let run = h.engine.send_message(thread_id, message.into(), &crate::common::owner()).await.unwrap().run_id;
     let events = events_until(&h.engine, &run, |e| e.kind == "approval_request" || e.is_terminal()).await;
     let cards = of_kind(&events, "approval_request");
     let Some(card) = cards.first() else { return false };
     let id = card["approval"]["id"].as_str().unwrap().into();
-    h.engine.decide(&id, decision(Verdict::Deny, Scope::Once, None)).await.unwrap();
+    h.engine.decide(&id, decision(Verdict::Deny, Scope::Once, None), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run).await;
     true
 }
@@ -40,7 +40,10 @@ async fn asks(h: &Harness, thread_id: &ThreadId, message: &str) -> bool {
 async fn thread_with_rule(h: &Harness, first: &str, prefix: &str) -> ThreadId {
     let (thread_id, run_id) = h.send(first).await;
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
-    h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some(prefix))).await.unwrap();
+    h.engine
+        .decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some(prefix)), &crate::common::owner())
+        .await
+        .unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert_eq!(h.engine.thread(&thread_id).await.unwrap().rules.len(), 1, "the rule `{prefix}` was made");
     thread_id
@@ -105,9 +108,12 @@ async fn a_shell_gets_no_prefix_rule_and_an_interactive_shell_is_asked_about() {
     let ids = pending_approvals(&h.engine, &run_id, 1).await;
 
     // A rule `bash` would cover any script: it is refused, and the card stays for a decision.
-    let refused = h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some("bash"))).await;
+    let refused = h
+        .engine
+        .decide(&ids[0], decision(Verdict::Approve, Scope::Thread, Some("bash")), &crate::common::owner())
+        .await;
     assert!(matches!(refused, Err(Error::Invalid(_))), "{refused:?}");
-    h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Once, None)).await.unwrap();
+    h.engine.decide(&ids[0], decision(Verdict::Approve, Scope::Once, None), &crate::common::owner()).await.unwrap();
     run_to_end(&h.engine, &run_id).await;
     assert!(h.engine.thread(&thread_id).await.unwrap().rules.is_empty());
 

@@ -200,8 +200,10 @@ fn chat_entry(a: &Approval, rules: &HashMap<RuleId, Option<ThreadRule>>) -> Opti
         ApprovalStatus::Superseded => AuditOutcome::Superseded,
     };
     let (decided_by, how, reason, edited) = match a.decision.as_ref().map(|d| &d.by) {
-        Some(DecidedBy::User { edited_arguments, reason, scope, network }) => {
-            let mut how = "a person".to_string();
+        Some(DecidedBy::User { edited_arguments, reason, scope, network, votes }) => {
+            // The people in the order they voted, and the policy that routed it (chats' approvals).
+            let mut how =
+                warden_types::policy::who_decided(votes, a.route.as_ref()).unwrap_or_else(|| "a person".into());
             if edited_arguments.is_some() {
                 how.push_str(", after editing the arguments");
             }

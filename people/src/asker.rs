@@ -2,7 +2,7 @@
 //! the role checks, the handlers and the server functions.
 
 use warden_types::id::PersonId;
-use warden_types::person::{Person, Reader, Role};
+use warden_types::person::{ActingPerson, Person, Reader, Role};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Asker {
@@ -23,5 +23,11 @@ impl Asker {
     /// Who the engine reads threads for (`Engine::as_reader`).
     pub fn reader(&self) -> Reader {
         Reader::new(self.person.id.clone(), self.person.role)
+    }
+
+    /// The person as a run or a vote records them (the founding owner let in by the token included: a
+    /// person, never a client).
+    pub fn acting(&self) -> ActingPerson {
+        ActingPerson { id: self.person.id.clone(), name: self.person.name.clone(), role: self.person.role }
     }
 }

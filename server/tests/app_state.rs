@@ -50,7 +50,7 @@ async fn the_opened_state_loads_the_mcp_file_and_offers_its_tools_to_the_model()
     // The agent is offered its tools.
     let engine = served.engine();
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "tools?".into()).await.expect("sent").run_id;
+    let run_id = engine.send_message(&thread.id, "tools?".into(), &crate::common::owner()).await.expect("sent").run_id;
     tokio::time::timeout(PATIENCE, async {
         while !engine.run(&run_id).await.expect("run").status.is_terminal() {
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -67,7 +67,7 @@ async fn a_connection_check_is_answered_only_by_the_person_only_while_pending_an
     hub.set_enabled("fx", false).await.expect("disabled");
 
     let thread = engine.create_thread(None).await.expect("thread");
-    engine.send_message(&thread.id, "echo please".into()).await.expect("sent");
+    engine.send_message(&thread.id, "echo please".into(), &crate::common::owner()).await.expect("sent");
     let check: ConnectionCheck = tokio::time::timeout(PATIENCE, async {
         loop {
             let detail = engine.thread(&thread.id).await.expect("thread");

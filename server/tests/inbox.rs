@@ -171,7 +171,10 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
         ("count".into(), json!({"chat": 1, "outside": 0, "checks": 0})),
         "an outside change leaves the threads' counts alone"
     );
-    app.engine.decide(&ApprovalId::from(approval_id.as_str()), DecisionInput::deny(None)).await.expect("decided");
+    app.engine
+        .decide(&ApprovalId::from(approval_id.as_str()), DecisionInput::deny(None), &crate::common::owner())
+        .await
+        .expect("decided");
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 0, "checks": 0})));
     assert_eq!(next(&mut feed).await, ("threads".into(), json!({})));
 }

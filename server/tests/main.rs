@@ -32,6 +32,7 @@ mod pages;
 mod people;
 mod private_files;
 mod roles;
+mod routing;
 mod server_fns;
 mod sessions;
 mod sharing;

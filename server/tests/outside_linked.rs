@@ -104,7 +104,7 @@ impl Linked {
     /// Starts a chat whose model calls `fx__run_code`; the thread's id.
     async fn chat(&self) -> String {
         let thread = self.engine.create_thread(None).await.expect("thread");
-        self.engine.send_message(&thread.id, PROMPT.into()).await.expect("sent");
+        self.engine.send_message(&thread.id, PROMPT.into(), &crate::common::owner()).await.expect("sent");
         thread.id.to_string()
     }
 

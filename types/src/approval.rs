@@ -5,6 +5,7 @@ use crate::id::{ApprovalId, RuleId, RunId, ThreadId, ToolCallId};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::policy::{ApprovalRoute, Vote};
 use crate::tool::{Preview, Risk, ToolOrigin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
@@ -45,6 +46,10 @@ pub enum DecidedBy {
         /// The person let this one command use the network (the sandbox keeps it off otherwise).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         network: bool,
+        /// The people who decided, in the order they voted: the approvers whose approvals made the quorum,
+        /// or the one who denied (after any who had approved). Empty for decisions from before people.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        votes: Vec<Vote>,
     },
     Rule {
         rule_id: RuleId,
@@ -79,6 +84,16 @@ pub struct Decision {
     pub by: DecidedBy,
 }
 
+impl Decision {
+    /// The people who decided, in the order they voted (none for a rule, a timeout or a stop).
+    pub fn votes(&self) -> &[Vote] {
+        match &self.by {
+            DecidedBy::User { votes, .. } => votes,
+            _ => &[],
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Approval {
     pub id: ApprovalId,
@@ -96,6 +111,12 @@ pub struct Approval {
     pub decided_at: Option<String>,
     pub expires_at: Option<String>,
     pub decision: Option<Decision>,
+    /// Who decides it and how many must approve (`None` for approvals from before routing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<ApprovalRoute>,
+    /// The votes so far, oldest first, on the arguments shown now (an edit restarts them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub votes: Vec<Vote>,
 }
 
 impl Approval {
@@ -114,8 +135,10 @@ impl Approval {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+#[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(rename_all = "snake_case"))]
 pub enum Verdict {
     Approve,
     Deny,

@@ -161,4 +161,6 @@ ids! {
     PersonId;
     /// An invitation not yet used.
     InvitationId;
+    /// An approval policy (who decides which requests, how many must agree).
+    PolicyId;
 }

@@ -18,6 +18,7 @@ pub mod inbox;
 pub mod mcp;
 pub mod message;
 pub mod person;
+pub mod policy;
 pub mod provider;
 pub mod run;
 pub mod secret;

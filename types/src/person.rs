@@ -108,3 +108,12 @@ pub struct Invitation {
     pub created_at: String,
     pub expires_at: String,
 }
+
+/// A person as an approval names them: who asked for a run, who voted on a card. Their role is the one
+/// they had then (a later change of role does not rewrite who decided what).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActingPerson {
+    pub id: PersonId,
+    pub name: String,
+    pub role: Role,
+}

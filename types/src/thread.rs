@@ -415,6 +415,8 @@ mod tests {
             expires_at: None,
             decision: (status != ApprovalStatus::Pending)
                 .then(|| Decision { status, by: DecidedBy::Rule { rule_id: "rule".into() } }),
+            route: None,
+            votes: Vec::new(),
         }
     }
 

@@ -49,9 +49,18 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             });
         }
     };
+    // With a quorum a vote names the arguments it approves: an edit by another approver since this card was
+    // read makes it stale (the server refuses it) rather than a vote for what this person never saw.
+    let shown = (warden_policies::route_of(&approval).quorum > 1).then(|| approval.arguments.clone());
     let approve = {
         let send = send.clone();
-        move || send(DecisionInput { network: network.get_untracked(), ..DecisionInput::approve() })
+        move || {
+            send(DecisionInput {
+                network: network.get_untracked(),
+                arguments: shown.clone(),
+                ..DecisionInput::approve()
+            })
+        }
     };
     let allow_for_thread = {
         let send = send.clone();
@@ -117,6 +126,11 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     };
 
     let risk = approval.risk;
+    // Who asked, the policy, how many approvals it needs and who gave them; the buttons only for a person
+    // it is routed to (the server refuses anyone else whatever the page shows).
+    let routing = crate::ui::routing::routing_line(&approval);
+    let mine = crate::ui::routing::Me::may_decide(&approval);
+    let quorum_of_one = warden_policies::route_of(&approval).quorum == 1;
     let heading_id = format!("approval-{}", approval.id);
     let labelled_by = heading_id.clone();
     view! {
@@ -130,6 +144,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
+            <p class="routing-line">{routing}</p>
             {call_preview(&approval)}
             {is_shell.then(|| view! {
                 <SandboxLine sandbox/>
@@ -138,6 +153,10 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                     " Allow network access for this command (Approve only)"
                 </label>
             })}
+            <p class="not-yours" hidden=move || mine.get()>
+                "This request is routed to other approvers: you cannot decide it."
+            </p>
+            <div class="decide-area" hidden=move || !mine.get()>
             <Show
                 when=move || editing.get()
                 fallback=move || view! {
@@ -146,7 +165,9 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                             let approve = approve.clone();
                             move |_| approve()
                         }>"Approve"</button>
-                        <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
+                        {quorum_of_one.then(|| view! {
+                            <button type="button" disabled=move || busy.get() on:click=allow_for_thread.clone()>"Allow for this thread"</button>
+                        })}
                         <button type="button" disabled=move || busy.get() on:click=move |_| editing.set(true)>"Edit"</button>
                     </div>
                     // A prefix rule is offered only for a read-only command (the server refuses others too).
@@ -177,6 +198,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                     <button type="button" on:click=stop_editing.clone()>"Cancel editing"</button>
                 </div>
             </Show>
+            </div>
             {move || error.get().map(|message| view! { <p class="error" role="alert">{message}</p> })}
         </section>
     }

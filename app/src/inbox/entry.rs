@@ -77,6 +77,11 @@ pub fn InboxEntry(
         }
         InboxItem::Check(check) => check_body(check, pending).into_any(),
     };
+    // A chat approval routed to others (an owner sees it) has no buttons: the server would refuse them.
+    let decidable = match &item {
+        InboxItem::Chat(approval) => crate::ui::routing::Me::may_decide(approval),
+        _ => Signal::derive(|| true),
+    };
     let batchable = item.group().is_some();
     let check_id = match &item {
         InboxItem::Check(c) => Some(c.check.id.clone()),
@@ -130,6 +135,7 @@ pub fn InboxEntry(
                     {match (pending, check_id) {
                         (true, Some(id)) => check_buttons(id.to_string(), actions).into_any(),
                         (true, None) => view! {
+                            <span class="decide-pair" hidden=move || !decidable.get()>
                             <button
                                 type="button"
                                 class="approve"
@@ -142,6 +148,7 @@ pub fn InboxEntry(
                             <button type="button" class="deny" disabled=move || actions.busy.get() on:click=decide(Verdict::Deny)>
                                 "Deny"
                             </button>
+                            </span>
                         }
                         .into_any(),
                         (false, _) => view! { <p class="decided">{item.outcome()}</p> }.into_any(),
@@ -160,8 +167,11 @@ pub fn InboxEntry(
 }
 
 fn chat_body(approval: &Approval, opened: bool) -> impl IntoView {
+    let mine = crate::ui::routing::Me::may_decide(approval);
     view! {
         <p class="inbox-source">"From a chat · tool " <code>{approval.tool.clone()}</code></p>
+        <p class="routing-line">{crate::ui::routing::routing_line(approval)}</p>
+        <p class="not-yours" hidden=move || mine.get()>"Not routed to you: its approvers decide it."</p>
         <details class="inbox-preview" open=opened>
             <summary>{preview_label(approval)}</summary>
             {call_preview(approval)}

@@ -11,6 +11,7 @@ use crate::ui::icon::{Icon, IconSvg};
 
 #[component]
 pub fn AppLayout(children: Children) -> impl IntoView {
+    crate::ui::routing::Me::provide();
     let open = RwSignal::new(false);
     let help = RwSignal::new(false);
     #[cfg(feature = "hydrate")]

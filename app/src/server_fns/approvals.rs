@@ -9,10 +9,12 @@ use warden_types::id::ApprovalId;
 use crate::error::AppError;
 use crate::model::{Approval, DecisionInput};
 
-/// Applies `decision` to the approval `id` and answers with the decided approval. A `Conflict`
-/// error means another tab or client decided first.
+/// Applies the person's `decision` to the approval `id` (or records their vote toward its quorum) and
+/// answers with the approval as it is then. A `Conflict` error means another tab or client decided first;
+/// `Forbidden`, that it is not theirs to decide.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_approval(id: ApprovalId, decision: DecisionInput) -> Result<Approval, AppError> {
     let engine = super::engine()?;
-    Ok(engine.decide(&id, decision).await?)
+    let person = super::asker::asker()?.acting();
+    Ok(engine.decide(&id, decision, &person).await?)
 }

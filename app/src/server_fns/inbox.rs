@@ -51,8 +51,12 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     let mut items = Vec::new();
     if filter.wants_chat() {
         let engine = super::engine()?;
+        // Only what is routed to the person asking (an owner sees everything; the page marks what is not theirs).
+        let person = super::asker::asker()?.acting();
         for status in filter.status.chat_statuses() {
-            items.extend(engine.list_approvals(*status).await?.into_iter().map(|a| InboxItem::Chat(Box::new(a))));
+            let approvals = engine.list_approvals(*status).await?.into_iter();
+            let theirs = approvals.filter(|a| warden_policies::shown_to(&warden_policies::route_of(a), &person));
+            items.extend(theirs.map(|a| InboxItem::Chat(Box::new(a))));
         }
         for status in filter.status.check_statuses() {
             let checks = engine.list_connection_checks(*status).await?;
@@ -171,6 +175,7 @@ pub async fn decide_batch(
         return Err(AppError::Invalid(format!("A batch decision takes at most {MAX_BATCH} approvals.")).answer());
     }
     let engine = super::engine()?;
+    let person = super::asker::asker()?.acting();
     let hub = hub()?;
     let by = crate::server_fns::asker::asker()?.person.id;
     let mut items = Vec::with_capacity(keys.len());
@@ -193,7 +198,7 @@ pub async fn decide_batch(
     for key in keys {
         let decided = match key {
             ItemKey::Chat(id) => engine
-                .decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()))
+                .decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person)
                 .await
                 .map(|_| ())
                 .map_err(AppError::from),

@@ -15,6 +15,7 @@ pub mod outside;
 pub mod outside_executors;
 pub mod outside_linked;
 pub mod people;
+pub mod policies;
 pub mod providers;
 pub mod runs;
 pub mod sessions;

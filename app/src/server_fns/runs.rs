@@ -27,29 +27,30 @@ pub async fn start_chat(
     if choice.is_some() {
         as_reader.set_thread_model(&thread.id, choice).await?;
     }
-    let started = as_reader.send_message(&thread.id, prompt).await?;
+    let started = as_reader.send_message(&thread.id, prompt, &requester()?).await?;
     Ok(NewChat { thread_id: thread.id, run_id: started.run_id })
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn send_message(thread_id: ThreadId, content: String) -> Result<RunStarted, AppError> {
     let (engine, reader) = (super::engine()?, super::asker::reader()?);
-    let started = engine.as_reader(&reader).send_message(&thread_id, content).await?;
+    let started = engine.as_reader(&reader).send_message(&thread_id, content, &requester()?).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Sends `content` in place of the person's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn edit_message(thread_id: ThreadId, message_id: MessageId, content: String) -> Result<RunStarted, AppError> {
-    let started =
-        super::engine()?.as_reader(&super::asker::reader()?).edit_message(&thread_id, &message_id, content).await?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    let started = engine.as_reader(&reader).edit_message(&thread_id, &message_id, content, &requester()?).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
 /// Another answer to the turn of the model's message `message_id`, on a new branch.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn regenerate_answer(thread_id: ThreadId, message_id: MessageId) -> Result<RunStarted, AppError> {
-    let started = super::engine()?.as_reader(&super::asker::reader()?).regenerate(&thread_id, &message_id).await?;
+    let (engine, reader) = (super::engine()?, super::asker::reader()?);
+    let started = engine.as_reader(&reader).regenerate(&thread_id, &message_id, &requester()?).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
 }
 
@@ -64,8 +65,14 @@ pub async fn switch_branch(thread_id: ThreadId, message_id: MessageId) -> Result
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn retry_run(thread_id: ThreadId) -> Result<RunStarted, AppError> {
     let (engine, reader) = (super::engine()?, super::asker::reader()?);
-    let started = engine.as_reader(&reader).retry(&thread_id).await?;
+    let started = engine.as_reader(&reader).retry(&thread_id, &requester()?).await?;
     Ok(RunStarted { run_id: started.run_id, message_id: started.message_id })
+}
+
+/// The person asking, as the run they start records them (its cards are routed by who asked).
+#[cfg(feature = "ssr")]
+fn requester() -> Result<warden_types::person::ActingPerson, AppError> {
+    Ok(super::asker::asker()?.acting())
 }
 
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]

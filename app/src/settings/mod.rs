@@ -6,6 +6,7 @@ pub mod mcp;
 pub mod outside;
 pub mod page;
 pub mod people;
+pub mod policies;
 pub mod providers;
 pub mod section_ui;
 pub mod signed_in_browsers;

@@ -13,6 +13,7 @@ use crate::settings::outside::clients::OutsideClients;
 use crate::settings::outside::state::OutsideClientsChanged;
 use crate::settings::people::account::AccountSection;
 use crate::settings::people::section::PeopleSection;
+use crate::settings::policies::PoliciesSection;
 use crate::settings::providers::section::ProvidersSection;
 use crate::settings::signed_in_browsers::SignedInBrowsers;
 use crate::ui::error_notice::error_list;
@@ -55,6 +56,7 @@ fn Sections(me: Person) -> impl IntoView {
         <OutsideClients manages=true/>
         <ExecutorsSection/>
         <PeopleSection me=me.clone()/>
+        <PoliciesSection/>
         <AccountSection me=me.clone()/>
         <SignedInBrowsers/>
     }

@@ -10,6 +10,7 @@ pub mod icon;
 pub mod keyed_list;
 pub mod outside_claims;
 pub mod outside_decision;
+pub mod routing;
 pub mod shortcuts;
 #[cfg(feature = "hydrate")]
 pub mod stopped_notice;

@@ -105,6 +105,8 @@ mod tests {
             decided_at: Some("now".into()),
             expires_at: None,
             decision: None,
+            route: None,
+            votes: Vec::new(),
         };
         Clearance { approval, target_state: target_state.map(str::to_string) }
     }

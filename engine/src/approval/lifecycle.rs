@@ -15,17 +15,20 @@ use crate::error::{Error, Result};
 use crate::events::EventHub;
 use crate::outcome_text;
 use crate::store::{NewApproval, Store, WriteBatch};
+use warden_policies::{may_decide, route_of, Tally};
 use warden_tools::registry::ToolRegistry;
 use warden_tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
+use warden_types::person::ActingPerson;
 use warden_types::run::{RunSummary, ToolCallRecord, ToolCallStatus};
 
 const MAX_REASON_CHARS: usize = 4000;
 
 /// Who settles the approval.
 pub enum SettledBy {
-    /// A person's decision (approve, edit, deny, allow for the thread).
-    Person(DecisionInput),
+    /// A person's decision or vote (approve, edit, deny, allow for the thread), checked against the
+    /// approval's route: theirs to decide, not their own request unless allowed, the quorum counted.
+    Person { person: ActingPerson, input: DecisionInput },
     /// The approval waited longer than the configured timeout (`secs`, told to the model).
     Timeout { secs: u64 },
     /// The run was stopped while the approval waited.
@@ -38,7 +41,8 @@ pub struct Settled {
     pub approval: Approval,
     /// The approval as settled.
     pub decided: Approval,
-    /// Whether the run can carry on now (the caller wakes it).
+    /// Whether the run can carry on now (the caller wakes it). `false` for a vote that did not make the
+    /// quorum: the approval is still pending, with the vote on it.
     pub resume: bool,
     /// The run, if it was waiting, and its latest turn's calls, as the decision left them: what its
     /// driver would read first.
@@ -77,8 +81,25 @@ impl Lifecycle<'_> {
         if approval.status != ApprovalStatus::Pending {
             return Err(Error::AlreadyDecided(approval_id.to_string()));
         }
+        // A person's vote is written in the decision's transaction, which is opened first: the count it
+        // settles on is the count it wrote (the transaction holds the write lock).
+        let mut voted_in = None;
         let plan = match by {
-            SettledBy::Person(input) => self.person(&approval, input)?,
+            SettledBy::Person { person, input } => {
+                let mut tx = self.store.write_tx().await?;
+                match self.vote(&mut tx, &approval, &person, input).await? {
+                    Voted::Settles(plan) => {
+                        voted_in = Some(tx);
+                        *plan
+                    }
+                    Voted::Waits => {
+                        tx.commit().await?;
+                        let now = self.store.approval(approval_id).await?;
+                        self.events.emit(&approval.run_id, &RunEvent::ApprovalRequest { approval: now.clone() });
+                        return Ok(Settled { approval, decided: now, resume: false, resumed: None });
+                    }
+                }
+            }
             SettledBy::Timeout { secs } => Plan {
                 decision: Decision { status: ApprovalStatus::TimedOut, by: DecidedBy::Timeout },
                 call_status: Some(ToolCallStatus::TimedOut),
@@ -105,7 +126,10 @@ impl Lifecycle<'_> {
         // pending), the call's new status (only while it waits), the rule, the run made resumable (and
         // read back with its latest turn's calls, for its driver). Any return before the commit drops
         // the transaction, which rolls all of it back.
-        let mut tx = self.store.write_tx().await?;
+        let mut tx = match voted_in {
+            Some(tx) => tx,
+            None => self.store.write_tx().await?,
+        };
         let mut batch = WriteBatch::new();
         let decided_at = Store::record_decision(&mut batch, approval_id, &plan.decision)?;
         if let Some(call_status) = plan.call_status {
@@ -142,6 +166,7 @@ impl Lifecycle<'_> {
             status: plan.decision.status,
             decision: Some(plan.decision.clone()),
             decided_at: Some(decided_at),
+            votes: plan.decision.votes().to_vec(),
             ..approval.clone()
         };
         // This transaction holds the write lock, so no other decision on this approval gets this far.
@@ -260,6 +285,8 @@ impl Lifecycle<'_> {
                 expires_at,
                 preview: preview.as_ref(),
                 target_state: state.as_deref(),
+                // Decided by the same people as before; the votes start again (nothing was decided on this).
+                route: approval.route.as_ref(),
             },
         )?;
         batch.run_in(&mut tx).await?;
@@ -280,6 +307,80 @@ impl Lifecycle<'_> {
         );
         self.events.emit(&call.run_id, &RunEvent::ApprovalRequest { approval: fresh });
         Ok(Some(new_approval_id))
+    }
+
+    /// Checks `person`'s decision against the approval's route and records their vote in `tx`: a deny
+    /// settles at once; an approval settles once enough distinct approvers approved what the card shows;
+    /// an edit (with a quorum) makes the edited arguments the shown ones and starts the count again.
+    async fn vote(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+        approval: &Approval,
+        person: &ActingPerson,
+        input: DecisionInput,
+    ) -> Result<Voted> {
+        let route = route_of(approval);
+        may_decide(&route, person)?;
+        if route.quorum > 1 && input.scope == Scope::Thread {
+            return Err(Error::Invalid(
+                "`allow for this thread` needs a policy where one approval is enough; approve this call once".into(),
+            ));
+        }
+        if route.quorum > 1 && input.network {
+            return Err(Error::Invalid("`network` needs a policy where one approval is enough".into()));
+        }
+        let verdict = input.decision;
+        let names_arguments = input.arguments.is_some();
+        let mut plan = self.person(approval, input)?;
+        // What the person saw is what they decide: an edit by another approver since they read the card
+        // (or a decision) makes theirs stale.
+        let shown = Store::shown_while_pending(tx, &approval.id)
+            .await?
+            .ok_or_else(|| Error::AlreadyDecided(approval.id.to_string()))?;
+        if shown != approval.arguments {
+            return Err(Error::ShownChanged);
+        }
+        // The model's arguments, for a card an approver may have edited (with a quorum).
+        let proposed = match route.quorum > 1 {
+            true => Some(self.store.tool_call(&approval.tool_call_id).await?.arguments),
+            false => None,
+        };
+        // An approval of a card someone edited names what it approves: nobody's vote counts for an edit
+        // they were not shown (a client that read the card before the edit sends no arguments).
+        let edited_by_another = proposed.as_ref().is_some_and(|p| *p != shown);
+        if verdict == Verdict::Approve && edited_by_another && !names_arguments {
+            return Err(Error::ShownChanged);
+        }
+        let edit = route.quorum > 1 && verdict == Verdict::Approve && plan.arguments != shown;
+        if edit {
+            Store::show_edit(tx, &approval.id, &plan.arguments).await?;
+        }
+        if verdict == Verdict::Deny {
+            // One deny denies, whatever this person voted before.
+            sqlx::query("DELETE FROM approval_votes WHERE approval_id = ? AND person_id = ?")
+                .bind(&approval.id)
+                .bind(&person.id)
+                .execute(&mut **tx)
+                .await?;
+        }
+        if !Store::insert_vote(tx, &approval.id, person, verdict, &plan.arguments).await? {
+            return Err(Error::AlreadyVoted);
+        }
+        let votes = Store::votes_in(tx, &approval.id).await?;
+        if verdict == Verdict::Approve && !Tally::of(route.quorum, &votes).approved() {
+            return Ok(Voted::Waits);
+        }
+        if let (Some(proposed), Verdict::Approve) = (&proposed, verdict) {
+            // The shown arguments may be an approver's edit: recorded as edited against the model's call.
+            if let DecidedBy::User { edited_arguments, .. } = &mut plan.decision.by {
+                *edited_arguments = (*proposed != plan.arguments).then(|| plan.arguments.clone());
+            }
+            plan.run_with = Some(plan.arguments.clone());
+        }
+        if let DecidedBy::User { votes: decided_by, .. } = &mut plan.decision.by {
+            *decided_by = votes;
+        }
+        Ok(Voted::Settles(Box::new(plan)))
     }
 
     /// Checks a person's decision against the approval it names.
@@ -348,6 +449,7 @@ impl Lifecycle<'_> {
                     reason: input.reason,
                     scope: input.scope,
                     network: input.network,
+                    votes: Vec::new(),
                 },
             },
             call_status: Some(call_status),
@@ -359,6 +461,14 @@ impl Lifecycle<'_> {
             resume: true,
         })
     }
+}
+
+/// What a person's vote did.
+enum Voted {
+    /// It decides the approval: settle it with this plan, in the vote's transaction.
+    Settles(Box<Plan>),
+    /// Recorded; the approval waits for more approvals.
+    Waits,
 }
 
 /// The `tool_result` event of a settled call: its output as the model sees it (cut at `limit`

@@ -18,9 +18,13 @@ use crate::connection::ServerView;
 use crate::error::Result;
 use crate::run::handles::RunHandles;
 use crate::store::{NewApproval, NewCheck, Store, WriteBatch};
+use std::time::Duration;
+use warden_policies::Request;
 use warden_tools::registry::ToolRegistry;
 use warden_tools::{Preview, Risk, ToolContent, ToolOrigin};
 use warden_types::connection::CheckReason;
+use warden_types::person::ActingPerson;
+use warden_types::policy::{ApprovalRoute, Source};
 
 /// A call decided and described for its card, before it is stored.
 pub struct CallPlan {
@@ -155,6 +159,32 @@ pub struct Recording<'a> {
     pub plan: &'a CallPlan,
     /// When an approval asked for now times out.
     pub expires_at: Option<&'a str>,
+    /// Who decides an approval asked for now (see [`route`]).
+    pub route: Option<&'a ApprovalRoute>,
+}
+
+/// Who decides the call's card, if it asks: the first approval policy that matches it (its tool, MCP
+/// server, risk, and who asked for the run), copied, or anyone who decides, alone. `None`: it does not ask.
+pub fn route(rt: &RunHandles, requester: Option<&ActingPerson>, name: &str, plan: &CallPlan) -> Option<ApprovalRoute> {
+    if !matches!(plan.decision, CallDecision::Ask) {
+        return None;
+    }
+    let mcp_server = match &plan.origin {
+        ToolOrigin::Mcp { server } => Some(server.as_str()),
+        ToolOrigin::BuiltIn => None,
+    };
+    let request = Request { source: Source::Chat, tool: name, mcp_server, risk: plan.risk, requester };
+    Some(rt.policies.route(&request))
+}
+
+/// How long a card routed by `route` waits: its policy's timeout, else the server's (`None`: for ever).
+pub fn wait_limit(rt: &RunHandles, route: Option<&ApprovalRoute>) -> Option<Duration> {
+    route.and_then(|r| r.timeout_secs).map(Duration::from_secs).or(rt.config.approval_timeout)
+}
+
+/// When a card routed by `route`, asked for now, times out.
+pub fn expiry(rt: &RunHandles, route: Option<&ApprovalRoute>) -> Option<String> {
+    wait_limit(rt, route).map(|t| warden_db::timestamp::at(std::time::SystemTime::now() + t))
 }
 
 /// Writes what the plan needs besides the call row, in the turn's (or the new decision's)
@@ -203,7 +233,7 @@ pub fn records_with_reads(plan: &CallPlan) -> bool {
 /// The approval a plan records for its call, in `batch`: one to ask for (`Ask`) or one a thread rule
 /// gave (`RunByRule`); none for the other decisions but `AwaitServer`, which [`record`] handles.
 pub fn record_approval(batch: &mut WriteBatch, recording: Recording<'_>) -> Result<Option<Approval>> {
-    let Recording { run, call, plan, expires_at } = recording;
+    let Recording { run, call, plan, expires_at, route } = recording;
     let (call_id, name, arguments) = (&call.id, &call.name, &call.arguments);
     let by_rule = match &plan.decision {
         CallDecision::Ask => None,
@@ -231,6 +261,7 @@ pub fn record_approval(batch: &mut WriteBatch, recording: Recording<'_>) -> Resu
             expires_at: if by_rule.is_none() { expires_at.map(str::to_string) } else { None },
             preview: plan.preview.as_ref(),
             target_state: plan.target_state.as_deref(),
+            route: if by_rule.is_none() { route } else { None },
         },
     )?;
     Ok(Some(approval))
@@ -249,7 +280,7 @@ pub async fn announce(
     match (&plan.decision, &recorded.approval) {
         (CallDecision::Ask, Some(approval)) => {
             rt.events.emit(&run.id, &RunEvent::ApprovalRequest { approval: approval.clone() });
-            if let Some(timeout) = rt.config.approval_timeout {
+            if let Some(timeout) = wait_limit(rt, approval.route.as_ref()) {
                 rt.timers.arm(approval.id.clone(), timeout);
             }
         }

@@ -119,9 +119,15 @@ pub async fn replan(
         return Ok(Replan::Stopped);
     };
     let (status, output) = plan.status();
-    let expires_at = rt.config.approval_timeout.map(|t| warden_db::timestamp::at(SystemTime::now() + t));
+    let requester = match plan.decision {
+        crate::approval::gate::CallDecision::Ask => rt.store.run_requester(&run.id).await?,
+        _ => None,
+    };
+    let route = call_plan::route(rt, requester.as_ref(), &call.name, &plan);
+    let expires_at = call_plan::expiry(rt, route.as_ref());
     let mut tx = rt.store.write_tx().await?;
-    let recording = call_plan::Recording { run, call, plan: &plan, expires_at: expires_at.as_deref() };
+    let recording =
+        call_plan::Recording { run, call, plan: &plan, expires_at: expires_at.as_deref(), route: route.as_ref() };
     let recorded = call_plan::record(&mut tx, recording).await?;
     let replanned = Replanned {
         status,

@@ -10,7 +10,7 @@ use super::call_plan::{self, CallPlan, Recorded};
 use super::connection_checks::{self, Replan};
 use super::conversation::Conversation;
 use super::{long_results, title, tool_set, RunEvent, RunStatus, RunSummary, ToolCallRecord, ToolCallStatus};
-use crate::approval::gate::parse_arguments;
+use crate::approval::gate::{parse_arguments, CallDecision};
 use crate::approval::handoff::Clearance;
 use crate::approval::lifecycle::result_event;
 use crate::approval::lifecycle::SettledBy;
@@ -355,7 +355,8 @@ async fn execute(
         Some(Err(ToolError::TargetChanged { .. })) => {
             if let Some((approval, _)) = &binding {
                 let lifecycle = rt.lifecycle(&registry);
-                let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
+                let tool_timeout = rt.config.tool_timeout;
+                let approval_timeout = call_plan::wait_limit(rt, approval.route.as_ref());
                 let superseded =
                     lifecycle.supersede_changed_target(call, approval, tool_timeout, approval_timeout).await?;
                 if let Some(new_approval_id) = superseded {
@@ -397,7 +398,7 @@ async fn reask_revoked_rule(
     rule_id: &RuleId,
 ) -> Result<Executed> {
     let lifecycle = rt.lifecycle(registry);
-    let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, rt.config.approval_timeout);
+    let (tool_timeout, approval_timeout) = (rt.config.tool_timeout, call_plan::wait_limit(rt, approval.route.as_ref()));
     match lifecycle.reask_revoked_rule(call, approval, rule_id, tool_timeout, approval_timeout).await? {
         Some(new_approval_id) => {
             if let Some(timeout) = approval_timeout {
@@ -642,7 +643,11 @@ async fn model_turn(
     // before anything runs: as one batch of statements (one round trip to the writer), unless a call
     // waits for its server, whose check the turn's other calls to that server share (read in the
     // transaction as it is written).
-    let expires_at = rt.config.approval_timeout.map(|t| warden_db::timestamp::at(std::time::SystemTime::now() + t));
+    // Who asked for the run, for the routing of the turn's cards (read only when one asks).
+    let requester = match planned.iter().any(|p| matches!(p.plan.decision, CallDecision::Ask)) {
+        true => rt.store.run_requester(&run.id).await?,
+        false => None,
+    };
     let mut tx = if planned.iter().any(|p| call_plan::records_with_reads(&p.plan)) {
         Some(rt.store.write_tx().await?)
     } else {
@@ -679,7 +684,15 @@ async fn model_turn(
                 output,
             },
         )?;
-        let recording = call_plan::Recording { run, call: &call, plan: &plan, expires_at: expires_at.as_deref() };
+        let route = call_plan::route(rt, requester.as_ref(), &call.name, &plan);
+        let expires_at = call_plan::expiry(rt, route.as_ref());
+        let recording = call_plan::Recording {
+            run,
+            call: &call,
+            plan: &plan,
+            expires_at: expires_at.as_deref(),
+            route: route.as_ref(),
+        };
         let recorded = match tx.as_mut() {
             Some(tx) => {
                 std::mem::take(&mut batch).run_in(tx).await?;

@@ -24,6 +24,8 @@ pub struct RunHandles {
     pub providers: Arc<Providers>,
     pub tools: ToolBox,
     pub config: Config,
+    /// The approval policies a new card is routed by.
+    pub policies: warden_policies::Policies,
     /// Stops background work (drivers, timers) at shutdown.
     pub shutdown: CancellationToken,
     pub timers: Arc<dyn ApprovalTimers>,

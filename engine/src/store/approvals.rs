@@ -12,6 +12,7 @@ use super::{from_json, json, Store, WriteBatch};
 use crate::error::{Error, Result};
 use warden_types::approval::{Approval, ApprovalStatus, DecidedByKind, Decision};
 use warden_types::cursor::AuditCursor;
+use warden_types::policy::ApprovalRoute;
 use warden_types::tool::{Preview, Risk, ToolOrigin};
 
 pub struct NewApproval<'a> {
@@ -33,11 +34,15 @@ pub struct NewApproval<'a> {
     pub preview: Option<&'a Preview>,
     /// The target's state when the preview was made; the call runs only while it holds.
     pub target_state: Option<&'a str>,
+    /// Who decides it (`None` for an approval a rule gave).
+    pub route: Option<&'a ApprovalRoute>,
 }
 
 fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
     let preview: Option<String> = r.try_get("preview")?;
     let decision: Option<String> = r.try_get("decision")?;
+    let route: Option<String> = r.try_get("route")?;
+    let votes: Option<String> = r.try_get("votes")?;
     Ok(Approval {
         id: r.try_get("id")?,
         run_id: r.try_get("run_id")?,
@@ -54,6 +59,8 @@ fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
         decided_at: r.try_get("decided_at")?,
         expires_at: r.try_get("expires_at")?,
         decision: decision.as_deref().map(from_json).transpose()?,
+        route: route.as_deref().map(from_json).transpose()?,
+        votes: votes.as_deref().map(from_json).transpose()?.unwrap_or_default(),
     })
 }
 
@@ -61,7 +68,10 @@ fn approval_from_row(r: &SqliteRow) -> Result<Approval> {
 macro_rules! approval_columns {
     () => {
         "a.id, a.run_id, a.thread_id, a.tool_call_id, t.name, t.origin, a.arguments, t.summary, t.risk, a.preview, \
-         a.status, a.created_at, a.decided_at, a.expires_at, a.decision"
+         a.status, a.created_at, a.decided_at, a.expires_at, a.decision, a.route, \
+         (SELECT json_group_array(json_object('person', json(v.person), 'verdict', v.verdict, 'at', v.at)) \
+          FROM (SELECT person, verdict, at FROM approval_votes v WHERE v.approval_id = a.id ORDER BY v.seq) v) \
+          AS votes"
     };
 }
 macro_rules! approval_from {
@@ -86,7 +96,7 @@ impl Store {
         batch
             .push(
                 "INSERT INTO approvals (id, tool_call_id, run_id, thread_id, arguments, status, decision, created_at, \
-               decided_at, expires_at, preview, target_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               decided_at, expires_at, preview, target_state, route) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(a.id)
             .bind(a.tool_call_id)
@@ -99,7 +109,8 @@ impl Store {
             .bind(&decided)
             .bind(&a.expires_at)
             .bind(a.preview.map(json).transpose()?)
-            .bind(a.target_state);
+            .bind(a.target_state)
+            .bind(a.route.map(json).transpose()?);
         Ok(Approval {
             id: a.id.clone(),
             run_id: a.run_id.clone(),
@@ -116,6 +127,8 @@ impl Store {
             decided_at: decided,
             expires_at: a.expires_at.clone(),
             decision: a.decision.cloned(),
+            route: a.route.cloned(),
+            votes: Vec::new(),
         })
     }
 

@@ -17,6 +17,7 @@ pub(crate) mod search;
 pub(crate) mod sharing;
 mod threads;
 mod tool_calls;
+mod votes;
 
 use sqlx::SqlitePool;
 

@@ -7,8 +7,9 @@ use warden_types::id::{MessageId, RunId, ThreadId};
 use super::batch::returned_as;
 use warden_db::timestamp::now;
 
-use super::{Store, WriteBatch};
+use super::{from_json, json, Store, WriteBatch};
 use crate::error::{Error, Result};
+use warden_types::person::ActingPerson;
 use warden_types::run::{RunStatus, RunSummary, ToolCallRecord};
 
 fn run_from_row(r: &SqliteRow) -> Result<RunSummary> {
@@ -47,6 +48,13 @@ impl Store {
             .await?
             .ok_or_else(|| Error::not_found("run", id))?;
         run_from_row(&row)
+    }
+
+    /// Who asked for the run (`None`: a run from before people were recorded).
+    pub async fn run_requester(&self, id: &RunId) -> Result<Option<ActingPerson>> {
+        let requester: Option<Option<String>> =
+            sqlx::query_scalar("SELECT requester FROM runs WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+        requester.flatten().as_deref().map(from_json).transpose()
     }
 
     /// The newest run of a thread.
@@ -132,6 +140,8 @@ impl Store {
         // Where the run continues from, when not the thread's head: the branch ending at this message
         // (`Some(None)`: before the first message), which becomes the head.
         from: Option<Option<&MessageId>>,
+        // Who asked for it (`None`: nobody known, as for runs from before people).
+        requester: Option<&ActingPerson>,
     ) -> Result<StartedRun> {
         let run_id = RunId::new();
         let ts = now();
@@ -140,15 +150,17 @@ impl Store {
         // Refused by `one_active_run_per_thread` while another run of the thread is running or waiting.
         batch
             .push(
-                "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model) \
-                 VALUES (?, ?, 'running', 0, ?, ?, ?, ?)",
+                "INSERT INTO runs (id, thread_id, status, step, max_steps, created_at, provider_id, model, \
+                 requested_by, requester) VALUES (?, ?, 'running', 0, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&run_id)
             .bind(thread_id)
             .bind(max_steps as i64)
             .bind(&ts)
             .bind(model.map(|m| m.provider_id.clone()))
-            .bind(model.map(|m| m.model.clone()));
+            .bind(model.map(|m| m.model.clone()))
+            .bind(requester.map(|r| r.id.clone()))
+            .bind(requester.map(json).transpose()?);
         if let Some(head) = from {
             Self::set_head_in(&mut batch, thread_id, head);
         }
@@ -214,13 +226,13 @@ mod tests {
         let thread = store.create_thread(None).await.unwrap();
         let model = ModelChoice { provider_id: "p".into(), model: "m".into() };
         let first =
-            store.start_run(&thread.id, 7, Some("first words"), Some("First"), Some(&model), None).await.unwrap();
+            store.start_run(&thread.id, 7, Some("first words"), Some("First"), Some(&model), None, None).await.unwrap();
         assert_eq!(store.run(&first.run.id).await.unwrap(), first.run);
         assert_eq!(first.title.as_deref(), Some("First"));
         let message = first.message.unwrap();
         assert_eq!(store.head(&thread.id).await.unwrap(), Some(message.id));
 
-        let refused = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None).await;
+        let refused = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None, None).await;
         assert!(matches!(refused, Err(Error::RunInProgress)), "{:?}", refused.err());
         let texts: Vec<String> = store.messages(&thread.id).await.unwrap().into_iter().map(|m| m.content).collect();
         assert_eq!(texts, ["first words"]);
@@ -230,7 +242,8 @@ mod tests {
 
         // Once it ended, the thread takes a new run; its prompt no longer titles the titled thread.
         store.set_run_status(&first.run.id, RunStatus::Finished, None).await.unwrap();
-        let second = store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None).await.unwrap();
+        let second =
+            store.start_run(&thread.id, 7, Some("second words"), Some("Second"), None, None, None).await.unwrap();
         assert_eq!(second.title, None);
         assert_eq!(store.thread(&thread.id).await.unwrap().title, "First");
         assert_eq!(store.run(&second.run.id).await.unwrap(), second.run);
@@ -248,7 +261,7 @@ mod tests {
 
         let (_dir, store) = test_db::store().await;
         let thread = store.create_thread(None).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run;
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None, None).await.unwrap().run;
         let mut batch = WriteBatch::new();
         let message = Store::insert_message(&mut batch, &thread.id, Some(&run.id), Role::Assistant, &[]).unwrap();
         for (position, id) in ["second", "first"].into_iter().enumerate().map(|(i, id)| (1 - i as u32, id)) {

@@ -468,7 +468,7 @@ mod tests {
         );
 
         let thread = store.create_thread(Some("calls")).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run.id;
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None, None).await.unwrap().run.id;
         assert!(store.calls_of_runs_last_message(&run).await.unwrap().is_empty(), "a person's message asks for none");
 
         let mut tx = store.write_tx().await.unwrap();
@@ -522,7 +522,7 @@ mod tests {
 
         let (_dir, store) = test_db::store().await;
         let thread = store.create_thread(Some("returned")).await.unwrap();
-        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None).await.unwrap().run.id;
+        let run = store.start_run(&thread.id, 5, Some("go"), None, None, None, None).await.unwrap().run.id;
         let mut batch = WriteBatch::new();
         let block = Block::Text { text: "calls".into() };
         let message = Store::insert_message(&mut batch, &thread.id, Some(&run), Role::Assistant, &[block]).unwrap();
@@ -573,6 +573,7 @@ mod tests {
                     expires_at,
                     preview: call.preview.as_ref(),
                     target_state: Some("state-1"),
+                    route: None,
                 },
             )
             .unwrap();

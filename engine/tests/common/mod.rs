@@ -55,7 +55,7 @@ impl Harness {
     /// Starts a thread and sends a message; returns (thread_id, run_id).
     pub async fn send(&self, text: &str) -> (ThreadId, RunId) {
         let thread = self.engine.create_thread(None).await.expect("thread");
-        let started = self.engine.send_message(&thread.id, text.into()).await.expect("send");
+        let started = self.engine.send_message(&thread.id, text.into(), &crate::common::owner()).await.expect("send");
         (thread.id, started.run_id)
     }
 }
@@ -148,4 +148,13 @@ pub fn tool_messages(model: &FixtureModel, index: usize) -> Vec<Value> {
 
 pub fn streamed_requests(model: &FixtureModel) -> usize {
     model.requests().iter().filter(|r| r["stream"] == Value::Bool(true)).count()
+}
+
+/// The person these tests act as: the owner, who decides anything not routed elsewhere.
+pub fn owner() -> warden_types::person::ActingPerson {
+    warden_types::person::ActingPerson {
+        id: "owner".into(),
+        name: "Owner".into(),
+        role: warden_types::person::Role::Owner,
+    }
 }

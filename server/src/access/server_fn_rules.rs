@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
-    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, providers,
-    runs, sessions, sharing, threads,
+    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, policies,
+    providers, runs, sessions, sharing, threads,
 };
 
 use super::roles::Need;
@@ -65,6 +65,10 @@ fn table() -> Vec<(&'static str, Need)> {
         (people::SetPersonRole::PATH, Manage),
         (people::WhoAmI::PATH, SignedIn),
         (people::WithdrawInvitation::PATH, Manage),
+        (policies::DeletePolicy::PATH, Manage),
+        (policies::ListPolicies::PATH, Manage),
+        (policies::ReorderPolicies::PATH, Manage),
+        (policies::SavePolicy::PATH, Manage),
         (providers::ListProviders::PATH, SignedIn),
         (providers::RemoveProvider::PATH, Manage),
         (providers::SaveProvider::PATH, Manage),

@@ -5,7 +5,8 @@
 //! included) after it whenever that changed; `arrived` tells of each new pending item; `titled` of
 //! each thread the model named (after its run ended, so not on the run's stream), for the sidebar and
 //! the open thread's heading. It follows the engine's approvals, connection checks and titles and
-//! the outside hub's requests as they happen; a listener that falls behind just counts again (a
+//! the outside hub's requests as they happen (chat approvals only those routed to the person asking, and
+//! `voted` when someone votes on a card they see); a listener that falls behind just counts again (a
 //! title it missed shows when the list is next read). Titles and counts per thread are told only of
 //! threads the listener may read. Behind the access gate like every `/api` route; ends at shutdown.
 
@@ -13,16 +14,19 @@ use std::collections::VecDeque;
 
 use axum::extract::State;
 use axum::response::sse::Event;
+use axum::Extension;
 use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
 use warden_app::wording::kind_label;
 use warden_engine::Engine;
 use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
+use warden_people::Asker;
+use warden_policies::{may_decide, route_of, shown_to};
 use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::connection::{CheckStatus, ConnectionCheck};
 use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
+use warden_types::person::ActingPerson;
 
-use super::reader::Asking;
 use super::sse::{event_stream, EventStream};
 use warden_types::id::ThreadId;
 use warden_types::person::Reader;
@@ -33,7 +37,7 @@ const MAX_SUMMARY_CHARS: usize = 200;
 pub async fn events(
     State(engine): State<Engine>,
     State(hub): State<OutsideHub>,
-    Asking(reader): Asking,
+    Extension(asker): Extension<Asker>,
 ) -> EventStream {
     // Subscribed before the first count, so nothing that happens in between is missed.
     let feed = Feed {
@@ -42,7 +46,8 @@ pub async fn events(
         titles: engine.watch_titles(),
         outside: hub.subscribe(),
         engine: engine.clone(),
-        reader,
+        reader: asker.reader(),
+        person: asker.acting(),
         hub,
         queued: VecDeque::new(),
         last: None,
@@ -73,6 +78,8 @@ struct Feed {
     engine: Engine,
     /// Who listens: only the threads they may read are told of (titles, counts per thread).
     reader: Reader,
+    /// Whose inbox this is: only what is routed to them counts and arrives.
+    person: ActingPerson,
     hub: OutsideHub,
     queued: VecDeque<Event>,
     /// The count last sent: a change that leaves it as it was sends nothing.
@@ -86,7 +93,14 @@ impl Feed {
     async fn next(&mut self) -> bool {
         let arrived = tokio::select! {
             approval = self.chat.recv() => match approval {
-                Ok(a) if a.status == ApprovalStatus::Pending => {
+                // A vote on a card this person sees: told, so their inbox shows it at once.
+                Ok(a) if a.status == ApprovalStatus::Pending && !a.votes.is_empty() => {
+                    if shown_to(&route_of(&a), &self.person) {
+                        self.queue("voted", &serde_json::json!({ "id": a.id }));
+                    }
+                    None
+                }
+                Ok(a) if a.status == ApprovalStatus::Pending && may_decide(&route_of(&a), &self.person).is_ok() => {
                     Some(Arrived { source: ApprovalSource::Chat, id: a.id.into(), summary: a.summary })
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => None,
@@ -136,7 +150,7 @@ impl Feed {
 
     /// Counts what waits now and queues the count, and the counts per thread, if they changed.
     async fn count(&mut self) {
-        let chat = self.engine.pending_by_thread().await;
+        let chat = self.engine.pending_by_thread_for(&self.person).await;
         let outside = self.hub.count(RequestStatus::Pending).await;
         let linked = self.hub.pending_linked_by_thread().await;
         let (count, threads) = match (chat, outside.and_then(|o| linked.map(|l| (o, l)))) {

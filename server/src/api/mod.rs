@@ -15,6 +15,7 @@ mod outside_executors;
 pub mod outside_mcp;
 mod outside_ws;
 mod people;
+mod policies;
 mod providers;
 mod reader;
 mod runs;
@@ -139,4 +140,11 @@ where
         .get("/api/people/invitations", Manage, people::invitations)
         .post("/api/people/invitations", Manage, people::invite)
         .delete("/api/people/invitations/{id}", Manage, people::withdraw_invitation)
+        // Approval policies: who decides which requests, how many must approve.
+        .get("/api/policies", Manage, policies::list)
+        .post("/api/policies", Manage, policies::create)
+        .put("/api/policies/order", Manage, policies::reorder)
+        .get("/api/policies/{id}", Manage, policies::get)
+        .put("/api/policies/{id}", Manage, policies::update)
+        .delete("/api/policies/{id}", Manage, policies::delete)
 }

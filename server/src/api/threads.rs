@@ -3,9 +3,10 @@
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use warden_engine::Engine;
+use warden_people::Asker;
 use warden_types::cursor::ThreadCursor;
 use warden_types::id::{MessageId, RuleId, ThreadId};
 use warden_types::run::RunSummary;
@@ -178,31 +179,31 @@ pub struct PostMessage {
 
 pub async fn post_message(
     State(engine): State<Engine>,
-    Asking(reader): Asking,
+    Extension(asker): Extension<Asker>,
     Path(id): Path<ThreadId>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.as_reader(&reader).send_message(&id, body.content).await?).await
+    run_events(&engine, engine.as_reader(&asker.reader()).send_message(&id, body.content, &asker.acting()).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/edit {content}`: the new version of a person's
 /// message, on a new branch; answers the event stream of the run it starts.
 pub async fn edit_message(
     State(engine): State<Engine>,
-    Asking(reader): Asking,
+    Extension(asker): Extension<Asker>,
     Path((id, message_id)): Path<(ThreadId, MessageId)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.as_reader(&reader).edit_message(&id, &message_id, body.content).await?).await
+    run_events(&engine, engine.as_reader(&asker.reader()).edit_message(&id, &message_id, body.content, &asker.acting()).await?).await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
 pub async fn regenerate(
     State(engine): State<Engine>,
-    Asking(reader): Asking,
+    Extension(asker): Extension<Asker>,
     Path((id, message_id)): Path<(ThreadId, MessageId)>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.as_reader(&reader).regenerate(&id, &message_id).await?).await
+    run_events(&engine, engine.as_reader(&asker.reader()).regenerate(&id, &message_id, &asker.acting()).await?).await
 }
 
 #[derive(Deserialize)]
@@ -223,10 +224,10 @@ pub async fn switch_branch(
 
 pub async fn retry(
     State(engine): State<Engine>,
-    Asking(reader): Asking,
+    Extension(asker): Extension<Asker>,
     Path(id): Path<ThreadId>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.as_reader(&reader).retry(&id).await?).await
+    run_events(&engine, engine.as_reader(&asker.reader()).retry(&id, &asker.acting()).await?).await
 }
 
 pub async fn delete_rule(

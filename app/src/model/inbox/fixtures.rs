@@ -25,6 +25,8 @@ pub fn chat(id: &str, run: &str, status: ApprovalStatus, created: &str) -> Inbox
         decided_at: None,
         expires_at: None,
         decision: None,
+        route: None,
+        votes: Vec::new(),
     }))
 }
 

@@ -25,6 +25,7 @@ use crate::approval::{Approval, DecisionInput};
 use crate::error::{Error, Result};
 use crate::run::handles::ApprovalTimers;
 use warden_db::timestamp::parse_time;
+use warden_types::person::ActingPerson;
 
 /// The runtime's approval timers, as the driver sees them.
 pub struct Timers(pub Weak<Runtime>);
@@ -37,10 +38,16 @@ impl ApprovalTimers for Timers {
     }
 }
 
-/// A person's decision; the run is woken to carry on.
-pub async fn decide(rt: &Arc<Runtime>, approval_id: &ApprovalId, input: DecisionInput) -> Result<Approval> {
+/// A person's decision or vote; the run is woken to carry on once it is decided.
+pub async fn decide(
+    rt: &Arc<Runtime>,
+    approval_id: &ApprovalId,
+    person: &ActingPerson,
+    input: DecisionInput,
+) -> Result<Approval> {
     let tools = rt.handles.tools.snapshot();
-    let settled = rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Person(input)).await?;
+    let by = SettledBy::Person { person: person.clone(), input };
+    let settled = rt.handles.lifecycle(&tools).settle(approval_id, by).await?;
     if settled.resume {
         rt.resume(&settled.approval.run_id, settled.resumed);
     }
@@ -49,7 +56,9 @@ pub async fn decide(rt: &Arc<Runtime>, approval_id: &ApprovalId, input: Decision
 
 /// Settles the approval as timed out (never as the person's denial) if it is still pending.
 pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &ApprovalId) -> Result<()> {
-    let secs = rt.handles.config.approval_timeout.map(|d| d.as_secs()).unwrap_or(0);
+    // The approval's own policy's timeout, else the server's (what the model is told it waited).
+    let route = rt.handles.store.approval(approval_id).await?.route;
+    let secs = crate::run::call_plan::wait_limit(&rt.handles, route.as_ref()).map(|d| d.as_secs()).unwrap_or(0);
     let tools = rt.handles.tools.snapshot();
     match rt.handles.lifecycle(&tools).settle(approval_id, SettledBy::Timeout { secs }).await {
         Ok(settled) => {

@@ -41,6 +41,7 @@ impl Runtime {
         providers: Arc<Providers>,
         tools: ToolBox,
         config: Config,
+        policies: warden_policies::Policies,
     ) -> std::io::Result<Arc<Self>> {
         let shutdown = CancellationToken::new();
         let runs = RunThread::start(shutdown.clone())?;
@@ -51,6 +52,7 @@ impl Runtime {
                 providers,
                 tools,
                 config,
+                policies,
                 shutdown,
                 timers: Arc::new(approvals::Timers(runtime.clone())),
                 handoff: Arc::default(),

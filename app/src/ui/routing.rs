@@ -1,0 +1,53 @@
+//! Who a card is for: the person signed in (read once per page, in the browser), whether a card is theirs
+//! to decide, and the line every card shows about who asked and what its policy requires.
+
+use leptos::prelude::*;
+use warden_policies::{may_decide, route_of, Tally};
+use warden_types::person::{ActingPerson, Person};
+
+use crate::model::Approval;
+use crate::server_fns::people::who_am_i;
+
+/// The person signed in, once the browser has read it (`None` on the server and until then).
+#[derive(Clone, Copy)]
+pub struct Me(pub LocalResource<Option<Person>>);
+
+impl Me {
+    /// Provides the person as context for the pages' cards.
+    pub fn provide() {
+        provide_context(Me(LocalResource::new(|| async { who_am_i().await.ok() })));
+    }
+
+    /// Whether the person signed in may decide `approval`; `true` until that is known (the server decides).
+    pub fn may_decide(approval: &Approval) -> Signal<bool> {
+        let route = route_of(approval);
+        let me = use_context::<Me>();
+        Signal::derive(move || {
+            let person = me.and_then(|m| m.0.get().flatten());
+            person.is_none_or(|p| {
+                let acting = ActingPerson { id: p.id.clone(), name: p.name.clone(), role: p.role };
+                may_decide(&route, &acting).is_ok()
+            })
+        })
+    }
+}
+
+/// "Asked by Mo · Policy “Two for writes” · 1 of 2 approvals (ann)".
+pub fn routing_line(approval: &Approval) -> String {
+    let route = route_of(approval);
+    let mut parts = Vec::new();
+    if let Some(requester) = &route.requester {
+        parts.push(format!("Asked by {}", requester.name));
+    }
+    if let Some(policy) = &route.policy {
+        parts.push(format!("Policy \u{201c}{}\u{201d}", policy.name));
+    }
+    let tally = Tally::of(route.quorum, &approval.votes);
+    let mut progress = tally.describe();
+    let approvers: Vec<&str> = approval.votes.iter().map(|v| v.person.name.as_str()).collect();
+    if !approvers.is_empty() {
+        progress.push_str(&format!(" (approved by {})", approvers.join(", ")));
+    }
+    parts.push(progress);
+    parts.join(" \u{b7} ")
+}
