@@ -45,7 +45,7 @@ impl<'a> AsReader<'a> {
         let facts = store.thread_facts(id, &self.reader.person).await?;
         let routed = !facts.shared
             && facts.owner.as_ref() != Some(&self.reader.person)
-            && crate::store::sharing::routed_to(store, &self.reader.person, id).await?;
+            && crate::store::sharing::routed_to(store, self.reader, id).await?;
         require(access_to(self.reader, &facts, routed), Read, id.as_str())
     }
 

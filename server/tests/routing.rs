@@ -46,7 +46,8 @@ fn writes(when: &str, file: &str) -> Scenario {
 impl App {
     async fn start() -> App {
         let dir = tempfile::tempdir().unwrap();
-        let scenarios = ["race", "mine", "edit", "route", "inbox", "roles"].map(|w| writes(w, &format!("{w}.txt")));
+        let scenarios =
+            ["race", "mine", "edit", "route", "inbox", "roles", "judge"].map(|w| writes(w, &format!("{w}.txt")));
         let model = FixtureModel::start(Script { scenarios: scenarios.to_vec(), default_title: None }).await.unwrap();
         let mut config = Config::with_data_dir(dir.path());
         config.model = Some(ModelConfig { base_url: model.base_url(), api_key: None, model: "fixture".into() });
@@ -412,4 +413,22 @@ async fn a_viewer_and_a_member_decide_nothing_and_an_approver_only_what_is_route
     let (status, body) = app.decide(Some(&ann), &card, json!({"decision": "deny", "reason": "not today"})).await;
     assert_eq!((status, body["status"].as_str()), (StatusCode::OK, Some("denied")), "{body}");
     assert_eq!(body["decision"]["votes"][0]["verdict"], "deny");
+}
+
+#[tokio::test]
+async fn an_approver_reads_the_private_thread_of_a_card_routed_to_them_and_no_other_approver_does() {
+    let app = App::start().await;
+    let member = app.person(Role::Member, "mo").await;
+    let (ann, cy) = (app.person(Role::Approver, "ann").await, app.person(Role::Approver, "cy").await);
+    app.policy(json!({"name": "Ann", "match": {}, "approvers": {"people": [ann.id]}})).await;
+    let card = app.card(Some(&member), "judge").await;
+    let path = format!("/api/threads/{}", card.thread_id);
+
+    let (status, thread) = app.send(Some(&ann), Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::OK, "the card's context is Ann's to read: {thread}");
+    let (status, _) =
+        app.send(Some(&ann), Method::POST, &format!("{path}/messages"), Some(json!({"content": "hi"}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "to read, not to write");
+    let (status, _) = app.send(Some(&cy), Method::GET, &path, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "not routed to Cy: the thread is nowhere for them");
 }

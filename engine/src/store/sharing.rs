@@ -6,6 +6,7 @@ use sqlx::Row;
 use warden_db::timestamp::now;
 use warden_types::id::{PersonId, ThreadId};
 use warden_types::person::Reader;
+use warden_types::policy::ApprovalRoute;
 use warden_types::thread::Sharing;
 
 use super::Store;
@@ -17,10 +18,31 @@ use crate::error::{Error, Result};
 pub(super) const READABLE: &str = "(? OR threads.owner_id = ? OR EXISTS (SELECT 1 FROM thread_shares s \
      WHERE s.thread_id = threads.id AND (s.person_id IS NULL OR s.person_id = ?)) OR (0))";
 
-/// HOOK for approval routing (issue 39): an approver also reads the threads whose approvals are routed
-/// to them. Today nothing is routed, so this is false; routing replaces it (and the `(0)` that stands for
-/// it at the end of [`READABLE`]).
-pub async fn routed_to(_store: &Store, _person: &PersonId, _thread: &ThreadId) -> Result<bool> {
+/// Whether an approval of thread `thread` is (or was) routed to `reader`: they may read the thread to judge
+/// it. An approval's route names its approvers (people and roles); one from before routing, any owner or
+/// approver. The lists and the search do not add these threads (the `(0)` at the end of [`READABLE`]): an
+/// approver reaches them from the card.
+pub async fn routed_to(store: &Store, reader: &Reader, thread: &ThreadId) -> Result<bool> {
+    if !reader.role.decides() {
+        return Ok(false);
+    }
+    let routes: Vec<Option<String>> = sqlx::query_scalar("SELECT route FROM approvals WHERE thread_id = ?")
+        .bind(thread)
+        .fetch_all(&store.pool)
+        .await?;
+    for route in routes {
+        let named = match route {
+            None => true,
+            Some(json) => {
+                let route: ApprovalRoute = serde_json::from_str(&json)
+                    .map_err(|e| Error::Corrupt(format!("an approval's route of thread {thread}: {e}")))?;
+                route.approvers.people.contains(&reader.person) || route.approvers.roles.contains(&reader.role)
+            }
+        };
+        if named {
+            return Ok(true);
+        }
+    }
     Ok(false)
 }
 

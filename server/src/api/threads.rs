@@ -194,7 +194,11 @@ pub async fn edit_message(
     Path((id, message_id)): Path<(ThreadId, MessageId)>,
     JsonBody(body): JsonBody<PostMessage>,
 ) -> ApiResult<EventStream> {
-    run_events(&engine, engine.as_reader(&asker.reader()).edit_message(&id, &message_id, body.content, &asker.acting()).await?).await
+    run_events(
+        &engine,
+        engine.as_reader(&asker.reader()).edit_message(&id, &message_id, body.content, &asker.acting()).await?,
+    )
+    .await
 }
 
 /// `POST /api/threads/{id}/messages/{message_id}/regenerate`: another answer, on a new branch.
