@@ -31,7 +31,9 @@ use warden_people::People;
 use warden_sessions::Sessions;
 
 use self::outside_mcp::OutsideMcp;
+use crate::access::passkeys;
 use crate::access::roles::{Need, Routes};
+use crate::access::Access;
 
 pub use error::ApiError;
 
@@ -48,6 +50,7 @@ where
     OutsideHub: FromRef<S>,
     OutsideMcp: FromRef<S>,
     Dialer: FromRef<S>,
+    Access: FromRef<S>,
 {
     use Need::{Chat, Decide, Manage, OutsideClient, Public, SignedIn};
     Routes::default()
@@ -127,6 +130,11 @@ where
         // People: who asks, and for owners everyone, their roles and invitations.
         .get("/api/me", SignedIn, people::me)
         .put("/api/me/password", SignedIn, people::set_password)
+        // One's own passkeys (Settings → Your account's script registers them).
+        .get("/api/me/passkeys", SignedIn, passkeys::list)
+        .post("/api/me/passkeys/options", SignedIn, passkeys::add_options)
+        .post("/api/me/passkeys", SignedIn, passkeys::add)
+        .delete("/api/me/passkeys/{id}", SignedIn, passkeys::remove)
         .get("/api/people", Manage, people::list)
         .put("/api/people/{id}/role", Manage, people::set_role)
         .post("/api/people/{id}/disable", Manage, people::disable)
