@@ -83,7 +83,7 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
             Ok(None) if is_api || changes_state => {
                 return unauthorized_api("this account is disabled: ask an owner of this Warden");
             }
-            Ok(None) => return sign_in_page::response(access, Reason::AccountDisabled),
+            Ok(None) => return sign_in_page::response(&access, Reason::AccountDisabled),
             Err(error) => return store_failed(&error),
         };
         if is_server_fn(path) {
@@ -107,7 +107,7 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
             "sign in first: send `Authorization: Bearer <token>` or open the sign-in link the server printed",
         )
     } else {
-        sign_in_page::response(access, Reason::NotSignedIn)
+        sign_in_page::response(&access, Reason::NotSignedIn)
     }
 }
 

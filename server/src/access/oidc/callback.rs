@@ -7,7 +7,7 @@
 use std::net::IpAddr;
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use openidconnect::{AuthorizationCode, OAuth2TokenResponse, TokenResponse};
 use serde::Deserialize;
 use subtle::ConstantTimeEq;

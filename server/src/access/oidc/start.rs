@@ -9,7 +9,7 @@ use openidconnect::core::{CoreAuthenticationFlow, CoreProviderMetadata};
 use openidconnect::{CsrfToken, Nonce, PkceCodeChallenge, RedirectUrl, Scope};
 
 use super::flows::{Flow, LIFETIME};
-use super::{Provider, ProviderClient, CALLBACK_PATH, START_PATH};
+use super::{ProviderClient, CALLBACK_PATH, START_PATH};
 use crate::access::middleware::served_over_https;
 use crate::access::sign_in_page::{self, Reason};
 use crate::access::Access;
