@@ -46,7 +46,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 // Passkeys (WebAuthn) on Settings → Your account: a static script from this server.
-                <script src="/passkeys.js" defer></script>
+                <script src="/passkeys.js" defer=true></script>
                 <MetaTags/>
             </head>
             <body>

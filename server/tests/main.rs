@@ -33,4 +33,5 @@ mod private_files;
 mod roles;
 mod server_fns;
 mod sessions;
+mod sign_in;
 mod static_files;

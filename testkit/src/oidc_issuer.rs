@@ -114,7 +114,7 @@ impl OidcIssuer {
         });
         let app = Router::new()
             .route("/.well-known/openid-configuration", get(discovery))
-            .route("/jwks", get(jwks))
+            .route("/jwks", get(published_keys))
             .route("/authorize", get(authorize))
             .route("/token", post(token))
             .with_state(inner.clone());
@@ -189,7 +189,7 @@ async fn discovery(State(inner): State<Arc<Inner>>) -> Json<Value> {
     }))
 }
 
-async fn jwks(State(inner): State<Arc<Inner>>) -> Json<JwkSet> {
+async fn published_keys(State(inner): State<Arc<Inner>>) -> Json<JwkSet> {
     Json(inner.jwks.clone())
 }
 

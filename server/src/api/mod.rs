@@ -142,4 +142,8 @@ where
         .get("/api/people/invitations", Manage, people::invitations)
         .post("/api/people/invitations", Manage, people::invite)
         .delete("/api/people/invitations/{id}", Manage, people::withdraw_invitation)
+        // Those the identity provider signed in without a role, waiting for an owner.
+        .get("/api/people/waiting", Manage, people::waiting)
+        .post("/api/people/waiting/{id}/admit", Manage, people::admit_waiting)
+        .delete("/api/people/waiting/{id}", Manage, people::dismiss_waiting)
 }

@@ -5,6 +5,7 @@ pub mod account;
 pub mod invite;
 pub mod passkeys;
 pub mod section;
+pub mod waiting;
 
 /// The People section's state, handed down as a prop (see `signed_in_browsers`: the sections beside this
 /// one share its owner).

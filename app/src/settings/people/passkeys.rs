@@ -19,7 +19,7 @@ pub fn PasskeysPart() -> impl IntoView {
     let ui = PeopleUi::new();
     let passkeys = Resource::new(move || ui.changed.get(), |_| list_own_passkeys());
     view! {
-        <section class="passkeys" data-passkey-area aria-labelledby="passkeys-title">
+        <section class="passkeys" data-passkey-area="" aria-labelledby="passkeys-title">
             <h3 id="passkeys-title">"Passkeys"</h3>
             <p class="mcp-intro">
                 "A passkey signs you in on the sign-in page without a password: this device (or your phone) \
@@ -32,11 +32,11 @@ pub fn PasskeysPart() -> impl IntoView {
                 </ErrorBoundary>
             </Transition>
             <p>
-                <label>"Name of the new passkey " <input data-passkey-name value="This device"/></label>
+                <label>"Name of the new passkey " <input data-passkey-name="" value="This device"/></label>
                 " "
                 <button type="button" data-passkey="add">"Add a passkey"</button>
             </p>
-            <p role="status" data-passkey-status></p>
+            <p role="status" data-passkey-status=""></p>
         </section>
     }
 }

@@ -27,6 +27,8 @@ pub struct Http(reqwest::Client);
 
 impl Http {
     pub fn new() -> Result<Self, reqwest::Error> {
+        // rustls with ring, as every client of Warden's (the server may not have made one yet).
+        warden_llm::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(TIMEOUT)
