@@ -45,6 +45,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="data:,"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
+                // Passkeys (WebAuthn) on Settings → Your account: a static script from this server.
+                <script src="/passkeys.js" defer=true></script>
                 <MetaTags/>
             </head>
             <body>

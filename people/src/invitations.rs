@@ -11,7 +11,17 @@ use warden_types::id::{InvitationId, PersonId};
 use warden_types::person::{Invitation, Person, Role};
 
 use crate::accounts::require_owner;
+use crate::passkeys::{insert_passkey, NewPasskey};
 use crate::{names, password, Error, People, Result, Secret};
+
+/// A person about to be made from an invitation, and how they will sign in.
+struct Joining {
+    id: PersonId,
+    login: String,
+    name: String,
+    password_hash: Option<String>,
+    passkey: Option<NewPasskey>,
+}
 
 /// Invitation links are this path and the secret, on the host the owner's browser used.
 pub const INVITE_PREFIX: &str = "/invite/";
@@ -130,8 +140,47 @@ impl People {
             return Err(Error::InvitationNotValid);
         }
         let hashed = password::hash(new_password.to_string()).await?;
+        let joining = Joining { id: PersonId::new(), login, name, password_hash: Some(hashed), passkey: None };
+        self.join(secret, joining).await
+    }
+
+    /// What an invitee typed before they make a passkey: the invitation `secret` opens is usable, `login`
+    /// and `name` may be kept and the login is free. Checked again when the account is made.
+    pub async fn check_joining(&self, secret: &str, login: &str, name: &str) -> Result<(Invitation, String, String)> {
+        let login = names::login(login)?;
+        let name = names::name(name)?;
+        let invitation = self.invitation_by_secret(secret).await?.ok_or(Error::InvitationNotValid)?;
+        let taken = sqlx::query("SELECT 1 FROM people WHERE login = ?").bind(&login).fetch_optional(&self.pool).await?;
+        if taken.is_some() {
+            return Err(Error::LoginTaken(login));
+        }
+        Ok((invitation, login, name))
+    }
+
+    /// Accepts the invitation whose link carries `secret` with a passkey instead of a password: the person
+    /// `id` (whose id the passkey's user handle carries), signing in as `login`, with `passkey` as their
+    /// only way in. The link is used in the same transaction that keeps the passkey.
+    pub async fn accept_invitation_with_passkey(
+        &self,
+        secret: &str,
+        id: &PersonId,
+        login: &str,
+        name: &str,
+        passkey: NewPasskey,
+    ) -> Result<Person> {
+        let login = names::login(login)?;
+        let name = names::name(name)?;
+        if !has_secret_shape(secret) {
+            return Err(Error::InvitationNotValid);
+        }
+        let joining = Joining { id: id.clone(), login, name, password_hash: None, passkey: Some(passkey) };
+        self.join(secret, joining).await
+    }
+
+    /// Uses the invitation and makes the person, with their password or their passkey, in one transaction.
+    async fn join(&self, secret: &str, joining: Joining) -> Result<Person> {
+        let Joining { id, login, name, password_hash, passkey } = joining;
         let now = timestamp::now();
-        let id = PersonId::new();
         let mut tx = self.writer.begin().await?;
         let used: Option<(InvitationId, Role, PersonId)> = sqlx::query_as(concat!(
             "UPDATE invitations SET used_at = ? WHERE secret_hash = ? AND ",
@@ -152,7 +201,7 @@ impl People {
         .bind(&login)
         .bind(&name)
         .bind(role)
-        .bind(hashed)
+        .bind(password_hash)
         .bind(&now)
         .bind(invited_by)
         .execute(&mut *tx)
@@ -162,6 +211,9 @@ impl People {
             other => {
                 other?;
             }
+        }
+        if let Some(passkey) = passkey {
+            insert_passkey(&mut tx, &id, &passkey).await?;
         }
         sqlx::query("UPDATE invitations SET used_by = ? WHERE id = ?")
             .bind(&id)

@@ -5,6 +5,9 @@
 //! disables accounts (whose sessions the server then ends). Rows are never deleted: the audit log names
 //! people by id.
 //!
+//! Instead of a password, a person may sign in with passkeys (`passkeys`) or, when the server is configured
+//! for one, with the team's OpenID Connect provider (`oidc`).
+//!
 //! What this crate does not decide: who is asking (the server's access gate), and what a role may reach
 //! (the gate's route table). It keeps the rules that hold whoever asks: only an enabled owner invites or
 //! changes people, the last owner cannot be demoted or disabled, an invitation is used once, a password is
@@ -14,6 +17,8 @@ mod accounts;
 mod asker;
 mod invitations;
 pub mod names;
+mod oidc;
+pub mod passkeys;
 pub mod password;
 
 use sqlx::migrate::Migrator;
@@ -23,6 +28,8 @@ use warden_types::ErrorKind;
 
 pub use asker::Asker;
 pub use invitations::{invitation_path, NewInvitation, INVITE_PREFIX};
+pub use oidc::{ProviderIdentity, ProviderSignIn};
+pub use passkeys::NewPasskey;
 pub use password::PasswordRefused;
 pub use warden_db::secret::Secret;
 
@@ -59,6 +66,14 @@ pub enum Error {
     LastOwner,
     #[error("the current password is not right")]
     WrongPassword,
+    #[error("no passkey {0}")]
+    PasskeyNotFound(String),
+    #[error("this passkey is registered already")]
+    PasskeyTaken,
+    #[error("this is your only way to sign in: set a password or add another passkey first")]
+    LastWayIn,
+    #[error("a stored passkey could not be read or written: {0}")]
+    Stored(String),
     #[error("the person's browsers could not be signed out: {0}")]
     Sessions(#[from] warden_sessions::Error),
 }
@@ -67,14 +82,21 @@ impl Error {
     /// What kind of failure this is for a caller (and so its HTTP status: `ErrorKind::status`).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::NotFound(_) | Error::InvitationNotFound(_) => ErrorKind::NotFound,
+            Error::NotFound(_) | Error::InvitationNotFound(_) | Error::PasskeyNotFound(_) => ErrorKind::NotFound,
             // A link used, withdrawn or expired, a login taken, the last owner: the state says no.
-            Error::InvitationNotValid | Error::LoginTaken(_) | Error::LastOwner => ErrorKind::Conflict,
+            Error::InvitationNotValid
+            | Error::LoginTaken(_)
+            | Error::LastOwner
+            | Error::PasskeyTaken
+            | Error::LastWayIn => ErrorKind::Conflict,
             Error::BadName(_) | Error::BadPassword(_) | Error::BadExpiry { .. } => ErrorKind::Invalid,
             Error::NotAnOwner | Error::WrongPassword => ErrorKind::Forbidden,
-            Error::Sqlx(_) | Error::Migrate(_) | Error::Random(_) | Error::Hashing(_) | Error::Sessions(_) => {
-                ErrorKind::Internal
-            }
+            Error::Sqlx(_)
+            | Error::Migrate(_)
+            | Error::Random(_)
+            | Error::Hashing(_)
+            | Error::Sessions(_)
+            | Error::Stored(_) => ErrorKind::Internal,
         }
     }
 
@@ -86,6 +108,8 @@ impl Error {
             Error::LastOwner => "last_owner",
             Error::NotAnOwner => "role_not_allowed",
             Error::WrongPassword => "wrong_password",
+            Error::PasskeyTaken => "passkey_taken",
+            Error::LastWayIn => "last_way_in",
             _ => match self.kind() {
                 ErrorKind::NotFound => "not_found",
                 ErrorKind::Invalid => "invalid_request",

@@ -36,4 +36,5 @@ mod routing;
 mod server_fns;
 mod sessions;
 mod sharing;
+mod sign_in;
 mod static_files;

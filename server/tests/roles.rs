@@ -192,3 +192,35 @@ async fn a_threads_sharing_is_its_owners_alone() {
     let (status, code) = send(&served, Some(&viewer), Method::GET, &path, Value::Null).await;
     assert_eq!((status, code.as_deref()), (StatusCode::FORBIDDEN, Some("not_thread_owner")));
 }
+
+/// The routes a person signs in on without being signed in (the gate answers them, not the router): open to
+/// a stranger, but only on an allowed host, and their `POST`s only from this server's own pages.
+const SIGN_IN_ROUTES: [(Method, &str); 8] = [
+    (Method::GET, "/sign-in"),
+    (Method::POST, "/sign-in/passkey/options"),
+    (Method::POST, "/sign-in/passkey"),
+    (Method::GET, "/sign-in/oidc"),
+    (Method::GET, "/sign-in/oidc/callback"),
+    (Method::GET, "/invite/no-such-thing"),
+    (Method::POST, "/invite/no-such-thing/passkey/options"),
+    (Method::POST, "/invite/no-such-thing/passkey"),
+];
+
+#[tokio::test]
+async fn the_sign_in_routes_answer_strangers_only_on_our_host_and_from_our_pages() {
+    let (_dir, served) = served().await;
+    for (method, path) in SIGN_IN_ROUTES {
+        let url = format!("{}{path}", served.base);
+        let rebound = anonymous().request(method.clone(), &url).header(reqwest::header::HOST, "evil.example");
+        let rebound = rebound.json(&json!({})).send().await.unwrap();
+        assert_eq!(rebound.status(), StatusCode::FORBIDDEN, "{method} {path} on another host name");
+        if method == Method::POST {
+            let foreign = anonymous().post(&url).header(reqwest::header::ORIGIN, "http://evil.example");
+            let foreign = foreign.json(&json!({})).send().await.unwrap();
+            assert_eq!(foreign.status(), StatusCode::FORBIDDEN, "{method} {path} from another site");
+        }
+        let ours = anonymous().request(method.clone(), &url).header(reqwest::header::ORIGIN, served.base.clone());
+        let ours = ours.json(&json!({})).send().await.unwrap();
+        assert_ne!(ours.status(), StatusCode::FORBIDDEN, "{method} {path} from our own page");
+    }
+}

@@ -117,3 +117,32 @@ pub struct ActingPerson {
     pub name: String,
     pub role: Role,
 }
+
+/// A passkey of the person asking, as Settings lists it (never its key: that stays on the server).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct PasskeyInfo {
+    /// The credential's id in hex (how the passkey is removed).
+    pub id: String,
+    /// What its owner called it.
+    pub name: String,
+    pub created_at: String,
+    /// When it last signed someone in.
+    pub last_used_at: Option<String>,
+}
+
+/// Someone the identity provider signed in for the first time with no role Warden knows: no access until an
+/// owner lets them in with a role (Settings → People).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct WaitingPerson {
+    pub id: String,
+    /// The provider that vouches for them.
+    pub issuer: String,
+    pub name: String,
+    /// The login they will have.
+    pub login: String,
+    pub email: Option<String>,
+    pub first_seen_at: String,
+    pub last_seen_at: String,
+}

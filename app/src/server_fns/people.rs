@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
 use warden_types::id::{InvitationId, PersonId};
-use warden_types::person::{Invitation, Person, Role};
+use warden_types::person::{Invitation, PasskeyInfo, Person, Role, WaitingPerson};
 
 /// The people handed to the Leptos routes as context by the server binary.
 #[cfg(feature = "ssr")]
@@ -84,4 +84,34 @@ pub async fn enable_person(id: PersonId) -> Result<Person, AppError> {
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn set_own_password(current: Option<String>, new: String) -> Result<(), AppError> {
     Ok(people()?.set_password(&asker_id()?, current.as_deref(), &new).await?)
+}
+
+/// The asker's own passkeys (Settings → Your account; its script adds them through `/api/me/passkeys`).
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn list_own_passkeys() -> Result<Vec<PasskeyInfo>, AppError> {
+    Ok(people()?.passkeys_of(&asker_id()?).await?)
+}
+
+/// Removes one of the asker's own passkeys (not their last way to sign in).
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn remove_own_passkey(id: String) -> Result<(), AppError> {
+    Ok(people()?.remove_passkey(&asker_id()?, &id).await?)
+}
+
+/// Those the identity provider signed in with no role Warden knows, waiting for an owner.
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn list_waiting() -> Result<Vec<WaitingPerson>, AppError> {
+    Ok(people()?.waiting().await?)
+}
+
+/// Lets a waiting person in with `role`.
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn admit_waiting(id: String, role: Role) -> Result<Person, AppError> {
+    Ok(people()?.admit_waiting(&asker_id()?, &id, role).await?)
+}
+
+/// Turns a waiting person away.
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn dismiss_waiting(id: String) -> Result<(), AppError> {
+    Ok(people()?.dismiss_waiting(&asker_id()?, &id).await?)
 }

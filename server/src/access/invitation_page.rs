@@ -1,5 +1,5 @@
 //! The page an invitation link opens: who invited, as what role, and a form (no script) to pick a login, a
-//! name and a password. Posting it makes the account and signs this browser in. A link that was used,
+//! name and a password, or (with `/passkeys.js`) a passkey instead (`passkeys::join`). Posting it makes the account and signs this browser in. A link that was used,
 //! withdrawn or has expired says so; a mistake in the form shows the form again with what was typed (but
 //! the passwords) and leaves the link usable.
 
@@ -104,7 +104,13 @@ fn form(
 <p><label for="password">Password (at least {min} characters)</label><br><input id="password" name="password" type="password" autocomplete="new-password" minlength="{min}" required></p>
 <p><label for="password_again">Password again</label><br><input id="password_again" name="password_again" type="password" autocomplete="new-password" minlength="{min}" required></p>
 <p><button type="submit">Join</button></p>
-</form>"#
+</form>
+<section data-passkey-area hidden aria-labelledby="passkey-title">
+<h2 id="passkey-title">Or with a passkey</h2>
+<p>Instead of a password, sign in with a passkey kept by this device (fill in your login and name above).</p>
+<p><button type="button" data-passkey="join">Join with a passkey</button></p>
+<p role="status" data-passkey-status></p>
+</section>"#
     );
     page(status, "Join Warden", &body)
 }

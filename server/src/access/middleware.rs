@@ -12,7 +12,7 @@ use axum::extract::{FromRequest, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Form;
+use axum::{Form, Json};
 use futures::StreamExt;
 use tokio::sync::broadcast::error::RecvError;
 use warden_sessions::{Sessions, SignedIn};
@@ -21,8 +21,8 @@ use warden_types::id::PersonId;
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::invitation_page::{self, INVITE_PREFIX};
 use super::password_sign_in;
-use super::sign_in_page::{self, Reason, SIGN_IN_PATH};
-use super::{roles, server_fn_rules, Access, Caller};
+use super::sign_in_page::{self, Reason, PASSKEY_OPTIONS_PATH, PASSKEY_PATH, SIGN_IN_PATH, SIGN_IN_PREFIX};
+use super::{oidc, passkeys, roles, server_fn_rules, Access, Caller};
 use crate::api::ApiError;
 
 /// Paths anyone on an allowed host may call.
@@ -52,7 +52,7 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
     if PUBLIC_PATHS.contains(&path) {
         return next.run(request).await;
     }
-    if path == SIGN_IN_PATH || path.starts_with(INVITE_PREFIX) {
+    if path == SIGN_IN_PATH || path.starts_with(SIGN_IN_PREFIX) || path.starts_with(INVITE_PREFIX) {
         return signing_in(&access, request).await;
     }
     if !is_api && matches!(*request.method(), Method::GET | Method::HEAD) {
@@ -83,7 +83,7 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
             Ok(None) if is_api || changes_state => {
                 return unauthorized_api("this account is disabled: ask an owner of this Warden");
             }
-            Ok(None) => return sign_in_page::response(Reason::AccountDisabled),
+            Ok(None) => return sign_in_page::response(&access, Reason::AccountDisabled),
             Err(error) => return store_failed(&error),
         };
         if is_server_fn(path) {
@@ -107,32 +107,60 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
             "sign in first: send `Authorization: Bearer <token>` or open the sign-in link the server printed",
         )
     } else {
-        sign_in_page::response(Reason::NotSignedIn)
+        sign_in_page::response(&access, Reason::NotSignedIn)
     }
 }
 
 /// The pages a person signs in on without being signed in: the password form (`GET` shows it, `POST` signs
-/// in) and an invitation link's page (`GET` shows it, `POST` makes the account). Their `POST`s passed the
-/// origin check already.
+/// in), the identity provider's (`GET /sign-in/oidc` and its callback), a passkey's sign-in (`POST /sign-in/passkey/options`, then `POST /sign-in/passkey`), and an
+/// invitation link's page (`GET` shows it, `POST` makes the account; with a passkey, `POST …/passkey/options`
+/// then `POST …/passkey`). Their `POST`s passed the origin check already; the passkeys' take JSON only.
 async fn signing_in(access: &Access, request: Request) -> Response {
     let peer = peer(&request);
     let (method, path) = (request.method().clone(), request.uri().path().to_string());
     let headers = request.headers().clone();
-    let secret = path.strip_prefix(INVITE_PREFIX);
-    match (method, secret) {
-        (Method::GET | Method::HEAD, None) => sign_in_page::response(Reason::NotSignedIn),
-        (Method::GET | Method::HEAD, Some(secret)) => invitation_page::show(access, secret).await,
-        (Method::POST, None) => match Form::<password_sign_in::SignInForm>::from_request(request, &()).await {
-            Ok(Form(form)) => password_sign_in::sign_in(access, &headers, peer, form).await,
-            Err(rejection) => rejection.into_response(),
+    let invitation = path.strip_prefix(INVITE_PREFIX).map(|rest| match rest.split_once('/') {
+        Some((secret, step)) => (secret, Some(step)),
+        None => (rest, None),
+    });
+    match (method, path.as_str(), invitation) {
+        (Method::GET | Method::HEAD, SIGN_IN_PATH, None) => sign_in_page::response(access, Reason::NotSignedIn),
+        (Method::GET, oidc::START_PATH, None) => oidc::start(access, &headers, peer).await,
+        (Method::GET, oidc::CALLBACK_PATH, None) => oidc::finish(access, &headers, peer, request.uri().query()).await,
+        (Method::GET | Method::HEAD, _, Some((secret, None))) => invitation_page::show(access, secret).await,
+        (Method::POST, SIGN_IN_PATH, None) => {
+            match Form::<password_sign_in::SignInForm>::from_request(request, &()).await {
+                Ok(Form(form)) => password_sign_in::sign_in(access, &headers, peer, form).await,
+                Err(rejection) => rejection.into_response(),
+            }
+        }
+        (Method::POST, PASSKEY_OPTIONS_PATH, None) => passkeys::sign_in_options(access, &headers, peer).await,
+        (Method::POST, PASSKEY_PATH, None) => match Json::from_request(request, &()).await {
+            Ok(Json(answer)) => passkeys::sign_in_finish(access, &headers, peer, answer).await,
+            Err(rejection) => ApiError::from(rejection).into_response(),
         },
-        (Method::POST, Some(secret)) => {
+        (Method::POST, _, Some((secret, None))) => {
             let secret = secret.to_string();
             match Form::<invitation_page::AcceptForm>::from_request(request, &()).await {
                 Ok(Form(form)) => invitation_page::accept(access, &headers, peer, &secret, form).await,
                 Err(rejection) => rejection.into_response(),
             }
         }
+        (Method::POST, _, Some((secret, Some("passkey/options")))) => {
+            let secret = secret.to_string();
+            match Json::from_request(request, &()).await {
+                Ok(Json(typed)) => passkeys::join_options(access, &headers, peer, &secret, typed).await,
+                Err(rejection) => ApiError::from(rejection).into_response(),
+            }
+        }
+        (Method::POST, _, Some((secret, Some("passkey")))) => {
+            let secret = secret.to_string();
+            match Json::from_request(request, &()).await {
+                Ok(Json(answer)) => passkeys::join_finish(access, &headers, peer, &secret, answer).await,
+                Err(rejection) => ApiError::from(rejection).into_response(),
+            }
+        }
+        (Method::GET | Method::HEAD | Method::POST, _, _) => StatusCode::NOT_FOUND.into_response(),
         _ => StatusCode::METHOD_NOT_ALLOWED.into_response(),
     }
 }
@@ -222,7 +250,7 @@ async fn sign_in(
 ) -> Response {
     if !access.token().matches(given) {
         tracing::warn!(path = %uri.path(), "sign-in link with a wrong token");
-        return sign_in_page::response(Reason::WrongToken);
+        return sign_in_page::response(access, Reason::WrongToken);
     }
     let Some(owner) = access.founding_owner() else {
         return store_failed(&"no people attached to the access policy");
@@ -248,25 +276,10 @@ pub(super) async fn start_session(
     person_id: &PersonId,
     location: &str,
 ) -> Response {
-    let Some(sessions) = access.sessions() else {
-        return store_failed(&"no session store attached to the access policy");
+    let (name, value) = match new_session_cookie(access, headers, peer, person_id).await {
+        Ok(cookie) => cookie,
+        Err(refused) => return refused,
     };
-    // Rotation: the session this browser had is over; the old cookie value opens nothing.
-    match access.signed_in(headers).await {
-        Ok(Some(old)) => {
-            if let Err(error) = sessions.revoke(&old.person_id, &old.session_id).await {
-                return store_failed(&error);
-            }
-        }
-        Ok(None) => {}
-        Err(error) => return store_failed(&error),
-    }
-    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
-    let started = match sessions.start(person_id, user_agent, where_from(headers, peer).as_deref()).await {
-        Ok(started) => started,
-        Err(error) => return store_failed(&error),
-    };
-    tracing::info!(session = %started.id, person = %person_id, "a browser signed in");
     // Paths not starting with one `/` would be read as another host (`//…`) or a scheme by the browser.
     let location = if location.starts_with('/') && !location.starts_with("//") { location } else { "/" };
     let location = HeaderValue::from_str(location).unwrap_or_else(|_| HeaderValue::from_static("/"));
@@ -275,9 +288,58 @@ pub(super) async fn start_session(
         [(header::LOCATION, location), (header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
     )
         .into_response();
-    let (name, value) = access.cookie().set(started.secret.expose(), served_over_https(headers));
     response.headers_mut().insert(name, value);
     response
+}
+
+/// Signs `person_id` in on this browser for a page's script (a passkey's sign-in): the session cookie and
+/// `{"location": "/"}`, where the script then goes.
+pub(super) async fn start_session_for_script(
+    access: &Access,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+    person_id: &PersonId,
+) -> Response {
+    let (name, value) = match new_session_cookie(access, headers, peer, person_id).await {
+        Ok(cookie) => cookie,
+        Err(refused) => return refused,
+    };
+    let mut response = (
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        axum::Json(serde_json::json!({ "location": "/" })),
+    )
+        .into_response();
+    response.headers_mut().insert(name, value);
+    response
+}
+
+/// A new session for `person_id` on this browser (ending the one it came with, if any): its `Set-Cookie`.
+pub(super) async fn new_session_cookie(
+    access: &Access,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+    person_id: &PersonId,
+) -> Result<(header::HeaderName, HeaderValue), Response> {
+    let Some(sessions) = access.sessions() else {
+        return Err(store_failed(&"no session store attached to the access policy"));
+    };
+    // Rotation: the session this browser had is over; the old cookie value opens nothing.
+    match access.signed_in(headers).await {
+        Ok(Some(old)) => {
+            if let Err(error) = sessions.revoke(&old.person_id, &old.session_id).await {
+                return Err(store_failed(&error));
+            }
+        }
+        Ok(None) => {}
+        Err(error) => return Err(store_failed(&error)),
+    }
+    let user_agent = headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
+    let started = match sessions.start(person_id, user_agent, where_from(headers, peer).as_deref()).await {
+        Ok(started) => started,
+        Err(error) => return Err(store_failed(&error)),
+    };
+    tracing::info!(session = %started.id, person = %person_id, "a browser signed in");
+    Ok(access.cookie().set(started.secret.expose(), served_over_https(headers)))
 }
 
 /// Where a sign-in comes from, for the list of signed-in browsers: the peer address, and what a proxy

@@ -9,6 +9,8 @@ pub mod credentials;
 pub mod host;
 mod invitation_page;
 pub mod middleware;
+pub mod oidc;
+pub mod passkeys;
 mod password_sign_in;
 pub mod roles;
 pub mod server_fn_rules;
@@ -34,6 +36,10 @@ pub enum AccessError {
     Token(#[from] token::TokenError),
     #[error(transparent)]
     Hosts(#[from] host::HostListError),
+    #[error(transparent)]
+    Oidc(#[from] oidc::ConfigError),
+    #[error("the identity provider's HTTP client could not be made: {0}")]
+    OidcClient(#[from] reqwest::Error),
 }
 
 /// The access policy of one server: its token, signed-in browsers and allowed hosts.
@@ -53,8 +59,12 @@ struct Inner {
     people: Option<(People, FoundingOwner)>,
     /// Files under here are served without the token (the wasm, JS and CSS of the site).
     static_root: Option<PathBuf>,
-    /// Password sign-ins so far, per address and per login.
+    /// Password and passkey sign-ins so far, per address and per login.
     attempts: Arc<password_sign_in::Attempts>,
+    /// Passkey ceremonies under way.
+    passkey_ceremonies: Arc<passkeys::Ceremonies>,
+    /// The team's identity provider, when one is configured.
+    oidc: Option<oidc::Provider>,
 }
 
 /// The id of the person the access token and the printed sign-in link stand for.
@@ -82,8 +92,18 @@ impl Access {
     pub fn new(token: Token, hosts: AllowedHosts) -> Self {
         let max_age = warden_sessions::Policy::default().absolute.as_secs();
         let cookie = SessionCookie::new(hosts.port(), max_age);
-        let attempts = Arc::default();
-        Self(Arc::new(Inner { token, cookie, sessions: None, people: None, hosts, static_root: None, attempts }))
+        let (attempts, passkey_ceremonies) = (Arc::default(), Arc::default());
+        Self(Arc::new(Inner {
+            token,
+            cookie,
+            sessions: None,
+            people: None,
+            hosts,
+            static_root: None,
+            attempts,
+            passkey_ceremonies,
+            oidc: None,
+        }))
     }
 
     /// Lets files that exist under `root` (the site root) be fetched without the token.
@@ -108,12 +128,27 @@ impl Access {
         Self(Arc::new(inner))
     }
 
+    /// Lets people sign in with the identity provider `provider` too.
+    pub fn with_oidc(self, provider: oidc::Provider) -> Self {
+        let mut inner = (*self.0).clone();
+        inner.oidc = Some(provider);
+        Self(Arc::new(inner))
+    }
+
+    pub fn oidc(&self) -> Option<&oidc::Provider> {
+        self.0.oidc.as_ref()
+    }
+
     pub fn people(&self) -> Option<&People> {
         self.0.people.as_ref().map(|(people, _)| people)
     }
 
     fn attempts(&self) -> &password_sign_in::Attempts {
         &self.0.attempts
+    }
+
+    fn passkey_ceremonies(&self) -> &passkeys::Ceremonies {
+        &self.0.passkey_ceremonies
     }
 
     /// The person the token and the printed sign-in link stand for.
@@ -137,7 +172,7 @@ impl Access {
 
     /// The policy from the environment for a server bound to `bind` with its data in `data_dir`:
     /// `WARDEN_TOKEN` (else the token file), `WARDEN_ALLOWED_HOSTS`, and the bound address itself
-    /// when it is a specific non-loopback one.
+    /// when it is a specific non-loopback one; the identity provider of `WARDEN_OIDC_*` if set.
     pub fn from_env(data_dir: &Path, bind: SocketAddr) -> Result<(Self, TokenSource), AccessError> {
         let env = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
         let (token, source) = token::load_or_create(data_dir, env("WARDEN_TOKEN").as_deref())?;
@@ -146,7 +181,12 @@ impl Access {
         if !bind.ip().is_loopback() && !bind.ip().is_unspecified() {
             hosts = hosts.with_name(&host_name(bind.ip()));
         }
-        Ok((Self::new(token, hosts), source))
+        let mut access = Self::new(token, hosts);
+        if let Some(config) = oidc::OidcConfig::from_env()? {
+            tracing::info!(issuer = %config.issuer.as_str(), "people may sign in with the identity provider");
+            access = access.with_oidc(oidc::Provider::new(config)?);
+        }
+        Ok((access, source))
     }
 
     pub fn token(&self) -> &Token {

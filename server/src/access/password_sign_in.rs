@@ -39,9 +39,16 @@ impl Default for Attempts {
 
 impl Attempts {
     /// Whether one more attempt from `address` for `login` may be made now (it is counted if so).
-    fn allow(&self, address: Option<IpAddr>, login: &str) -> bool {
+    pub(super) fn allow(&self, address: Option<IpAddr>, login: &str) -> bool {
         let address_ok = address.is_none_or(|a| self.by_address.check_key(&a).is_ok());
         address_ok && self.by_login.check_key(&login.trim().to_lowercase()).is_ok()
+    }
+
+    /// Whether one more attempt from `address` may be made now, whoever it is for (a passkey sign-in's
+    /// first step, before the person is known). Counted if so.
+    pub(super) fn allow_address(&self, address: Option<IpAddr>) -> bool {
+        self.tidy();
+        address.is_none_or(|a| self.by_address.check_key(&a).is_ok())
     }
 
     /// Forgets keys whose limits are full again once a map holds many, so the maps do not grow with every
@@ -66,17 +73,17 @@ pub struct SignInForm {
 
 /// The form's answer: signed in (a 303 to the app, with the session cookie), or the page again saying why not.
 pub async fn sign_in(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>, form: SignInForm) -> Response {
-    let Some(people) = access.people() else { return sign_in_page::response(Reason::NotSignedIn) };
+    let Some(people) = access.people() else { return sign_in_page::response(access, Reason::NotSignedIn) };
     access.attempts().tidy();
     if !access.attempts().allow(peer, &form.login) {
         tracing::warn!(?peer, "too many sign-in attempts");
-        return sign_in_page::response_for(Reason::TooManyAttempts, &form.login);
+        return sign_in_page::response_for(access, Reason::TooManyAttempts, &form.login);
     }
     match people.sign_in(&form.login, &form.password).await {
         Ok(Some(person)) => start_session(access, headers, peer, &person.id, "/").await,
         Ok(None) => {
             tracing::info!(?peer, "a sign-in with a wrong login or password");
-            sign_in_page::response_for(Reason::WrongPassword, &form.login)
+            sign_in_page::response_for(access, Reason::WrongPassword, &form.login)
         }
         Err(error) => super::middleware::store_failed(&error),
     }

@@ -34,7 +34,9 @@ use warden_people::People;
 use warden_sessions::Sessions;
 
 use self::outside_mcp::OutsideMcp;
+use crate::access::passkeys;
 use crate::access::roles::{Need, Routes};
+use crate::access::Access;
 
 pub use error::ApiError;
 
@@ -51,6 +53,7 @@ where
     OutsideHub: FromRef<S>,
     OutsideMcp: FromRef<S>,
     Dialer: FromRef<S>,
+    Access: FromRef<S>,
 {
     use Need::{Chat, Decide, Manage, OutsideClient, Public, SignedIn};
     Routes::default()
@@ -133,6 +136,11 @@ where
         // People: who asks, and for owners everyone, their roles and invitations.
         .get("/api/me", SignedIn, people::me)
         .put("/api/me/password", SignedIn, people::set_password)
+        // One's own passkeys (Settings → Your account's script registers them).
+        .get("/api/me/passkeys", SignedIn, passkeys::list)
+        .post("/api/me/passkeys/options", SignedIn, passkeys::add_options)
+        .post("/api/me/passkeys", SignedIn, passkeys::add)
+        .delete("/api/me/passkeys/{id}", SignedIn, passkeys::remove)
         .get("/api/people", Manage, people::list)
         .put("/api/people/{id}/role", Manage, people::set_role)
         .post("/api/people/{id}/disable", Manage, people::disable)
@@ -147,4 +155,8 @@ where
         .get("/api/policies/{id}", Manage, policies::get)
         .put("/api/policies/{id}", Manage, policies::update)
         .delete("/api/policies/{id}", Manage, policies::delete)
+        // Those the identity provider signed in without a role, waiting for an owner.
+        .get("/api/people/waiting", Manage, people::waiting)
+        .post("/api/people/waiting/{id}/admit", Manage, people::admit_waiting)
+        .delete("/api/people/waiting/{id}", Manage, people::dismiss_waiting)
 }

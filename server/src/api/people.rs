@@ -11,7 +11,7 @@ use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use warden_people::{Asker, NewInvitation, People};
 use warden_sessions::Sessions;
-use warden_types::person::{Invitation, Person, Role};
+use warden_types::person::{Invitation, Person, Role, WaitingPerson};
 
 use super::error::ApiError;
 use super::json_body::JsonBody;
@@ -120,5 +120,30 @@ pub async fn set_password(
     JsonBody(body): JsonBody<PasswordBody>,
 ) -> Result<StatusCode, ApiError> {
     people.set_password(asker.id(), body.current.as_deref(), &body.new).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Those the identity provider signed in with no role Warden knows, waiting for an owner.
+pub async fn waiting(State(people): State<People>) -> Result<Json<Vec<WaitingPerson>>, ApiError> {
+    Ok(Json(people.waiting().await?))
+}
+
+/// Lets a waiting person in with a role: they are a person from now on, and their next sign-in gets in.
+pub async fn admit_waiting(
+    State(people): State<People>,
+    Extension(asker): Extension<Asker>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RoleBody>,
+) -> Result<Json<Person>, ApiError> {
+    Ok(Json(people.admit_waiting(asker.id(), &id, body.role).await?))
+}
+
+/// Turns a waiting person away (a later sign-in of theirs waits again).
+pub async fn dismiss_waiting(
+    State(people): State<People>,
+    Extension(asker): Extension<Asker>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    people.dismiss_waiting(asker.id(), &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

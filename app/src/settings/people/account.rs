@@ -1,10 +1,12 @@
-//! Settings' "Your account", for everyone: who they are here (name, login, role) and their password. The
-//! owner who installed Warden has none until they set one (the printed link signs them in).
+//! Settings' "Your account", for everyone: who they are here (name, login, role), their password and their
+//! passkeys (`passkeys`). The owner who installed Warden has no password until they set one (the printed
+//! link signs them in).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::people::set_own_password;
+use crate::settings::people::passkeys::PasskeysPart;
 use warden_types::person::Person;
 
 #[component]
@@ -61,6 +63,7 @@ pub fn AccountSection(me: Person) -> impl IntoView {
             {move || message.get().map(|(ok, text)| {
                 view! { <p class={if ok { "notice" } else { "error" }} role={if ok { "status" } else { "alert" }}>{text}</p> }
             })}
+            <PasskeysPart/>
         </section>
     }
     .into_any()

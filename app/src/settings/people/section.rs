@@ -8,6 +8,7 @@ use crate::server_fns::people::{
     disable_person, enable_person, list_invitations, list_people, set_person_role, withdraw_invitation,
 };
 use crate::settings::people::invite::InviteForm;
+use crate::settings::people::waiting::WaitingPart;
 use crate::settings::people::PeopleUi;
 use crate::ui::data_table::DataTable;
 use crate::ui::error_notice::error_list;
@@ -36,6 +37,7 @@ pub fn PeopleSection(me: Person) -> impl IntoView {
                     })}
                 </ErrorBoundary>
             </Transition>
+            <WaitingPart ui/>
             <h3>"Invitations"</h3>
             <Transition fallback=|| view! { <p class="loading">"Loading invitations…"</p> }>
                 <ErrorBoundary fallback=error_list>
