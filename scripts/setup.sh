@@ -44,8 +44,9 @@ if [ -f .warden-std-from-source ]; then
   export RUSTUP_TOOLCHAIN=/usr RUSTC_BOOTSTRAP=1
 fi
 
-# 2. What the built-in model's llama.cpp is built with: cmake, a C++ compiler, libclang (for bindgen).
-apt_install cmake g++ libclang-dev
+# 2. What the built-in model's llama.cpp is built with: cmake, a C++ compiler, libclang (for bindgen);
+# OpenSSL's headers for the passkeys' webauthn-rs.
+apt_install cmake g++ libclang-dev libssl-dev pkg-config
 
 if [ "${1:-}" = test ]; then
   # 3. npm packages for the browser tests (Playwright, axe). Running the app needs none: the site is
