@@ -24,8 +24,11 @@ pub fn decision_text(approval: &Approval) -> String {
     };
     match approval.decision.as_ref().map(|d| &d.by) {
         Some(DecidedBy::User { edited_arguments, reason, scope, network, votes }) => {
+            // Named when a policy routed it (several people may decide); "you" as before otherwise.
+            let routed = approval.route.as_ref().is_some_and(|r| r.policy.is_some());
             let mut text = match votes.as_slice() {
                 [] => format!("{verdict} by you"),
+                _ if !routed => format!("{verdict} by you"),
                 votes => {
                     // Those whose votes made this outcome: the approvers of an approval, the denier of a denial.
                     let verdict_of =

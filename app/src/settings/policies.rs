@@ -132,8 +132,8 @@ fn PolicyRow(policy: Policy, at: usize, ids: Vec<PolicyId>, people: Vec<Person>,
             <p>"Approvers: " {approvers_text(&policy.approvers, &people)}</p>
             <p>{requirement}</p>
             <div class="policy-actions">
-                <button type="button" disabled=at == 0 aria-label=format!("Move {label} up") on:click=moved(at.saturating_sub(1))>"Up"</button>
-                <button type="button" disabled=at + 1 >= count aria-label=format!("Move {label} down") on:click=moved((at + 1).min(count.saturating_sub(1)))>"Down"</button>
+                <button type="button" disabled={at == 0} aria-label=format!("Move {label} up") on:click={moved(at.saturating_sub(1))}>"Up"</button>
+                <button type="button" disabled={at + 1 >= count} aria-label=format!("Move {label} down") on:click={moved((at + 1).min(count.saturating_sub(1)))}>"Down"</button>
                 <button type="button" aria-label=format!("Edit {label}") on:click=move |_| ui.form.set(Some(Some(editing.get_value())))>"Edit"</button>
                 <Show
                     when=confirming.clone()

@@ -130,6 +130,7 @@ impl Store {
     /// Starts a run for a thread, with the user's message if there is one, in one transaction.
     /// Returns the run, the stored message, and the thread's new title when the prompt gave the
     /// untitled thread one.
+    #[allow(clippy::too_many_arguments, reason = "one batch of one run's columns; each says what it is")]
     pub async fn start_run(
         &self,
         thread_id: &ThreadId,

@@ -1,0 +1,85 @@
+// Approval routing in the browser: the owner invites two approvers and a member (each in a browser of their
+// own) and adds a policy that sends the member's file writes to the approvers, two of whom must approve. The
+// member's run waits and the member cannot approve it; the first approver approves from their inbox and the
+// card says 1 of 2; the second completes it and the run goes on. The owner's own runs (and every other spec's)
+// match no policy and work as before.
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import * as fs from "node:fs";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble, workspacePath } from "./helpers";
+
+const PASSWORD = "correct horse battery staple";
+
+/** The owner (on `page`) invites someone as `role`; they join in a browser of their own, whose page is returned. */
+async function invited(page: Page, browser: Browser, role: string, name: string): Promise<Page> {
+  await openHydrated(page, "/settings");
+  const people = page.getByRole("region", { name: "People" });
+  const invite = people.getByRole("form", { name: "Invite someone" });
+  await invite.getByLabel("Role").selectOption({ label: role });
+  await invite.getByLabel("Name (optional)").fill(name);
+  await invite.getByRole("button", { name: "Create invitation link" }).click();
+  const link = (await people.locator("code.invite-url").textContent()) ?? "";
+  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const theirs = await context.newPage();
+  await theirs.goto(link);
+  await theirs.getByLabel("Login").fill(name.toLowerCase());
+  await theirs.getByLabel(/^Password \(at least/).fill(PASSWORD);
+  await theirs.getByLabel("Password again").fill(PASSWORD);
+  await theirs.getByRole("button", { name: "Join" }).click();
+  await expect(theirs.locator("body[data-hydrated]")).toBeAttached();
+  return theirs;
+}
+
+test("a member's write waits for two approvers, who approve from their inboxes; the member cannot", async ({ page, browser }) => {
+  const note = workspacePath("routed-note.txt");
+  fs.rmSync(note, { force: true });
+  const tag = Date.now().toString(36);
+  const [annName, beaName, moName] = [`Ann${tag}`, `Bea${tag}`, `Mo${tag}`];
+  const ann = await invited(page, browser, "Approver", annName);
+  const bea = await invited(page, browser, "Approver", beaName);
+  const mo = await invited(page, browser, "Member", moName);
+  const trouble = watchForTrouble(ann);
+
+  // The owner routes Mo's file writes to both approvers; two must approve.
+  await openHydrated(page, "/settings");
+  const policies = page.getByRole("region", { name: "Approval policies" });
+  await policies.getByRole("button", { name: "Add a policy" }).click();
+  const form = policies.getByRole("form", { name: "A new policy" });
+  await form.getByLabel("Name").fill(`Two for ${moName}`);
+  await form.getByLabel("Tool (name or glob such as write_*)").fill("write_*");
+  await form.getByLabel("Asked by").selectOption({ label: moName });
+  await form.getByLabel(`${annName} (Approver)`).check();
+  await form.getByLabel(`${beaName} (Approver)`).check();
+  await form.getByLabel("Approvals needed (quorum)").fill("2");
+  await form.getByRole("button", { name: "Save the policy" }).click();
+  await expect(policies.getByRole("heading", { name: `Two for ${moName}` })).toBeVisible();
+  await expect(policies).toContainText("2 of its approvers must approve; never the requester");
+
+  // Mo's run waits; Mo sees who asked and what it needs, and no way to approve it.
+  await startChat(mo, "A routed note please");
+  const card = approvalCard(mo);
+  await expect(card).toContainText(`Asked by ${moName}`);
+  await expect(card).toContainText("0 of 2 approvals");
+  await expect(card.getByText("This request is routed to other approvers")).toBeVisible();
+  await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeHidden();
+  const chatUrl = mo.url();
+
+  // Ann approves from her inbox: it waits for the second approval.
+  await openHydrated(ann, "/inbox");
+  const annItem = ann.locator("article.inbox-item").filter({ hasText: "routed-note.txt" });
+  await expect(annItem).toContainText("0 of 2 approvals");
+  await annItem.getByRole("button", { name: "Approve" }).click();
+  await expect(annItem).toContainText(`1 of 2 approvals (approved by ${annName})`);
+  expect(fs.existsSync(note), "nothing is written with one approval of two").toBe(false);
+
+  // Bea completes it.
+  await openHydrated(bea, "/inbox");
+  const beaItem = bea.locator("article.inbox-item").filter({ hasText: "routed-note.txt" });
+  await expect(beaItem).toContainText("1 of 2 approvals");
+  await beaItem.getByRole("button", { name: "Approve" }).click();
+  await expect(beaItem).toHaveCount(0);
+
+  await openHydrated(mo, chatUrl);
+  await expect(answer(mo, "The routed note is written.")).toContainText("[tool said: Wrote 14 bytes to routed-note.txt (new file)]");
+  expect(fs.readFileSync(note, "utf8")).toBe("two approvers\n");
+  expect(trouble.errors).toEqual([]);
+});
