@@ -274,8 +274,13 @@ pub fn ChatPage() -> impl IntoView {
         }
     };
     // A thread shared with the person to read (not theirs): no composer, edit, regenerate or Retry.
-    let writable =
-        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| d.writable)).flatten().unwrap_or(true));
+    let writable = Signal::derive(move || match current.try_with(|d| d.as_ref().map(|d| d.writable)).flatten() {
+        Some(writable) => writable,
+        // A thread that could not be read (not found) takes no message either.
+        None => !matches!(detail.try_get().flatten(), Some(Err(_))),
+    });
+    let read_only =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| !d.writable)).flatten().unwrap_or(false));
     provide_context(BranchActions {
         writable,
         edit: Callback::new(move |(message_id, content): (String, String)| {
@@ -434,7 +439,7 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
-            <p class="read-only-note" hidden=move || writable.get()>
+            <p class="read-only-note" hidden=move || !read_only.get()>
                 "This thread is shared with you to read. Only the person who started it can write to it."
             </p>
             <div class="composer-slot" hidden=move || !writable.get()>

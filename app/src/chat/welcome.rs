@@ -19,8 +19,15 @@ pub fn WelcomePage() -> impl IntoView {
     let status = Resource::new(|| (), |_| get_model_status());
     let providers = Resource::new(|| (), |_| list_providers());
     // A viewer starts no thread: the page says so instead of offering the prompt box.
+    // Read in an effect (in the browser): the prompt box is hidden once the person is known to be a viewer.
     let me = Resource::new(|| (), |_| crate::server_fns::people::who_am_i());
-    let viewer = move || me.get().and_then(Result::ok).is_some_and(|p| !p.role.chats());
+    let is_viewer = RwSignal::new(false);
+    Effect::new(move |_| {
+        if let Some(Ok(person)) = me.get() {
+            is_viewer.set(!person.role.chats());
+        }
+    });
+    let viewer = move || is_viewer.get();
     // The new thread's model (`None`: the default).
     let choice = RwSignal::new(None::<ModelChoice>);
     let busy = RwSignal::new(false);
