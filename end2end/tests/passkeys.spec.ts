@@ -48,7 +48,7 @@ test("an invitee joins with a passkey, signs out, and signs in with it", async (
     await expect(theirs.getByRole("heading", { name: "Join Warden" })).toBeVisible();
     await theirs.getByLabel("Login").fill("grace");
     await expect(theirs.getByLabel("Your name")).toHaveValue("Grace Hopper");
-    await theirs.getByRole("button", { name: "Join with a passkey" }).click();
+    await theirs.getByRole("button", { name: "Use a passkey instead" }).click();
     await expect(theirs.locator("body[data-hydrated]")).toBeAttached();
     await expect(theirs.getByRole("textbox", { name: "Your prompt" })).toBeVisible();
     expect(await credentials()).toHaveLength(1);
@@ -67,7 +67,7 @@ test("an invitee joins with a passkey, signs out, and signs in with it", async (
     await expect(theirs.getByRole("heading", { name: "Sign in to Warden" })).toBeVisible();
     const signIn = await theirs.goto(`${origin}/sign-in`);
     expect(signIn?.status()).toBe(401);
-    await theirs.getByRole("button", { name: "Sign in with a passkey" }).click();
+    await theirs.getByRole("button", { name: "Use a passkey" }).click();
     await expect(theirs.locator("body[data-hydrated]")).toBeAttached();
     await expect(theirs.getByRole("textbox", { name: "Your prompt" })).toBeVisible();
     // The authenticator counted the use (webauthn-rs refuses a counter that does not grow).

@@ -108,7 +108,7 @@ fn form(
 <section data-passkey-area hidden aria-labelledby="passkey-title">
 <h2 id="passkey-title">Or with a passkey</h2>
 <p>Instead of a password, sign in with a passkey kept by this device (fill in your login and name above).</p>
-<p><button type="button" data-passkey="join">Join with a passkey</button></p>
+<p><button type="button" data-passkey="join">Use a passkey instead</button></p>
 <p role="status" data-passkey-status></p>
 </section>"#
     );

@@ -87,7 +87,7 @@ once; a session also ends after 7 days unused or 30 days in all.</p>"#
 /// The passkey's part of the sign-in page: hidden until `/passkeys.js` finds the browser can use one.
 const PASSKEY_SIGN_IN: &str = r#"<section data-passkey-area hidden aria-labelledby="passkey-title">
 <h2 id="passkey-title">Or with a passkey</h2>
-<p><button type="button" data-passkey="sign-in">Sign in with a passkey</button></p>
+<p><button type="button" data-passkey="sign-in">Use a passkey</button></p>
 <p role="status" data-passkey-status></p>
 </section>"#;
 

@@ -16,7 +16,8 @@ const COLUMNS: [&str; 4] = ["Name", "Login", "First seen", "Actions"];
 pub fn WaitingPart(ui: PeopleUi) -> impl IntoView {
     let waiting = Resource::new(move || ui.changed.get(), |_| list_waiting());
     view! {
-        <Transition fallback=|| ()>
+        <h3>"Waiting for a role"</h3>
+        <Transition fallback=|| view! { <p class="loading">"Loading who is waiting…"</p> }>
             <ErrorBoundary fallback=error_list>
                 {move || Suspend::new(async move { waiting.await.map(|list| view! { <WaitingTable list ui/> }) })}
             </ErrorBoundary>
@@ -27,16 +28,14 @@ pub fn WaitingPart(ui: PeopleUi) -> impl IntoView {
 #[component]
 fn WaitingTable(list: Vec<WaitingPerson>, ui: PeopleUi) -> impl IntoView {
     if list.is_empty() {
-        return ().into_any();
+        return view! { <p class="empty">"Nobody is waiting (people the identity provider signs in without a role wait here)."</p> }
+            .into_any();
     }
     view! {
-        <section class="waiting" aria-labelledby="waiting-title">
-            <h3 id="waiting-title">"Waiting for a role"</h3>
-            <p class="mcp-intro">"They signed in with the identity provider, which gave no role. They have no access until you let them in."</p>
-            <DataTable class="outside-clients" caption="Waiting for a role" hidden_caption=true columns=&COLUMNS>
-                {list.into_iter().map(|person| view! { <WaitingRow person ui/> }).collect_view()}
-            </DataTable>
-        </section>
+        <p class="mcp-intro">"They signed in with the identity provider, which gave no role. They have no access until you let them in."</p>
+        <DataTable class="outside-clients" caption="Waiting for a role" hidden_caption=true columns=&COLUMNS>
+            {list.into_iter().map(|person| view! { <WaitingRow person ui/> }).collect_view()}
+        </DataTable>
     }
     .into_any()
 }
