@@ -64,6 +64,7 @@ test("a member's thread is invisible to another member until shared, and then op
     await expect(threads.locator("li.thread-item")).toHaveCount(0);
     await openHydrated(bob, address);
     await expect(bob.getByText(/not found/i).first()).toBeVisible();
+    await expect(bob.getByRole("textbox", { name: "Message" })).toBeHidden();
 
     // Ada shares it with Bob from the thread's header.
     await ada.getByRole("button", { name: "Share" }).click();
@@ -91,6 +92,11 @@ test("a member's thread is invisible to another member until shared, and then op
     await expect(bob.getByRole("button", { name: "Regenerate" })).toHaveCount(0);
     await expect(bob.getByRole("button", { name: "Share" })).toHaveCount(0);
     expect(await seriousViolations(bob)).toEqual([]);
+    // Loaded afresh (rendered by the server, then hydrated), it is read-only too.
+    await bob.reload();
+    await expect(bob.locator("body[data-hydrated]")).toBeAttached();
+    await expect(bob.getByText("This thread is shared with you to read.")).toBeVisible();
+    await expect(bob.getByRole("textbox", { name: "Message" })).toBeHidden();
 
     // Private again: gone for Bob.
     await ada.getByRole("radio", { name: "Only me" }).check();

@@ -281,6 +281,14 @@ pub fn ChatPage() -> impl IntoView {
     });
     let read_only =
         Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| !d.writable)).flatten().unwrap_or(false));
+    // Shown through signals an effect sets: the page is hydrated as the server rendered it (composer shown,
+    // note hidden) and then changed, which a reactive attribute alone would not do for a value the
+    // browser already knows at hydration.
+    let (composer_shown, note_shown) = (RwSignal::new(true), RwSignal::new(false));
+    Effect::new(move |_| {
+        composer_shown.set(writable.get());
+        note_shown.set(read_only.get());
+    });
     provide_context(BranchActions {
         writable,
         edit: Callback::new(move |(message_id, content): (String, String)| {
@@ -439,10 +447,10 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
-            <p class="read-only-note" hidden=move || !read_only.get()>
+            <p class="read-only-note" hidden=move || !note_shown.get()>
                 "This thread is shared with you to read. Only the person who started it can write to it."
             </p>
-            <div class="composer-slot" hidden=move || !writable.get()>
+            <div class="composer-slot" hidden=move || !composer_shown.get()>
             <Composer on_send on_stop busy initial=initial.unwrap_or_default() label="Message" placeholder="Reply; Enter sends, Shift+Enter adds a line">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
