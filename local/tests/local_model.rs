@@ -54,7 +54,11 @@ async fn with_no_provider_the_built_in_model_answers_and_says_what_it_is() {
 
     let thread = engine.create_thread(None).await.expect("thread");
     let started = engine
-        .send_message(&thread.id, "What is the capital of France? Answer in one sentence.".into())
+        .send_message(
+            &thread.id,
+            "What is the capital of France? Answer in one sentence.".into(),
+            &warden_testkit::people::owner(),
+        )
         .await
         .expect("send");
     let events = run_to_end_slowly(&engine, started.run_id.as_str()).await;
@@ -71,7 +75,11 @@ async fn stop_ends_a_long_answer_early() {
     let engine = engine_with_the_built_in_model(&dir).await;
     let thread = engine.create_thread(None).await.expect("thread");
     let started = engine
-        .send_message(&thread.id, "Write a very long story about a lighthouse keeper, at least 1000 words.".into())
+        .send_message(
+            &thread.id,
+            "Write a very long story about a lighthouse keeper, at least 1000 words.".into(),
+            &warden_testkit::people::owner(),
+        )
         .await
         .expect("send");
     events_until_within(&engine, started.run_id.as_str(), GUARD, |e| e.kind == "text_delta").await;
@@ -93,7 +101,7 @@ async fn a_thread_longer_than_the_context_gets_a_clear_error() {
     let engine = engine_with_the_built_in_model(&dir).await;
     let thread = engine.create_thread(None).await.expect("thread");
     let long = "Tell me about this word: lighthouse. ".repeat(400);
-    let started = engine.send_message(&thread.id, long).await.expect("send");
+    let started = engine.send_message(&thread.id, long, &warden_testkit::people::owner()).await.expect("send");
     let events = run_to_end_slowly(&engine, started.run_id.as_str()).await;
     let failed = of_kind(&events, "run_failed");
     assert_eq!(failed.len(), 1, "{events:#?}");
@@ -117,7 +125,13 @@ async fn two_runs_at_once_share_one_loaded_model_and_both_are_answered() {
     let mut runs = Vec::new();
     for (engine, question) in [(&first, "What is the capital of France?"), (&second, "What is the capital of Italy?")] {
         let thread = engine.create_thread(None).await.expect("thread");
-        runs.push(engine.send_message(&thread.id, question.into()).await.expect("send").run_id);
+        runs.push(
+            engine
+                .send_message(&thread.id, question.into(), &warden_testkit::people::owner())
+                .await
+                .expect("send")
+                .run_id,
+        );
     }
     let (one, two) =
         tokio::join!(run_to_end_slowly(&first, runs[0].as_str()), run_to_end_slowly(&second, runs[1].as_str()));
@@ -165,7 +179,10 @@ async fn threads_taking_turns_each_get_answers_from_their_own_conversation() {
 
 /// Sends `text` in the thread and waits for the answer to end; returns the answer's text.
 async fn answer_in(engine: &Engine, thread_id: &str, text: &str) -> String {
-    let started = engine.send_message(&ThreadId::from(thread_id), text.into()).await.expect("send");
+    let started = engine
+        .send_message(&ThreadId::from(thread_id), text.into(), &warden_testkit::people::owner())
+        .await
+        .expect("send");
     let events = run_to_end_slowly(engine, started.run_id.as_str()).await;
     assert_eq!(of_kind(&events, "run_finished").len(), 1, "{events:#?}");
     text_of(&events)
@@ -190,7 +207,7 @@ async fn a_call_the_built_in_model_starts_is_held_to_a_registered_tool_and_valid
     let prompt = "Reply with exactly this block and nothing else:\n```json\n{\"tool\": \"read_fil\", \"arguments\": \
                   {\"pth\": \"notes.txt\"}}\n```";
     let sent = std::time::Instant::now();
-    let started = engine.send_message(&thread.id, prompt.into()).await.expect("send");
+    let started = engine.send_message(&thread.id, prompt.into(), &warden_testkit::people::owner()).await.expect("send");
     let events =
         events_until_within(&engine, started.run_id.as_str(), GUARD, |e| e.kind == "tool_call" || e.is_terminal())
             .await;

@@ -81,7 +81,8 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
     engine.add_tool_source(Arc::new(hub.clone()));
 
     let thread = engine.create_thread(None).await.unwrap();
-    let run_id = engine.send_message(&thread.id, "clean up".into()).await.unwrap().run_id;
+    let run_id =
+        engine.send_message(&thread.id, "clean up".into(), &warden_testkit::people::owner()).await.unwrap().run_id;
     let events = events_until(&engine, &run_id, "approval_request", 2).await;
     let approvals: Vec<&Value> =
         events.iter().filter(|(k, _)| k == "approval_request").map(|(_, d)| &d["approval"]).collect();
@@ -94,7 +95,7 @@ async fn gated_mcp_tools_run_after_approval_and_the_model_sees_their_results() {
 
     for a in &approvals {
         let id = a["id"].as_str().unwrap();
-        engine.decide(&ApprovalId::from(id), DecisionInput::approve()).await.unwrap();
+        engine.decide(&ApprovalId::from(id), DecisionInput::approve(), &warden_testkit::people::owner()).await.unwrap();
     }
     let events = events_until(&engine, &run_id, "run_finished", 1).await;
     let results: Vec<&Value> = events.iter().filter(|(k, _)| k == "tool_result").map(|(_, d)| d).collect();

@@ -121,7 +121,11 @@ async fn a_call_to_a_disabled_server_waits_and_continue_anyway_tells_the_model_a
     disabled_fixture(&hub).await;
 
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "echo please".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "echo please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &thread.id).await;
     assert_eq!(check.server, "fx");
     assert_eq!(check.down, ServerDown::Disabled);
@@ -149,7 +153,11 @@ async fn a_call_to_a_disabled_server_waits_and_continue_anyway_tells_the_model_a
     assert!(matches!(again, Err(warden_engine::Error::CheckDecided(_))), "{again:?}");
 
     // Within the hour the same thread is not asked again about `fx`: the call is answered at once.
-    let second = engine.send_message(&thread.id, "echo please".into()).await.expect("sent").run_id;
+    let second = engine
+        .send_message(&thread.id, "echo please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     run_reaches(&engine, &second, RunStatus::Finished).await;
     let detail = engine.thread(&thread.id).await.expect("thread");
     assert_eq!(detail.connection_checks.len(), 1, "asked once: {:?}", detail.connection_checks);
@@ -161,7 +169,7 @@ async fn a_call_to_a_disabled_server_waits_and_continue_anyway_tells_the_model_a
 
     // Another thread is asked.
     let other = engine.create_thread(None).await.expect("thread");
-    engine.send_message(&other.id, "echo please".into()).await.expect("sent");
+    engine.send_message(&other.id, "echo please".into(), &warden_testkit::people::owner()).await.expect("sent");
     let asked = pending_check(&engine, &other.id).await;
     assert_eq!(asked.server, "fx");
 
@@ -177,7 +185,11 @@ async fn connect_enables_the_server_and_the_call_goes_through_the_usual_approval
     disabled_fixture(&hub).await;
 
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "please delete item 42".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "please delete item 42".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &thread.id).await;
     assert_eq!(check.reason, CheckReason::CalledTool { tool: "fx__delete_item".into() });
 
@@ -201,7 +213,7 @@ async fn connect_enables_the_server_and_the_call_goes_through_the_usual_approval
     .expect("an approval card");
     assert_eq!(approval.tool, "fx__delete_item");
     assert_eq!(approval.risk, warden_types::Risk::High, "described by the tool once connected");
-    engine.decide(&approval.id, DecisionInput::approve()).await.expect("approved");
+    engine.decide(&approval.id, DecisionInput::approve(), &warden_testkit::people::owner()).await.expect("approved");
     run_reaches(&engine, &run_id, RunStatus::Finished).await;
     let answer = last_answer(&engine, &thread.id).await;
     assert!(answer.contains("[tool said: deleted 42]"), "the call ran and the model saw it: {answer}");
@@ -222,7 +234,11 @@ async fn a_mentioned_offline_server_is_asked_about_before_the_model_and_a_failed
     wait_for(&hub, "Notes", "failed", |s| matches!(s.state, warden_mcp::ServerState::Failed { .. })).await;
 
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "what is in @notes today?".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "what is in @notes today?".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &thread.id).await;
     assert_eq!(
         (check.server.as_str(), check.down, &check.reason),
@@ -256,7 +272,11 @@ async fn a_waiting_check_survives_a_restart_and_is_decided_after_it() {
     let (engine, hub) = open(dir.path(), &model).await;
     disabled_fixture(&hub).await;
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "echo please".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "echo please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &thread.id).await;
     run_reaches(&engine, &run_id, RunStatus::Waiting).await;
     hub.shutdown().await;
@@ -282,7 +302,11 @@ async fn stopping_a_run_cancels_its_check() {
     let (engine, hub) = open(dir.path(), &model).await;
     disabled_fixture(&hub).await;
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "echo please".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "echo please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &thread.id).await;
     engine.stop_run(&run_id).await.expect("stopped");
     let cancelled = check_where(&engine, &thread.id, |c| c.id == check.id && c.status == CheckStatus::Cancelled).await;
@@ -316,7 +340,7 @@ async fn a_pending_check_is_counted_and_listed_for_the_inbox_until_it_is_decided
     let mut watched = engine.watch_connection_checks();
 
     let thread = engine.create_thread(Some("Echo thread".into())).await.expect("thread");
-    engine.send_message(&thread.id, "echo please".into()).await.expect("sent");
+    engine.send_message(&thread.id, "echo please".into(), &warden_testkit::people::owner()).await.expect("sent");
     let check = pending_check(&engine, &thread.id).await;
     let asked = heard(&mut watched).await;
     assert_eq!((asked.id.as_str(), asked.status), (check.id.as_str(), CheckStatus::Pending));
@@ -335,7 +359,11 @@ async fn a_pending_check_is_counted_and_listed_for_the_inbox_until_it_is_decided
 
     // Another thread's check leaves the inbox when its run is stopped.
     let other = engine.create_thread(Some("Stopped thread".into())).await.expect("thread");
-    let run_id = engine.send_message(&other.id, "echo please".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&other.id, "echo please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let check = pending_check(&engine, &other.id).await;
     assert_eq!(heard(&mut watched).await.id, check.id);
     assert_eq!(waiting(&engine, &other.id).await.1, 1);

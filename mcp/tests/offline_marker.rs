@@ -44,7 +44,11 @@ async fn a_call_to_a_server_that_went_offline_is_stored_with_the_offline_marker(
     engine.add_tool_source(Arc::new(hub.clone()));
 
     let thread = engine.create_thread(None).await.expect("thread");
-    let run_id = engine.send_message(&thread.id, "crash please".into()).await.expect("sent").run_id;
+    let run_id = engine
+        .send_message(&thread.id, "crash please".into(), &warden_testkit::people::owner())
+        .await
+        .expect("sent")
+        .run_id;
     let finished = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
             let run = engine.run(&run_id).await.expect("run");

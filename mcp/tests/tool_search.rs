@@ -62,11 +62,19 @@ async fn the_model_finds_an_mcp_tool_among_many_and_calls_it_next_turn() {
     engine.add_tool_source(Arc::new(hub.clone()));
 
     let thread = engine.create_thread(None).await.unwrap();
-    let run_id = engine.send_message(&thread.id, "the forecast please".into()).await.unwrap().run_id;
+    let run_id = engine
+        .send_message(&thread.id, "the forecast please".into(), &warden_testkit::people::owner())
+        .await
+        .unwrap()
+        .run_id;
     let approval = next_of(&engine, &run_id, "approval_request").await;
     assert_eq!(approval["approval"]["tool"], "fixture__get_forecast");
     engine
-        .decide(&ApprovalId::from(approval["approval"]["id"].as_str().unwrap()), DecisionInput::approve())
+        .decide(
+            &ApprovalId::from(approval["approval"]["id"].as_str().unwrap()),
+            DecisionInput::approve(),
+            &warden_testkit::people::owner(),
+        )
         .await
         .unwrap();
     next_of(&engine, &run_id, "run_finished").await;

@@ -8,6 +8,7 @@ mod conversation;
 pub mod events;
 mod gemini;
 pub mod oidc_issuer;
+pub mod people;
 pub mod redirect;
 pub mod script;
 mod server;

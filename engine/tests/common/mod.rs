@@ -150,11 +150,4 @@ pub fn streamed_requests(model: &FixtureModel) -> usize {
     model.requests().iter().filter(|r| r["stream"] == Value::Bool(true)).count()
 }
 
-/// The person these tests act as: the owner, who decides anything not routed elsewhere.
-pub fn owner() -> warden_types::person::ActingPerson {
-    warden_types::person::ActingPerson {
-        id: "owner".into(),
-        name: "Owner".into(),
-        role: warden_types::person::Role::Owner,
-    }
-}
+pub use warden_testkit::people::owner;

@@ -124,11 +124,4 @@ pub async fn send_json(http: &Client, method: Method, url: String, body: Option<
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// The founding owner as the engine records a person (for tests that call the engine directly).
-pub fn owner() -> warden_types::person::ActingPerson {
-    warden_types::person::ActingPerson {
-        id: "owner".into(),
-        name: "Owner".into(),
-        role: warden_types::person::Role::Owner,
-    }
-}
+pub use warden_testkit::people::owner;

@@ -35,6 +35,7 @@ pub fn outside(id: &str, client: &str, frame: ClientFrame, status: RequestStatus
         id: id.into(),
         client_id: client.into(),
         client_name: format!("{client} name"),
+        asked_by: None,
         client_request_id: format!("c-{id}"),
         kind: frame.kind(),
         risk: frame.risk(),
