@@ -1,7 +1,7 @@
 //! Benchmarks of the real `warden-server` process against the scripted fixture model (run in this
 //! process, so its CPU is not counted against the server). Prints figures; asserts nothing.
 //!
-//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|streams|listeners|waiting|outside|local|sessions]`,
+//! Usage: `cargo run --release -p warden-bench [-- relay|startup|approvals|routed|streams|listeners|waiting|outside|local|sessions]`,
 //! after `cargo build --release -p warden-server` (or set WARDEN_SERVER_BIN to a built server binary).
 //! `streams` opens WARDEN_BENCH_STREAMS (1,000) streaming runs at once, of WARDEN_BENCH_TOKENS (20)
 //! tokens each, a thread's first turn and then a later one; `listeners` keeps
@@ -15,6 +15,7 @@
 mod error;
 mod local;
 mod outside;
+mod routed;
 mod sessions;
 
 use std::path::PathBuf;
@@ -714,6 +715,10 @@ async fn run(which: &str) -> Result<()> {
     }
     if wanted("approvals") {
         approvals().await?;
+    }
+    // Today's unrouted approvals alternating with routed ones (one approval, and a quorum of two).
+    if wanted("approvals") || which == "routed" {
+        routed::routed_approvals().await?;
     }
     if wanted("streams") {
         streams().await?;

@@ -44,7 +44,7 @@ test("a member's write waits for two approvers, who approve from their inboxes; 
   const policies = page.getByRole("region", { name: "Approval policies" });
   await policies.getByRole("button", { name: "Add a policy" }).click();
   const form = policies.getByRole("form", { name: "A new policy" });
-  await form.getByLabel("Name").fill(`Two for ${moName}`);
+  await form.getByLabel("Name", { exact: true }).fill(`Two for ${moName}`);
   await form.getByLabel("Tool (name or glob such as write_*)").fill("write_*");
   await form.getByLabel("Asked by").selectOption({ label: moName });
   await form.getByLabel(`${annName} (Approver)`).check();
