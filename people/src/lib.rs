@@ -96,9 +96,7 @@ impl Error {
             | Error::Random(_)
             | Error::Hashing(_)
             | Error::Sessions(_)
-            | Error::Stored(_) => {
-                ErrorKind::Internal
-            }
+            | Error::Stored(_) => ErrorKind::Internal,
         }
     }
 

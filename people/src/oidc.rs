@@ -42,7 +42,11 @@ impl People {
     /// The outcome of `who` signing in with the provider (see [`ProviderSignIn`]).
     pub async fn provider_sign_in(&self, who: &ProviderIdentity) -> Result<ProviderSignIn> {
         if let Some(person) = self.person_of_identity(&who.issuer, &who.subject).await? {
-            return Ok(if person.disabled_at.is_some() { ProviderSignIn::Disabled } else { ProviderSignIn::Person(person) });
+            return Ok(if person.disabled_at.is_some() {
+                ProviderSignIn::Disabled
+            } else {
+                ProviderSignIn::Person(person)
+            });
         }
         match who.role {
             Some(role) => {
@@ -154,17 +158,15 @@ impl People {
         }
         let login = login.ok_or_else(|| Error::LoginTaken(base.clone()))?;
         let invited_by = admitted.map(|(by, _)| by.clone());
-        sqlx::query(
-            "INSERT INTO people (id, login, name, role, created_at, invited_by) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(&login)
-        .bind(&name)
-        .bind(role)
-        .bind(&now)
-        .bind(invited_by)
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("INSERT INTO people (id, login, name, role, created_at, invited_by) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(&id)
+            .bind(&login)
+            .bind(&name)
+            .bind(role)
+            .bind(&now)
+            .bind(invited_by)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO oidc_identities (issuer, subject, person_id, created_at) VALUES (?, ?, ?, ?)")
             .bind(&who.issuer)
             .bind(&who.subject)

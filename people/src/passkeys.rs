@@ -80,8 +80,11 @@ impl People {
         .fetch_optional(&mut *tx)
         .await?;
         let Some((has_password, founding, passkeys)) = ways else { return Err(Error::NotFound(person.to_string())) };
-        let done =
-            sqlx::query("DELETE FROM passkeys WHERE id = ? AND person_id = ?").bind(id).bind(person).execute(&mut *tx).await?;
+        let done = sqlx::query("DELETE FROM passkeys WHERE id = ? AND person_id = ?")
+            .bind(id)
+            .bind(person)
+            .execute(&mut *tx)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(Error::PasskeyNotFound(id.to_string()));
         }
@@ -137,16 +140,15 @@ pub(crate) async fn insert_passkey(
     let name = names::name(&new.name)?;
     let id = stored_id(new.passkey.cred_id());
     let json = serde_json::to_string(&new.passkey).map_err(|e| Error::Stored(e.to_string()))?;
-    let inserted = sqlx::query(
-        "INSERT INTO passkeys (id, person_id, name, credential, created_at) VALUES (?, ?, ?, ?, ?)",
-    )
-    .bind(&id)
-    .bind(person)
-    .bind(name)
-    .bind(json)
-    .bind(timestamp::now())
-    .execute(&mut **tx)
-    .await;
+    let inserted =
+        sqlx::query("INSERT INTO passkeys (id, person_id, name, credential, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&id)
+            .bind(person)
+            .bind(name)
+            .bind(json)
+            .bind(timestamp::now())
+            .execute(&mut **tx)
+            .await;
     match inserted {
         Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(Error::PasskeyTaken),
         other => other.map(|_| id).map_err(Error::from),

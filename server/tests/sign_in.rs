@@ -127,7 +127,10 @@ async fn joining_with_a_passkey_checks_what_was_typed_first_and_asks_for_a_disco
     let (status, body) = post_from_page(&options, &origin, json!({ "login": "grace", "name": "Grace Hopper" })).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let public_key = &body["options"]["publicKey"];
-    assert_eq!((public_key["rp"]["id"].as_str(), public_key["user"]["name"].as_str()), (Some("localhost"), Some("grace")));
+    assert_eq!(
+        (public_key["rp"]["id"].as_str(), public_key["user"]["name"].as_str()),
+        (Some("localhost"), Some("grace"))
+    );
     assert_eq!(public_key["authenticatorSelection"]["residentKey"], "required", "{body}");
     assert_eq!(public_key["authenticatorSelection"]["userVerification"], "required", "{body}");
 
@@ -237,7 +240,10 @@ async fn a_person_signs_in_with_the_provider_and_gets_the_role_its_claim_names()
     let (status, _, page) = Browser::default().open(&format!("{}/sign-in", server.base)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let host = issuer.issuer().trim_start_matches("http://").to_string();
-    assert!(page.contains(&format!(r#"<a href="/sign-in/oidc">Sign in with {}</a>"#, host.split(':').next().unwrap())), "{page}");
+    assert!(
+        page.contains(&format!(r#"<a href="/sign-in/oidc">Sign in with {}</a>"#, host.split(':').next().unwrap())),
+        "{page}"
+    );
 
     issuer.sign_in_as(User::new("ada-1815", "Ada Lovelace", "ada").with_claim("warden_role", json!("Approver")));
     let mut browser = Browser::default();
@@ -246,10 +252,16 @@ async fn a_person_signs_in_with_the_provider_and_gets_the_role_its_claim_names()
     assert!(url.starts_with(&format!("{}/sign-in/oidc/callback?code=", server.base)), "{url}");
     assert!(page.contains("Signed in"), "{page}");
     let flow = browser.set_cookies.iter().find(|c| c.starts_with(&format!("warden_oidc_{}=", server.port))).unwrap();
-    assert!(flow.contains("HttpOnly") && flow.contains("SameSite=Lax") && flow.contains("Path=/sign-in/oidc"), "{flow}");
+    assert!(
+        flow.contains("HttpOnly") && flow.contains("SameSite=Lax") && flow.contains("Path=/sign-in/oidc"),
+        "{flow}"
+    );
     let (status, me) = browser.me(&server.base).await;
     assert_eq!(status, StatusCode::OK, "{me}");
-    assert_eq!((me["name"].as_str(), me["login"].as_str(), me["role"].as_str()), (Some("Ada Lovelace"), Some("ada"), Some("approver")));
+    assert_eq!(
+        (me["name"].as_str(), me["login"].as_str(), me["role"].as_str()),
+        (Some("Ada Lovelace"), Some("ada"), Some("approver"))
+    );
     assert_eq!(me["has_password"], false);
     assert!(issuer.refusals().is_empty(), "{:?}", issuer.refusals());
 

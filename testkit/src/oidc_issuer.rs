@@ -212,18 +212,16 @@ async fn authorize(State(inner): State<Arc<Inner>>, Query(q): Query<AuthorizeQue
         return (StatusCode::BAD_REQUEST, "PKCE with S256 is required").into_response();
     };
     if q.response_type != "code" || q.client_id != inner.client_id || !scopes.contains(&"openid") {
-        return (StatusCode::BAD_REQUEST, "not a code request of the known client with the openid scope").into_response();
+        return (StatusCode::BAD_REQUEST, "not a code request of the known client with the openid scope")
+            .into_response();
     }
     let code = random_code();
     let user = lock(&inner.user).clone();
     let grant = Grant { user, redirect_uri: q.redirect_uri.clone(), nonce: q.nonce, challenge };
     lock(&inner.codes).insert(code.clone(), grant);
     let state = if *lock(&inner.tamper) == Tamper::State { "not-the-state-sent".to_string() } else { q.state };
-    let location = format!(
-        "{}?{}",
-        q.redirect_uri,
-        form_pairs(&[("code", &code), ("state", &state), ("iss", &inner.issuer)])
-    );
+    let location =
+        format!("{}?{}", q.redirect_uri, form_pairs(&[("code", &code), ("state", &state), ("iss", &inner.issuer)]));
     (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response()
 }
 
@@ -243,7 +241,9 @@ struct TokenForm {
 
 /// The client's id and secret: HTTP Basic (as openidconnect sends them) or in the form.
 fn client_of(headers: &HeaderMap, form: &TokenForm) -> Option<(String, String)> {
-    if let Some(basic) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Basic ")) {
+    if let Some(basic) =
+        headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Basic "))
+    {
         let decoded = String::from_utf8(STANDARD.decode(basic.trim()).ok()?).ok()?;
         let (id, secret) = decoded.split_once(':')?;
         return Some((url_decoded(id), url_decoded(secret)));

@@ -128,10 +128,12 @@ async fn signing_in(access: &Access, request: Request) -> Response {
         (Method::GET, oidc::START_PATH, None) => oidc::start(access, &headers, peer).await,
         (Method::GET, oidc::CALLBACK_PATH, None) => oidc::finish(access, &headers, peer, request.uri().query()).await,
         (Method::GET | Method::HEAD, _, Some((secret, None))) => invitation_page::show(access, secret).await,
-        (Method::POST, SIGN_IN_PATH, None) => match Form::<password_sign_in::SignInForm>::from_request(request, &()).await {
-            Ok(Form(form)) => password_sign_in::sign_in(access, &headers, peer, form).await,
-            Err(rejection) => rejection.into_response(),
-        },
+        (Method::POST, SIGN_IN_PATH, None) => {
+            match Form::<password_sign_in::SignInForm>::from_request(request, &()).await {
+                Ok(Form(form)) => password_sign_in::sign_in(access, &headers, peer, form).await,
+                Err(rejection) => rejection.into_response(),
+            }
+        }
         (Method::POST, PASSKEY_OPTIONS_PATH, None) => passkeys::sign_in_options(access, &headers, peer).await,
         (Method::POST, PASSKEY_PATH, None) => match Json::from_request(request, &()).await {
             Ok(Json(answer)) => passkeys::sign_in_finish(access, &headers, peer, answer).await,

@@ -50,10 +50,9 @@ pub fn response_for(access: &Access, reason: Reason, login: &str) -> Response {
         Reason::TooManyAttempts => {
             (StatusCode::TOO_MANY_REQUESTS, "Too many sign-in attempts. Wait a minute, then try again.")
         }
-        Reason::ProviderUnreachable => (
-            StatusCode::BAD_GATEWAY,
-            "The identity provider could not be reached. Try again, or sign in another way.",
-        ),
+        Reason::ProviderUnreachable => {
+            (StatusCode::BAD_GATEWAY, "The identity provider could not be reached. Try again, or sign in another way.")
+        }
     };
     let provider = access
         .oidc()

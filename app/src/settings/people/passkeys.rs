@@ -58,10 +58,13 @@ fn PasskeyTable(list: Vec<PasskeyInfo>, ui: PeopleUi) -> impl IntoView {
 fn PasskeyRow(passkey: PasskeyInfo, ui: PeopleUi) -> impl IntoView {
     let id = StoredValue::new(passkey.id.clone());
     let name = StoredValue::new(passkey.name.clone());
-    let remove = move |_| {
-        let id = id.get_value();
-        ui.run(id.clone(), name.get_value(), "Could not remove the passkey", async move { remove_own_passkey(id).await });
-    };
+    let remove =
+        move |_| {
+            let id = id.get_value();
+            ui.run(id.clone(), name.get_value(), "Could not remove the passkey", async move {
+                remove_own_passkey(id).await
+            });
+        };
     view! {
         <tr class="passkey">
             <th scope="row">{passkey.name.clone()}</th>

@@ -47,7 +47,12 @@ fn WaitingRow(person: WaitingPerson, ui: PeopleUi) -> impl IntoView {
     let role = RwSignal::new(Role::Member);
     let admit = move |_| {
         let (id, role) = (id.get_value(), role.get_untracked());
-        ui.run(id.clone(), name.get_value(), "Could not let in", async move { admit_waiting(id, role).await.map(drop) });
+        ui.run(
+            id.clone(),
+            name.get_value(),
+            "Could not let in",
+            async move { admit_waiting(id, role).await.map(drop) },
+        );
     };
     let choose = move |ev: leptos::ev::Event| {
         if let Ok(chosen) = event_target_value(&ev).parse::<Role>() {

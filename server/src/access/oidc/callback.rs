@@ -91,9 +91,12 @@ async fn identify(provider: &Provider, flow_id: Option<&str>, answer: Answer) ->
     }
     let code = answer.code.ok_or_else(|| Refusal::Exchange("no code".into()))?;
     let config = provider.config();
-    let client =
-        ProviderClient::from_provider_metadata(flow.metadata, config.client_id.clone(), Some(config.client_secret.clone()))
-            .set_redirect_uri(flow.redirect);
+    let client = ProviderClient::from_provider_metadata(
+        flow.metadata,
+        config.client_id.clone(),
+        Some(config.client_secret.clone()),
+    )
+    .set_redirect_uri(flow.redirect);
     let tokens = client
         .exchange_code(AuthorizationCode::new(code))
         .map_err(|e| Refusal::Exchange(e.to_string()))?
@@ -117,7 +120,8 @@ async fn identify(provider: &Provider, flow_id: Option<&str>, answer: Answer) ->
     let email = claims.email().map(|e| e.to_string());
     let username = claims.preferred_username().map(|u| u.to_string());
     let name = claims.name().and_then(|n| n.get(None)).map(|n| n.to_string());
-    let role = config.role_claim.as_ref().and_then(|claim| claims.additional_claims().claims.get(claim)).and_then(role_of);
+    let role =
+        config.role_claim.as_ref().and_then(|claim| claims.additional_claims().claims.get(claim)).and_then(role_of);
     Ok(ProviderIdentity {
         issuer: claims.issuer().to_string(),
         name: name.or_else(|| username.clone()).or_else(|| email.clone()).unwrap_or_else(|| subject.clone()),
@@ -154,7 +158,8 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 fn with_flow_cookie_cleared(mut response: Response, access: &Access) -> Response {
-    let clear = format!("{}=; Path={START_PATH}; HttpOnly; SameSite=Lax; Max-Age=0", flow_cookie_name(access.hosts().port()));
+    let clear =
+        format!("{}=; Path={START_PATH}; HttpOnly; SameSite=Lax; Max-Age=0", flow_cookie_name(access.hosts().port()));
     if let Ok(value) = HeaderValue::from_str(&clear) {
         response.headers_mut().append(header::SET_COOKIE, value);
     }

@@ -9,7 +9,9 @@ use warden_types::person::Role;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{missing} is not set: WARDEN_OIDC_ISSUER, WARDEN_OIDC_CLIENT_ID and WARDEN_OIDC_CLIENT_SECRET go together")]
+    #[error(
+        "{missing} is not set: WARDEN_OIDC_ISSUER, WARDEN_OIDC_CLIENT_ID and WARDEN_OIDC_CLIENT_SECRET go together"
+    )]
     Incomplete { missing: &'static str },
     #[error("WARDEN_OIDC_ISSUER: `{0}` is not an https URL (plain http only on localhost or a loopback address)")]
     Issuer(String),

@@ -43,8 +43,13 @@ pub struct OtherClaims {
 
 impl AdditionalClaims for OtherClaims {}
 
-type TokenFields =
-    IdTokenFields<OtherClaims, EmptyExtraTokenFields, CoreGenderClaim, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm>;
+type TokenFields = IdTokenFields<
+    OtherClaims,
+    EmptyExtraTokenFields,
+    CoreGenderClaim,
+    CoreJweContentEncryptionAlgorithm,
+    CoreJwsSigningAlgorithm,
+>;
 
 /// A client of the provider, as its discovery document describes it.
 type ProviderClient = Client<

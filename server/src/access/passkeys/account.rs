@@ -30,7 +30,10 @@ pub struct Answer {
 }
 
 /// `GET /api/me/passkeys`: the asker's passkeys.
-pub async fn list(State(people): State<People>, Extension(asker): Extension<Asker>) -> Result<Json<Vec<PasskeyInfo>>, ApiError> {
+pub async fn list(
+    State(people): State<People>,
+    Extension(asker): Extension<Asker>,
+) -> Result<Json<Vec<PasskeyInfo>>, ApiError> {
     Ok(Json(people.passkeys_of(asker.id()).await?))
 }
 
@@ -60,7 +63,8 @@ pub async fn add_options(
         Err(error) => return ApiError::internal(&error).into_response(),
     };
     let challenge = ask_for_a_discoverable_passkey(challenge);
-    let Some(ceremony) = access.passkey_ceremonies().begin(Ceremony::Add { person: person.id.clone(), name, state }) else {
+    let Some(ceremony) = access.passkey_ceremonies().begin(Ceremony::Add { person: person.id.clone(), name, state })
+    else {
         return refused(StatusCode::SERVICE_UNAVAILABLE, "busy", "too many passkey requests at once: try again soon");
     };
     Json(serde_json::json!({ "ceremony": ceremony, "options": challenge })).into_response()

@@ -36,7 +36,13 @@ pub struct Answer {
 }
 
 /// The options for the browser's `navigator.credentials.create`, or what to fix on the page.
-pub async fn options(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>, secret: &str, typed: Typed) -> Response {
+pub async fn options(
+    access: &Access,
+    headers: &HeaderMap,
+    peer: Option<IpAddr>,
+    secret: &str,
+    typed: Typed,
+) -> Response {
     let Some(people) = access.people() else { return gone() };
     if !access.attempts().allow_address(peer) {
         return refused(StatusCode::TOO_MANY_REQUESTS, "too_many_attempts", "too many attempts: wait a minute");
@@ -67,7 +73,13 @@ pub async fn options(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>,
 }
 
 /// The browser's answer: the account made and this browser signed in, or why not.
-pub async fn finish(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>, secret: &str, answer: Answer) -> Response {
+pub async fn finish(
+    access: &Access,
+    headers: &HeaderMap,
+    peer: Option<IpAddr>,
+    secret: &str,
+    answer: Answer,
+) -> Response {
     let Some(people) = access.people() else { return gone() };
     let Some(Ceremony::Join { secret: started_with, person, login, name, state }) =
         access.passkey_ceremonies().finish(&answer.ceremony)

@@ -87,5 +87,9 @@ fn not_accepted() -> Response {
 
 fn too_many(peer: Option<IpAddr>) -> Response {
     tracing::warn!(?peer, "too many passkey sign-in attempts");
-    refused(StatusCode::TOO_MANY_REQUESTS, "too_many_attempts", "too many sign-in attempts: wait a minute, then try again")
+    refused(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too_many_attempts",
+        "too many sign-in attempts: wait a minute, then try again",
+    )
 }
