@@ -51,7 +51,7 @@ pub async fn add_options(
     };
     let rp = match relying_party::for_request(&headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let (handle, existing) = match (passkeys::user_handle(asker.id()), people.passkey_ids_of(asker.id()).await) {
         (Ok(handle), Ok(existing)) => (handle, existing),
@@ -81,12 +81,12 @@ pub async fn add(
     let Some(Ceremony::Add { person, name, state }) = access.passkey_ceremonies().finish(&answer.ceremony) else {
         return ceremony_over();
     };
-    if &person != asker.id() {
+    if person != *asker.id() {
         return ceremony_over();
     }
     let rp = match relying_party::for_request(&headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let passkey = match rp.finish_passkey_registration(&answer.credential, &state) {
         Ok(passkey) => passkey,

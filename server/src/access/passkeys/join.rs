@@ -53,7 +53,7 @@ pub async fn options(
     };
     let rp = match relying_party::for_request(headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let person = PersonId::new();
     let handle = match passkeys::user_handle(&person) {
@@ -91,7 +91,7 @@ pub async fn finish(
     }
     let rp = match relying_party::for_request(headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let passkey = match rp.finish_passkey_registration(&answer.credential, &state) {
         Ok(passkey) => passkey,

@@ -14,15 +14,15 @@ use crate::api::ApiError;
 /// What browsers show as the site's name.
 const RP_NAME: &str = "Warden";
 
-/// The relying party of this request, or why passkeys do not work on it.
-pub fn for_request(headers: &HeaderMap) -> Result<Webauthn, Response> {
+/// The relying party of this request, or why passkeys do not work on it (boxed: a response is large).
+pub fn for_request(headers: &HeaderMap) -> Result<Webauthn, Box<Response>> {
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let scheme = if served_over_https(headers) { "https" } else { "http" };
-    let origin = Url::parse(&format!("{scheme}://{host}")).map_err(|_| not_a_domain())?;
-    let Some(domain) = origin.domain().map(str::to_string) else { return Err(not_a_domain()) };
+    let origin = Url::parse(&format!("{scheme}://{host}")).map_err(|_| Box::new(not_a_domain()))?;
+    let Some(domain) = origin.domain().map(str::to_string) else { return Err(Box::new(not_a_domain())) };
     WebauthnBuilder::new(&domain, &origin)
         .and_then(|builder| builder.rp_name(RP_NAME).build())
-        .map_err(|error| ApiError::internal(&error).into_response())
+        .map_err(|error| Box::new(ApiError::internal(&error).into_response()))
 }
 
 fn not_a_domain() -> Response {

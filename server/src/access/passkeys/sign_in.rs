@@ -29,7 +29,7 @@ pub async fn options(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>)
     }
     let rp = match relying_party::for_request(headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let (mut challenge, state) = match rp.start_discoverable_authentication() {
         Ok(started) => started,
@@ -51,7 +51,7 @@ pub async fn finish(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>, 
     };
     let rp = match relying_party::for_request(headers) {
         Ok(rp) => rp,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let Ok((handle, credential_id)) = rp.identify_discoverable_authentication(&answer.credential) else {
         return not_accepted();
