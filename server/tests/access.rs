@@ -157,8 +157,11 @@ async fn without_the_token_the_api_pages_and_server_functions_answer_401() {
         assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path}");
         let html = res.text().await.expect("body");
         assert!(html.contains("Sign in to Warden") && html.contains("?token="), "{html}");
+        // No script of the app's: only the sign-in page's own passkey script, from this origin.
+        let scripts = html.matches("<script").count();
         assert!(
-            !html.contains("What should we work on?") && !html.contains("<script"),
+            !html.contains("What should we work on?")
+                && scripts == html.matches(r#"<script src="/passkeys.js""#).count(),
             "the app is not served: {html}"
         );
     }

@@ -8,14 +8,24 @@ use warden_types::person::{ActingPerson, Person};
 use crate::model::Approval;
 use crate::server_fns::people::who_am_i;
 
-/// The person signed in, once the browser has read it (`None` on the server and until then).
+/// The person signed in, once the browser has read it (`None` on the server and until then). A signal set
+/// by an effect after hydration, not a resource: a resource read inside a page's `<Transition>` would make
+/// the browser show the fallback where the server rendered the cards (a hydration panic).
 #[derive(Clone, Copy)]
-pub struct Me(pub LocalResource<Option<Person>>);
+pub struct Me(pub RwSignal<Option<Person>>);
 
 impl Me {
-    /// Provides the person as context for the pages' cards.
+    /// Provides the person as context for the pages' cards; the browser reads who it is once hydrated.
     pub fn provide() {
-        provide_context(Me(LocalResource::new(|| async { who_am_i().await.ok() })));
+        let me = RwSignal::new(None);
+        Effect::new(move |_| {
+            leptos::task::spawn_local(async move {
+                if let Ok(person) = who_am_i().await {
+                    me.try_set(Some(person));
+                }
+            });
+        });
+        provide_context(Me(me));
     }
 
     /// Whether the person signed in may decide `approval`; `true` until that is known (the server decides).
@@ -23,7 +33,7 @@ impl Me {
         let route = route_of(approval);
         let me = use_context::<Me>();
         Signal::derive(move || {
-            let person = me.and_then(|m| m.0.get().flatten());
+            let person = me.and_then(|m| m.0.get());
             person.is_none_or(|p| {
                 let acting = ActingPerson { id: p.id.clone(), name: p.name.clone(), role: p.role };
                 may_decide(&route, &acting).is_ok()

@@ -12,6 +12,7 @@ pub mod middleware;
 pub mod oidc;
 pub mod passkeys;
 mod password_sign_in;
+pub mod pending;
 pub mod roles;
 pub mod server_fn_rules;
 pub mod session;

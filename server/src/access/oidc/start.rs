@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use openidconnect::core::{CoreAuthenticationFlow, CoreProviderMetadata};
 use openidconnect::{CsrfToken, Nonce, PkceCodeChallenge, RedirectUrl, Scope};
 
-use super::flows::{Flow, LIFETIME};
+use super::flows::{Flow, Flows};
 use super::{ProviderClient, CALLBACK_PATH, START_PATH};
 use crate::access::middleware::served_over_https;
 use crate::access::sign_in_page::{self, Reason};
@@ -56,7 +56,7 @@ pub async fn start(access: &Access, headers: &HeaderMap, peer: Option<IpAddr>) -
     let cookie = format!(
         "{}={id}; Path={START_PATH}; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
         flow_cookie_name(access.hosts().port()),
-        LIFETIME.as_secs()
+        Flows::LIFETIME.as_secs()
     );
     let (Ok(location), Ok(cookie)) = (HeaderValue::from_str(url.as_str()), HeaderValue::from_str(&cookie)) else {
         return sign_in_page::response(access, Reason::NotSignedIn);
