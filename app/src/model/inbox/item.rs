@@ -114,10 +114,17 @@ impl InboxItem {
         }
     }
 
-    /// Changes whenever the item must be drawn again: decided, expired, given more time.
+    /// Changes whenever the item must be drawn again: decided, expired, given more time, voted on, edited.
     pub fn revision(&self) -> String {
         match self {
-            InboxItem::Chat(a) => format!("{:?}|{}", a.status, a.decided_at.as_deref().unwrap_or_default()),
+            // A vote (quorum) or an approver's edit leaves it pending: the votes and the shown arguments count.
+            InboxItem::Chat(a) => format!(
+                "{:?}|{}|{}|{}",
+                a.status,
+                a.decided_at.as_deref().unwrap_or_default(),
+                a.votes.iter().map(|v| v.person.id.as_str()).collect::<Vec<_>>().join(","),
+                a.arguments
+            ),
             InboxItem::Outside(r) => {
                 format!("{:?}|{}|{}", r.status, r.decided_at.as_deref().unwrap_or_default(), r.expires_at)
             }
