@@ -69,8 +69,8 @@ impl Reader {
     }
 }
 
-/// Someone a thread can be shared with, as the Share dialog lists them: every signed-in person may read
-/// these (names and ids only; logins and roles are the owner's to see).
+/// Someone a thread can be shared with, as the Share dialog lists them: everyone who chats may read these
+/// (names and ids only; logins and roles are the owner's to see).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PersonName {
     pub id: PersonId,

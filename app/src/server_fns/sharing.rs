@@ -34,8 +34,8 @@ pub async fn name_owners(
     Ok(())
 }
 
-/// Everyone a thread can be shared with (enabled accounts but the one asking), by name: any signed-in
-/// person may read this.
+/// Everyone a thread can be shared with (enabled accounts but the one asking), by name: for those who can
+/// own a thread and share it (not viewers, who own none).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn list_people_names() -> Result<Vec<PersonName>, AppError> {
     let me = super::asker::asker()?.person.id;

@@ -92,7 +92,7 @@ fn table() -> Vec<(&'static str, Need)> {
         (sessions::SignOutBrowser::PATH, SignedIn),
         (sessions::SignOutBrowsers::PATH, SignedIn),
         (sharing::GetSharing::PATH, SignedIn),
-        (sharing::ListPeopleNames::PATH, SignedIn),
+        (sharing::ListPeopleNames::PATH, Chat),
         (sharing::SetSharing::PATH, Chat),
         (threads::DeleteThread::PATH, Chat),
         (threads::EarlierMessages::PATH, SignedIn),
