@@ -143,7 +143,8 @@ test("a person's chat approval is in the log as theirs, and both exports hold it
   // JSON Lines: one entry a line, both kinds of decision.
   const lines = (await download(page, "JSON Lines")).trim().split("\n").map((line) => JSON.parse(line));
   const chat = lines.find((e) => e.source === "chat" && e.what === "write_file" && e.arguments.path === "audited.txt");
-  expect(chat).toMatchObject({ decided_by: "person", outcome: "approved", how: "a person" });
+  // `how` names the approver (issue 39).
+  expect(chat).toMatchObject({ decided_by: "person", outcome: "approved", how: "approved by Owner" });
   const automatic = lines.find((e) => e.source === "outside" && e.decided_by === "policy" && e.code === CODE);
   expect(automatic).toMatchObject({ outcome: "approved", how: RULE });
   expect(lines.indexOf(chat)).toBeLessThan(lines.indexOf(automatic)); // newest first
