@@ -284,10 +284,16 @@ fn outside_entry(r: &OutsideRequest) -> Option<AuditEntry> {
     };
     let decision = r.decision.as_ref()?;
     let (decided_by, how) = match decision.decided_by.kind {
-        DeciderKind::Person if decision.edited_code.is_some() => {
-            (AuditDecider::Person, "a person, after editing the code".to_string())
+        DeciderKind::Person => {
+            // The people who voted, in order, and the policy that routed it (decisions from before votes
+            // were kept name nobody).
+            let mut how =
+                warden_types::policy::who_decided(&r.votes, r.route.as_ref()).unwrap_or_else(|| "a person".to_string());
+            if decision.edited_code.is_some() {
+                how.push_str(", after editing the code");
+            }
+            (AuditDecider::Person, how)
         }
-        DeciderKind::Person => (AuditDecider::Person, "a person".to_string()),
         DeciderKind::Policy => (AuditDecider::Policy, decision.decided_by.detail.clone()),
         DeciderKind::Timeout => (AuditDecider::Timeout, decision.decided_by.detail.clone()),
         DeciderKind::CallEnded => (AuditDecider::CallEnded, decision.decided_by.detail.clone()),

@@ -16,6 +16,14 @@ pub enum Error {
     /// The person asking may not do this (their role, or it is not theirs).
     #[error("{0}")]
     Forbidden(String),
+    /// The person may not decide this request (their role, not routed to them, or they asked for it).
+    #[error("{0}")]
+    Refused(#[from] warden_policies::Refusal),
+    #[error("you have already approved this as it is shown; it waits for the other approvers")]
+    AlreadyVoted,
+    /// An approver edited the code after the person read it: what they approved is no longer what it shows.
+    #[error("the code was edited by another approver; look at the request again")]
+    ShownChanged,
     /// No client has this token, or its client was revoked. Says nothing about which.
     #[error("the client token is not valid (unknown or revoked)")]
     Unauthorized,
@@ -72,8 +80,10 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::NotFound { .. } => ErrorKind::NotFound,
-            Error::Forbidden(_) => ErrorKind::Forbidden,
-            Error::AlreadyDecided(_) | Error::IdReused(_) => ErrorKind::Conflict,
+            Error::Forbidden(_) | Error::Refused(_) => ErrorKind::Forbidden,
+            Error::AlreadyDecided(_) | Error::IdReused(_) | Error::AlreadyVoted | Error::ShownChanged => {
+                ErrorKind::Conflict
+            }
             Error::Invalid(_) | Error::UnknownRequest(_) | Error::Unauthorized => ErrorKind::Invalid,
             // Mapped to 429 by the server before the kind is asked.
             Error::TooManyPending(_) | Error::RateLimited { .. } | Error::TooManyOpen { .. } => ErrorKind::Conflict,
@@ -90,6 +100,11 @@ impl Error {
             Error::AlreadyDecided(_) => "already_decided",
             Error::Invalid(_) => "invalid_request",
             Error::Forbidden(_) => "forbidden",
+            Error::Refused(warden_policies::Refusal::OwnRequest) => "own_request",
+            Error::Refused(warden_policies::Refusal::NotAnApprover) => "not_routed_to_you",
+            Error::Refused(warden_policies::Refusal::RoleDecidesNothing) => "role_not_allowed",
+            Error::AlreadyVoted => "already_voted",
+            Error::ShownChanged => "code_changed",
             Error::Unauthorized => "unauthorized",
             Error::IdReused(_) => "id_reused",
             Error::UnknownRequest(_) => "unknown_request",
@@ -122,9 +137,13 @@ impl Error {
             Error::TooManyPending(_) => (ErrorCode::TooManyPending, self.to_string()),
             Error::RateLimited { .. } => (ErrorCode::RateLimited, self.to_string()),
             Error::TooManyOpen { .. } => (ErrorCode::Invalid, self.to_string()),
-            Error::Invalid(_) | Error::Forbidden(_) | Error::NotFound { .. } | Error::AlreadyDecided(_) => {
-                (ErrorCode::Invalid, self.to_string())
-            }
+            Error::Invalid(_)
+            | Error::Forbidden(_)
+            | Error::Refused(_)
+            | Error::AlreadyVoted
+            | Error::ShownChanged
+            | Error::NotFound { .. }
+            | Error::AlreadyDecided(_) => (ErrorCode::Invalid, self.to_string()),
             Error::Corrupt(_) | Error::Internal(_) | Error::Sqlx(_) | Error::Migrate(_) => {
                 let error_id = warden_db::new_id();
                 tracing::error!(error_id = %error_id, error = %self, "outside request failed");

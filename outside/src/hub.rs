@@ -3,6 +3,7 @@
 //! the truth; the in-memory signals only wake waiters, who then read what is stored, so a decision
 //! made while a client was away (or before a restart) reaches it when it comes back.
 
+mod ballot;
 mod calls_ended;
 
 use std::collections::HashMap;
@@ -28,10 +29,15 @@ use crate::policy::{self, ClientPolicy, Policy, MAX_TIMEOUT_SECS};
 use crate::protocol::{Ack, ClientFrame, DecidedBy, DeciderKind, DecisionFrame, RequestKind, ServerFrame, Verdict};
 use crate::quota::{Held, Limits, Permit, Quotas};
 use crate::record::{
-    Client, Decision, DecisionInput, InboxEvent, LinkedCall, NewClient, OutsideRequest, RequestQuery, RequestStatus,
-    MAX_CLIENT_NAME_CHARS,
+    self, Client, Decision, DecisionInput, InboxEvent, LinkedCall, NewClient, OutsideRequest, RequestQuery,
+    RequestStatus, MAX_CLIENT_NAME_CHARS,
 };
-use crate::store::{self, Inserted, NewRequest, Store};
+use crate::store::{self, Inserted, NewRequest, Store, Votes};
+use ballot::Ballot;
+use warden_people::People;
+use warden_policies::{may_decide, Policies, Request};
+use warden_types::person::ActingPerson;
+use warden_types::policy::{ApprovalRoute, Source};
 
 /// How many inbox events a slow subscriber may fall behind before it is told it lagged.
 const INBOX_CAPACITY: usize = 1024;
@@ -39,8 +45,8 @@ const INBOX_CAPACITY: usize = 1024;
 const MAX_TOKEN_CHARS: usize = 256;
 /// How long the deadline task sleeps when nothing is pending (a new request wakes it anyway).
 const IDLE_CHECK: Duration = Duration::from_secs(3600);
-/// The `decided_by.detail` of a person's decision.
-const PERSON_DETAIL: &str = "a person in Warden";
+/// How often a vote is counted again when another was written meanwhile.
+const VOTE_ATTEMPTS: usize = 8;
 
 /// The answer to a request: stored and waiting, or decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +69,15 @@ impl Answer {
             Answer::Decided(decision) => ServerFrame::Decision(decision),
         }
     }
+}
+
+/// The pending requests a person may decide (see [`OutsideHub::pending_for`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PendingFor {
+    /// Shown in the inbox on their own.
+    pub apart: u64,
+    /// On the cards of calls of Warden's own runs, by thread.
+    pub on_cards: HashMap<ThreadId, u64>,
 }
 
 /// What a client's waiters are woken by: a count of decisions for it, and whether it was revoked.
@@ -90,6 +105,16 @@ struct Inner {
     runs: OnceLock<Engine>,
     /// Each client's bounds (`quota`).
     quotas: Arc<Quotas>,
+    /// The approval policies requests that wait for a person are routed by, and the people their
+    /// clients belong to (see [`OutsideHub::route_by`]).
+    routing: OnceLock<Routing>,
+}
+
+/// What routes a request: the policies (shared with the engine's, so an edit in Settings applies at once)
+/// and the people, for the requester's name and role.
+struct Routing {
+    policies: Policies,
+    people: People,
 }
 
 impl OutsideHub {
@@ -113,6 +138,7 @@ impl OutsideHub {
                 shutdown: CancellationToken::new(),
                 runs: OnceLock::new(),
                 quotas: Quotas::new(limits),
+                routing: OnceLock::new(),
             }),
         };
         tokio::spawn(hub.clone().expire_forever());
@@ -129,6 +155,13 @@ impl OutsideHub {
     }
 
     /// The bounds every client is held to.
+    /// Routes every request that waits for a person by `policies`, asked by its client's owner (read from
+    /// `people`): who may decide it, how many must approve, and whether the owner may. Without it (or
+    /// before it) any owner or approver decides alone. Set once; later calls are ignored.
+    pub fn route_by(&self, policies: Policies, people: People) {
+        let _ = self.inner.routing.set(Routing { policies, people });
+    }
+
     pub fn limits(&self) -> Limits {
         self.inner.quotas.limits()
     }
@@ -264,6 +297,12 @@ impl OutsideHub {
     /// new request counts against the client's rate ([`Error::RateLimited`]), and one that would wait
     /// for a person against its pending requests ([`Error::TooManyPending`]).
     pub async fn submit(&self, client_id: &ClientId, frame: ClientFrame) -> Result<Answer> {
+        self.submit_from(client_id, frame, Source::OutsideClient).await
+    }
+
+    /// [`OutsideHub::submit`] for a request from `source`: a coding agent's permission prompt comes
+    /// through Warden's own MCP endpoint, which says so (a client's word for it is not taken).
+    pub async fn submit_from(&self, client_id: &ClientId, frame: ClientFrame, source: Source) -> Result<Answer> {
         frame.validate()?;
         let client = match self.inner.store.client(client_id).await? {
             Some(client) if client.revoked_at.is_none() => client,
@@ -305,7 +344,14 @@ impl OutsideHub {
         if decision.is_none() && self.inner.store.pending_of_client(client_id).await? >= max_pending {
             return Err(Error::TooManyPending(max_pending));
         }
-        let timeout = policy::timeout(&policy, &client.policy, frame.risk());
+        let route = match decision {
+            Some(_) => None,
+            None => self.route(&client, &frame, source).await?,
+        };
+        let timeout = match route.as_ref().and_then(|r| r.timeout_secs) {
+            Some(secs) => Duration::from_secs(secs.clamp(1, MAX_TIMEOUT_SECS)),
+            None => policy::timeout(&policy, &client.policy, frame.risk()),
+        };
         let id = OutsideRequestId::new();
         let expires_at = store::at(SystemTime::now() + timeout);
         let inserted = self
@@ -320,6 +366,7 @@ impl OutsideHub {
                 expires_at: &expires_at,
                 decision: decision.as_ref().map(|d| (RequestStatus::Approved, d)),
                 linked_call: linked_call.as_ref(),
+                route: route.as_ref(),
             })
             .await?;
         let request = match inserted {
@@ -363,34 +410,72 @@ impl OutsideHub {
         }
     }
 
-    /// The person `by` decides the pending request `request_id`: its client is told at once (or when
-    /// it comes back). Deciding a request that is already decided is [`Error::AlreadyDecided`].
+    /// Who decides a request of `client` that waits for a person: the first approval policy that matches
+    /// it, asked by the client's owner. `None` without routing (see [`OutsideHub::route_by`]).
+    async fn route(&self, client: &Client, frame: &ClientFrame, source: Source) -> Result<Option<ApprovalRoute>> {
+        let Some(routing) = self.inner.routing.get() else { return Ok(None) };
+        let requester = match &client.created_by {
+            Some(id) => match routing.people.person(id).await {
+                Ok(person) => Some(ActingPerson { id: person.id, name: person.name, role: person.role }),
+                // The owner's account is gone: routed as asked by nobody known (no requester rule holds).
+                Err(warden_people::Error::NotFound(_)) => None,
+                Err(error) => return Err(Error::Internal(format!("could not read the client's owner: {error}"))),
+            },
+            None => None,
+        };
+        let tool = record::routing_tool(frame, source);
+        let request = Request {
+            source,
+            tool: &tool,
+            mcp_server: None,
+            risk: record::routing_risk(frame),
+            requester: requester.as_ref(),
+        };
+        Ok(Some(routing.policies.route(&request)))
+    }
+
+    /// The person `by` decides the pending request `request_id`, or votes on it where its route wants
+    /// more than one approval: they must be one of its approvers (not its requester, unless the route
+    /// allows), and decide what the card shows now. One deny denies; an approval settles once enough
+    /// distinct approvers approved the code shown; an approver's edit (with a quorum) becomes what is
+    /// shown and starts the count again. Settled, the client is told at once (or when it comes back).
+    /// Deciding a request that is already decided is [`Error::AlreadyDecided`].
     pub async fn decide(
         &self,
         request_id: &OutsideRequestId,
         input: DecisionInput,
-        by: &PersonId,
+        by: &ActingPerson,
     ) -> Result<OutsideRequest> {
-        let request = self.request(request_id).await?;
-        if request.status != RequestStatus::Pending {
-            return Err(Error::AlreadyDecided(request_id.to_string()));
+        // A vote written by someone else between reading and writing: count again on what is there now.
+        for _ in 0..VOTE_ATTEMPTS {
+            let request = self.request(request_id).await?;
+            if request.status != RequestStatus::Pending {
+                return Err(Error::AlreadyDecided(request_id.to_string()));
+            }
+            let route = request.route();
+            may_decide(&route, by).map_err(Error::Refused)?;
+            let ballot = Ballot::cast(&request, &route, input.clone(), by)?;
+            let written = match &ballot.settles {
+                Some((status, decision)) => {
+                    let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
+                    self.inner.store.settle(request_id, request.revision, *status, decision, votes).await?
+                }
+                None => {
+                    let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
+                    self.inner.store.record_votes(request_id, request.revision, votes).await?
+                }
+            };
+            if !written {
+                continue;
+            }
+            if ballot.settles.is_some() {
+                return self.decided(request_id).await;
+            }
+            let request = self.request(request_id).await?;
+            self.publish(InboxEvent::Voted { request: Box::new(request.clone()) });
+            return Ok(request);
         }
-        let input = input.checked(&request.request).map_err(Error::Invalid)?;
-        let status = match input.decision {
-            Verdict::Approved => RequestStatus::Approved,
-            Verdict::Rejected => RequestStatus::Rejected,
-        };
-        let decision = Decision {
-            decision: input.decision,
-            reason: input.reason,
-            edited_code: input.edited_code,
-            decided_by: DecidedBy { kind: DeciderKind::Person, detail: PERSON_DETAIL.to_string() },
-            person: Some(by.clone()),
-        };
-        if !self.inner.store.decide(request_id, status, &decision).await? {
-            return Err(Error::AlreadyDecided(request_id.to_string()));
-        }
-        self.decided(request_id).await
+        Err(Error::Internal(format!("outside request `{request_id}` kept changing while a vote was counted")))
     }
 
     /// Gives a pending request `by` more time before it times out.
@@ -422,6 +507,23 @@ impl OutsideHub {
     /// How many requests have `status`: a count, with no rows read.
     pub async fn count(&self, status: RequestStatus) -> Result<u64> {
         self.inner.store.count(status).await
+    }
+
+    /// What waits for `person` to decide: how many requests apart, and how many on the calls of each
+    /// thread (threads with none left out).
+    pub async fn pending_for(&self, person: &ActingPerson) -> Result<PendingFor> {
+        let mut pending = PendingFor::default();
+        for (route, thread) in self.inner.store.pending_routes().await? {
+            let route = route.unwrap_or_else(|| ApprovalRoute::unrouted(None));
+            if may_decide(&route, person).is_err() {
+                continue;
+            }
+            match thread {
+                Some(thread) => *pending.on_cards.entry(thread).or_default() += 1,
+                None => pending.apart += 1,
+            }
+        }
+        Ok(pending)
     }
 
     /// How many pending requests wait on calls of each thread (threads with none are left out); their

@@ -45,7 +45,7 @@ pub use dial::{Backoff, Dialer};
 #[cfg(feature = "server")]
 pub use error::{Error, Result};
 #[cfg(feature = "server")]
-pub use hub::{Answer, ClientSignal, OutsideHub};
+pub use hub::{Answer, ClientSignal, OutsideHub, PendingFor};
 pub use ownership::Manager;
 #[cfg(feature = "server")]
 pub use quota::{Held, Limits, Permit};

@@ -3,11 +3,12 @@
 
 use serde::{Deserialize, Serialize};
 use warden_types::id::{ClientId, OutsideRequestId, PersonId, ThreadId, ToolCallId};
+use warden_types::policy::{ApprovalRoute, Vote};
 
 use crate::policy::ClientPolicy;
 use crate::protocol::{
-    check_bytes, ClientFrame, DecidedBy, DecisionFrame, RequestKind, RiskLevel, Verdict, MAX_REASON_BYTES,
-    MAX_TEXT_BYTES,
+    check_bytes, ClientFrame, DecidedBy, DecisionFrame, RequestKind, RiskLevel, SecurityEvaluation, Verdict,
+    MAX_REASON_BYTES, MAX_TEXT_BYTES,
 };
 
 /// Longest client name, in characters.
@@ -102,6 +103,19 @@ pub struct OutsideRequest {
     /// in the inbox on its own.
     #[serde(default)]
     pub linked_call: Option<LinkedCall>,
+    /// Who decides it: the approval policy that matched when it arrived, copied (`None`: from before
+    /// routing, or decided on arrival; any owner or approver decides alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<ApprovalRoute>,
+    /// The people who voted, in order, on the code shown ([`OutsideRequest::shown`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub votes: Vec<Vote>,
+    /// An approver's edit of the code while a quorum counts: what the card shows and the votes are on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown_code: Option<String>,
+    /// Bumped by every vote: a vote is written only on the votes it counted.
+    #[serde(skip)]
+    pub revision: i64,
 }
 
 /// The running tool call of one of Warden's own runs that an outside request named as its own
@@ -115,6 +129,31 @@ pub struct LinkedCall {
 }
 
 impl OutsideRequest {
+    /// The request as a person deciding it is shown: the client's frame with an approver's edit of the
+    /// code in place of the client's code (while a quorum counts).
+    pub fn as_shown(&self) -> ClientFrame {
+        match (&self.request, &self.shown_code) {
+            (ClientFrame::SecurityEvaluation(evaluation), Some(code)) => {
+                ClientFrame::SecurityEvaluation(SecurityEvaluation { code: code.clone(), ..evaluation.clone() })
+            }
+            (frame, _) => frame.clone(),
+        }
+    }
+
+    /// Who decides it (requests from before routing: the unrouted default).
+    pub fn route(&self) -> ApprovalRoute {
+        self.route.clone().unwrap_or_else(|| ApprovalRoute::unrouted(None))
+    }
+
+    /// The code a person approving it is shown: an approver's edit while a quorum counts, else the
+    /// client's (`None` for a code response, which has no code to run).
+    pub fn shown(&self) -> Option<&str> {
+        match &self.request {
+            ClientFrame::SecurityEvaluation(evaluation) => Some(self.shown_code.as_deref().unwrap_or(&evaluation.code)),
+            ClientFrame::CodeResponse(_) => None,
+        }
+    }
+
     /// The decision frame the client receives, once decided.
     pub fn decision_frame(&self) -> Option<DecisionFrame> {
         let d = self.decision.as_ref()?;
@@ -160,6 +199,35 @@ pub fn warden_risk(frame: &ClientFrame) -> Option<RiskLevel> {
     } else {
         shell
     }
+}
+
+/// The risk approval policies match a request on: the higher of the client's claim and Warden's own
+/// reading, so a client claiming less than its code does cannot slip past a rule for risky requests. A
+/// code response (output to pass on) with no claim is low.
+#[cfg(feature = "server")]
+pub fn routing_risk(frame: &ClientFrame) -> warden_types::tool::Risk {
+    use warden_types::tool::Risk;
+    match frame.risk().max(warden_risk(frame)).unwrap_or(RiskLevel::Low) {
+        RiskLevel::Low => Risk::Low,
+        RiskLevel::Medium => Risk::Medium,
+        RiskLevel::High => Risk::High,
+    }
+}
+
+/// The tool name approval policies match a request on: a coding agent's tool (`Bash`, `Write`, as its
+/// permission prompt names it), else the kind of request (`security_evaluation`, `code_response`).
+#[cfg(feature = "server")]
+pub fn routing_tool(frame: &ClientFrame, source: warden_types::policy::Source) -> String {
+    let tool = match (source, frame) {
+        (warden_types::policy::Source::CodingAgent, ClientFrame::SecurityEvaluation(evaluation)) => evaluation
+            .metadata
+            .as_ref()
+            .and_then(|m| m.get("tool_name"))
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    };
+    tool.unwrap_or_else(|| frame.kind().to_string())
 }
 
 /// A person's decision on one outside request.
@@ -221,4 +289,6 @@ pub enum InboxEvent {
     Pending { request: Box<OutsideRequest> },
     /// A request was decided (by a person, a policy or a timeout).
     Decided { request: Box<OutsideRequest> },
+    /// A person voted on a request that still waits for more approvals (a quorum), or edited its code.
+    Voted { request: Box<OutsideRequest> },
 }

@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::policy::{ClientPolicy, Policy};
 use crate::protocol::{ClientFrame, DeciderKind, DecisionFrame, RiskLevel};
 use crate::record::{Client, Decision, LinkedCall, OutsideRequest, RequestQuery, RequestStatus};
+use warden_types::policy::{ApprovalRoute, Vote};
 
 /// Where warden-outside's migrations are recorded, apart from the engine's and warden-mcp's.
 pub const MIGRATIONS_TABLE: &str = "_warden_outside_migrations";
@@ -49,6 +50,14 @@ pub struct NewRequest<'a> {
     pub decision: Option<(RequestStatus, &'a Decision)>,
     /// The running call of Warden's own runs it belongs to.
     pub linked_call: Option<&'a LinkedCall>,
+    /// Who decides it, when it waits for a person and an approval policy routed it.
+    pub route: Option<&'a ApprovalRoute>,
+}
+
+/// A person's vote that does not settle a request: the votes and shown code after it.
+pub struct Votes<'a> {
+    pub votes: &'a [Vote],
+    pub shown_code: Option<&'a str>,
 }
 
 /// What storing a request did.
@@ -63,7 +72,7 @@ macro_rules! select_request {
     () => {
         "SELECT r.id, r.client_id, c.name AS client_name, c.created_by AS asked_by, r.client_request_id, r.kind, r.payload, r.risk, \
          r.follows, r.status, r.decision, r.created_at, r.expires_at, r.decided_at, r.delivered_at, \
-         r.linked_call_id, r.linked_thread_id \
+         r.linked_call_id, r.linked_thread_id, r.route, r.votes, r.shown_code, r.revision \
          FROM outside_requests r JOIN outside_clients c ON c.id = r.client_id"
     };
 }
@@ -179,8 +188,8 @@ impl Store {
         let done = sqlx::query(
             "INSERT INTO outside_requests (id, client_id, client_request_id, kind, payload, risk, follows, status, \
                decision, decided_by, timeout_secs, created_at, expires_at, decided_at, linked_call_id, \
-               linked_thread_id) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+               linked_thread_id, route) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
              ON CONFLICT (client_id, client_request_id) DO NOTHING",
         )
         .bind(new.id)
@@ -199,6 +208,7 @@ impl Store {
         .bind(decision.map(|_| created_at.clone()))
         .bind(new.linked_call.map(|l| l.call_id.as_str()))
         .bind(new.linked_call.map(|l| l.thread_id.as_str()))
+        .bind(new.route.map(json).transpose()?)
         .execute(&self.writer)
         .await?;
         let stored = self
@@ -244,6 +254,50 @@ impl Store {
         .bind(decision.decided_by.kind.to_string())
         .bind(now())
         .bind(id)
+        .execute(&self.writer)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Records a person's decision with the votes that made it, if the request is still pending and no
+    /// vote was written since `revision` (the votes the decision counted); returns whether both held.
+    pub async fn settle(
+        &self,
+        id: &OutsideRequestId,
+        revision: i64,
+        status: RequestStatus,
+        decision: &Decision,
+        votes: Votes<'_>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE outside_requests SET status = ?, decision = ?, decided_by = ?, decided_at = ?, votes = ?, \
+               shown_code = ?, revision = revision + 1 \
+             WHERE id = ? AND status = 'pending' AND revision = ?",
+        )
+        .bind(status.to_string())
+        .bind(json(decision)?)
+        .bind(decision.decided_by.kind.to_string())
+        .bind(now())
+        .bind(json(votes.votes)?)
+        .bind(votes.shown_code)
+        .bind(id)
+        .bind(revision)
+        .execute(&self.writer)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Records a vote that leaves the request waiting, if it is still pending and no vote was written
+    /// since `revision`; returns whether both held.
+    pub async fn record_votes(&self, id: &OutsideRequestId, revision: i64, votes: Votes<'_>) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE outside_requests SET votes = ?, shown_code = ?, revision = revision + 1 \
+             WHERE id = ? AND status = 'pending' AND revision = ?",
+        )
+        .bind(json(votes.votes)?)
+        .bind(votes.shown_code)
+        .bind(id)
+        .bind(revision)
         .execute(&self.writer)
         .await?;
         Ok(done.rows_affected() > 0)
@@ -353,6 +407,16 @@ impl Store {
     }
 
     /// Requests as the inbox lists them, newest first.
+    /// Every pending request's route and the thread of the call it is on (`None`: shown apart), for
+    /// counting what waits for each person.
+    pub async fn pending_routes(&self) -> Result<Vec<(Option<ApprovalRoute>, Option<ThreadId>)>> {
+        let rows: Vec<(Option<String>, Option<ThreadId>)> =
+            sqlx::query_as("SELECT route, linked_thread_id FROM outside_requests WHERE status = 'pending'")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.into_iter().map(|(route, thread)| Ok((route.as_deref().map(from_json).transpose()?, thread))).collect()
+    }
+
     /// How many requests have `status` (all of them, not a page).
     pub async fn count(&self, status: RequestStatus) -> Result<u64> {
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outside_requests WHERE status = ?")
@@ -482,6 +546,10 @@ fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {
             (Some(call_id), Some(thread_id)) => Some(LinkedCall { call_id, thread_id }),
             _ => None,
         },
+        route: r.try_get::<Option<String>, _>("route")?.as_deref().map(from_json).transpose()?,
+        votes: from_json(&r.try_get::<String, _>("votes")?)?,
+        shown_code: r.try_get("shown_code")?,
+        revision: r.try_get("revision")?,
     })
 }
 

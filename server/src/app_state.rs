@@ -72,6 +72,8 @@ impl AppState {
         // Threads from before people were the founding owner's, as their sessions were.
         engine.adopt_unowned_threads(&owner.id).await?;
         outside.adopt_unowned_clients(&owner.id).await?;
+        // Outside requests are routed by the same policies as chats' approvals, asked by the client's owner.
+        outside.route_by(engine.policies().clone(), people.clone());
         let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
         Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, access })
     }

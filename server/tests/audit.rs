@@ -208,7 +208,7 @@ async fn the_log_holds_every_decision_of_both_sources_newest_first_with_how_each
     assert_eq!(entries[3]["reason"], TRICKY_REASON);
     assert_eq!(entries[3]["code"], "rm -rf build", "a shell call's command is its code");
     assert_eq!(entries[1]["edited"], "rm -rf /tmp/cache/old\n");
-    assert_eq!(entries[1]["how"], "a person, after editing the code");
+    assert_eq!(entries[1]["how"], "approved by Owner, after editing the code");
 }
 
 #[tokio::test]

@@ -27,6 +27,7 @@ mod outside_mcp;
 mod outside_owners;
 mod outside_quotas;
 mod outside_restart;
+mod outside_routing;
 mod outside_ws;
 mod pages;
 mod people;

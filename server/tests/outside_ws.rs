@@ -62,7 +62,7 @@ async fn both_kinds_are_acknowledged_then_answered_on_the_socket_with_who_decide
     assert_eq!(
         decision,
         json!({"type": "decision", "id": "e1", "request_id": e1, "decision": "approved", "reason": "only build/",
-               "edited_code": "rm -rf build/tmp", "decided_by": {"kind": "person", "detail": "a person in Warden"}})
+               "edited_code": "rm -rf build/tmp", "decided_by": {"kind": "person", "detail": "approved by Owner"}})
     );
 
     let ack = ask(&mut socket, &code_response("o1", Some("e1"), 0)).await;

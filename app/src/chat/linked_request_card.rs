@@ -27,7 +27,7 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
         Some(r) => format!("linked-request approval-card risk-{r}"),
         None => "linked-request approval-card".to_string(),
     };
-    let (content, code) = match &request.request {
+    let (content, code) = match &request.as_shown() {
         ClientFrame::SecurityEvaluation(e) => (
             view! {
                 {hidden_chars_note("code", [e.code.as_str()])}

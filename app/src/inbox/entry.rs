@@ -80,7 +80,8 @@ pub fn InboxEntry(
     // A chat approval routed to others (an owner sees it) has no buttons: the server would refuse them.
     let decidable = match &item {
         InboxItem::Chat(approval) => crate::ui::routing::Me::may_decide(approval),
-        _ => Signal::derive(|| true),
+        InboxItem::Outside(request) => crate::ui::routing::Me::may_decide_on(request.route()),
+        InboxItem::Check(_) => Signal::derive(|| true),
     };
     let batchable = item.group().is_some();
     let check_id = match &item {
@@ -233,6 +234,13 @@ fn outside_body(
 ) -> impl IntoView {
     let on_a_call = if request.linked_call.is_some() { " · on a tool call of a chat" } else { "" };
     let source = format!("{} · client {}{on_a_call}", kind_label(request.kind), request.client_name);
+    let routing = crate::ui::routing::routing_line_of(&request.route(), &request.votes);
+    let mine = crate::ui::routing::Me::may_decide_on(request.route());
+    let edited = request.shown_code.is_some().then(|| {
+        view! {
+            <p class="explanation">"An approver edited this code: approvals count on the code shown."</p>
+        }
+    });
     let Shown { full, cut_code, unseen_id, key } = shown;
     // The request as listed (cut) until the person shows all of it.
     let listed = request.clone();
@@ -240,7 +248,7 @@ fn outside_body(
     let details = match &request.request {
         ClientFrame::SecurityEvaluation(e) => {
             let language = e.language.clone().map(|l| format!(" ({l})"));
-            let code = move || match current().request {
+            let code = move || match current().as_shown() {
                 ClientFrame::SecurityEvaluation(e) => e.code,
                 ClientFrame::CodeResponse(_) => String::new(),
             };
@@ -343,6 +351,9 @@ fn outside_body(
     });
     view! {
         <p class="inbox-source">{source}</p>
+        <p class="routing-line">{routing}</p>
+        <p class="not-yours" hidden=move || mine.get()>"Not routed to you: its approvers decide it."</p>
+        {edited}
         {details}
         {more}
         {countdown}

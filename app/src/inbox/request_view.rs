@@ -53,8 +53,8 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
     let OutsideView { request: first, follows, code_html, syntax } = data;
     let request = RwSignal::new(first.clone());
     let evaluation: Option<SecurityEvaluation> =
-        [Some(&first), follows.as_ref()].into_iter().flatten().find_map(|r| match &r.request {
-            ClientFrame::SecurityEvaluation(e) => Some(e.clone()),
+        [Some(&first), follows.as_ref()].into_iter().flatten().find_map(|r| match r.as_shown() {
+            ClientFrame::SecurityEvaluation(e) => Some(e),
             ClientFrame::CodeResponse(_) => None,
         });
     let response: Option<CodeResponse> = match &first.request {
@@ -64,8 +64,8 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
     let tab = RwSignal::new(if response.is_some() { Tab::Output } else { Tab::Code });
     let on_decided = Callback::new(move |decided: OutsideRequest| request.set(decided));
     let pending = Memo::new(move |_| request.with(|r| r.status == RequestStatus::Pending));
-    let editable_code = match &first.request {
-        ClientFrame::SecurityEvaluation(e) => Some(e.code.clone()),
+    let editable_code = match first.as_shown() {
+        ClientFrame::SecurityEvaluation(e) => Some(e.code),
         ClientFrame::CodeResponse(_) => None,
     };
     let risk = first.risk.map(|r| r.to_string());

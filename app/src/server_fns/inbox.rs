@@ -49,10 +49,10 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     let clients = hub.clients().await?;
     let client_ids: Vec<&str> = clients.iter().map(|c| c.id.as_str()).collect();
     let mut items = Vec::new();
+    // Only what is routed to the person asking (an owner sees everything; the page marks what is not theirs).
+    let person = super::asker::asker()?.acting();
     if filter.wants_chat() {
         let engine = super::engine()?;
-        // Only what is routed to the person asking (an owner sees everything; the page marks what is not theirs).
-        let person = super::asker::asker()?.acting();
         for status in filter.status.chat_statuses() {
             let approvals = engine.list_approvals(*status).await?.into_iter();
             let theirs = approvals.filter(|a| warden_policies::shown_to(&warden_policies::route_of(a), &person));
@@ -63,12 +63,12 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
             items.extend(checks.into_iter().map(|c| InboxItem::Check(Box::new(c))));
         }
         // Requests on the cards of Warden's own calls belong to their chats.
-        items.extend(outside_items(&hub, &filter, &client_ids, true).await?);
+        items.extend(outside_items(&hub, &filter, &client_ids, true, &person).await?);
     }
     if let Some(client_id) = filter.wants_outside() {
         // A request on a call's card in its thread is not listed apart.
         let of = client_id.map(|id| vec![id]).unwrap_or_else(|| client_ids.clone());
-        items.extend(outside_items(&hub, &filter, &of, false).await?);
+        items.extend(outside_items(&hub, &filter, &of, false, &person).await?);
     }
     items.retain(|item| filter.matches(item));
     let items = fair_share(items, MAX_LISTED);
@@ -90,14 +90,15 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
 }
 
 /// The newest outside requests of the statuses `filter` shows, of each of `clients`, on the cards of
-/// Warden's calls (`linked`) or apart. Asked client by client: the newest of all clients together
-/// were one client's flood.
+/// Warden's calls (`linked`) or apart, that are `person`'s to see (routed to them; an owner sees all). Asked
+/// client by client: the newest of all clients together were one client's flood.
 #[cfg(feature = "ssr")]
 async fn outside_items(
     hub: &warden_outside::OutsideHub,
     filter: &InboxFilter,
     clients: &[&str],
     linked: bool,
+    person: &warden_types::person::ActingPerson,
 ) -> Result<Vec<crate::model::inbox::item::InboxItem>, AppError> {
     use crate::model::inbox::item::InboxItem;
     use crate::model::inbox::order::MAX_LISTED;
@@ -110,7 +111,8 @@ async fn outside_items(
                 linked: Some(linked),
                 limit: Some(MAX_LISTED as u32),
             };
-            items.extend(hub.list(&query).await?.into_iter().map(|r| InboxItem::Outside(Box::new(r))));
+            let theirs = hub.list(&query).await?.into_iter().filter(|r| warden_policies::shown_to(&r.route(), person));
+            items.extend(theirs.map(|r| InboxItem::Outside(Box::new(r))));
         }
     }
     Ok(items)
@@ -120,7 +122,7 @@ async fn outside_items(
 /// A `Conflict` means it was decided first (by another tab, the policy or its timeout).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_outside(id: OutsideRequestId, decision: OutsideDecisionInput) -> Result<OutsideRequest, AppError> {
-    let by = crate::server_fns::asker::asker()?.person.id;
+    let by = crate::server_fns::asker::asker()?.acting();
     Ok(hub()?.decide(&id, decision, &by).await?)
 }
 
@@ -141,8 +143,8 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
         Some(follows) => Some(hub.request(follows).await?),
         None => None,
     };
-    let evaluation = [Some(&request), follows.as_ref()].into_iter().flatten().find_map(|r| match &r.request {
-        ClientFrame::SecurityEvaluation(e) => Some((e.code.clone(), e.language.clone())),
+    let evaluation = [Some(&request), follows.as_ref()].into_iter().flatten().find_map(|r| match r.as_shown() {
+        ClientFrame::SecurityEvaluation(e) => Some((e.code, e.language)),
         ClientFrame::CodeResponse(_) => None,
     });
     let highlighted = match evaluation {
@@ -177,7 +179,6 @@ pub async fn decide_batch(
     let engine = super::engine()?;
     let person = super::asker::asker()?.acting();
     let hub = hub()?;
-    let by = crate::server_fns::asker::asker()?.person.id;
     let mut items = Vec::with_capacity(keys.len());
     for key in &keys {
         items.push(match key {
@@ -203,7 +204,7 @@ pub async fn decide_batch(
                 .map(|_| ())
                 .map_err(AppError::from),
             ItemKey::Outside(id) => hub
-                .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()), &by)
+                .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()), &person)
                 .await
                 .map(|_| ())
                 .map_err(AppError::from),

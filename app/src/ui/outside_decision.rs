@@ -14,7 +14,8 @@ use crate::server_fns::inbox::{decide_outside, get_outside_request};
 #[component]
 pub fn OutsideDecision(
     request_id: String,
-    /// The code as sent, when the request may be edited (a security evaluation).
+    /// The code as shown (the client's, or an approver's edit while a quorum counts), when the request
+    /// may be edited (a security evaluation).
     code: Option<String>,
     on_decided: Callback<OutsideRequest>,
 ) -> impl IntoView {
@@ -55,7 +56,10 @@ pub fn OutsideDecision(
     };
     let approve = {
         let send = send.clone();
-        move |_| send(outside_input(Verdict::Approve, None))
+        // The code shown is named: with a quorum, an approval counts only for the code its approver saw
+        // (another approver's edit since makes it an edit back to this code, and the count starts again).
+        let shown = code.clone();
+        move |_| send(DecisionInput { edited_code: shown.clone(), ..outside_input(Verdict::Approve, None) })
     };
     let approve_edited = {
         let send = send.clone();

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use warden_policies::{may_decide, route_of, Tally};
 use warden_types::person::{ActingPerson, Person};
+use warden_types::policy::{ApprovalRoute, Vote};
 
 use crate::model::Approval;
 use crate::server_fns::people::who_am_i;
@@ -30,7 +31,11 @@ impl Me {
 
     /// Whether the person signed in may decide `approval`; `true` until that is known (the server decides).
     pub fn may_decide(approval: &Approval) -> Signal<bool> {
-        let route = route_of(approval);
+        Self::may_decide_on(route_of(approval))
+    }
+
+    /// Whether the person signed in may decide what `route` routes; `true` until that is known.
+    pub fn may_decide_on(route: ApprovalRoute) -> Signal<bool> {
         let me = use_context::<Me>();
         Signal::derive(move || {
             let person = me.and_then(|m| m.0.get());
@@ -44,7 +49,11 @@ impl Me {
 
 /// "Asked by Mo · Policy “Two for writes” · 1 of 2 approvals (ann)".
 pub fn routing_line(approval: &Approval) -> String {
-    let route = route_of(approval);
+    routing_line_of(&route_of(approval), &approval.votes)
+}
+
+/// [`routing_line`] of any request: its route and the votes on it.
+pub fn routing_line_of(route: &ApprovalRoute, votes: &[Vote]) -> String {
     let mut parts = Vec::new();
     if let Some(requester) = &route.requester {
         parts.push(format!("Asked by {}", requester.name));
@@ -52,9 +61,9 @@ pub fn routing_line(approval: &Approval) -> String {
     if let Some(policy) = &route.policy {
         parts.push(format!("Policy \u{201c}{}\u{201d}", policy.name));
     }
-    let tally = Tally::of(route.quorum, &approval.votes);
+    let tally = Tally::of(route.quorum, votes);
     let mut progress = tally.describe();
-    let approvers: Vec<&str> = approval.votes.iter().map(|v| v.person.name.as_str()).collect();
+    let approvers: Vec<&str> = votes.iter().map(|v| v.person.name.as_str()).collect();
     if !approvers.is_empty() {
         progress.push_str(&format!(" (approved by {})", approvers.join(", ")));
     }

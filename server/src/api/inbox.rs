@@ -19,7 +19,7 @@ use futures::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
 use warden_app::wording::kind_label;
 use warden_engine::Engine;
-use warden_outside::{InboxEvent, OutsideHub, RequestStatus};
+use warden_outside::{InboxEvent, OutsideHub};
 use warden_people::Asker;
 use warden_policies::{may_decide, route_of, shown_to};
 use warden_types::approval::{Approval, ApprovalStatus};
@@ -128,13 +128,26 @@ impl Feed {
                 Err(RecvError::Closed) => return false,
             },
             event = self.outside.recv() => match event {
-                // One on a call's card belongs to that chat.
-                Ok(InboxEvent::Pending { request }) => Some(Arrived {
-                    source: if request.linked_call.is_some() { ApprovalSource::Chat } else { ApprovalSource::Outside },
-                    summary: format!("{} from {}", kind_label(request.kind), request.client_name),
-                    id: request.id.into(),
-                }),
-                Ok(InboxEvent::Decided { .. }) | Err(RecvError::Lagged(_)) => None,
+                // One on a call's card belongs to that chat. Only what this person may decide arrives.
+                Ok(InboxEvent::Pending { request }) if may_decide(&request.route(), &self.person).is_ok() => {
+                    Some(Arrived {
+                        source: if request.linked_call.is_some() {
+                            ApprovalSource::Chat
+                        } else {
+                            ApprovalSource::Outside
+                        },
+                        summary: format!("{} from {}", kind_label(request.kind), request.client_name),
+                        id: request.id.into(),
+                    })
+                }
+                // A vote on a request this person sees: told, so their inbox shows it at once.
+                Ok(InboxEvent::Voted { request }) => {
+                    if shown_to(&request.route(), &self.person) {
+                        self.queue("voted", &serde_json::json!({ "id": request.id }));
+                    }
+                    None
+                }
+                Ok(InboxEvent::Pending { .. } | InboxEvent::Decided { .. }) | Err(RecvError::Lagged(_)) => None,
                 Err(RecvError::Closed) => return false,
             },
         };
@@ -151,18 +164,18 @@ impl Feed {
     /// Counts what waits now and queues the count, and the counts per thread, if they changed.
     async fn count(&mut self) {
         let chat = self.engine.pending_by_thread_for(&self.person).await;
-        let outside = self.hub.count(RequestStatus::Pending).await;
-        let linked = self.hub.pending_linked_by_thread().await;
-        let (count, threads) = match (chat, outside.and_then(|o| linked.map(|l| (o, l)))) {
-            (Ok(threads), Ok((outside, linked))) => {
+        let outside = self.hub.pending_for(&self.person).await;
+        let (count, threads) = match (chat, outside) {
+            (Ok(threads), Ok(outside)) => {
                 // A request on a call's card counts once, with the chats, and on its thread's row.
-                let on_cards: u64 = linked.values().sum();
+                let on_cards: u64 = outside.on_cards.values().sum();
                 let mut count = PendingCount {
                     chat: saturate(on_cards),
-                    outside: saturate(outside.saturating_sub(on_cards)),
+                    outside: saturate(outside.apart),
                     ..PendingCount::default()
                 };
-                let mut by_thread: PendingByThread = linked.into_iter().map(|(id, n)| (id, saturate(n))).collect();
+                let mut by_thread: PendingByThread =
+                    outside.on_cards.into_iter().map(|(id, n)| (id, saturate(n))).collect();
                 for t in threads {
                     count.chat = count.chat.saturating_add(t.approvals);
                     count.checks = count.checks.saturating_add(t.checks);

@@ -165,7 +165,7 @@ pub async fn decide(
     Path(id): Path<OutsideRequestId>,
     JsonBody(input): JsonBody<DecisionInput>,
 ) -> ApiResult<Json<OutsideRequest>> {
-    Ok(Json(hub.decide(&id, input, asker.id()).await?))
+    Ok(Json(hub.decide(&id, input, &asker.acting()).await?))
 }
 
 #[derive(Deserialize)]

@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use tower::ServiceExt;
 use warden_outside::protocol::{DecisionFrame, FrameError};
 use warden_outside::{Answer, Client, ClientFrame, OutsideHub, PermissionAnswer, PermissionPrompt};
+use warden_types::policy::Source;
 
 use super::error::{ApiError, ApiResult};
 use super::outside::OutsideClient;
@@ -207,7 +208,8 @@ impl ApprovalServer {
         let mut id = prompt.request_id(warden_db::new_id);
         let answer = loop {
             let frame = ClientFrame::SecurityEvaluation(prompt.to_request(id.clone()));
-            match self.hub.submit(&client.id, frame).await {
+            // Asked through Warden's own endpoint for coding agents: routed as a coding agent's request.
+            match self.hub.submit_from(&client.id, frame, Source::CodingAgent).await {
                 Ok(answer) => break answer,
                 // Claude Code's tool_use_id seen before with another call: ask anew under a fresh id.
                 Err(warden_outside::Error::IdReused(_)) => id = format!("{id}/{}", warden_db::new_id()),

@@ -125,9 +125,14 @@ impl InboxItem {
                 a.votes.iter().map(|v| v.person.id.as_str()).collect::<Vec<_>>().join(","),
                 a.arguments
             ),
-            InboxItem::Outside(r) => {
-                format!("{:?}|{}|{}", r.status, r.decided_at.as_deref().unwrap_or_default(), r.expires_at)
-            }
+            InboxItem::Outside(r) => format!(
+                "{:?}|{}|{}|{}|{}",
+                r.status,
+                r.decided_at.as_deref().unwrap_or_default(),
+                r.expires_at,
+                r.votes.iter().map(|v| v.person.id.as_str()).collect::<Vec<_>>().join(","),
+                r.shown_code.as_deref().unwrap_or_default()
+            ),
             // A Connect that did not connect leaves it pending with its error.
             InboxItem::Check(c) => format!(
                 "{:?}|{}|{}",

@@ -72,6 +72,9 @@ pub fn trimmed(mut item: InboxItem) -> (InboxItem, bool) {
                     cut |= text(edited);
                 }
             }
+            if let Some(shown) = &mut r.shown_code {
+                cut |= text(shown);
+            }
         }
     }
     (item, cut)
@@ -160,7 +163,7 @@ pub struct CutCode {
 /// all of it is listed, or the item is no outside request.
 pub fn cut_code(item: &InboxItem) -> Option<CutCode> {
     let InboxItem::Outside(r) = item else { return None };
-    let (cut, bytes) = match &r.request {
+    let (cut, bytes) = match &r.as_shown() {
         ClientFrame::SecurityEvaluation(e) => (e.code.len() > SHOWN_BYTES, e.code.len()),
         ClientFrame::CodeResponse(c) => {
             (c.stdout.len() > SHOWN_BYTES || c.stderr.len() > SHOWN_BYTES, c.stdout.len() + c.stderr.len())
