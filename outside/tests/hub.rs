@@ -32,8 +32,12 @@ fn evaluation(id: &str, code: &str, risk: &str) -> ClientFrame {
 }
 
 /// The person deciding in these tests.
-fn decider() -> warden_types::id::PersonId {
-    "ada".into()
+fn decider() -> warden_types::person::ActingPerson {
+    warden_types::person::ActingPerson {
+        id: "ada".into(),
+        name: "Ada".into(),
+        role: warden_types::person::Role::Approver,
+    }
 }
 
 fn approve() -> DecisionInput {
@@ -341,4 +345,48 @@ async fn clients_registered_before_people_are_adopted_and_their_requests_asked_b
         ..ClientPolicy::default()
     };
     assert!(matches!(hub.create_client_of(&member, "auto", trusting).await.unwrap_err(), Error::Forbidden(_)));
+}
+
+#[tokio::test]
+async fn a_coding_agents_prompt_is_routed_as_one_and_by_its_tool_a_clients_own_word_for_it_is_not_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("warden.db").display());
+    let database = Database::open(&url).await.expect("database opens");
+    let hub = OutsideHub::open(&database).await.unwrap();
+    let people = warden_people::People::open(&database).await.unwrap();
+    let policies = warden_policies::Policies::open(&database).await.unwrap();
+    hub.route_by(policies.clone(), people.clone());
+    let owner = people.founding_owner().await.unwrap();
+    let rule = warden_types::policy::PolicyInput {
+        name: "Coding agents' shells".into(),
+        matches: warden_types::policy::PolicyMatch {
+            source: Some(warden_types::policy::Source::CodingAgent),
+            tool: Some("Bash".into()),
+            ..Default::default()
+        },
+        approvers: warden_types::policy::Approvers { people: vec![owner.id.clone()], roles: vec![] },
+        quorum: 1,
+        self_approval: Some(true),
+        timeout_secs: Some(90),
+    };
+    policies.create(rule).await.unwrap();
+    let manager = warden_outside::Manager { person: owner.id.clone(), role: owner.role };
+    let client = hub.create_client_of(&manager, "claude", ClientPolicy::default()).await.unwrap().client;
+    // What Warden's own permission-prompt endpoint makes of Claude Code's Bash call.
+    let prompt = warden_outside::PermissionPrompt {
+        tool_name: "Bash".into(),
+        input: serde_json::from_value(json!({"command": "make deploy"})).unwrap(),
+        tool_use_id: Some("toolu_1".into()),
+    };
+    let frame = || ClientFrame::SecurityEvaluation(prompt.to_request("p1".into()));
+    let source = warden_types::policy::Source::CodingAgent;
+    let id = ack_id(hub.submit_from(&client.id, frame(), source).await.unwrap());
+    let routed = hub.request(&id).await.unwrap();
+    let route = routed.route.expect("routed");
+    assert_eq!(route.policy.map(|p| p.name).as_deref(), Some("Coding agents' shells"));
+    assert_eq!((route.timeout_secs, route.requester.map(|r| r.id)), (Some(90), Some(owner.id.clone())));
+    // The same frame sent by the client itself is an outside client's request: that policy does not match.
+    let as_client = ClientFrame::SecurityEvaluation(prompt.to_request("p2".into()));
+    let id = ack_id(hub.submit(&client.id, as_client).await.unwrap());
+    assert_eq!(hub.request(&id).await.unwrap().route.expect("routed").policy, None);
 }

@@ -55,7 +55,17 @@ async fn a_client_may_have_only_so_many_requests_waiting_and_decided_ones_do_not
     assert!(matches!(hub.submit(&other.id, evaluation("o1", "high")).await, Ok(Answer::Ack(_))));
     // A decision makes room; decided requests count against nothing.
     let approve = DecisionInput { decision: Verdict::Approved, reason: None, edited_code: None };
-    hub.decide(&waiting[0], approve, &"ada".into()).await.unwrap();
+    hub.decide(
+        &waiting[0],
+        approve,
+        &warden_types::person::ActingPerson {
+            id: "ada".into(),
+            name: "Ada".into(),
+            role: warden_types::person::Role::Approver,
+        },
+    )
+    .await
+    .unwrap();
     assert!(matches!(hub.submit(&flooder.id, evaluation("r3", "high")).await, Ok(Answer::Ack(_))));
     // One a policy approves at once waits for nobody: not refused either.
     hub.set_policy(Policy { security_evaluation: SecurityAuto::Low, ..Policy::default() }).await.unwrap();
