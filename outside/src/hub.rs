@@ -478,9 +478,16 @@ impl OutsideHub {
         Err(Error::Internal(format!("outside request `{request_id}` kept changing while a vote was counted")))
     }
 
-    /// Gives a pending request `by` more time before it times out.
-    pub async fn extend(&self, request_id: &OutsideRequestId, by: Duration) -> Result<OutsideRequest> {
-        let request = self.request(request_id).await?;
+    /// Gives a pending request `by` more time before it times out, asked by `person`, who must be one who
+    /// may decide it.
+    pub async fn extend(
+        &self,
+        request_id: &OutsideRequestId,
+        by: Duration,
+        person: &ActingPerson,
+    ) -> Result<OutsideRequest> {
+        let request = self.request_as(request_id, person).await?;
+        may_decide(&request.route(), person).map_err(Error::Refused)?;
         if request.status != RequestStatus::Pending {
             return Err(Error::AlreadyDecided(request_id.to_string()));
         }
@@ -497,6 +504,17 @@ impl OutsideHub {
         }
         self.inner.deadlines.notify_one();
         self.request(request_id).await
+    }
+
+    /// The request `id` if `person` may read it ([`OutsideRequest::readable_by`]); any other is not
+    /// found, so an id tells nothing.
+    pub async fn request_as(&self, id: &OutsideRequestId, person: &ActingPerson) -> Result<OutsideRequest> {
+        self.request(id).await?.readable_by(person).ok_or_else(|| Error::not_found("outside request", id))
+    }
+
+    /// [`OutsideHub::list`] of what `person` may read (a page may hold fewer than its limit).
+    pub async fn list_as(&self, query: &RequestQuery, person: &ActingPerson) -> Result<Vec<OutsideRequest>> {
+        Ok(self.list(query).await?.into_iter().filter_map(|r| r.readable_by(person)).collect())
     }
 
     pub async fn request(&self, id: &OutsideRequestId) -> Result<OutsideRequest> {

@@ -140,6 +140,15 @@ impl OutsideRequest {
         }
     }
 
+    /// The request, if `person` may read it: an owner every one; anyone else those their own clients
+    /// asked and those routed to them.
+    pub fn readable_by(self, person: &warden_types::person::ActingPerson) -> Option<Self> {
+        let readable = person.role == warden_types::person::Role::Owner
+            || self.asked_by.as_ref() == Some(&person.id)
+            || warden_policies::may_decide(&self.route(), person).is_ok();
+        readable.then_some(self)
+    }
+
     /// Who decides it (requests from before routing: the unrouted default).
     pub fn route(&self) -> ApprovalRoute {
         self.route.clone().unwrap_or_else(|| ApprovalRoute::unrouted(None))

@@ -299,7 +299,7 @@ async fn extending_a_request_moves_its_deadline_later() {
     let client = hub.create_client("runner", ClientPolicy::default()).await.unwrap().client;
     let id = ack_id(hub.submit(&client.id, evaluation("r1", "ls", "high")).await.unwrap());
     let before = hub.request(&id).await.unwrap().expires_at;
-    let after = hub.extend(&id, Duration::from_secs(300)).await.unwrap().expires_at;
+    let after = hub.extend(&id, Duration::from_secs(300), &decider()).await.unwrap().expires_at;
     assert!(after > before, "{after} > {before}");
     assert_eq!(hub.request(&id).await.unwrap().risk, Some(RiskLevel::High));
 }

@@ -84,6 +84,23 @@ async fn a_members_client_request_waits_for_two_approvers_who_see_it_and_an_edit
         (Some(ada.as_str()), Some(2))
     );
 
+    // Read by who asked and who decides; to a viewer and another member it does not exist.
+    let (_, vera_cookie) = signed_in_as(&served, Role::Viewer, "vera").await;
+    let (_, dan_cookie) = signed_in_as(&served, Role::Member, "dan").await;
+    let one = format!("/api/outside/requests/{request_id}");
+    assert_eq!(send(&served, Some(&ada_cookie), Method::GET, &one, None).await.0, StatusCode::OK);
+    for stranger in [&vera_cookie, &dan_cookie] {
+        let (status, body) = send(&served, Some(stranger), Method::GET, &one, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+        let (status, listed) = send(&served, Some(stranger), Method::GET, "/api/outside/requests", None).await;
+        assert_eq!((status, listed), (StatusCode::OK, json!([])));
+        let extend = Some(json!({"secs": 60}));
+        let (status, _) = send(&served, Some(stranger), Method::POST, &format!("{one}/extend"), extend).await;
+        assert!(matches!(status, StatusCode::NOT_FOUND | StatusCode::FORBIDDEN), "{status}");
+    }
+    let (_, listed) = send(&served, Some(&cy_cookie), Method::GET, "/api/outside/requests", None).await;
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+
     // Each badge counts what is theirs to decide: the approvers', not the member's, not the owner's.
     let hub = &served.state.outside;
     assert_eq!(hub.pending_for(&acting(&served, &bob).await).await.unwrap().apart, 1);

@@ -129,7 +129,8 @@ pub async fn decide_outside(id: OutsideRequestId, decision: OutsideDecisionInput
 /// Gives a pending outside request `secs` more seconds before it times out.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn extend_outside(id: OutsideRequestId, secs: u64) -> Result<OutsideRequest, AppError> {
-    Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs)).await?)
+    let person = crate::server_fns::asker::asker()?.acting();
+    Ok(hub()?.extend(&id, std::time::Duration::from_secs(secs), &person).await?)
 }
 
 /// One outside request for the full-screen view, its code highlighted.
@@ -138,7 +139,8 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
     use warden_outside::protocol::ClientFrame;
 
     let hub = hub()?;
-    let request = hub.request(&id).await?;
+    let person = crate::server_fns::asker::asker()?.acting();
+    let request = hub.request_as(&id, &person).await?;
     let follows = match &request.follows {
         Some(follows) => Some(hub.request(follows).await?),
         None => None,
@@ -184,7 +186,7 @@ pub async fn decide_batch(
         items.push(match key {
             ItemKey::Chat(id) => InboxItem::Chat(Box::new(engine.approval(&ApprovalId::from(id.as_str())).await?)),
             ItemKey::Outside(id) => {
-                InboxItem::Outside(Box::new(hub.request(&OutsideRequestId::from(id.as_str())).await?))
+                InboxItem::Outside(Box::new(hub.request_as(&OutsideRequestId::from(id.as_str()), &person).await?))
             }
             ItemKey::Check(_) => {
                 let why = "A connection check is decided on its own: Connect or Continue anyway.";

@@ -143,7 +143,12 @@ pub struct ListParams {
 }
 
 /// `GET /api/outside/requests?status=pending&client_id=…&limit=…`, newest first.
-pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) -> ApiResult<Json<Vec<OutsideRequest>>> {
+/// Only what the person may read: an owner all, anyone else their own clients' and those routed to them.
+pub async fn list(
+    State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
+    Query(p): Query<ListParams>,
+) -> ApiResult<Json<Vec<OutsideRequest>>> {
     let status =
         match p.status.as_deref() {
             None | Some("") | Some("all") => None,
@@ -151,11 +156,17 @@ pub async fn list(State(hub): State<OutsideHub>, Query(p): Query<ListParams>) ->
                 ApiError::unprocessable("status must be one of pending, approved, rejected, expired, all")
             })?),
         };
-    Ok(Json(hub.list(&RequestQuery { status, client_id: p.client_id, linked: None, limit: p.limit }).await?))
+    let query = RequestQuery { status, client_id: p.client_id, linked: None, limit: p.limit };
+    Ok(Json(hub.list_as(&query, &asker.acting()).await?))
 }
 
-pub async fn get(State(hub): State<OutsideHub>, Path(id): Path<OutsideRequestId>) -> ApiResult<Json<OutsideRequest>> {
-    Ok(Json(hub.request(&id).await?))
+/// One request the person may read (any other is not found).
+pub async fn get(
+    State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
+    Path(id): Path<OutsideRequestId>,
+) -> ApiResult<Json<OutsideRequest>> {
+    Ok(Json(hub.request_as(&id, &asker.acting()).await?))
 }
 
 /// `POST /api/outside/requests/{id}/decision`: a person's decision; 409 once decided.
@@ -177,10 +188,11 @@ pub struct Extend {
 /// `POST /api/outside/requests/{id}/extend` `{"secs": 120}`: more time before the timeout.
 pub async fn extend(
     State(hub): State<OutsideHub>,
+    Extension(asker): Extension<Asker>,
     Path(id): Path<OutsideRequestId>,
     JsonBody(body): JsonBody<Extend>,
 ) -> ApiResult<Json<OutsideRequest>> {
-    Ok(Json(hub.extend(&id, Duration::from_secs(body.secs)).await?))
+    Ok(Json(hub.extend(&id, Duration::from_secs(body.secs), &asker.acting()).await?))
 }
 
 pub async fn policy(State(hub): State<OutsideHub>) -> Json<Policy> {
