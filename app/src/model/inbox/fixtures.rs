@@ -49,6 +49,10 @@ pub fn outside(id: &str, client: &str, frame: ClientFrame, status: RequestStatus
         decided_at: None,
         delivered_at: None,
         linked_call: None,
+        route: None,
+        votes: Vec::new(),
+        shown_code: None,
+        revision: 0,
     }))
 }
 
