@@ -26,7 +26,8 @@ pub async fn routed_to(store: &Store, reader: &Reader, thread: &ThreadId) -> Res
     if !reader.role.decides() {
         return Ok(false);
     }
-    let routes: Vec<Option<String>> = sqlx::query_scalar("SELECT route FROM approvals WHERE thread_id = ?")
+    // Each distinct route once: a thread's cards mostly share one (the same policy, the same requester).
+    let routes: Vec<Option<String>> = sqlx::query_scalar("SELECT DISTINCT route FROM approvals WHERE thread_id = ?")
         .bind(thread)
         .fetch_all(&store.pool)
         .await?;
