@@ -175,10 +175,19 @@ async fn nobody_approves_their_own_clients_request_where_the_policy_forbids_it_a
     let token = client_of(&served, &bob_cookie, "bob-runner").await;
     let mut socket = connect(&served.base, &token).await;
     let ack = ask(&mut socket, &evaluation("b1", "make deploy", "low")).await;
-    let path = format!("/api/outside/requests/{}/decision", ack["request_id"].as_str().unwrap());
+    let request_id = ack["request_id"].as_str().unwrap().to_string();
+    let path = format!("/api/outside/requests/{request_id}/decision");
     let (status, body) =
         send(&served, Some(&bob_cookie), Method::POST, &path, Some(json!({"decision": "approved"}))).await;
     assert_eq!((status, error_code(&body)), (StatusCode::FORBIDDEN, Some("own_request")), "{body}");
+    // Nor does the client itself, on its socket: a decision is no frame a client may send.
+    let own = json!({"type": "decision", "id": "b1", "request_id": request_id, "decision": "approved",
+                     "decided_by": {"kind": "person", "detail": "bob"}});
+    let refused = ask(&mut socket, &own).await;
+    assert_eq!((refused["type"].as_str(), refused["code"].as_str()), (Some("error"), Some("malformed")), "{refused}");
+    let one = format!("/api/outside/requests/{request_id}");
+    let (_, still) = send(&served, Some(&cy_cookie), Method::GET, &one, None).await;
+    assert_eq!(still["status"], "pending");
     let deny = json!({"decision": "rejected", "reason": "not today"});
     let (status, denied) = send(&served, Some(&cy_cookie), Method::POST, &path, Some(deny)).await;
     assert_eq!((status, denied["status"].as_str()), (StatusCode::OK, Some("rejected")), "{denied}");
@@ -196,4 +205,42 @@ async fn nobody_approves_their_own_clients_request_where_the_policy_forbids_it_a
         send(&served, Some(&bob_cookie), Method::POST, &path, Some(json!({"decision": "approved"}))).await;
     assert_eq!((status, approved["status"].as_str()), (StatusCode::OK, Some("approved")), "{approved}");
     assert!(approved.get("route").is_some_and(|r| r["policy"].is_null()), "{approved}");
+}
+
+#[tokio::test]
+async fn two_approvers_racing_to_complete_a_quorum_settle_it_once_and_the_client_hears_one_decision() {
+    let (_dir, served) = served().await;
+    let (_, mo_cookie) = signed_in_as(&served, Role::Member, "mo").await;
+    let mut approvers = Vec::new();
+    for login in ["ann", "bea", "cy"] {
+        approvers.push(signed_in_as(&served, Role::Approver, login).await.1);
+    }
+    let rule = json!({"name": "Two of three", "match": {"source": "outside_client"}, "approvers": {"roles": ["approver"]},
+                      "quorum": 2});
+    let (status, policy) = send(&served, None, Method::POST, "/api/policies", Some(rule)).await;
+    assert_eq!(status, StatusCode::CREATED, "{policy}");
+    let token = client_of(&served, &mo_cookie, "mo-runner").await;
+    let mut socket = connect(&served.base, &token).await;
+    let ack = ask(&mut socket, &evaluation("race", "make release", "high")).await;
+    let path = format!("/api/outside/requests/{}/decision", ack["request_id"].as_str().unwrap());
+    let approve = json!({"decision": "approved"});
+    let (status, first) = send(&served, Some(&approvers[0]), Method::POST, &path, Some(approve.clone())).await;
+    assert_eq!((status, first["status"].as_str()), (StatusCode::OK, Some("pending")), "{first}");
+
+    // Bea and Cy both complete it at once: exactly one of them settles it.
+    let (bea, cy) = tokio::join!(
+        send(&served, Some(&approvers[1]), Method::POST, &path, Some(approve.clone())),
+        send(&served, Some(&approvers[2]), Method::POST, &path, Some(approve.clone())),
+    );
+    let mut statuses = [bea.0, cy.0];
+    statuses.sort();
+    assert_eq!(statuses, [StatusCode::OK, StatusCode::CONFLICT], "{} / {}", bea.1, cy.1);
+    let settled = if bea.0 == StatusCode::OK { &bea.1 } else { &cy.1 };
+    assert_eq!(settled["status"], "approved");
+    assert_eq!(settled["votes"].as_array().map(Vec::len), Some(2), "the quorum's two votes: {settled}");
+    let frame = next_frame(&mut socket).await;
+    assert_eq!((frame["type"].as_str(), frame["decision"].as_str()), (Some("decision"), Some("approved")));
+    // No second decision follows: the next frame is the answer to a new request.
+    let next = ask(&mut socket, &evaluation("after", "ls", "low")).await;
+    assert_eq!(next["type"], "ack", "{next}");
 }
