@@ -14,12 +14,14 @@ use crate::protocol::{
 /// Longest client name, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 64;
 
-/// A registered executor or agent. Its token is stored only as a hash.
+/// A registered executor or agent. Its token is stored only as a hash. Read straight from its row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(sqlx::FromRow))]
 pub struct Client {
     pub id: ClientId,
     pub name: String,
     /// What this client's requests are decided by instead of the global policy.
+    #[cfg_attr(feature = "server", sqlx(json))]
     pub policy: ClientPolicy,
     pub created_at: String,
     /// When the token was revoked; a revoked client can no longer connect or send.

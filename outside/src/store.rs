@@ -7,7 +7,7 @@ pub use warden_db::timestamp::{at, now};
 
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqlitePool};
+use sqlx::{FromRow, Row, SqlitePool};
 use warden_db::Database;
 use warden_types::cursor::AuditCursor;
 use warden_types::id::{ClientId, OutsideRequestId, PersonId, ThreadId, ToolCallId};
@@ -106,7 +106,7 @@ impl Store {
         )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(client_from_row).collect()
+        Ok(rows.iter().map(Client::from_row).collect::<Result<_, _>>()?)
     }
 
     pub async fn client(&self, id: &ClientId) -> Result<Option<Client>> {
@@ -116,7 +116,7 @@ impl Store {
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(client_from_row).transpose()
+        Ok(row.as_ref().map(Client::from_row).transpose()?)
     }
 
     pub async fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<Client>> {
@@ -126,7 +126,7 @@ impl Store {
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(client_from_row).transpose()
+        Ok(row.as_ref().map(Client::from_row).transpose()?)
     }
 
     /// Gives every client registered before Warden knew people to `owner`; how many it gave.
@@ -508,17 +508,6 @@ impl Store {
         .await?;
         rows.iter().map(request_from_row).collect()
     }
-}
-
-fn client_from_row(r: &SqliteRow) -> Result<Client> {
-    Ok(Client {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        policy: from_json(&r.try_get::<String, _>("policy")?)?,
-        created_at: r.try_get("created_at")?,
-        revoked_at: r.try_get("revoked_at")?,
-        created_by: r.try_get("created_by")?,
-    })
 }
 
 fn request_from_row(r: &SqliteRow) -> Result<OutsideRequest> {

@@ -52,14 +52,16 @@ pub enum CheckStatus {
     Cancelled,
 }
 
-/// One check, as stored and as the chat shows it.
+/// One check, as stored and as the chat shows it (read straight from its row).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 pub struct ConnectionCheck {
     pub id: ConnectionCheckId,
     pub run_id: RunId,
     pub thread_id: ThreadId,
     /// The MCP server's configured name.
     pub server: String,
+    #[cfg_attr(feature = "sqlx", sqlx(json))]
     pub reason: CheckReason,
     pub down: ServerDown,
     pub status: CheckStatus,

@@ -11,7 +11,9 @@ use crate::message::{Block, Role};
 use crate::run::{RunSummary, ToolCallRecord};
 use crate::status::SandboxInfo;
 
+/// A thread as listed (read straight from its row, with the count of what waits in it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 pub struct Thread {
     pub id: ThreadId,
     pub title: String,
@@ -24,6 +26,7 @@ pub struct Thread {
     pub updated_at: String,
     /// Approvals of this thread waiting for a decision (the sidebar's badge).
     #[serde(default)]
+    #[cfg_attr(feature = "sqlx", sqlx(try_from = "i64"))]
     pub pending_approvals: u32,
     /// When it was imported from a JSON export (`None`: it was made here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,6 +38,7 @@ pub struct Thread {
     /// The owner's name, when the person reading is someone else (a thread shared with them, or an
     /// owner reading everyone's): the sidebar marks it "shared by …". Filled in by the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub shared_by: Option<String>,
 }
 

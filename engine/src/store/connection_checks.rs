@@ -9,8 +9,9 @@ use sqlx::{Row, Sqlite, Transaction};
 
 use warden_db::timestamp::{at, now};
 
-use super::{from_json, json, Store};
+use super::{json, Store};
 use crate::error::{Error, Result};
+use sqlx::FromRow;
 use warden_types::connection::{CheckReason, CheckStatus, ConnectionCheck, ServerDown, ThreadCheck};
 
 pub struct NewCheck<'a> {
@@ -28,21 +29,6 @@ pub struct PendingInThread {
     pub thread_id: ThreadId,
     pub approvals: u32,
     pub checks: u32,
-}
-
-fn check_from_row(r: &SqliteRow) -> Result<ConnectionCheck> {
-    Ok(ConnectionCheck {
-        id: r.try_get("id")?,
-        run_id: r.try_get("run_id")?,
-        thread_id: r.try_get("thread_id")?,
-        server: r.try_get("server")?,
-        reason: from_json(&r.try_get::<String, _>("reason")?)?,
-        down: r.try_get("down")?,
-        status: r.try_get("status")?,
-        error: r.try_get("error")?,
-        created_at: r.try_get("created_at")?,
-        decided_at: r.try_get("decided_at")?,
-    })
 }
 
 const COLUMNS: &str = "id, run_id, thread_id, server, reason, down, status, error, created_at, decided_at";
@@ -71,7 +57,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| Error::not_found("connection check", id))?;
-        check_from_row(&row)
+        Ok(ConnectionCheck::from_row(&row)?)
     }
 
     pub async fn connection_checks_of_thread(&self, thread_id: &ThreadId) -> Result<Vec<ConnectionCheck>> {
@@ -81,7 +67,7 @@ impl Store {
         .bind(thread_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(check_from_row).collect()
+        Ok(rows.iter().map(ConnectionCheck::from_row).collect::<Result<_, _>>()?)
     }
 
     pub async fn connection_checks_of_run(&self, run_id: &RunId) -> Result<Vec<ConnectionCheck>> {
@@ -91,7 +77,7 @@ impl Store {
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(check_from_row).collect()
+        Ok(rows.iter().map(ConnectionCheck::from_row).collect::<Result<_, _>>()?)
     }
 
     /// The checks with `status` (any if `None`), newest first, at most `limit`, each with its
@@ -108,7 +94,7 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
-            .map(|r| Ok(ThreadCheck { check: check_from_row(r)?, thread_title: r.try_get("thread_title")? }))
+            .map(|r| Ok(ThreadCheck { check: ConnectionCheck::from_row(r)?, thread_title: r.try_get("thread_title")? }))
             .collect()
     }
 
@@ -172,7 +158,7 @@ impl Store {
         .bind(id)
         .fetch_optional(&self.writer)
         .await?;
-        row.as_ref().map(check_from_row).transpose()
+        Ok(row.as_ref().map(ConnectionCheck::from_row).transpose()?)
     }
 
     /// Within a decision's transaction: a pending check becomes `to`. `None` if it was not pending.
@@ -190,7 +176,7 @@ impl Store {
         .bind(id)
         .fetch_optional(&mut **tx)
         .await?;
-        row.as_ref().map(check_from_row).transpose()
+        Ok(row.as_ref().map(ConnectionCheck::from_row).transpose()?)
     }
 
     /// Cancels the run's pending checks (the run stopped or failed); returns them as cancelled.
@@ -203,7 +189,7 @@ impl Store {
         .bind(run_id)
         .fetch_all(&self.writer)
         .await?;
-        rows.iter().map(check_from_row).collect()
+        Ok(rows.iter().map(ConnectionCheck::from_row).collect::<Result<_, _>>()?)
     }
 
     /// Within a transaction: the thread goes on without `server` until `until` (a later "Continue

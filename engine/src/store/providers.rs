@@ -1,18 +1,18 @@
 //! Provider rows (those added in Settings), the model a thread uses, and the model a run started with.
 //! Keys are read only by the engine's provider registry; nothing here hands them to a view.
 
-use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 use warden_types::id::{ProviderId, ThreadId};
 
 use warden_db::timestamp::now;
 
-use super::{from_json, json, Store};
+use super::{json, Store};
 use crate::error::{Error, Result};
+use sqlx::FromRow;
 use warden_types::provider::{ModelChoice, ProviderKind};
 
-/// A stored provider with its key, as the registry needs it.
-#[derive(Clone, PartialEq)]
+/// A stored provider with its key, as the registry needs it (read straight from its row).
+#[derive(Clone, PartialEq, sqlx::FromRow)]
 pub struct StoredProvider {
     pub id: ProviderId,
     pub name: String,
@@ -20,6 +20,7 @@ pub struct StoredProvider {
     pub base_url: String,
     pub api_key: Option<String>,
     pub default_model: String,
+    #[sqlx(json)]
     pub models: Vec<String>,
     pub text_tool_calls: bool,
 }
@@ -38,19 +39,6 @@ impl std::fmt::Debug for StoredProvider {
     }
 }
 
-fn provider_from_row(r: &SqliteRow) -> Result<StoredProvider> {
-    Ok(StoredProvider {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        kind: r.try_get("kind")?,
-        base_url: r.try_get("base_url")?,
-        api_key: r.try_get("api_key")?,
-        default_model: r.try_get("default_model")?,
-        models: from_json(&r.try_get::<String, _>("models")?)?,
-        text_tool_calls: r.try_get::<i64, _>("text_tool_calls")? != 0,
-    })
-}
-
 const COLUMNS: &str = "id, name, kind, base_url, api_key, default_model, models, text_tool_calls";
 
 pub(super) fn choice(provider_id: Option<ProviderId>, model: Option<String>) -> Option<ModelChoice> {
@@ -63,7 +51,7 @@ impl Store {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM providers ORDER BY created_at, id")))
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(provider_from_row).collect()
+        Ok(rows.iter().map(StoredProvider::from_row).collect::<Result<_, _>>()?)
     }
 
     /// Adds (empty `id`) or replaces a provider; returns its id. A name another provider has is refused.

@@ -11,10 +11,12 @@ use sqlx::Row;
 use tokio_util::sync::CancellationToken;
 
 use super::batch::WriteBatch;
-use super::threads::{thread_from_row, COLUMNS};
+use super::threads::COLUMNS;
 use super::Store;
 use crate::error::Result;
+use sqlx::FromRow;
 use warden_types::person::Reader;
+use warden_types::thread::Thread;
 use warden_types::thread::{SearchHit, SnippetPiece};
 
 /// How often the messages stored meanwhile are indexed. Each write to the FTS5 table makes an index
@@ -70,7 +72,7 @@ impl Store {
         .await?;
         let mut hits: Vec<SearchHit> = Vec::new();
         for row in rows {
-            let thread = thread_from_row(&row)?;
+            let thread = Thread::from_row(&row)?;
             if hits.iter().any(|h| h.thread.id == thread.id) {
                 continue;
             }

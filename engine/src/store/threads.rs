@@ -1,7 +1,7 @@
 //! Thread rows: create, list a page, read, patch, delete, and a thread's switches (tools, MCP, step limit).
 
 use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 use warden_types::id::{PersonId, ThreadId};
 
 use warden_db::timestamp::now;
@@ -18,21 +18,6 @@ use warden_types::thread::{Thread, ThreadOptions, ThreadPatch, ThreadQuery};
 enum TitleSource {
     Default,
     User,
-}
-
-pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
-    Ok(Thread {
-        id: r.try_get("id")?,
-        title: r.try_get("title")?,
-        archived: r.try_get::<i64, _>("archived")? != 0,
-        pinned: r.try_get::<i64, _>("pinned")? != 0,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        pending_approvals: u32::try_from(r.try_get::<i64, _>("pending_approvals")?).unwrap_or(u32::MAX),
-        imported_at: r.try_get("imported_at")?,
-        owner_id: r.try_get("owner_id")?,
-        shared_by: None,
-    })
 }
 
 /// A thread's columns, with how many of its approvals and connection checks wait (for the sidebar's
@@ -101,7 +86,7 @@ impl Store {
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| Error::not_found("thread", id))?;
-        thread_from_row(&row)
+        Ok(Thread::from_row(&row)?)
     }
 
     /// A page of the threads `reader` may read (`None`: every thread).
@@ -128,7 +113,7 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(thread_from_row).collect()
+        Ok(rows.iter().map(Thread::from_row).collect::<Result<_, _>>()?)
     }
 
     pub async fn update_thread(&self, id: &ThreadId, patch: &ThreadPatch) -> Result<Thread> {
