@@ -285,6 +285,22 @@ async fn an_edit_by_one_approver_restarts_the_count_on_what_it_shows_now() {
     assert_eq!(body["arguments"], edited);
     assert_eq!(body["votes"].as_array().map(Vec::len), Some(1), "only the editor's vote: {body}");
 
+    // Nor is her batch approval from the inbox (it names no arguments): the card changed since it was shown,
+    // it is told apart from one decided already, and nothing is decided.
+    let batch = json!({"keys": [{"source": "chat", "id": card.id}], "verdict": "approve"});
+    let response = anonymous()
+        .post(app.url(warden_app::server_fns::inbox::DecideBatch::PATH))
+        .header(COOKIE, &ann.cookie)
+        .json(&batch)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let outcome: Value = response.json().await.unwrap();
+    assert_eq!((status, outcome), (StatusCode::OK, json!({"decided": 0, "already_decided": 0, "changed": 1})));
+    let still = app.served.engine().approval(&card.id).await.unwrap();
+    assert_eq!((still.status, still.votes.len()), (ApprovalStatus::Pending, 1), "only bea's vote: {still:?}");
+
     // Ann's approval from a card read before the edit (no arguments named) is not a vote for the edit.
     let (status, body) = app.decide(Some(&ann), &card, approve()).await;
     assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("arguments_changed")));

@@ -151,7 +151,10 @@ pub fn InboxEntry(
                             </span>
                         }
                         .into_any(),
-                        (false, _) => view! { <p class="decided">{item.outcome()}</p> }.into_any(),
+                        (false, _) => {
+                            let (item, me) = (item.clone(), crate::ui::routing::Me::id());
+                            view! { <p class="decided">{move || item.outcome(me.get().as_ref())}</p> }.into_any()
+                        }
                     }}
                     <a class="open" href=item.href()>
                         {match &item {

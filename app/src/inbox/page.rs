@@ -501,15 +501,7 @@ fn BatchBar(
             let count = keys.len();
             match decide_batch(keys, verdict, (!why.is_empty()).then_some(why)).await {
                 Ok(outcome) => {
-                    let done = match verdict {
-                        Verdict::Approve => "Approved",
-                        Verdict::Deny => "Denied",
-                    };
-                    let mut text = format!("{done} {} of {count} selected", outcome.decided);
-                    if outcome.already_decided > 0 {
-                        text.push_str(&format!("; {} were already decided", outcome.already_decided));
-                    }
-                    notice.try_set(Some(text));
+                    notice.try_set(Some(outcome.describe(verdict, count)));
                     selected.try_set(Vec::new());
                     reason.try_set(String::new());
                 }

@@ -161,7 +161,9 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
 
 /// Approves or denies the selected pending approvals together: all of one run, or all of one
 /// outside client (anything else is refused, saying why, before any is decided). Those decided
-/// first by someone or something else are counted, not errors.
+/// first by someone or something else are counted, not errors; so are chat approvals another approver
+/// edited since the page showed them (a batch approval names no arguments, so it approves none it was
+/// not shown): not decided, to be looked at again.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_batch(
     keys: Vec<ItemKey>,
@@ -197,11 +199,15 @@ pub async fn decide_batch(
     let mut outcome = BatchOutcome::default();
     for key in keys {
         let decided = match key {
-            ItemKey::Chat(id) => engine
-                .decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person)
-                .await
-                .map(|_| ())
-                .map_err(AppError::from),
+            ItemKey::Chat(id) => {
+                match engine.decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person).await {
+                    Err(warden_engine::Error::ShownChanged) => {
+                        outcome.changed += 1;
+                        continue;
+                    }
+                    decided => decided.map(|_| ()).map_err(AppError::from),
+                }
+            }
             ItemKey::Outside(id) => hub
                 .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()), &by)
                 .await

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use warden_policies::{may_decide, route_of, Tally};
+use warden_types::id::PersonId;
 use warden_types::person::{ActingPerson, Person};
 
 use crate::model::Approval;
@@ -26,6 +27,13 @@ impl Me {
             });
         });
         provide_context(Me(me));
+    }
+
+    /// The signed-in person's id, once the browser has read it (`None` on the server and until then): a
+    /// decision's words say "you" to them alone.
+    pub fn id() -> Signal<Option<PersonId>> {
+        let me = use_context::<Me>();
+        Signal::derive(move || me.and_then(|m| m.0.with(|p| p.as_ref().map(|p| p.id.clone()))))
     }
 
     /// Whether the person signed in may decide `approval`; `true` until that is known (the server decides).

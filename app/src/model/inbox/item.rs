@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::model::{Approval, ApprovalStatus, CheckStatus, ThreadCheck};
+use warden_types::id::PersonId;
 use crate::wording::{check_decision_text, decision_text, kind_label, outside_decision_text, risk_label};
 
 /// One approval in the inbox.
@@ -174,11 +175,11 @@ impl InboxItem {
         }
     }
 
-    /// How it was decided, in words (or that it waits).
-    pub fn outcome(&self) -> String {
+    /// How it was decided, in words (or that it waits), for the person `me`.
+    pub fn outcome(&self, me: Option<&PersonId>) -> String {
         match self {
-            InboxItem::Chat(a) => decision_text(a),
-            InboxItem::Outside(r) => outside_decision_text(r),
+            InboxItem::Chat(a) => decision_text(a, me),
+            InboxItem::Outside(r) => outside_decision_text(r, me),
             InboxItem::Check(c) => check_decision_text(c),
         }
     }
