@@ -36,6 +36,10 @@ pub struct Thread {
     /// owner reading everyone's): the sidebar marks it "shared by …". Filled in by the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_by: Option<String>,
+    /// Whether the person reading may delete it: their own, or anyone's for an owner by role. Filled in
+    /// by the server in a thread list (elsewhere `false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_delete: bool,
 }
 
 /// Who may read a thread besides its owner (who alone writes to it; owners by role read every thread).
@@ -334,6 +338,7 @@ mod tests {
                 imported_at: None,
                 owner_id: None,
                 shared_by: None,
+                may_delete: false,
             },
             messages: vec![message("m1", Role::User)],
             tool_calls: vec![],

@@ -32,6 +32,7 @@ pub(super) fn thread_from_row(r: &SqliteRow) -> Result<Thread> {
         imported_at: r.try_get("imported_at")?,
         owner_id: r.try_get("owner_id")?,
         shared_by: None,
+        may_delete: false,
     })
 }
 
@@ -91,6 +92,8 @@ impl Store {
             imported_at: None,
             owner_id: owner.cloned(),
             shared_by: None,
+            may_delete: false,
+        may_delete: false,
         };
         Ok((thread, true))
     }
