@@ -87,8 +87,14 @@ pub struct Person {
     /// How the app names them (in the inbox, the audit log, "asked by").
     pub name: String,
     pub role: Role,
-    /// Whether a password is set (passkeys and the identity provider are listed apart).
+    /// Whether a password is set.
     pub has_password: bool,
+    /// How many passkeys they sign in with.
+    #[serde(default)]
+    pub passkeys: u32,
+    /// Whether the identity provider (OpenID Connect) signs them in: an identity of theirs is linked.
+    #[serde(default)]
+    pub has_oidc: bool,
     /// RFC 3339 UTC.
     pub created_at: String,
     /// Set when the owner disabled the account: its sessions ended then, and it cannot sign in.
