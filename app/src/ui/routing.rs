@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use warden_policies::{may_decide, route_of, Tally};
 use warden_types::id::PersonId;
-use warden_types::person::{ActingPerson, Person};
+use warden_types::person::Person;
 
 use crate::model::Approval;
 use crate::server_fns::people::who_am_i;
@@ -42,10 +42,7 @@ impl Me {
         let me = use_context::<Me>();
         Signal::derive(move || {
             let person = me.and_then(|m| m.0.get());
-            person.is_none_or(|p| {
-                let acting = ActingPerson { id: p.id.clone(), name: p.name.clone(), role: p.role };
-                may_decide(&route, &acting).is_ok()
-            })
+            person.is_none_or(|p| may_decide(&route, &p.acting()).is_ok())
         })
     }
 }
