@@ -93,7 +93,6 @@ impl Store {
             owner_id: owner.cloned(),
             shared_by: None,
             may_delete: false,
-        may_delete: false,
         };
         Ok((thread, true))
     }
