@@ -184,13 +184,17 @@ mod tests {
         assert_eq!(decision_text(&alone, Some(&PersonId::from("bea"))), "Approved by Ann");
         assert_eq!(decision_text(&alone, None), "Approved by Ann", "before the page knows who reads");
 
-        let quorum =
-            decided(ApprovalStatus::Approved, vec![vote("bea", "Bea", Verdict::Approve), vote("ann", "Ann", Verdict::Approve)]);
+        let quorum = decided(
+            ApprovalStatus::Approved,
+            vec![vote("bea", "Bea", Verdict::Approve), vote("ann", "Ann", Verdict::Approve)],
+        );
         assert_eq!(decision_text(&quorum, Some(&ann)), "Approved by Bea, then you");
         assert_eq!(decision_text(&quorum, Some(&PersonId::from("cy"))), "Approved by Bea, then Ann");
 
-        let denied =
-            decided(ApprovalStatus::Denied, vec![vote("bea", "Bea", Verdict::Approve), vote("ann", "Ann", Verdict::Deny)]);
+        let denied = decided(
+            ApprovalStatus::Denied,
+            vec![vote("bea", "Bea", Verdict::Approve), vote("ann", "Ann", Verdict::Deny)],
+        );
         assert_eq!(decision_text(&denied, Some(&PersonId::from("bea"))), "Denied by Ann", "the denier alone");
         assert_eq!(decision_text(&denied, Some(&ann)), "Denied by you");
 

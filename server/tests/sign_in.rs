@@ -266,8 +266,7 @@ async fn a_person_signs_in_with_the_provider_and_gets_the_role_its_claim_names()
     assert_eq!((me["has_oidc"].as_bool(), me["passkeys"].as_u64()), (Some(true), Some(0)), "{me}");
     assert!(issuer.refusals().is_empty(), "{:?}", issuer.refusals());
     // The owner's list of people says how each signs in.
-    let people: Value =
-        client().get(format!("{}/api/people", server.base)).send().await.unwrap().json().await.unwrap();
+    let people: Value = client().get(format!("{}/api/people", server.base)).send().await.unwrap().json().await.unwrap();
     let by_login = |login: &str| people.as_array().unwrap().iter().find(|p| p["login"] == login).cloned().unwrap();
     let ada = by_login("ada");
     assert_eq!(

@@ -200,7 +200,8 @@ pub async fn decide_batch(
     for key in keys {
         let decided = match key {
             ItemKey::Chat(id) => {
-                match engine.decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person).await {
+                match engine.decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person).await
+                {
                     Err(warden_engine::Error::ShownChanged) => {
                         outcome.changed += 1;
                         continue;

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::model::{Approval, ApprovalStatus, CheckStatus, ThreadCheck};
-use warden_types::id::PersonId;
 use crate::wording::{check_decision_text, decision_text, kind_label, outside_decision_text, risk_label};
+use warden_types::id::PersonId;
 
 /// One approval in the inbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
