@@ -156,13 +156,12 @@ pub fn decider_label(decider: AuditDecider) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::inbox::fixtures::{chat, evaluation, outside};
-    use crate::model::inbox::item::InboxItem;
     use crate::model::Decision;
-    use warden_outside::protocol::{DecidedBy as OutsideDecidedBy, RiskLevel};
+    use warden_outside::protocol::{ClientFrame, DecidedBy as OutsideDecidedBy, SecurityEvaluation};
     use warden_outside::{Decision as OutsideDecision, RequestStatus};
     use warden_types::person::{ActingPerson, Role};
     use warden_types::policy::Vote;
+    use warden_types::tool::{Risk, ToolOrigin};
 
     fn vote(id: &str, name: &str, verdict: Verdict) -> Vote {
         let person = ActingPerson { id: id.into(), name: name.into(), role: Role::Approver };
@@ -171,9 +170,64 @@ mod tests {
 
     /// A chat approval decided `status` by these votes.
     fn decided(status: ApprovalStatus, votes: Vec<Vote>) -> Approval {
-        let InboxItem::Chat(approval) = chat("a", "r", status, "2026-01-01T00:00:00Z") else { unreachable!() };
         let by = DecidedBy::User { edited_arguments: None, reason: None, scope: Scope::Once, network: false, votes };
-        Approval { decision: Some(Decision { status, by }), ..*approval }
+        Approval {
+            id: "a".into(),
+            run_id: "r".into(),
+            thread_id: "t".into(),
+            tool_call_id: "c".into(),
+            tool: "write_file".into(),
+            origin: ToolOrigin::BuiltIn,
+            arguments: serde_json::json!({}),
+            summary: "Write a".into(),
+            risk: Risk::Medium,
+            preview: None,
+            status,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            decided_at: Some("2026-01-01T00:00:01Z".into()),
+            expires_at: None,
+            decision: Some(Decision { status, by }),
+            route: None,
+            votes: Vec::new(),
+        }
+    }
+
+    /// An outside request a person (`person`, by id) approved.
+    fn approved_by(person: Option<&str>) -> OutsideRequest {
+        let frame = ClientFrame::SecurityEvaluation(SecurityEvaluation {
+            id: "e".into(),
+            code: "ls".into(),
+            language: None,
+            explanation: "lists".into(),
+            risk_level: RiskLevel::Low,
+            metadata: None,
+            warden_call_id: None,
+        });
+        OutsideRequest {
+            id: "x".into(),
+            client_id: "cl1".into(),
+            client_name: "A client".into(),
+            asked_by: None,
+            client_request_id: "c-x".into(),
+            kind: frame.kind(),
+            risk: frame.risk(),
+            warden_risk: None,
+            request: frame,
+            follows: None,
+            status: RequestStatus::Approved,
+            decision: Some(OutsideDecision {
+                decision: OutsideVerdict::Approved,
+                reason: None,
+                edited_code: None,
+                decided_by: OutsideDecidedBy { kind: DeciderKind::Person, detail: String::new() },
+                person: person.map(PersonId::from),
+            }),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            expires_at: "2030-01-01T00:00:00Z".into(),
+            decided_at: Some("2026-01-01T00:00:01Z".into()),
+            delivered_at: None,
+            linked_call: None,
+        }
     }
 
     #[test]
@@ -204,21 +258,7 @@ mod tests {
 
     #[test]
     fn an_outside_decision_says_you_only_to_the_person_who_made_it() {
-        let InboxItem::Outside(request) =
-            outside("x", "cl1", evaluation(RiskLevel::Low), RequestStatus::Approved, "2026-01-01T00:00:00Z")
-        else {
-            unreachable!()
-        };
-        let by = |person: Option<&str>| OutsideRequest {
-            decision: Some(OutsideDecision {
-                decision: OutsideVerdict::Approved,
-                reason: None,
-                edited_code: None,
-                decided_by: OutsideDecidedBy { kind: DeciderKind::Person, detail: String::new() },
-                person: person.map(PersonId::from),
-            }),
-            ..(*request).clone()
-        };
+        let by = approved_by;
         let ann = PersonId::from("ann");
         assert_eq!(outside_decision_text(&by(Some("ann")), Some(&ann)), "Approved by you");
         assert_eq!(outside_decision_text(&by(Some("bea")), Some(&ann)), "Approved by a person");
