@@ -96,9 +96,9 @@ pub fn kind_label(kind: RequestKind) -> &'static str {
     }
 }
 
-/// How an outside request was decided, in words, for the person `me`: "you" only where they decided (the
-/// request names who decided by id alone).
-pub fn outside_decision_text(request: &OutsideRequest, me: Option<&PersonId>) -> String {
+/// How an outside request was decided, in words, for the person `me`: "you" only where they decided, else
+/// the decider's name where the caller knows it (the request names them by id alone), else "a person".
+pub fn outside_decision_text(request: &OutsideRequest, me: Option<&PersonId>, decider: Option<&str>) -> String {
     let Some(decision) = &request.decision else { return "Waiting for a decision".into() };
     let verdict = match decision.decision {
         OutsideVerdict::Approved => "Approved",
@@ -106,7 +106,7 @@ pub fn outside_decision_text(request: &OutsideRequest, me: Option<&PersonId>) ->
     };
     let mut text = match decision.decided_by.kind {
         DeciderKind::Person if me.is_some() && decision.person.as_ref() == me => format!("{verdict} by you"),
-        DeciderKind::Person => format!("{verdict} by a person"),
+        DeciderKind::Person => format!("{verdict} by {}", decider.unwrap_or("a person")),
         DeciderKind::Policy => format!("{verdict} automatically by policy ({})", decision.decided_by.detail),
         DeciderKind::Timeout => return format!("Expired: {}", decision.decided_by.detail),
         DeciderKind::CallEnded => return format!("Rejected: {}", decision.decided_by.detail),
@@ -260,9 +260,14 @@ mod tests {
     fn an_outside_decision_says_you_only_to_the_person_who_made_it() {
         let by = approved_by;
         let ann = PersonId::from("ann");
-        assert_eq!(outside_decision_text(&by(Some("ann")), Some(&ann)), "Approved by you");
-        assert_eq!(outside_decision_text(&by(Some("bea")), Some(&ann)), "Approved by a person");
-        assert_eq!(outside_decision_text(&by(Some("ann")), None), "Approved by a person");
-        assert_eq!(outside_decision_text(&by(None), Some(&ann)), "Approved by a person");
+        assert_eq!(outside_decision_text(&by(Some("ann")), Some(&ann), Some("Ann")), "Approved by you");
+        assert_eq!(outside_decision_text(&by(Some("bea")), Some(&ann), Some("Bea")), "Approved by Bea");
+        assert_eq!(
+            outside_decision_text(&by(Some("bea")), Some(&ann), None),
+            "Approved by a person",
+            "no name at hand"
+        );
+        assert_eq!(outside_decision_text(&by(Some("ann")), None, Some("Ann")), "Approved by Ann");
+        assert_eq!(outside_decision_text(&by(None), Some(&ann), None), "Approved by a person");
     }
 }

@@ -251,6 +251,11 @@ async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_ri
     assert_eq!(ids(&pending), [high.clone(), approval.clone()], "a decided request leaves the pending view");
     let (_, decided) = list(json!({"source": {"kind": "all"}, "risk": null, "status": "decided"})).await;
     assert_eq!(ids(&decided), [low]);
+    // Who decided it comes by name: the request names them by id alone.
+    let owner = app.served.state.access.founding_owner().unwrap().clone();
+    let name = app.served.state.people.person(&owner).await.unwrap().name;
+    assert_eq!(decided["deciders"], json!([{"id": owner, "name": name}]), "{decided}");
+    assert_eq!(all["deciders"], json!([]), "nothing pending was decided");
 }
 
 #[tokio::test]

@@ -23,7 +23,7 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     let risk = request.risk.max(request.warden_risk).map(|r| r.to_string());
     let decided = {
         let (request, me) = (request.clone(), crate::ui::routing::Me::id());
-        move || outside_decision_text(&request, me.get().as_ref())
+        move || outside_decision_text(&request, me.get().as_ref(), None)
     };
     let pending = request.status == RequestStatus::Pending;
     let class = match &risk {

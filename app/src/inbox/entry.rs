@@ -49,6 +49,9 @@ pub fn InboxEntry(
     /// waits until the person shows all of it.
     #[prop(optional_no_strip)]
     cut_code: Option<usize>,
+    /// The name of the person who decided it, for an outside request a person decided.
+    #[prop(optional_no_strip)]
+    decider: Option<String>,
     selected: Signal<bool>,
     on_select: Callback<bool>,
 ) -> impl IntoView {
@@ -153,7 +156,7 @@ pub fn InboxEntry(
                         .into_any(),
                         (false, _) => {
                             let (item, me) = (item.clone(), crate::ui::routing::Me::id());
-                            view! { <p class="decided">{move || item.outcome(me.get().as_ref())}</p> }.into_any()
+                            view! { <p class="decided">{move || item.outcome(me.get().as_ref(), decider.as_deref())}</p> }.into_any()
                         }
                     }}
                     <a class="open" href=item.href()>

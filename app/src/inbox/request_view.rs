@@ -179,7 +179,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
                     "Client request " <code>{client_request_id}</code>
                     {received}
                 </p>
-                <p class="decided" role="status">{move || request.with(|r| outside_decision_text(r, me.get().as_ref()))}</p>
+                <p class="decided" role="status">{move || request.with(|r| outside_decision_text(r, me.get().as_ref(), None))}</p>
                 {move || pending.get().then(|| {
                     let r = request.get();
                     view! {

@@ -74,7 +74,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     let items = fair_share(items, MAX_LISTED);
     let mut cut = Vec::new();
     let mut cut_codes = Vec::new();
-    let items = items
+    let items: Vec<InboxItem> = items
         .into_iter()
         .map(|item| {
             cut_codes.extend(cut_code(&item));
@@ -86,7 +86,35 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         })
         .collect();
     let clients = clients.into_iter().map(|c| ClientRef { id: c.id.to_string(), name: c.name }).collect();
-    Ok(InboxList { items, clients, cut, cut_code: cut_codes })
+    let deciders = decider_names(&items).await?;
+    Ok(InboxList { items, clients, cut, cut_code: cut_codes, deciders })
+}
+
+/// The names of the people who decided the outside requests among `items` (a request names them by id).
+#[cfg(feature = "ssr")]
+async fn decider_names(
+    items: &[crate::model::inbox::item::InboxItem],
+) -> Result<Vec<warden_types::person::PersonName>, AppError> {
+    use crate::model::inbox::item::InboxItem;
+    let ids: std::collections::HashSet<_> = items
+        .iter()
+        .filter_map(|i| match i {
+            InboxItem::Outside(r) => r.decision.as_ref()?.person.clone(),
+            _ => None,
+        })
+        .collect();
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let people = use_context::<warden_people::People>()
+        .ok_or_else(|| AppError::internal("the people were not provided as Leptos context"))?;
+    Ok(people
+        .list()
+        .await?
+        .into_iter()
+        .filter(|p| ids.contains(&p.id))
+        .map(|p| warden_types::person::PersonName { id: p.id, name: p.name })
+        .collect())
 }
 
 /// The newest outside requests of the statuses `filter` shows, of each of `clients`, on the cards of

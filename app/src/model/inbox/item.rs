@@ -175,11 +175,12 @@ impl InboxItem {
         }
     }
 
-    /// How it was decided, in words (or that it waits), for the person `me`.
-    pub fn outcome(&self, me: Option<&PersonId>) -> String {
+    /// How it was decided, in words (or that it waits), for the person `me`; `decider`: the name of the
+    /// person who decided an outside request (it names them by id).
+    pub fn outcome(&self, me: Option<&PersonId>, decider: Option<&str>) -> String {
         match self {
             InboxItem::Chat(a) => decision_text(a, me),
-            InboxItem::Outside(r) => outside_decision_text(r, me),
+            InboxItem::Outside(r) => outside_decision_text(r, me, decider),
             InboxItem::Check(c) => check_decision_text(c),
         }
     }
