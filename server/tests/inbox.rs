@@ -308,7 +308,10 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
         "reason": "not now",
     });
     let (status, outcome) = app.call(inbox::DecideBatch::PATH, batch.clone()).await;
-    assert_eq!((status, outcome), (StatusCode::OK, json!({"decided": 2, "already_decided": 0, "changed": 0})));
+    assert_eq!(
+        (status, outcome),
+        (StatusCode::OK, json!({"decided": 2, "already_decided": 0, "changed": 0, "already_voted": 0}))
+    );
     for id in [&first, &second] {
         let decision = app.decision(&one_token, id).await;
         assert_eq!((&decision["decision"], &decision["reason"]), (&json!("rejected"), &json!("not now")));

@@ -191,7 +191,8 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
 /// outside client (anything else is refused, saying why, before any is decided). Those decided
 /// first by someone or something else are counted, not errors; so are chat approvals another approver
 /// edited since the page showed them (a batch approval names no arguments, so it approves none it was
-/// not shown): not decided, to be looked at again.
+/// not shown): not decided, to be looked at again; and those the person had approved already (a quorum
+/// waits for others).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_batch(
     keys: Vec<ItemKey>,
@@ -232,6 +233,10 @@ pub async fn decide_batch(
                 {
                     Err(warden_engine::Error::ShownChanged) => {
                         outcome.changed += 1;
+                        continue;
+                    }
+                    Err(warden_engine::Error::AlreadyVoted) => {
+                        outcome.already_voted += 1;
                         continue;
                     }
                     decided => decided.map(|_| ()).map_err(AppError::from),

@@ -36,6 +36,9 @@ pub struct BatchOutcome {
     /// Not decided: another approver edited them since the page showed them (with a quorum, an approval
     /// names the arguments it approves), so each must be looked at again.
     pub changed: u32,
+    /// Not decided again: the person had approved them already, and they wait for other approvers.
+    #[serde(default)]
+    pub already_voted: u32,
 }
 
 impl BatchOutcome {
@@ -48,6 +51,13 @@ impl BatchOutcome {
         let mut text = format!("{done} {} of {selected} selected", self.decided);
         if self.already_decided > 0 {
             text.push_str(&format!("; {} {} already decided", self.already_decided, were(self.already_decided)));
+        }
+        if self.already_voted > 0 {
+            text.push_str(&format!(
+                "; {} you had approved already {} for the other approvers",
+                self.already_voted,
+                if self.already_voted == 1 { "waits" } else { "wait" }
+            ));
         }
         if self.changed > 0 {
             text.push_str(&format!(
@@ -154,15 +164,20 @@ mod tests {
 
     #[test]
     fn a_batch_tells_apart_what_it_decided_what_was_decided_first_and_what_changed_since_shown() {
-        let all = BatchOutcome { decided: 3, already_decided: 0, changed: 0 };
+        let all = BatchOutcome { decided: 3, ..BatchOutcome::default() };
         assert_eq!(all.describe(Verdict::Approve, 3), "Approved 3 of 3 selected");
-        let mixed = BatchOutcome { decided: 1, already_decided: 1, changed: 1 };
+        let mixed = BatchOutcome { decided: 1, already_decided: 1, changed: 1, already_voted: 0 };
         assert_eq!(
             mixed.describe(Verdict::Approve, 3),
             "Approved 1 of 3 selected; 1 was already decided; 1 changed since it was shown (another approver \
              edited it): look at it again"
         );
-        let edited = BatchOutcome { decided: 0, already_decided: 2, changed: 2 };
+        let edited = BatchOutcome { decided: 0, already_decided: 2, changed: 2, already_voted: 0 };
+        let voted = BatchOutcome { decided: 1, already_voted: 1, ..BatchOutcome::default() };
+        assert_eq!(
+            voted.describe(Verdict::Approve, 2),
+            "Approved 1 of 2 selected; 1 you had approved already waits for the other approvers"
+        );
         assert!(edited.describe(Verdict::Deny, 4).ends_with("2 were already decided; 2 changed since they were shown (another approver edited them): look at them again"));
     }
 
