@@ -309,8 +309,8 @@ async fn an_edit_by_one_approver_restarts_the_count_on_what_it_shows_now() {
     assert_eq!(body["arguments"], edited);
     assert_eq!(body["votes"].as_array().map(Vec::len), Some(1), "only the editor's vote: {body}");
 
-    // Nor is her batch approval from the inbox (it names no arguments): the card changed since it was shown,
-    // it is told apart from one decided already, and nothing is decided.
+    // Ann's batch approval from the inbox (it names no arguments) is no vote for the edit: the card changed
+    // since it was shown, which is told apart from one decided already, and nothing is decided.
     assert_eq!(app.batch_approve(&ann, &card).await, counted(json!({"changed": 1})));
     let still = app.served.engine().approval(&card.id).await.unwrap();
     assert_eq!((still.status, still.votes.len()), (ApprovalStatus::Pending, 1), "only bea's vote: {still:?}");
