@@ -345,6 +345,11 @@ async fn the_full_view_highlights_the_code_and_an_edited_approval_reaches_the_cl
     let decision = app.decision(&token, &id).await;
     assert_eq!(decision["edited_code"], "print('safe')\n");
     assert_eq!(decision["decided_by"]["kind"], "person");
+    assert_eq!(shown["decider"], Value::Null, "nobody had decided it");
+    // The full view names who decided it (the request names them by id alone).
+    let (_, shown) = app.call(inbox::GetOutsideRequest::PATH, json!({ "id": id })).await;
+    let owner = app.served.state.access.founding_owner().unwrap().clone();
+    assert_eq!(shown["decider"], json!(app.served.state.people.person(&owner).await.unwrap().name), "{shown}");
     let (status, again) = app.call(inbox::DecideOutside::PATH, edited).await;
     assert_eq!(status, StatusCode::CONFLICT, "{again}");
 

@@ -50,7 +50,7 @@ impl Tab {
 
 #[component]
 pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
-    let OutsideView { request: first, follows, code_html, syntax } = data;
+    let OutsideView { request: first, follows, code_html, syntax, decider } = data;
     let request = RwSignal::new(first.clone());
     let evaluation: Option<SecurityEvaluation> =
         [Some(&first), follows.as_ref()].into_iter().flatten().find_map(|r| match &r.request {
@@ -179,7 +179,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
                     "Client request " <code>{client_request_id}</code>
                     {received}
                 </p>
-                <p class="decided" role="status">{move || request.with(|r| outside_decision_text(r, me.get().as_ref(), None))}</p>
+                <p class="decided" role="status">{move || request.with(|r| outside_decision_text(r, me.get().as_ref(), decider.as_deref()))}</p>
                 {move || pending.get().then(|| {
                     let r = request.get();
                     view! {

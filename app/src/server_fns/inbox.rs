@@ -28,6 +28,9 @@ pub struct OutsideView {
     pub code_html: Option<String>,
     /// The grammar the code was highlighted with.
     pub syntax: Option<String>,
+    /// The name of the person who decided the request, if a person did (the request names them by id).
+    #[serde(default)]
+    pub decider: Option<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -96,13 +99,21 @@ async fn decider_names(
     items: &[crate::model::inbox::item::InboxItem],
 ) -> Result<Vec<warden_types::person::PersonName>, AppError> {
     use crate::model::inbox::item::InboxItem;
-    let ids: std::collections::HashSet<_> = items
+    let ids = items
         .iter()
         .filter_map(|i| match i {
             InboxItem::Outside(r) => r.decision.as_ref()?.person.clone(),
             _ => None,
         })
         .collect();
+    names_of(ids).await
+}
+
+/// The people of `ids`, by name (none asked: the store is not read).
+#[cfg(feature = "ssr")]
+async fn names_of(
+    ids: std::collections::HashSet<warden_types::id::PersonId>,
+) -> Result<Vec<warden_types::person::PersonName>, AppError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -184,7 +195,11 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
         None => None,
     };
     let (code_html, syntax) = highlighted.map(|h| (Some(h.html), Some(h.syntax))).unwrap_or_default();
-    Ok(OutsideView { request, follows, code_html, syntax })
+    let decider = match request.decision.as_ref().and_then(|d| d.person.clone()) {
+        Some(id) => names_of([id].into()).await?.pop().map(|p| p.name),
+        None => None,
+    };
+    Ok(OutsideView { request, follows, code_html, syntax, decider })
 }
 
 /// Approves or denies the selected pending approvals together: all of one run, or all of one
