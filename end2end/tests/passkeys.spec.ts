@@ -52,6 +52,10 @@ test("an invitee joins with a passkey, signs out, and signs in with it", async (
     await expect(theirs.locator("body[data-hydrated]")).toBeAttached();
     await expect(theirs.getByRole("textbox", { name: "Your prompt" })).toBeVisible();
     expect(await credentials()).toHaveLength(1);
+    // The owner's table of people says how Grace signs in: one passkey, no password.
+    await openHydrated(page, "/settings");
+    const graceRow = people.getByRole("row").filter({ hasText: "Grace Hopper" }).filter({ hasText: "grace" });
+    await expect(graceRow.locator("td.sign-in-ways")).toHaveText("1 passkey");
 
     // Their account lists the passkey; they have no password.
     await openHydrated(theirs, `${origin}/settings`);

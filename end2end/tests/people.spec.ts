@@ -64,6 +64,8 @@ test("an owner invites an approver who joins by the link, signs in with a passwo
     await page.reload();
     await expect(page.locator("body[data-hydrated]")).toBeAttached();
     const row = people.getByRole("row").filter({ hasText: "Ada Lovelace" });
+    // The table says how she signs in: a password, no passkey, no identity provider.
+    await expect(row.locator("td.sign-in-ways")).toHaveText("Password");
     await row.getByRole("button", { name: "Disable Ada Lovelace" }).click();
     await expect(row).toContainText("Disabled");
     for (const signedOut of [theirs, again]) {

@@ -1,7 +1,8 @@
 // Approval routing in the browser: the owner invites two approvers and a member (each in a browser of their
 // own) and adds a policy that sends the member's file writes to the approvers, two of whom must approve. The
-// member's run waits and the member cannot approve it; the first approver approves from their inbox and the
-// card says 1 of 2; the second completes it and the run goes on. The owner's own runs (and every other spec's)
+// member's run waits and the member cannot approve it; the owner's inbox marks the card as not theirs; the
+// first approver approves from their inbox and the card says 1 of 2, there and, live, on the thread the second
+// has open; the second completes it and the run goes on. The owner's own runs (and every other spec's)
 // match no policy and work as before.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import * as fs from "node:fs";
@@ -63,13 +64,29 @@ test("a member's write waits for two approvers, who approve from their inboxes; 
   await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeHidden();
   const chatUrl = mo.url();
 
+  // The owner's inbox lists every card, and marks this one as not theirs once the page knows who they are.
+  await openHydrated(page, "/inbox");
+  const ownerItem = page.locator("article.inbox-item").filter({ hasText: "routed-note.txt" });
+  await expect(ownerItem.getByText("Not routed to you: its approvers decide it.")).toBeVisible();
+
+  // Bea has the thread open: its card follows the votes as they come.
+  await openHydrated(bea, chatUrl);
+  const beaCard = approvalCard(bea);
+  await expect(beaCard).toContainText("0 of 2 approvals");
+  const beaTrouble = watchForTrouble(bea);
+
   // Ann approves from her inbox: it waits for the second approval.
   await openHydrated(ann, "/inbox");
   const annItem = ann.locator("article.inbox-item").filter({ hasText: "routed-note.txt" });
   await expect(annItem).toContainText("0 of 2 approvals");
   await annItem.getByRole("button", { name: "Approve" }).click();
   await expect(annItem).toContainText(`1 of 2 approvals (approved by ${annName})`);
+  await expect(annItem.getByText("Not routed to you")).toBeHidden();
   expect(fs.existsSync(note), "nothing is written with one approval of two").toBe(false);
+  // Bea's card says so without a reload (the run's stream carries the vote).
+  await expect(beaCard).toContainText(`1 of 2 approvals (approved by ${annName})`);
+  await expect(beaCard.getByRole("button", { name: "Approve", exact: true })).toBeVisible();
+  expect(beaTrouble.errors).toEqual([]);
 
   // Bea completes it.
   await openHydrated(bea, "/inbox");

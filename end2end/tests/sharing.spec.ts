@@ -1,6 +1,8 @@
 // Threads belong to who started them: two invited members in browsers of their own. One member's thread is
 // nowhere for the other (not in the sidebar, its address not found) until its owner shares it from the
-// thread's header; then it is listed as shared and opens read-only (no composer, no edit or regenerate).
+// thread's header; then it is listed as shared and opens read-only (no composer, no edit or regenerate, no
+// Delete in the sidebar). The owner by role may delete anyone's thread: their sidebar offers Delete on it (and
+// nothing else of it), and deleting it there removes it for its member too.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { TOKEN } from "../fixtures/access";
@@ -42,6 +44,7 @@ async function member(browser: Browser, baseURL: string, name: string, login: st
 }
 
 test("a member's thread is invisible to another member until shared, and then opens read-only", async ({
+  page,
   browser,
   baseURL,
 }) => {
@@ -82,6 +85,7 @@ test("a member's thread is invisible to another member until shared, and then op
     await expect(item).toHaveCount(1);
     await expect(item).toContainText("shared by Ada Sharer");
     await expect(item.getByRole("button", { name: /^Rename/ })).toHaveCount(0);
+    await expect(item.getByRole("button", { name: /^Delete/ })).toHaveCount(0);
     await item.getByRole("link").click();
     await bob.waitForURL(new RegExp(`${address}$`));
     await expect(bob.getByRole("list", { name: "Conversation" })).toContainText("Hello from the fixture!");
@@ -104,6 +108,20 @@ test("a member's thread is invisible to another member until shared, and then op
     await expect(ada.getByRole("dialog", { name: "Share this thread" }).getByRole("status")).toHaveText("Sharing saved.");
     await openHydrated(bob, "/");
     await expect(threads.locator("li.thread-item")).toHaveCount(0);
+
+    // The owner (by role) reads it and may delete it, as the server allows, but not rename or archive it.
+    await openHydrated(page, "/");
+    const theirs = page
+      .getByRole("navigation", { name: "Threads" })
+      .locator("li.thread-item", { has: page.locator(`a[href="${address}"]`) });
+    await expect(theirs).toContainText("shared by Ada Sharer");
+    await expect(theirs.getByRole("button", { name: /^Rename/ })).toHaveCount(0);
+    await expect(theirs.getByRole("button", { name: /^Archive/ })).toHaveCount(0);
+    await theirs.getByRole("button", { name: /^Delete/ }).click();
+    await page.getByRole("group", { name: /^Confirm deleting/ }).getByRole("button", { name: "Yes, delete" }).click();
+    await expect(theirs).toHaveCount(0);
+    await openHydrated(ada, "/");
+    await expect(ada.getByRole("navigation", { name: "Threads" }).locator("li.thread-item")).toHaveCount(0);
     expect(trouble.flatMap((t) => t.errors)).toEqual([]);
   } finally {
     await ada.context().close();

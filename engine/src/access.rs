@@ -4,6 +4,7 @@
 //! only to their own. A thread a person may not read does not exist for them (not found, so that ids
 //! tell nothing); one they read but may not change is forbidden.
 
+use warden_types::id::PersonId;
 use warden_types::person::{Reader, Role};
 
 use crate::error::{Error, Result};
@@ -23,6 +24,12 @@ pub enum ThreadAccess {
 /// Whether `reader` reads every thread (owners do).
 pub fn reads_everything(reader: &Reader) -> bool {
     reader.role == Role::Owner
+}
+
+/// Whether `reader` may delete a thread owned by `owner` and stop its runs ([`ThreadAccess::Moderate`] or
+/// more): their own, or anyone's for an owner by role.
+pub fn moderates(reader: &Reader, owner: Option<&PersonId>) -> bool {
+    owner == Some(&reader.person) || reads_everything(reader)
 }
 
 /// What `reader` may do with a thread of `facts` (`routed`: an approval of it is routed to them);
@@ -72,6 +79,21 @@ mod tests {
         assert_eq!(access_to(&reader("boss", Role::Owner), &mine, false), Some(Moderate));
         assert_eq!(access_to(&reader("boss", Role::Owner), &facts(None, false), false), Some(Moderate));
         assert_eq!(access_to(&reader("ada", Role::Member), &facts(None, true), false), Some(Read));
+    }
+
+    #[test]
+    fn a_thread_may_be_deleted_exactly_where_the_access_rule_allows_moderating_it() {
+        for role in Role::ALL {
+            for owner in [Some("ada"), Some("bob"), None] {
+                for shared in [false, true] {
+                    let (reader, facts) = (reader("ada", role), facts(owner, shared));
+                    let allowed = access_to(&reader, &facts, false).is_some_and(|a| a >= ThreadAccess::Moderate);
+                    assert_eq!(moderates(&reader, facts.owner.as_ref()), allowed, "{role:?} on {owner:?}");
+                }
+            }
+        }
+        assert!(moderates(&reader("boss", Role::Owner), Some(&PersonId::from("ada"))), "an owner by role");
+        assert!(!moderates(&reader("bob", Role::Approver), Some(&PersonId::from("ada"))));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use warden_types::thread::{
     MAX_SHARED_PEOPLE,
 };
 
-use crate::access::{access_to, require, ThreadAccess};
+use crate::access::{access_to, moderates, require, ThreadAccess};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::events::RunEventRecord;
@@ -68,8 +68,13 @@ impl<'a> AsReader<'a> {
     // --- threads ---
 
     /// A page of the threads the person may read.
+    /// The threads the person may read, each saying whether they may delete it.
     pub async fn list_threads(&self, query: ThreadQuery) -> Result<Vec<Thread>> {
-        self.engine.store().list_threads(&query, Some(self.reader)).await
+        let mut threads = self.engine.store().list_threads(&query, Some(self.reader)).await?;
+        for thread in &mut threads {
+            thread.may_delete = moderates(self.reader, thread.owner_id.as_ref());
+        }
+        Ok(threads)
     }
 
     /// The threads the person may read whose title or messages hold every word of `text`.

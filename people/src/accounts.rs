@@ -14,7 +14,12 @@ const OWNER_NAME: &str = "Owner";
 /// The columns a `Person` reads (a macro, so that queries stay literal strings).
 macro_rules! person_columns {
     () => {
-        "id, login, name, role, password_hash IS NOT NULL AS has_password, created_at, disabled_at"
+        concat!(
+            "id, login, name, role, password_hash IS NOT NULL AS has_password, ",
+            "(SELECT COUNT(*) FROM passkeys WHERE passkeys.person_id = people.id) AS passkeys, ",
+            "EXISTS (SELECT 1 FROM oidc_identities o WHERE o.person_id = people.id) AS has_oidc, ",
+            "created_at, disabled_at"
+        )
     };
 }
 

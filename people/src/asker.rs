@@ -20,14 +20,14 @@ impl Asker {
         self.person.role
     }
 
-    /// Who the engine reads threads for (`Engine::as_reader`).
+    /// Who the engine reads threads for (`Engine::as_reader`): the acting person, without the name.
     pub fn reader(&self) -> Reader {
-        Reader::new(self.person.id.clone(), self.person.role)
+        self.acting().reader()
     }
 
     /// The person as a run or a vote records them (the founding owner let in by the token included: a
     /// person, never a client).
     pub fn acting(&self) -> ActingPerson {
-        ActingPerson { id: self.person.id.clone(), name: self.person.name.clone(), role: self.person.role }
+        self.person.acting()
     }
 }

@@ -79,6 +79,13 @@ async fn an_invitee_joins_with_a_passkey_and_no_password() {
     assert_eq!((grace.id.clone(), grace.role, grace.has_password), (id.clone(), Role::Approver, false));
     let listed = people.passkeys_of(&id).await.unwrap();
     assert_eq!(listed.len(), 1);
+    // The people's list says how each signs in: Grace by one passkey, the owner by neither.
+    let everyone = people.list().await.unwrap();
+    let of = |id: &warden_types::id::PersonId| everyone.iter().find(|p| p.id == *id).cloned().unwrap();
+    let listed_grace = of(&id);
+    assert_eq!((listed_grace.passkeys, listed_grace.has_password, listed_grace.has_oidc), (1, false, false));
+    let owner = of(&people.founding_owner().await.unwrap().id);
+    assert_eq!((owner.passkeys, owner.has_oidc), (0, false));
     assert_eq!((listed[0].id.as_str(), listed[0].name.as_str()), ("010203", "Laptop"));
     assert_eq!(listed[0].last_used_at, None);
 
@@ -142,6 +149,7 @@ async fn the_last_way_in_of_someone_without_a_password_stays() {
     let id = warden_types::id::PersonId::new();
     people.accept_invitation_with_passkey(&secret, &id, "cy", "Cy", named("Laptop", &[1])).await.unwrap();
     people.add_passkey(&id, named("Phone", &[2])).await.unwrap();
+    assert_eq!(people.person(&id).await.unwrap().passkeys, 2, "counted where the person is read");
     people.remove_passkey(&id, "01").await.unwrap();
     let last = people.remove_passkey(&id, "02").await;
     assert!(matches!(last, Err(Error::LastWayIn)), "{last:?}");

@@ -251,6 +251,11 @@ async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_ri
     assert_eq!(ids(&pending), [high.clone(), approval.clone()], "a decided request leaves the pending view");
     let (_, decided) = list(json!({"source": {"kind": "all"}, "risk": null, "status": "decided"})).await;
     assert_eq!(ids(&decided), [low]);
+    // Who decided it comes by name: the request names them by id alone.
+    let owner = app.served.state.access.founding_owner().unwrap().clone();
+    let name = app.served.state.people.person(&owner).await.unwrap().name;
+    assert_eq!(decided["deciders"], json!([{"id": owner, "name": name}]), "{decided}");
+    assert_eq!(all["deciders"], json!([]), "nothing pending was decided");
 }
 
 #[tokio::test]
@@ -303,7 +308,10 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
         "reason": "not now",
     });
     let (status, outcome) = app.call(inbox::DecideBatch::PATH, batch.clone()).await;
-    assert_eq!((status, outcome), (StatusCode::OK, json!({"decided": 2, "already_decided": 0})));
+    assert_eq!(
+        (status, outcome),
+        (StatusCode::OK, json!({"decided": 2, "already_decided": 0, "changed": 0, "already_voted": 0}))
+    );
     for id in [&first, &second] {
         let decision = app.decision(&one_token, id).await;
         assert_eq!((&decision["decision"], &decision["reason"]), (&json!("rejected"), &json!("not now")));
@@ -337,6 +345,11 @@ async fn the_full_view_highlights_the_code_and_an_edited_approval_reaches_the_cl
     let decision = app.decision(&token, &id).await;
     assert_eq!(decision["edited_code"], "print('safe')\n");
     assert_eq!(decision["decided_by"]["kind"], "person");
+    assert_eq!(shown["decider"], Value::Null, "nobody had decided it");
+    // The full view names who decided it (the request names them by id alone).
+    let (_, shown) = app.call(inbox::GetOutsideRequest::PATH, json!({ "id": id })).await;
+    let owner = app.served.state.access.founding_owner().unwrap().clone();
+    assert_eq!(shown["decider"], json!(app.served.state.people.person(&owner).await.unwrap().name), "{shown}");
     let (status, again) = app.call(inbox::DecideOutside::PATH, edited).await;
     assert_eq!(status, StatusCode::CONFLICT, "{again}");
 

@@ -132,6 +132,21 @@ impl App {
         self.send(who, Method::POST, &format!("/api/approvals/{}", card.id), Some(body)).await
     }
 
+    /// `who` approves `card` from the inbox's batch bar (the server function, which names no arguments); what
+    /// the batch answers.
+    async fn batch_approve(&self, who: &Someone, card: &Approval) -> Value {
+        let batch = json!({"keys": [{"source": "chat", "id": card.id}], "verdict": "approve"});
+        let response = anonymous()
+            .post(self.url(warden_app::server_fns::inbox::DecideBatch::PATH))
+            .header(COOKIE, &who.cookie)
+            .json(&batch)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        response.json().await.unwrap()
+    }
+
     /// The call of `card` once it ended (its result settled).
     async fn ended_call(&self, card: &Approval) -> warden_types::run::ToolCallRecord {
         let engine = self.served.engine().clone();
@@ -156,6 +171,13 @@ impl App {
 
 fn approve() -> Value {
     json!({"decision": "approve"})
+}
+
+/// A batch's answer that counts only `these` (every other count 0).
+fn counted(these: Value) -> Value {
+    let mut all = json!({"decided": 0, "already_decided": 0, "changed": 0, "already_voted": 0});
+    all.as_object_mut().unwrap().extend(these.as_object().unwrap().clone());
+    all
 }
 
 #[tokio::test]
@@ -278,12 +300,20 @@ async fn an_edit_by_one_approver_restarts_the_count_on_what_it_shows_now() {
     let card = app.card(Some(&member), "edit").await;
     let (status, body) = app.decide(Some(&ann), &card, approve()).await;
     assert_eq!((status, body["status"].as_str()), (StatusCode::OK, Some("pending")));
+    // Her batch approval of it again is told as waiting for the others, not as decided.
+    assert_eq!(app.batch_approve(&ann, &card).await, counted(json!({"already_voted": 1})));
 
     let edited = json!({"path": "edit.txt", "content": "edited by bea\n"});
     let (status, body) = app.decide(Some(&bea), &card, json!({"decision": "approve", "arguments": edited})).await;
     assert_eq!((status, body["status"].as_str()), (StatusCode::OK, Some("pending")), "an edit restarts: {body}");
     assert_eq!(body["arguments"], edited);
     assert_eq!(body["votes"].as_array().map(Vec::len), Some(1), "only the editor's vote: {body}");
+
+    // Ann's batch approval from the inbox (it names no arguments) is no vote for the edit: the card changed
+    // since it was shown, which is told apart from one decided already, and nothing is decided.
+    assert_eq!(app.batch_approve(&ann, &card).await, counted(json!({"changed": 1})));
+    let still = app.served.engine().approval(&card.id).await.unwrap();
+    assert_eq!((still.status, still.votes.len()), (ApprovalStatus::Pending, 1), "only bea's vote: {still:?}");
 
     // Ann's approval from a card read before the edit (no arguments named) is not a vote for the edit.
     let (status, body) = app.decide(Some(&ann), &card, approve()).await;

@@ -124,6 +124,14 @@ impl Team {
         list.as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap().to_string()).collect()
     }
 
+    /// Whether `who`'s list marks `thread` as theirs to delete (`None`: not listed).
+    async fn may_delete(&self, who: &Person, thread: &str) -> Option<bool> {
+        let (status, list) = self.call(who, Method::GET, "/api/threads", None).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        let listed = list.as_array().unwrap().iter().find(|t| t["id"] == thread)?;
+        Some(listed["may_delete"].as_bool().unwrap_or(false))
+    }
+
     /// The ids of the threads `who` finds searching for "secret".
     async fn found(&self, who: &Person) -> Vec<String> {
         let (status, hits) = self.call(who, Method::GET, "/api/search?q=secret", None).await;
@@ -214,6 +222,9 @@ async fn a_private_thread_is_nowhere_for_another_member_and_a_shared_one_is_thei
     assert!(all(&team.reads(&team.owner, &thread, &run).await, StatusCode::OK));
     let (_, seen) = team.call(&team.owner, Method::GET, &format!("/api/threads/{thread}"), None).await;
     assert_eq!(seen["writable"], json!(false));
+    // The list says who may delete it, as the delete route decides: its owner, and the owner by role.
+    assert_eq!(team.may_delete(&team.ada, &thread).await, Some(true));
+    assert_eq!(team.may_delete(&team.owner, &thread).await, Some(true));
     let (status, refused) = team
         .call(&team.owner, Method::POST, &format!("/api/threads/{thread}/messages"), Some(json!({"content": "hi"})))
         .await;
@@ -225,6 +236,7 @@ async fn a_private_thread_is_nowhere_for_another_member_and_a_shared_one_is_thei
     let (_, sharing) = team.call(&team.ada, Method::GET, &format!("/api/threads/{thread}/sharing"), None).await;
     assert_eq!(sharing, stored);
     assert!(team.listed(&team.bob).await.contains(&thread));
+    assert_eq!(team.may_delete(&team.bob, &thread).await, Some(false), "a reader deletes nothing");
     assert_eq!(team.found(&team.bob).await, vec![thread.clone()]);
     let reads = team.reads(&team.bob, &thread, &run).await;
     assert!(all(&reads, StatusCode::OK), "{reads:?}");

@@ -263,7 +263,19 @@ async fn a_person_signs_in_with_the_provider_and_gets_the_role_its_claim_names()
         (Some("Ada Lovelace"), Some("ada"), Some("approver"))
     );
     assert_eq!(me["has_password"], false);
+    assert_eq!((me["has_oidc"].as_bool(), me["passkeys"].as_u64()), (Some(true), Some(0)), "{me}");
     assert!(issuer.refusals().is_empty(), "{:?}", issuer.refusals());
+    // The owner's list of people says how each signs in.
+    let people: Value = client().get(format!("{}/api/people", server.base)).send().await.unwrap().json().await.unwrap();
+    let by_login = |login: &str| people.as_array().unwrap().iter().find(|p| p["login"] == login).cloned().unwrap();
+    let ada = by_login("ada");
+    assert_eq!(
+        (ada["has_password"].as_bool(), ada["passkeys"].as_u64(), ada["has_oidc"].as_bool()),
+        (Some(false), Some(0), Some(true)),
+        "{people}"
+    );
+    let owner = people.as_array().unwrap().iter().find(|p| p["role"] == "owner").unwrap();
+    assert_eq!((owner["has_oidc"].as_bool(), owner["passkeys"].as_u64()), (Some(false), Some(0)), "{people}");
 
     // The same subject comes back as the same person, whatever the claim says now.
     issuer.sign_in_as(User::new("ada-1815", "Ada L.", "ada").with_claim("warden_role", json!("owner")));

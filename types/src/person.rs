@@ -56,7 +56,8 @@ impl Role {
 
 /// The person a thread is read (or written) for: who they are and their role. The engine's thread entry
 /// points take one (`Engine::as_reader`) and answer only what this person may read; see
-/// `warden_engine::access` for the rule.
+/// `warden_engine::access` for the rule. [`ActingPerson::reader`] makes one of a person as a run or a vote
+/// names them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Reader {
     pub person: PersonId,
@@ -87,12 +88,25 @@ pub struct Person {
     /// How the app names them (in the inbox, the audit log, "asked by").
     pub name: String,
     pub role: Role,
-    /// Whether a password is set (passkeys and the identity provider are listed apart).
+    /// Whether a password is set.
     pub has_password: bool,
+    /// How many passkeys they sign in with.
+    #[serde(default)]
+    pub passkeys: u32,
+    /// Whether the identity provider (OpenID Connect) signs them in: an identity of theirs is linked.
+    #[serde(default)]
+    pub has_oidc: bool,
     /// RFC 3339 UTC.
     pub created_at: String,
     /// Set when the owner disabled the account: its sessions ended then, and it cannot sign in.
     pub disabled_at: Option<String>,
+}
+
+impl Person {
+    /// The person as a run or a vote records them, with the name and role they have now.
+    pub fn acting(&self) -> ActingPerson {
+        ActingPerson { id: self.id.clone(), name: self.name.clone(), role: self.role }
+    }
 }
 
 /// An invitation not yet used, as the owner sees it (never its secret: that is only in the link shown once).
@@ -116,6 +130,13 @@ pub struct ActingPerson {
     pub id: PersonId,
     pub name: String,
     pub role: Role,
+}
+
+impl ActingPerson {
+    /// The same person as a thread is read for: who they are and their role, without the name.
+    pub fn reader(&self) -> Reader {
+        Reader::new(self.id.clone(), self.role)
+    }
 }
 
 /// A passkey of the person asking, as Settings lists it (never its key: that stays on the server).
@@ -145,4 +166,27 @@ pub struct WaitingPerson {
     pub email: Option<String>,
     pub first_seen_at: String,
     pub last_seen_at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_acts_and_reads_as_the_same_one_with_the_same_role() {
+        let person = Person {
+            id: PersonId::from("ada"),
+            login: "ada".into(),
+            name: "Ada".into(),
+            role: Role::Approver,
+            has_password: true,
+            passkeys: 0,
+            has_oidc: false,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            disabled_at: None,
+        };
+        let acting = person.acting();
+        assert_eq!((acting.id.as_str(), acting.name.as_str(), acting.role), ("ada", "Ada", Role::Approver));
+        assert_eq!(acting.reader(), Reader::new(PersonId::from("ada"), Role::Approver));
+    }
 }

@@ -40,6 +40,11 @@ pub struct Thread {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub shared_by: Option<String>,
+    /// Whether the person reading may delete it: their own, or anyone's for an owner by role. Filled in
+    /// by the server in a thread list (elsewhere `false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    pub may_delete: bool,
 }
 
 /// Who may read a thread besides its owner (who alone writes to it; owners by role read every thread).
@@ -338,6 +343,7 @@ mod tests {
                 imported_at: None,
                 owner_id: None,
                 shared_by: None,
+                may_delete: false,
             },
             messages: vec![message("m1", Role::User)],
             tool_calls: vec![],

@@ -21,7 +21,10 @@ pub fn LinkedRequestCard(request: OutsideRequest, linked: LinkedOutside) -> impl
     let labelled_by = heading_id.clone();
     let title = format!("{} from {}", kind_label(request.kind), request.client_name);
     let risk = request.risk.max(request.warden_risk).map(|r| r.to_string());
-    let decided = outside_decision_text(&request);
+    let decided = {
+        let (request, me) = (request.clone(), crate::ui::routing::Me::id());
+        move || outside_decision_text(&request, me.get().as_ref(), None)
+    };
     let pending = request.status == RequestStatus::Pending;
     let class = match &risk {
         Some(r) => format!("linked-request approval-card risk-{r}"),

@@ -198,7 +198,8 @@ impl Entry {
 
     /// The row's id and what of it can change: a stored message never changes; a call changes
     /// with its status (its output comes with a settled status) and with its approval, whose id
-    /// changes when a changed target makes a new card. The same key means nothing on the row
+    /// changes when a changed target makes a new card, and whose votes and shown arguments change
+    /// while it waits for a quorum. The same key means nothing on the row
     /// changed, so its DOM stays; a new key rebuilds just that row.
     fn key(&self) -> RowKey {
         match self {
@@ -212,6 +213,10 @@ impl Entry {
                 state: Some(CallState {
                     status: call.status,
                     approval: approval.as_ref().map(|a| (a.id.to_string(), a.status)),
+                    progress: approval.as_ref().map(|a| {
+                        let voters = a.votes.iter().map(|v| v.person.id.to_string()).collect();
+                        (voters, a.arguments.to_string())
+                    }),
                     waits_for_server: *waits_for_server,
                 }),
                 versions: None,
@@ -244,6 +249,9 @@ struct CallState {
     status: ToolCallStatus,
     /// The approval shown on it, and where it stands.
     approval: Option<(String, ApprovalStatus)>,
+    /// Who voted on it so far and the arguments it shows: a vote (with a quorum) or another approver's edit
+    /// leaves it pending but redraws the card ("1 of 2 approvals", the edited arguments).
+    progress: Option<(Vec<String>, String)>,
     /// It waits for its MCP server (a connection check).
     waits_for_server: bool,
 }
@@ -351,5 +359,27 @@ mod tests {
         let done = keys(&ran);
         assert_ne!(after[2], done[2], "the result is on its row");
         assert_eq!((&after[..2], &after[3]), (&done[..2], &done[3]));
+    }
+
+    #[test]
+    fn a_vote_or_an_approvers_edit_on_a_waiting_card_changes_its_key_alone() {
+        use warden_types::person::{ActingPerson, Role};
+        use warden_types::policy::Vote;
+        let shown = detail();
+        let before = keys(&shown);
+        let mut voted = shown.clone();
+        let mut approval = voted.approvals[0].clone();
+        let ann = ActingPerson { id: "ann".into(), name: "Ann".into(), role: Role::Approver };
+        approval.votes.push(Vote { person: ann, verdict: crate::model::Verdict::Approve, at: "now".into() });
+        voted.apply(&RunEvent::ApprovalRequest { approval: approval.clone() });
+        let after = keys(&voted);
+        assert_ne!(before[2], after[2], "the card redraws with \"1 of 2 approvals\"");
+        assert_eq!((&before[..2], &before[3]), (&after[..2], &after[3]));
+
+        let mut edited = voted.clone();
+        approval.votes.clear();
+        approval.arguments = serde_json::json!({"command": "echo edited"});
+        edited.apply(&RunEvent::ApprovalRequest { approval });
+        assert_ne!(keys(&edited)[2], after[2], "the card shows the edited arguments");
     }
 }

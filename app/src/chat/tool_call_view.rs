@@ -27,7 +27,10 @@ pub fn ToolCallView(
     live: LiveRun,
 ) -> impl IntoView {
     let pending = approval.as_ref().filter(|a| a.status == ApprovalStatus::Pending).cloned();
-    let decided = approval.as_ref().filter(|a| a.status != ApprovalStatus::Pending).map(decision_text);
+    let decided = approval.filter(|a| a.status != ApprovalStatus::Pending).map(|approval| {
+        let me = crate::ui::routing::Me::id();
+        move || decision_text(&approval, me.get().as_ref())
+    });
     let output = call.output_text();
     let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
     let status_class = format!("tool-status status-{:?}", call.status).to_lowercase();

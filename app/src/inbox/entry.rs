@@ -49,6 +49,9 @@ pub fn InboxEntry(
     /// waits until the person shows all of it.
     #[prop(optional_no_strip)]
     cut_code: Option<usize>,
+    /// The name of the person who decided it, for an outside request a person decided.
+    #[prop(optional_no_strip)]
+    decider: Option<String>,
     selected: Signal<bool>,
     on_select: Callback<bool>,
 ) -> impl IntoView {
@@ -152,7 +155,10 @@ pub fn InboxEntry(
                             </span>
                         }
                         .into_any(),
-                        (false, _) => view! { <p class="decided">{item.outcome()}</p> }.into_any(),
+                        (false, _) => {
+                            let (item, me) = (item.clone(), crate::ui::routing::Me::id());
+                            view! { <p class="decided">{move || item.outcome(me.get().as_ref(), decider.as_deref())}</p> }.into_any()
+                        }
                     }}
                     <a class="open" href=item.href()>
                         {match &item {

@@ -363,6 +363,7 @@ pub fn InboxPage() -> impl IntoView {
                                                 let cut_code = shown.with_untracked(|l| {
                                                     l.as_ref()?.cut_code.iter().find(|c| c.key == key).map(|c| c.bytes)
                                                 });
+                                                let decider = shown.with_untracked(|l| l.as_ref()?.decider_of(&item));
                                                 let is_selected = {
                                                     let key = key.clone();
                                                     Signal::derive(move || selected.with(|s| s.contains(&key)))
@@ -376,7 +377,7 @@ pub fn InboxPage() -> impl IntoView {
                                                         }
                                                     });
                                                 });
-                                                view! { <InboxEntry item cut cut_code selected=is_selected on_select/> }.into_any()
+                                                view! { <InboxEntry item cut cut_code decider selected=is_selected on_select/> }.into_any()
                                             })
                                         }).collect()
                                     }))}
@@ -501,15 +502,7 @@ fn BatchBar(
             let count = keys.len();
             match decide_batch(keys, verdict, (!why.is_empty()).then_some(why)).await {
                 Ok(outcome) => {
-                    let done = match verdict {
-                        Verdict::Approve => "Approved",
-                        Verdict::Deny => "Denied",
-                    };
-                    let mut text = format!("{done} {} of {count} selected", outcome.decided);
-                    if outcome.already_decided > 0 {
-                        text.push_str(&format!("; {} were already decided", outcome.already_decided));
-                    }
-                    notice.try_set(Some(text));
+                    notice.try_set(Some(outcome.describe(verdict, count)));
                     selected.try_set(Vec::new());
                     reason.try_set(String::new());
                 }

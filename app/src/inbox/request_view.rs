@@ -50,7 +50,7 @@ impl Tab {
 
 #[component]
 pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
-    let OutsideView { request: first, follows, code_html, syntax } = data;
+    let OutsideView { request: first, follows, code_html, syntax, decider } = data;
     let request = RwSignal::new(first.clone());
     let evaluation: Option<SecurityEvaluation> =
         [Some(&first), follows.as_ref()].into_iter().flatten().find_map(|r| match r.as_shown() {
@@ -64,6 +64,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
     let tab = RwSignal::new(if response.is_some() { Tab::Output } else { Tab::Code });
     let on_decided = Callback::new(move |decided: OutsideRequest| request.set(decided));
     let pending = Memo::new(move |_| request.with(|r| r.status == RequestStatus::Pending));
+    let me = crate::ui::routing::Me::id();
     let editable_code = match first.as_shown() {
         ClientFrame::SecurityEvaluation(e) => Some(e.code),
         ClientFrame::CodeResponse(_) => None,
@@ -178,7 +179,7 @@ pub fn OutsideRequestView(data: OutsideView, clock: Clock) -> impl IntoView {
                     "Client request " <code>{client_request_id}</code>
                     {received}
                 </p>
-                <p class="decided" role="status">{move || request.with(outside_decision_text)}</p>
+                <p class="decided" role="status">{move || request.with(|r| outside_decision_text(r, me.get().as_ref(), decider.as_deref()))}</p>
                 {move || pending.get().then(|| {
                     let r = request.get();
                     view! {

@@ -39,6 +39,8 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
     // Someone else's thread (shared with the person, or read as an owner): marked, and not theirs to change.
     let shared_by = thread.shared_by.clone();
     let own = shared_by.is_none();
+    // An owner by role may delete anyone's thread (as the server allows); nothing else of it is theirs to change.
+    let may_delete = own || thread.may_delete;
     let waiting = {
         let (id, listed) = (id.clone(), thread.pending_approvals);
         let live = use_context::<InboxLive>();
@@ -200,18 +202,20 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             "shared by " {name.clone()}
                         </span>
                     })}
-                    <span class="thread-actions" hidden=!own>
-                        {(!archived).then(|| view! {
+                    <span class="thread-actions" hidden=!may_delete>
+                        {(own && !archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())
                                 on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>
                         })}
-                        <button type="button" aria-label=format!("Rename {}", title.clone())
-                            on:click={
-                                let begin = begin.clone();
-                                move |_| begin(Mode::Renaming)
-                            }><IconSvg icon=Icon::Pencil/>"Rename"</button>
-                        <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.clone())
-                            on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
+                        {own.then(|| view! {
+                            <button type="button" aria-label=format!("Rename {}", title.clone())
+                                on:click={
+                                    let begin = begin.clone();
+                                    move |_| begin(Mode::Renaming)
+                                }><IconSvg icon=Icon::Pencil/>"Rename"</button>
+                            <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.clone())
+                                on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
+                        })}
                         <button type="button" aria-label=format!("Delete {}", title.clone())
                             on:click={
                                 let begin = begin.clone();

@@ -28,6 +28,9 @@ pub struct OutsideView {
     pub code_html: Option<String>,
     /// The grammar the code was highlighted with.
     pub syntax: Option<String>,
+    /// The name of the person who decided the request, if a person did (the request names them by id).
+    #[serde(default)]
+    pub decider: Option<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -74,7 +77,7 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
     let items = fair_share(items, MAX_LISTED);
     let mut cut = Vec::new();
     let mut cut_codes = Vec::new();
-    let items = items
+    let items: Vec<InboxItem> = items
         .into_iter()
         .map(|item| {
             cut_codes.extend(cut_code(&item));
@@ -86,7 +89,43 @@ pub async fn list_inbox(filter: InboxFilter) -> Result<InboxList, AppError> {
         })
         .collect();
     let clients = clients.into_iter().map(|c| ClientRef { id: c.id.to_string(), name: c.name }).collect();
-    Ok(InboxList { items, clients, cut, cut_code: cut_codes })
+    let deciders = decider_names(&items).await?;
+    Ok(InboxList { items, clients, cut, cut_code: cut_codes, deciders })
+}
+
+/// The names of the people who decided the outside requests among `items` (a request names them by id).
+#[cfg(feature = "ssr")]
+async fn decider_names(
+    items: &[crate::model::inbox::item::InboxItem],
+) -> Result<Vec<warden_types::person::PersonName>, AppError> {
+    use crate::model::inbox::item::InboxItem;
+    let ids = items
+        .iter()
+        .filter_map(|i| match i {
+            InboxItem::Outside(r) => r.decision.as_ref()?.person.clone(),
+            _ => None,
+        })
+        .collect();
+    names_of(ids).await
+}
+
+/// The people of `ids`, by name (none asked: the store is not read).
+#[cfg(feature = "ssr")]
+async fn names_of(
+    ids: std::collections::HashSet<warden_types::id::PersonId>,
+) -> Result<Vec<warden_types::person::PersonName>, AppError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let people = use_context::<warden_people::People>()
+        .ok_or_else(|| AppError::internal("the people were not provided as Leptos context"))?;
+    Ok(people
+        .list()
+        .await?
+        .into_iter()
+        .filter(|p| ids.contains(&p.id))
+        .map(|p| warden_types::person::PersonName { id: p.id, name: p.name })
+        .collect())
 }
 
 /// The newest outside requests of the statuses `filter` shows, of each of `clients`, on the cards of
@@ -160,12 +199,19 @@ pub async fn get_outside_request(id: OutsideRequestId) -> Result<OutsideView, Ap
         None => None,
     };
     let (code_html, syntax) = highlighted.map(|h| (Some(h.html), Some(h.syntax))).unwrap_or_default();
-    Ok(OutsideView { request, follows, code_html, syntax })
+    let decider = match request.decision.as_ref().and_then(|d| d.person.clone()) {
+        Some(id) => names_of([id].into()).await?.pop().map(|p| p.name),
+        None => None,
+    };
+    Ok(OutsideView { request, follows, code_html, syntax, decider })
 }
 
 /// Approves or denies the selected pending approvals together: all of one run, or all of one
 /// outside client (anything else is refused, saying why, before any is decided). Those decided
-/// first by someone or something else are counted, not errors.
+/// first by someone or something else are counted, not errors; so are chat approvals another approver
+/// edited since the page showed them (a batch approval names no arguments, so it approves none it was
+/// not shown): not decided, to be looked at again; and those the person had approved already (a quorum
+/// waits for others).
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn decide_batch(
     keys: Vec<ItemKey>,
@@ -200,11 +246,20 @@ pub async fn decide_batch(
     let mut outcome = BatchOutcome::default();
     for key in keys {
         let decided = match key {
-            ItemKey::Chat(id) => engine
-                .decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person)
-                .await
-                .map(|_| ())
-                .map_err(AppError::from),
+            ItemKey::Chat(id) => {
+                match engine.decide(&ApprovalId::from(id.as_str()), chat_input(verdict, reason.clone()), &person).await
+                {
+                    Err(warden_engine::Error::ShownChanged) => {
+                        outcome.changed += 1;
+                        continue;
+                    }
+                    Err(warden_engine::Error::AlreadyVoted) => {
+                        outcome.already_voted += 1;
+                        continue;
+                    }
+                    decided => decided.map(|_| ()).map_err(AppError::from),
+                }
+            }
             ItemKey::Outside(id) => hub
                 .decide(&OutsideRequestId::from(id.as_str()), outside_input(verdict, reason.clone()), &person)
                 .await

@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 use warden_policies::{may_decide, route_of, Tally};
-use warden_types::person::{ActingPerson, Person};
+use warden_types::id::PersonId;
+use warden_types::person::Person;
 use warden_types::policy::{ApprovalRoute, Vote};
 
 use crate::model::Approval;
@@ -29,6 +30,13 @@ impl Me {
         provide_context(Me(me));
     }
 
+    /// The signed-in person's id, once the browser has read it (`None` on the server and until then): a
+    /// decision's words say "you" to them alone.
+    pub fn id() -> Signal<Option<PersonId>> {
+        let me = use_context::<Me>();
+        Signal::derive(move || me.and_then(|m| m.0.with(|p| p.as_ref().map(|p| p.id.clone()))))
+    }
+
     /// Whether the person signed in may decide `approval`; `true` until that is known (the server decides).
     pub fn may_decide(approval: &Approval) -> Signal<bool> {
         Self::may_decide_on(route_of(approval))
@@ -39,10 +47,7 @@ impl Me {
         let me = use_context::<Me>();
         Signal::derive(move || {
             let person = me.and_then(|m| m.0.get());
-            person.is_none_or(|p| {
-                let acting = ActingPerson { id: p.id.clone(), name: p.name.clone(), role: p.role };
-                may_decide(&route, &acting).is_ok()
-            })
+            person.is_none_or(|p| may_decide(&route, &p.acting()).is_ok())
         })
     }
 }

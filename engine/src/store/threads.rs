@@ -76,6 +76,7 @@ impl Store {
             imported_at: None,
             owner_id: owner.cloned(),
             shared_by: None,
+            may_delete: false,
         };
         Ok((thread, true))
     }

@@ -33,6 +33,51 @@ pub struct BatchOutcome {
     pub decided: u32,
     /// Decided by someone or something else first.
     pub already_decided: u32,
+    /// Not decided: another approver edited them since the page showed them (with a quorum, an approval
+    /// names the arguments it approves), so each must be looked at again.
+    pub changed: u32,
+    /// Not decided again: the person had approved them already, and they wait for other approvers.
+    #[serde(default)]
+    pub already_voted: u32,
+}
+
+impl BatchOutcome {
+    /// What the batch did, in words: "Approved 1 of 3 selected; 1 was already decided; 1 changed …".
+    pub fn describe(&self, verdict: Verdict, selected: usize) -> String {
+        let done = match verdict {
+            Verdict::Approve => "Approved",
+            Verdict::Deny => "Denied",
+        };
+        let mut text = format!("{done} {} of {selected} selected", self.decided);
+        if self.already_decided > 0 {
+            text.push_str(&format!("; {} {} already decided", self.already_decided, were(self.already_decided)));
+        }
+        if self.already_voted > 0 {
+            text.push_str(&format!(
+                "; {} you had approved already {} for the other approvers",
+                self.already_voted,
+                if self.already_voted == 1 { "waits" } else { "wait" }
+            ));
+        }
+        if self.changed > 0 {
+            text.push_str(&format!(
+                "; {} changed since {} shown (another approver edited {}): look at {} again",
+                self.changed,
+                if self.changed == 1 { "it was" } else { "they were" },
+                if self.changed == 1 { "it" } else { "them" },
+                if self.changed == 1 { "it" } else { "them" },
+            ));
+        }
+        text
+    }
+}
+
+fn were(n: u32) -> &'static str {
+    if n == 1 {
+        "was"
+    } else {
+        "were"
+    }
 }
 
 /// The one run or client the items belong to, or why they cannot be decided together.
@@ -115,6 +160,25 @@ mod tests {
         assert!(batch_group(&[]).is_err());
         let done = chat("d", "run1", ApprovalStatus::Approved, "2026-01-01T00:00:06.000Z");
         assert!(batch_group(&[&a, &done]).unwrap_err().contains("already"));
+    }
+
+    #[test]
+    fn a_batch_tells_apart_what_it_decided_what_was_decided_first_and_what_changed_since_shown() {
+        let all = BatchOutcome { decided: 3, ..BatchOutcome::default() };
+        assert_eq!(all.describe(Verdict::Approve, 3), "Approved 3 of 3 selected");
+        let mixed = BatchOutcome { decided: 1, already_decided: 1, changed: 1, already_voted: 0 };
+        assert_eq!(
+            mixed.describe(Verdict::Approve, 3),
+            "Approved 1 of 3 selected; 1 was already decided; 1 changed since it was shown (another approver \
+             edited it): look at it again"
+        );
+        let edited = BatchOutcome { decided: 0, already_decided: 2, changed: 2, already_voted: 0 };
+        let voted = BatchOutcome { decided: 1, already_voted: 1, ..BatchOutcome::default() };
+        assert_eq!(
+            voted.describe(Verdict::Approve, 2),
+            "Approved 1 of 2 selected; 1 you had approved already waits for the other approvers"
+        );
+        assert!(edited.describe(Verdict::Deny, 4).ends_with("2 were already decided; 2 changed since they were shown (another approver edited them): look at them again"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use warden_outside::{OutsideRequest, RequestStatus};
 
 use crate::model::{Approval, ApprovalStatus, CheckStatus, ThreadCheck};
 use crate::wording::{check_decision_text, decision_text, kind_label, outside_decision_text, risk_label};
+use warden_types::id::PersonId;
 
 /// One approval in the inbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,11 +180,12 @@ impl InboxItem {
         }
     }
 
-    /// How it was decided, in words (or that it waits).
-    pub fn outcome(&self) -> String {
+    /// How it was decided, in words (or that it waits), for the person `me`; `decider`: the name of the
+    /// person who decided an outside request (it names them by id).
+    pub fn outcome(&self, me: Option<&PersonId>, decider: Option<&str>) -> String {
         match self {
-            InboxItem::Chat(a) => decision_text(a),
-            InboxItem::Outside(r) => outside_decision_text(r),
+            InboxItem::Chat(a) => decision_text(a, me),
+            InboxItem::Outside(r) => outside_decision_text(r, me, decider),
             InboxItem::Check(c) => check_decision_text(c),
         }
     }

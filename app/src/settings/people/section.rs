@@ -52,7 +52,32 @@ pub fn PeopleSection(me: Person) -> impl IntoView {
     .into_any()
 }
 
-const PEOPLE_COLUMNS: [&str; 5] = ["Name", "Login", "Role", "Since", "Account"];
+const PEOPLE_COLUMNS: [&str; 6] = ["Name", "Login", "Role", "Signs in with", "Since", "Account"];
+
+/// How a person signs in, in words: "Password, 2 passkeys, identity provider". Only the founding owner can
+/// have none of these: they sign in with the link the server prints.
+pub fn sign_in_ways(person: &Person) -> String {
+    let mut ways = Vec::new();
+    if person.has_password {
+        ways.push("Password".to_string());
+    }
+    match person.passkeys {
+        0 => {}
+        1 => ways.push("1 passkey".into()),
+        n => ways.push(format!("{n} passkeys")),
+    }
+    if person.has_oidc {
+        ways.push("identity provider".into());
+    }
+    if ways.is_empty() {
+        return "Only the printed sign-in link".into();
+    }
+    let mut text = ways.join(", ");
+    if let Some(first) = text.get(..1) {
+        text = first.to_uppercase() + &text[1..];
+    }
+    text
+}
 
 #[component]
 fn PeopleTable(list: Vec<Person>, ui: PeopleUi, me: PersonId) -> impl IntoView {
@@ -110,6 +135,7 @@ fn PersonRow(person: Person, ui: PeopleUi, is_me: bool) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </td>
+            <td class="sign-in-ways">{sign_in_ways(&person)}</td>
             <td><Timestamp at=person.created_at.clone()/></td>
             <td class="outside-actions">
                 {disabled.then(|| view! { <span class="status">"Disabled"</span> " " })}
@@ -161,5 +187,33 @@ fn InvitationRow(invitation: Invitation, ui: PeopleUi) -> impl IntoView {
                 </button>
             </td>
         </tr>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn person(has_password: bool, passkeys: u32, has_oidc: bool) -> Person {
+        Person {
+            id: PersonId::from("p"),
+            login: "p".into(),
+            name: "P".into(),
+            role: Role::Member,
+            has_password,
+            passkeys,
+            has_oidc,
+            created_at: "2026-01-01T00:00:00Z".into(),
+            disabled_at: None,
+        }
+    }
+
+    #[test]
+    fn the_people_table_says_how_each_person_signs_in() {
+        assert_eq!(sign_in_ways(&person(true, 0, false)), "Password");
+        assert_eq!(sign_in_ways(&person(false, 1, false)), "1 passkey");
+        assert_eq!(sign_in_ways(&person(true, 2, true)), "Password, 2 passkeys, identity provider");
+        assert_eq!(sign_in_ways(&person(false, 0, true)), "Identity provider");
+        assert_eq!(sign_in_ways(&person(false, 0, false)), "Only the printed sign-in link");
     }
 }
