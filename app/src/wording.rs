@@ -227,6 +227,10 @@ mod tests {
             decided_at: Some("2026-01-01T00:00:01Z".into()),
             delivered_at: None,
             linked_call: None,
+            route: None,
+            votes: Vec::new(),
+            shown_code: None,
+            revision: 0,
         }
     }
 

@@ -4,31 +4,10 @@
 // first approver approves from their inbox and the card says 1 of 2, there and, live, on the thread the second
 // has open; the second completes it and the run goes on. The owner's own runs (and every other spec's)
 // match no policy and work as before.
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import * as fs from "node:fs";
 import { answer, approvalCard, openHydrated, startChat, watchForTrouble, workspacePath } from "./helpers";
-
-const PASSWORD = "correct horse battery staple";
-
-/** The owner (on `page`) invites someone as `role`; they join in a browser of their own, whose page is returned. */
-async function invited(page: Page, browser: Browser, role: string, name: string): Promise<Page> {
-  await openHydrated(page, "/settings");
-  const people = page.getByRole("region", { name: "People" });
-  const invite = people.getByRole("form", { name: "Invite someone" });
-  await invite.getByLabel("Role").selectOption({ label: role });
-  await invite.getByLabel("Name (optional)").fill(name);
-  await invite.getByRole("button", { name: "Create invitation link" }).click();
-  const link = (await people.locator("code.invite-url").textContent()) ?? "";
-  const context = await browser.newContext({ storageState: { cookies: [], origins: [] } });
-  const theirs = await context.newPage();
-  await theirs.goto(link);
-  await theirs.getByLabel("Login").fill(name.toLowerCase());
-  await theirs.getByLabel(/^Password \(at least/).fill(PASSWORD);
-  await theirs.getByLabel("Password again").fill(PASSWORD);
-  await theirs.getByRole("button", { name: "Join" }).click();
-  await expect(theirs.locator("body[data-hydrated]")).toBeAttached();
-  return theirs;
-}
+import { invited } from "./people_helpers";
 
 test("a member's write waits for two approvers, who approve from their inboxes; the member cannot", async ({ page, browser }) => {
   const note = workspacePath("routed-note.txt");

@@ -455,16 +455,9 @@ impl OutsideHub {
             let route = request.route();
             may_decide(&route, by).map_err(Error::Refused)?;
             let ballot = Ballot::cast(&request, &route, input.clone(), by)?;
-            let written = match &ballot.settles {
-                Some((status, decision)) => {
-                    let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
-                    self.inner.store.settle(request_id, request.revision, *status, decision, votes).await?
-                }
-                None => {
-                    let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
-                    self.inner.store.record_votes(request_id, request.revision, votes).await?
-                }
-            };
+            let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
+            let settles = ballot.settles.as_ref().map(|(status, decision)| (*status, decision));
+            let written = self.inner.store.write_vote(request_id, request.revision, votes, settles).await?;
             if !written {
                 continue;
             }

@@ -259,41 +259,26 @@ impl Store {
         Ok(done.rows_affected() > 0)
     }
 
-    /// Records a person's decision with the votes that made it, if the request is still pending and no
-    /// vote was written since `revision` (the votes the decision counted); returns whether both held.
-    pub async fn settle(
+    /// Writes a person's vote: the votes and shown code after it, and the decision when it settles the
+    /// request (`None`: it still waits), if the request is still pending and no vote was written since
+    /// `revision` (the votes this one counted); returns whether both held.
+    pub async fn write_vote(
         &self,
         id: &OutsideRequestId,
         revision: i64,
-        status: RequestStatus,
-        decision: &Decision,
         votes: Votes<'_>,
+        settles: Option<(RequestStatus, &Decision)>,
     ) -> Result<bool> {
         let done = sqlx::query(
-            "UPDATE outside_requests SET status = ?, decision = ?, decided_by = ?, decided_at = ?, votes = ?, \
-               shown_code = ?, revision = revision + 1 \
-             WHERE id = ? AND status = 'pending' AND revision = ?",
+            "UPDATE outside_requests SET status = COALESCE(?1, status), decision = COALESCE(?2, decision), \
+               decided_by = COALESCE(?3, decided_by), decided_at = COALESCE(?4, decided_at), votes = ?5, \
+               shown_code = ?6, revision = revision + 1 \
+             WHERE id = ?7 AND status = 'pending' AND revision = ?8",
         )
-        .bind(status.to_string())
-        .bind(json(decision)?)
-        .bind(decision.decided_by.kind.to_string())
-        .bind(now())
-        .bind(json(votes.votes)?)
-        .bind(votes.shown_code)
-        .bind(id)
-        .bind(revision)
-        .execute(&self.writer)
-        .await?;
-        Ok(done.rows_affected() > 0)
-    }
-
-    /// Records a vote that leaves the request waiting, if it is still pending and no vote was written
-    /// since `revision`; returns whether both held.
-    pub async fn record_votes(&self, id: &OutsideRequestId, revision: i64, votes: Votes<'_>) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE outside_requests SET votes = ?, shown_code = ?, revision = revision + 1 \
-             WHERE id = ? AND status = 'pending' AND revision = ?",
-        )
+        .bind(settles.map(|(status, _)| status.to_string()))
+        .bind(settles.map(|(_, decision)| json(decision)).transpose()?)
+        .bind(settles.map(|(_, decision)| decision.decided_by.kind.to_string()))
+        .bind(settles.map(|_| now()))
         .bind(json(votes.votes)?)
         .bind(votes.shown_code)
         .bind(id)
