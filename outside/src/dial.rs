@@ -91,14 +91,15 @@ impl Dialer {
         Ok(dialer)
     }
 
-    /// Adds an executor (and the outside client it asks as) and dials it if enabled.
-    pub async fn add(&self, new: NewExecutor) -> Result<Executor> {
+    /// Adds an executor (and the outside client it asks as, registered by `by`: its requests are asked by
+    /// them) and dials it if enabled.
+    pub async fn add(&self, new: NewExecutor, by: &crate::ownership::Manager) -> Result<Executor> {
         check_url(&new.url).map_err(Error::Invalid)?;
         if let Some(token) = &new.bearer_token {
             check_bearer(token).map_err(Error::Invalid)?;
         }
         // The client's token is never used: an executor is reached by dialling it.
-        let client = self.inner.hub.create_client(&new.name, new.policy).await?.client;
+        let client = self.inner.hub.create_client_of(by, &new.name, new.policy).await?.client;
         let row = ExecutorRow {
             id: ExecutorId::new(),
             client_id: client.id,

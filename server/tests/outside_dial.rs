@@ -154,6 +154,10 @@ async fn warden_dials_the_executor_takes_its_requests_and_sends_the_decisions_ba
         (request["client_id"].as_str(), request["client_name"].as_str()),
         (created["client_id"].as_str(), Some("runner"))
     );
+    // Asked by the owner who added the executor (routing and no-self-approval go by them).
+    let owner = served.state.access.founding_owner().expect("people are on").clone();
+    assert_eq!(request["asked_by"].as_str(), Some(owner.as_str()), "{request}");
+    assert_eq!(request["route"]["requester"]["id"].as_str(), Some(owner.as_str()), "{request}");
 
     let (status, _) = decide(&served.base, request_id, json!({"decision": "rejected", "reason": "not today"})).await;
     assert_eq!(status, StatusCode::OK);

@@ -94,10 +94,17 @@ async fn a_members_client_request_waits_for_two_approvers_who_see_it_and_an_edit
         assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
         let (status, listed) = send(&served, Some(stranger), Method::GET, "/api/outside/requests", None).await;
         assert_eq!((status, listed), (StatusCode::OK, json!([])));
+        let (status, _) =
+            send(&served, Some(stranger), Method::POST, &path, Some(json!({"decision": "approved"}))).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "neither decides");
         let extend = Some(json!({"secs": 60}));
         let (status, _) = send(&served, Some(stranger), Method::POST, &format!("{one}/extend"), extend).await;
         assert!(matches!(status, StatusCode::NOT_FOUND | StatusCode::FORBIDDEN), "{status}");
     }
+    // Nor does someone not signed in.
+    let url = format!("{}{path}", served.base);
+    let anonymous_try = anonymous().post(url).header(ORIGIN, &served.base).json(&json!({"decision": "approved"}));
+    assert_eq!(anonymous_try.send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
     let (_, listed) = send(&served, Some(&cy_cookie), Method::GET, "/api/outside/requests", None).await;
     assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
 

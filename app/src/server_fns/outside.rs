@@ -18,7 +18,7 @@ pub(crate) fn hub() -> Result<warden_outside::OutsideHub, AppError> {
 
 /// The asker as a manager of outside clients.
 #[cfg(feature = "ssr")]
-fn manager() -> Result<warden_outside::Manager, AppError> {
+pub(super) fn manager() -> Result<warden_outside::Manager, AppError> {
     let asker = crate::server_fns::asker::asker()?;
     Ok(warden_outside::Manager { role: asker.role(), person: asker.person.id })
 }

@@ -37,7 +37,8 @@ pub async fn add_outside_executor(
         enabled: true,
         policy: Default::default(),
     };
-    Ok(dialer()?.add(new).await?)
+    // Its requests are asked by the owner who adds it.
+    Ok(dialer()?.add(new, &super::outside::manager()?).await?)
 }
 
 /// Switches dialling on or off (off closes an open socket).

@@ -240,7 +240,8 @@ pub async fn revoke_client(
     Ok(Json(hub.revoke_client_as(&manager(&asker), &id).await?))
 }
 
-fn manager(asker: &Asker) -> Manager {
+/// The asker as a manager of outside clients (and of the executors' clients).
+pub(super) fn manager(asker: &Asker) -> Manager {
     Manager { person: asker.id().clone(), role: asker.role() }
 }
 

@@ -4,9 +4,10 @@
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::Json;
+use axum::{Extension, Json};
 use serde::Deserialize;
 use warden_outside::{Dialer, Executor, NewExecutor};
+use warden_people::Asker;
 use warden_types::id::ExecutorId;
 
 use super::error::ApiResult;
@@ -18,11 +19,13 @@ pub async fn list(State(dialer): State<Dialer>) -> ApiResult<Json<Vec<Executor>>
 }
 
 /// `POST /api/outside/executors` `{name, url, bearer_token?, enabled?, policy?}`: 201 with the executor.
+/// The executor's requests are asked by the owner who adds it.
 pub async fn add(
     State(dialer): State<Dialer>,
+    Extension(asker): Extension<Asker>,
     JsonBody(new): JsonBody<NewExecutor>,
 ) -> ApiResult<(StatusCode, Json<Executor>)> {
-    Ok((StatusCode::CREATED, Json(dialer.add(new).await?)))
+    Ok((StatusCode::CREATED, Json(dialer.add(new, &super::outside::manager(&asker)).await?)))
 }
 
 pub async fn get(State(dialer): State<Dialer>, Path(id): Path<ExecutorId>) -> ApiResult<Json<Executor>> {
