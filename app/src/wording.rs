@@ -203,18 +203,35 @@ mod tests {
             metadata: None,
             warden_call_id: None,
         });
-        let item =
-            crate::model::inbox::fixtures::outside("x", "cl1", frame, RequestStatus::Approved, "2026-01-01T00:00:00Z");
-        let crate::model::inbox::item::InboxItem::Outside(mut request) = item else { unreachable!("an outside item") };
-        request.decision = Some(OutsideDecision {
-            decision: OutsideVerdict::Approved,
-            reason: None,
-            edited_code: None,
-            decided_by: OutsideDecidedBy { kind: DeciderKind::Person, detail: String::new() },
-            person: person.map(PersonId::from),
-        });
-        request.decided_at = Some("2026-01-01T00:00:01Z".into());
-        *request
+        OutsideRequest {
+            id: "x".into(),
+            client_id: "cl1".into(),
+            client_name: "A client".into(),
+            asked_by: None,
+            client_request_id: "c-x".into(),
+            kind: frame.kind(),
+            risk: frame.risk(),
+            warden_risk: None,
+            request: frame,
+            follows: None,
+            status: RequestStatus::Approved,
+            decision: Some(OutsideDecision {
+                decision: OutsideVerdict::Approved,
+                reason: None,
+                edited_code: None,
+                decided_by: OutsideDecidedBy { kind: DeciderKind::Person, detail: String::new() },
+                person: person.map(PersonId::from),
+            }),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            expires_at: "2030-01-01T00:00:00Z".into(),
+            decided_at: Some("2026-01-01T00:00:01Z".into()),
+            delivered_at: None,
+            linked_call: None,
+            route: None,
+            votes: Vec::new(),
+            shown_code: None,
+            revision: 0,
+        }
     }
 
     #[test]

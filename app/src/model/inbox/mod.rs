@@ -11,7 +11,7 @@ pub mod order;
 pub mod trim;
 
 #[cfg(test)]
-pub(crate) mod fixtures;
+mod fixtures;
 
 /// A connection check across the modules: listed with the chats, without risk, never batched.
 #[cfg(test)]
