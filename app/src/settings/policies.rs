@@ -89,6 +89,14 @@ fn matches_text(m: &PolicyMatch, people: &[Person]) -> String {
     }
 }
 
+/// Puts `item` in `chosen` once (`on`) or takes it out: a checkbox of the approvers' lists.
+fn set_chosen<T: PartialEq>(chosen: &mut Vec<T>, item: T, on: bool) {
+    chosen.retain(|x| *x != item);
+    if on {
+        chosen.push(item);
+    }
+}
+
 fn name_of(people: &[Person], id: &PersonId) -> String {
     people.iter().find(|p| p.id == *id).map(|p| p.name.clone()).unwrap_or_else(|| id.to_string())
 }
@@ -245,13 +253,7 @@ fn PolicyForm(editing: Option<Policy>, people: Vec<Person>, ui: Ui) -> impl Into
                         prop:checked=move || chosen_people.with(|c| c.contains(&checked_id))
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            let pid = pid.clone();
-                            chosen_people.update(|c| {
-                                c.retain(|x| *x != pid);
-                                if on {
-                                    c.push(pid);
-                                }
-                            });
+                            chosen_people.update(|c| set_chosen(c, pid.clone(), on));
                         }
                     />
                     {format!(" {} ({})", p.name, p.role.label())}
@@ -269,12 +271,7 @@ fn PolicyForm(editing: Option<Policy>, people: Vec<Person>, ui: Ui) -> impl Into
                         prop:checked=move || chosen_roles.with(|c| c.contains(&role))
                         on:change=move |ev| {
                             let on = event_target_checked(&ev);
-                            chosen_roles.update(|c| {
-                                c.retain(|x| *x != role);
-                                if on {
-                                    c.push(role);
-                                }
-                            });
+                            chosen_roles.update(|c| set_chosen(c, role, on));
                         }
                     />
                     {format!(" Every {}", role.label().to_lowercase())}
