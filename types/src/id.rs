@@ -163,4 +163,8 @@ ids! {
     InvitationId;
     /// An approval policy (who decides which requests, how many must agree).
     PolicyId;
+    /// One message sent about a request, to one channel (the delivery log's row).
+    NotificationId;
+    /// A single-use decision link (its secret is kept only hashed).
+    DecisionLinkId;
 }

@@ -17,6 +17,7 @@ pub mod id;
 pub mod inbox;
 pub mod mcp;
 pub mod message;
+pub mod notification;
 pub mod person;
 pub mod policy;
 pub mod provider;
