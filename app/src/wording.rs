@@ -165,7 +165,7 @@ mod tests {
 
     fn vote(id: &str, name: &str, verdict: Verdict) -> Vote {
         let person = ActingPerson { id: id.into(), name: name.into(), role: Role::Approver };
-        Vote { person, verdict, at: "2026-01-01T00:00:00Z".into() }
+        Vote { person, verdict, at: "2026-01-01T00:00:00Z".into(), via: None }
     }
 
     /// A chat approval decided `status` by these votes.

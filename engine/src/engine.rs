@@ -36,6 +36,7 @@ use warden_types::approval::{DecidedByKind, ThreadRule};
 use warden_types::connection::{CheckDecision, CheckStatus, ConnectionCheck, ThreadCheck};
 use warden_types::cursor::AuditCursor;
 use warden_types::person::ActingPerson;
+use warden_types::policy::VoteVia;
 
 pub use warden_sandbox::SandboxStatus;
 
@@ -612,7 +613,19 @@ impl Engine {
         input: DecisionInput,
         person: &ActingPerson,
     ) -> Result<Approval> {
-        decide::decide(&self.rt, approval_id, person, input).await
+        decide::decide(&self.rt, approval_id, person, input, None).await
+    }
+
+    /// `decide`, cast outside the app (`via`): a decision link's confirm page. Recorded on the vote, so
+    /// the audit log says how the person decided.
+    pub async fn decide_via(
+        &self,
+        approval_id: &ApprovalId,
+        input: DecisionInput,
+        person: &ActingPerson,
+        via: VoteVia,
+    ) -> Result<Approval> {
+        decide::decide(&self.rt, approval_id, person, input, Some(via)).await
     }
 
     /// The approval policies chats' approvals are routed by (Settings → Approval policies).

@@ -37,7 +37,7 @@ use ballot::Ballot;
 use warden_people::People;
 use warden_policies::{may_decide, Policies, Request};
 use warden_types::person::ActingPerson;
-use warden_types::policy::{ApprovalRoute, Source};
+use warden_types::policy::{ApprovalRoute, Source, VoteVia};
 
 /// How many inbox events a slow subscriber may fall behind before it is told it lagged.
 const INBOX_CAPACITY: usize = 1024;
@@ -446,6 +446,17 @@ impl OutsideHub {
         input: DecisionInput,
         by: &ActingPerson,
     ) -> Result<OutsideRequest> {
+        self.decide_via(request_id, input, by, None).await
+    }
+
+    /// `decide`, cast outside the app (`via`: a decision link's confirm page), recorded on the vote.
+    pub async fn decide_via(
+        &self,
+        request_id: &OutsideRequestId,
+        input: DecisionInput,
+        by: &ActingPerson,
+        via: Option<VoteVia>,
+    ) -> Result<OutsideRequest> {
         // A vote written by someone else between reading and writing: count again on what is there now.
         for _ in 0..VOTE_ATTEMPTS {
             let request = self.request(request_id).await?;
@@ -454,7 +465,7 @@ impl OutsideHub {
             }
             let route = request.route();
             may_decide(&route, by).map_err(Error::Refused)?;
-            let ballot = Ballot::cast(&request, &route, input.clone(), by)?;
+            let ballot = Ballot::cast(&request, &route, input.clone(), by, via)?;
             let votes = Votes { votes: &ballot.votes, shown_code: ballot.shown_code.as_deref() };
             let settles = ballot.settles.as_ref().map(|(status, decision)| (*status, decision));
             let written = self.inner.store.write_vote(request_id, request.revision, votes, settles).await?;

@@ -84,7 +84,7 @@ mod tests {
     }
 
     fn vote(id: &str, verdict: Verdict) -> Vote {
-        Vote { person: person(id, Role::Approver), verdict, at: String::new() }
+        Vote { person: person(id, Role::Approver), verdict, at: String::new(), via: None }
     }
 
     fn route(self_approval: bool) -> ApprovalRoute {

@@ -12,6 +12,7 @@ use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
 use warden_outside::{Backoff, Dialer, OutsideHub};
 use warden_people::People;
+use warden_reach::Reach;
 use warden_sessions::Sessions;
 
 use crate::access::Access;
@@ -31,6 +32,8 @@ pub struct AppState {
     pub sessions: Sessions,
     /// The people of this Warden and their roles (the access gate finds who asks among them).
     pub people: People,
+    /// Decision links and the delivery log of notifications.
+    pub reach: Reach,
     pub access: Access,
 }
 
@@ -47,6 +50,8 @@ pub enum OpenError {
     Sessions(#[from] warden_sessions::Error),
     #[error("cannot open the people: {0}")]
     People(#[from] warden_people::Error),
+    #[error("cannot open the decision links and notifications: {0}")]
+    Reach(#[from] warden_reach::Error),
 }
 
 impl AppState {
@@ -74,8 +79,9 @@ impl AppState {
         outside.adopt_unowned_clients(&owner.id).await?;
         // Outside requests are routed by the same policies as chats' approvals, asked by the client's owner.
         outside.route_by(engine.policies().clone(), people.clone());
+        let reach = Reach::open(&engine.database()).await?;
         let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
-        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, access })
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, reach, access })
     }
 }
 

@@ -6,6 +6,7 @@ pub mod access;
 pub mod api;
 pub mod app_state;
 pub mod body_limit;
+pub mod decision_page;
 pub mod render_alone;
 pub mod render_arena;
 pub mod security_headers;

@@ -157,6 +157,18 @@ pub struct Vote {
     pub person: ActingPerson,
     pub verdict: Verdict,
     pub at: String,
+    /// Where it was cast, when not in the app.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<VoteVia>,
+}
+
+/// Where a vote was cast, when not in the app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(rename_all = "snake_case"))]
+pub enum VoteVia {
+    /// A single-use decision link from a notification (mail, chat, push), confirmed on its page.
+    Link,
 }
 
 /// The people who decided and the policy that routed it, in words, for the audit log: "approved by Ann,
@@ -165,8 +177,15 @@ pub fn who_decided(votes: &[Vote], route: Option<&ApprovalRoute>) -> Option<Stri
     if votes.is_empty() {
         return None;
     }
-    let names = |verdict: Verdict| -> Vec<&str> {
-        votes.iter().filter(|v| v.verdict == verdict).map(|v| v.person.name.as_str()).collect()
+    let names = |verdict: Verdict| -> Vec<String> {
+        votes
+            .iter()
+            .filter(|v| v.verdict == verdict)
+            .map(|v| match v.via {
+                Some(VoteVia::Link) => format!("{} (by link)", v.person.name),
+                None => v.person.name.clone(),
+            })
+            .collect()
     };
     let (approved, denied) = (names(Verdict::Approve), names(Verdict::Deny));
     let mut parts = Vec::new();

@@ -370,7 +370,7 @@ mod tests {
         let mut voted = shown.clone();
         let mut approval = voted.approvals[0].clone();
         let ann = ActingPerson { id: "ann".into(), name: "Ann".into(), role: Role::Approver };
-        approval.votes.push(Vote { person: ann, verdict: crate::model::Verdict::Approve, at: "now".into() });
+        approval.votes.push(Vote { person: ann, verdict: crate::model::Verdict::Approve, at: "now".into(), via: None });
         voted.apply(&RunEvent::ApprovalRequest { approval: approval.clone() });
         let after = keys(&voted);
         assert_ne!(before[2], after[2], "the card redraws with \"1 of 2 approvals\"");

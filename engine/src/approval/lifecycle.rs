@@ -20,6 +20,7 @@ use warden_tools::registry::ToolRegistry;
 use warden_tools::{Preview, ToolContent};
 use warden_types::event::RunEvent;
 use warden_types::person::ActingPerson;
+use warden_types::policy::VoteVia;
 use warden_types::run::{RunSummary, ToolCallRecord, ToolCallStatus};
 
 const MAX_REASON_CHARS: usize = 4000;
@@ -28,7 +29,7 @@ const MAX_REASON_CHARS: usize = 4000;
 pub enum SettledBy {
     /// A person's decision or vote (approve, edit, deny, allow for the thread), checked against the
     /// approval's route: theirs to decide, not their own request unless allowed, the quorum counted.
-    Person { person: ActingPerson, input: DecisionInput },
+    Person { person: ActingPerson, input: DecisionInput, via: Option<VoteVia> },
     /// The approval waited longer than the configured timeout (`secs`, told to the model).
     Timeout { secs: u64 },
     /// The run was stopped while the approval waited.
@@ -85,9 +86,9 @@ impl Lifecycle<'_> {
         // settles on is the count it wrote (the transaction holds the write lock).
         let mut voted_in = None;
         let plan = match by {
-            SettledBy::Person { person, input } => {
+            SettledBy::Person { person, input, via } => {
                 let mut tx = self.store.write_tx().await?;
-                match self.vote(&mut tx, &approval, &person, input).await? {
+                match self.vote(&mut tx, &approval, &person, input, via).await? {
                     Voted::Settles(plan) => {
                         voted_in = Some(tx);
                         *plan
@@ -318,6 +319,7 @@ impl Lifecycle<'_> {
         approval: &Approval,
         person: &ActingPerson,
         input: DecisionInput,
+        via: Option<VoteVia>,
     ) -> Result<Voted> {
         let route = route_of(approval);
         may_decide(&route, person)?;
@@ -363,7 +365,7 @@ impl Lifecycle<'_> {
                 .execute(&mut **tx)
                 .await?;
         }
-        if !Store::insert_vote(tx, &approval.id, person, verdict, &plan.arguments).await? {
+        if !Store::insert_vote(tx, &approval.id, person, verdict, &plan.arguments, via).await? {
             return Err(Error::AlreadyVoted);
         }
         let votes = Store::votes_in(tx, &approval.id).await?;

@@ -8,7 +8,7 @@ use warden_db::timestamp::now;
 use warden_types::approval::Verdict;
 use warden_types::id::ApprovalId;
 use warden_types::person::ActingPerson;
-use warden_types::policy::Vote;
+use warden_types::policy::{Vote, VoteVia};
 
 use super::{from_json, json, Store};
 use crate::error::Result;
@@ -33,10 +33,11 @@ impl Store {
         person: &ActingPerson,
         verdict: Verdict,
         arguments: &Value,
+        via: Option<VoteVia>,
     ) -> Result<bool> {
         let done = sqlx::query(
-            "INSERT INTO approval_votes (approval_id, person_id, person, verdict, arguments, at) \
-             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (approval_id, person_id) DO NOTHING",
+            "INSERT INTO approval_votes (approval_id, person_id, person, verdict, arguments, at, via) \
+             VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (approval_id, person_id) DO NOTHING",
         )
         .bind(id)
         .bind(&person.id)
@@ -44,6 +45,7 @@ impl Store {
         .bind(verdict)
         .bind(json(arguments)?)
         .bind(now())
+        .bind(via)
         .execute(&mut **tx)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -63,7 +65,7 @@ impl Store {
 
     /// The approval's votes, oldest first.
     pub async fn votes_in(tx: &mut Tx, id: &ApprovalId) -> Result<Vec<Vote>> {
-        let rows = sqlx::query("SELECT person, verdict, at FROM approval_votes WHERE approval_id = ? ORDER BY seq")
+        let rows = sqlx::query("SELECT person, verdict, at, via FROM approval_votes WHERE approval_id = ? ORDER BY seq")
             .bind(id)
             .fetch_all(&mut **tx)
             .await?;
@@ -73,6 +75,7 @@ impl Store {
                     person: from_json(&r.try_get::<String, _>("person")?)?,
                     verdict: r.try_get("verdict")?,
                     at: r.try_get("at")?,
+                    via: r.try_get("via")?,
                 })
             })
             .collect()

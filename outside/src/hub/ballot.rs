@@ -4,7 +4,7 @@
 use warden_policies::Tally;
 use warden_types::approval::Verdict as VoteVerdict;
 use warden_types::person::ActingPerson;
-use warden_types::policy::{who_decided, ApprovalRoute, Vote};
+use warden_types::policy::{who_decided, ApprovalRoute, Vote, VoteVia};
 
 use crate::error::{Error, Result};
 use crate::protocol::{ClientFrame, DecidedBy, DeciderKind, Verdict};
@@ -29,6 +29,7 @@ impl Ballot {
         route: &ApprovalRoute,
         input: DecisionInput,
         by: &ActingPerson,
+        via: Option<VoteVia>,
     ) -> Result<Self> {
         // The code as sent: `checked` drops an edit equal to the client's code, which is an edit back to
         // it when an approver's edit is shown.
@@ -61,7 +62,7 @@ impl Ballot {
         } else if votes.iter().any(|v| v.person.id == by.id) {
             return Err(Error::AlreadyVoted);
         }
-        votes.push(Vote { person: by.clone(), verdict, at: store::now() });
+        votes.push(Vote { person: by.clone(), verdict, at: store::now(), via });
         if approves && !Tally::of(quorum, &votes).approved() {
             return Ok(Self { votes, shown_code, settles: None });
         }
@@ -153,12 +154,12 @@ mod tests {
     #[test]
     fn two_approvals_settle_a_quorum_of_two_and_the_same_person_cannot_count_twice() {
         let (mut request, route) = (request(), route(2));
-        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann")).unwrap();
+        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap();
         assert!(first.settles.is_none());
         apply(&mut request, &first);
-        let again = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann")).unwrap_err();
+        let again = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap_err();
         assert!(matches!(again, Error::AlreadyVoted));
-        let second = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("bea")).unwrap();
+        let second = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("bea"), None).unwrap();
         let (status, decision) = second.settles.unwrap();
         assert_eq!((status, decision.edited_code), (RequestStatus::Approved, None));
         assert_eq!(decision.decided_by.detail, "approved by ANN, then BEA");
@@ -168,18 +169,18 @@ mod tests {
     #[test]
     fn an_edit_restarts_the_count_and_an_approval_that_does_not_name_the_edit_is_refused() {
         let (mut request, route) = (request(), route(2));
-        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann")).unwrap();
+        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap();
         apply(&mut request, &first);
         let edit =
-            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("bea")).unwrap();
+            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("bea"), None).unwrap();
         assert!(edit.settles.is_none(), "Ann's approval was of the other code");
         assert_eq!(edit.votes.iter().map(|v| v.person.id.as_str()).collect::<Vec<_>>(), ["bea"]);
         assert_eq!(edit.shown_code.as_deref(), Some("rm -rf build/tmp"));
         apply(&mut request, &edit);
-        let stale = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann")).unwrap_err();
+        let stale = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap_err();
         assert!(matches!(stale, Error::ShownChanged));
         let named =
-            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("ann")).unwrap();
+            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("ann"), None).unwrap();
         let (status, decision) = named.settles.unwrap();
         assert_eq!(status, RequestStatus::Approved);
         assert_eq!(decision.edited_code.as_deref(), Some("rm -rf build/tmp"), "the client runs what was approved");
@@ -188,9 +189,9 @@ mod tests {
     #[test]
     fn one_deny_denies_even_after_the_person_approved() {
         let (mut request, route) = (request(), route(2));
-        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann")).unwrap();
+        let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap();
         apply(&mut request, &first);
-        let deny = Ballot::cast(&request, &route, input(Verdict::Rejected, None), &person("ann")).unwrap();
+        let deny = Ballot::cast(&request, &route, input(Verdict::Rejected, None), &person("ann"), None).unwrap();
         assert_eq!(deny.votes.len(), 1);
         let (status, decision) = deny.settles.unwrap();
         assert_eq!((status, decision.decided_by.detail.as_str()), (RequestStatus::Rejected, "denied by ANN"));
@@ -200,7 +201,7 @@ mod tests {
     fn with_one_approval_needed_a_person_decides_alone_with_their_edit() {
         let request = OutsideRequest { route: None, ..request() };
         let ballot =
-            Ballot::cast(&request, &request.route(), input(Verdict::Approved, Some("ls")), &person("ann")).unwrap();
+            Ballot::cast(&request, &request.route(), input(Verdict::Approved, Some("ls")), &person("ann"), None).unwrap();
         let (status, decision) = ballot.settles.unwrap();
         assert_eq!((status, decision.edited_code.as_deref()), (RequestStatus::Approved, Some("ls")));
         assert_eq!(ballot.shown_code, None);

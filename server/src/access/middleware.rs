@@ -20,6 +20,7 @@ use warden_types::id::PersonId;
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::invitation_page::{self, INVITE_PREFIX};
+use crate::decision_page::DECIDE_PREFIX;
 use super::password_sign_in;
 use super::sign_in_page::{self, Reason, PASSKEY_OPTIONS_PATH, PASSKEY_PATH, SIGN_IN_PATH, SIGN_IN_PREFIX};
 use super::{oidc, passkeys, roles, server_fn_rules, Access, Caller};
@@ -50,6 +51,10 @@ pub async fn guard(State(access): State<Access>, mut request: Request, next: Nex
     let path = request.uri().path();
     let is_api = path.starts_with("/api/");
     if PUBLIC_PATHS.contains(&path) {
+        return next.run(request).await;
+    }
+    // A decision link's page: its secret is the credential (the page checks it); no session, no sign-in.
+    if path.starts_with(DECIDE_PREFIX) && !is_api {
         return next.run(request).await;
     }
     if path == SIGN_IN_PATH || path.starts_with(SIGN_IN_PREFIX) || path.starts_with(INVITE_PREFIX) {

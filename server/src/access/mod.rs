@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 pub use host::AllowedHosts;
 pub use invitation_page::invitation_link;
+pub use sign_in_page::escape;
 pub use session::SessionCookie;
 pub use token::{Token, TokenSource};
 use warden_people::{Asker, People};

@@ -31,12 +31,14 @@ use warden_engine::Engine;
 use warden_mcp::McpHub;
 use warden_outside::{Dialer, OutsideHub};
 use warden_people::People;
+use warden_reach::Reach;
 use warden_sessions::Sessions;
 
 use self::outside_mcp::OutsideMcp;
 use crate::access::passkeys;
 use crate::access::roles::{Need, Routes};
 use crate::access::Access;
+use crate::decision_page;
 
 pub use error::ApiError;
 
@@ -54,6 +56,7 @@ where
     OutsideMcp: FromRef<S>,
     Dialer: FromRef<S>,
     Access: FromRef<S>,
+    Reach: FromRef<S>,
 {
     use Need::{Chat, Decide, Manage, OutsideClient, Public, SignedIn};
     Routes::default()
@@ -159,4 +162,8 @@ where
         .get("/api/people/waiting", Manage, people::waiting)
         .post("/api/people/waiting/{id}/admit", Manage, people::admit_waiting)
         .delete("/api/people/waiting/{id}", Manage, people::dismiss_waiting)
+        // A decision link's page (not the API: HTML for a phone). Public: the link's secret is the credential,
+        // and the gate lets it through unsigned (`middleware::guard`); the POST passed the origin check.
+        .get("/decide/{secret}", Public, decision_page::show)
+        .post("/decide/{secret}", Public, decision_page::confirm)
 }

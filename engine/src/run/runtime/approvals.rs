@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::run::handles::ApprovalTimers;
 use warden_db::timestamp::parse_time;
 use warden_types::person::ActingPerson;
+use warden_types::policy::VoteVia;
 
 /// The runtime's approval timers, as the driver sees them.
 pub struct Timers(pub Weak<Runtime>);
@@ -44,9 +45,10 @@ pub async fn decide(
     approval_id: &ApprovalId,
     person: &ActingPerson,
     input: DecisionInput,
+    via: Option<VoteVia>,
 ) -> Result<Approval> {
     let tools = rt.handles.tools.snapshot();
-    let by = SettledBy::Person { person: person.clone(), input };
+    let by = SettledBy::Person { person: person.clone(), input, via };
     let settled = rt.handles.lifecycle(&tools).settle(approval_id, by).await?;
     if settled.resume {
         rt.resume(&settled.approval.run_id, settled.resumed);
