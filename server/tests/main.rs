@@ -15,6 +15,7 @@ mod app_state;
 mod audit;
 mod connection_checks;
 mod crash;
+mod decision_links;
 mod edge;
 mod error_status;
 mod inbox;

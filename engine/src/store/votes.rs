@@ -65,10 +65,11 @@ impl Store {
 
     /// The approval's votes, oldest first.
     pub async fn votes_in(tx: &mut Tx, id: &ApprovalId) -> Result<Vec<Vote>> {
-        let rows = sqlx::query("SELECT person, verdict, at, via FROM approval_votes WHERE approval_id = ? ORDER BY seq")
-            .bind(id)
-            .fetch_all(&mut **tx)
-            .await?;
+        let rows =
+            sqlx::query("SELECT person, verdict, at, via FROM approval_votes WHERE approval_id = ? ORDER BY seq")
+                .bind(id)
+                .fetch_all(&mut **tx)
+                .await?;
         rows.iter()
             .map(|r| {
                 Ok(Vote {

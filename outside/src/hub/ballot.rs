@@ -172,7 +172,8 @@ mod tests {
         let first = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap();
         apply(&mut request, &first);
         let edit =
-            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("bea"), None).unwrap();
+            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("bea"), None)
+                .unwrap();
         assert!(edit.settles.is_none(), "Ann's approval was of the other code");
         assert_eq!(edit.votes.iter().map(|v| v.person.id.as_str()).collect::<Vec<_>>(), ["bea"]);
         assert_eq!(edit.shown_code.as_deref(), Some("rm -rf build/tmp"));
@@ -180,7 +181,8 @@ mod tests {
         let stale = Ballot::cast(&request, &route, input(Verdict::Approved, None), &person("ann"), None).unwrap_err();
         assert!(matches!(stale, Error::ShownChanged));
         let named =
-            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("ann"), None).unwrap();
+            Ballot::cast(&request, &route, input(Verdict::Approved, Some("rm -rf build/tmp")), &person("ann"), None)
+                .unwrap();
         let (status, decision) = named.settles.unwrap();
         assert_eq!(status, RequestStatus::Approved);
         assert_eq!(decision.edited_code.as_deref(), Some("rm -rf build/tmp"), "the client runs what was approved");
@@ -201,7 +203,8 @@ mod tests {
     fn with_one_approval_needed_a_person_decides_alone_with_their_edit() {
         let request = OutsideRequest { route: None, ..request() };
         let ballot =
-            Ballot::cast(&request, &request.route(), input(Verdict::Approved, Some("ls")), &person("ann"), None).unwrap();
+            Ballot::cast(&request, &request.route(), input(Verdict::Approved, Some("ls")), &person("ann"), None)
+                .unwrap();
         let (status, decision) = ballot.settles.unwrap();
         assert_eq!((status, decision.edited_code.as_deref()), (RequestStatus::Approved, Some("ls")));
         assert_eq!(ballot.shown_code, None);

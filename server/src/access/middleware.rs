@@ -20,11 +20,11 @@ use warden_types::id::PersonId;
 
 use super::credentials::{bearer, query_token, unauthorized as unauthorized_api};
 use super::invitation_page::{self, INVITE_PREFIX};
-use crate::decision_page::DECIDE_PREFIX;
 use super::password_sign_in;
 use super::sign_in_page::{self, Reason, PASSKEY_OPTIONS_PATH, PASSKEY_PATH, SIGN_IN_PATH, SIGN_IN_PREFIX};
 use super::{oidc, passkeys, roles, server_fn_rules, Access, Caller};
 use crate::api::ApiError;
+use crate::decision_page::DECIDE_PREFIX;
 
 /// Paths anyone on an allowed host may call.
 const PUBLIC_PATHS: &[&str] = &["/api/health"];

@@ -25,8 +25,8 @@ use std::sync::Arc;
 
 pub use host::AllowedHosts;
 pub use invitation_page::invitation_link;
-pub use sign_in_page::escape;
 pub use session::SessionCookie;
+pub use sign_in_page::escape;
 pub use token::{Token, TokenSource};
 use warden_people::{Asker, People};
 use warden_sessions::{Sessions, SignedIn};

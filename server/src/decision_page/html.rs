@@ -72,7 +72,9 @@ fn deadline(expires_at: &str) -> Option<String> {
 
 fn will_do(view: &RequestView) -> String {
     match &view.will_do {
-        WillDo::Command(command) => format!(r#"<p class="label">Command</p><pre class="command">{}</pre>"#, text(command)),
+        WillDo::Command(command) => {
+            format!(r#"<p class="label">Command</p><pre class="command">{}</pre>"#, text(command))
+        }
         WillDo::Diff { path, diff } => {
             let lines: String = diff
                 .lines()
@@ -118,12 +120,7 @@ pub fn card(view: &RequestView) -> String {
     } else {
         String::new()
     };
-    let policy = view
-        .route
-        .policy
-        .as_ref()
-        .map(|p| format!(r#" · policy “{}”"#, text(&p.name)))
-        .unwrap_or_default();
+    let policy = view.route.policy.as_ref().map(|p| format!(r#" · policy “{}”"#, text(&p.name))).unwrap_or_default();
     let waits = match (&view.standing, view.expires_at.as_deref().and_then(deadline)) {
         (Standing::Pending, Some(deadline)) => format!(r#"<p class="deadline">Waits {deadline}.</p>"#),
         _ => String::new(),
@@ -152,7 +149,9 @@ pub fn confirm(view: &RequestView, intent: Verdict, person: &str, notice: Option
         Verdict::Deny => ("Deny this request?", "Deny", "deny"),
     };
     let reason = match intent {
-        Verdict::Deny => r#"<p><label for="reason">Reason (optional, told to the agent)</label><textarea id="reason" name="reason" rows="3" maxlength="2000" dir="auto"></textarea></p>"#,
+        Verdict::Deny => {
+            r#"<p><label for="reason">Reason (optional, told to the agent)</label><textarea id="reason" name="reason" rows="3" maxlength="2000" dir="auto"></textarea></p>"#
+        }
         Verdict::Approve => "",
     };
     let notice = notice.map(|n| format!(r#"<p class="notice" role="status">{}</p>"#, escape(n))).unwrap_or_default();
@@ -176,9 +175,12 @@ pub fn confirm(view: &RequestView, intent: Verdict, person: &str, notice: Option
 pub fn why_not(status: StatusCode, heading: &str, reason: &str, view: Option<&RequestView>) -> Response {
     let card = view.map(card).unwrap_or_default();
     let open = view
-        .map(|v| format!(r#"<p class="fine"><a href="{}">Open it in Warden</a> (sign-in needed).</p>"#, escape(&v.app_path)))
+        .map(|v| {
+            format!(r#"<p class="fine"><a href="{}">Open it in Warden</a> (sign-in needed).</p>"#, escape(&v.app_path))
+        })
         .unwrap_or_default();
-    let body = format!(r#"<h1>{}</h1><p class="notice" role="status">{}</p>{card}{open}"#, escape(heading), escape(reason));
+    let body =
+        format!(r#"<h1>{}</h1><p class="notice" role="status">{}</p>{card}{open}"#, escape(heading), escape(reason));
     page(status, heading, &body)
 }
 

@@ -66,6 +66,9 @@ pub async fn show(
     if let Err(error) = deciding.reach.links.mark_opened(&link).await {
         tracing::warn!(%error, link = %link.id, "could not record that a decision link was opened");
     }
+    if link.state() != LinkState::Usable {
+        return deciding.unusable(&link).await;
+    }
     match deciding.checked(&link).await {
         Ok((view, person)) => html::confirm(&view, link.intent, &person.name, None, &action(&secret)),
         Err(page) => page,
@@ -131,14 +134,10 @@ enum Refusal {
 }
 
 impl Deciding {
-    /// The request as the page shows it and the person the link is for, if the link can decide it now;
-    /// else the page that says why not.
+    /// The request as the page shows it and the person the link is for, if its request can be decided by
+    /// that person now (the link's own state is the caller's to check); else the page that says why not.
     async fn checked(&self, link: &DecisionLink) -> Result<(RequestView, ActingPerson), Response> {
         let view = self.view(&link.request).await.map_err(|page| *page)?;
-        match link.state() {
-            LinkState::Usable => {}
-            LinkState::Used | LinkState::Expired => return Err(self.unusable(link).await),
-        }
         if let Standing::Settled(how) = &view.standing {
             return Err(html::why_not(StatusCode::OK, "Already decided", how, Some(&view)));
         }
@@ -162,7 +161,8 @@ impl Deciding {
     }
 
     async fn view(&self, request: &RequestRef) -> Result<RequestView, Box<Response>> {
-        let gone = || Box::new(html::why_not(StatusCode::NOT_FOUND, "Request not found", "This request is gone.", None));
+        let gone =
+            || Box::new(html::why_not(StatusCode::NOT_FOUND, "Request not found", "This request is gone.", None));
         match request {
             RequestRef::Approval(id) => match self.engine.approval(id).await {
                 Ok(approval) => Ok(RequestView::of_approval(&approval)),
@@ -181,7 +181,9 @@ impl Deciding {
     async fn unusable(&self, link: &DecisionLink) -> Response {
         let view = self.view(&link.request).await.ok();
         let (heading, why) = match (&link.used_at, &link.outcome) {
-            (Some(at), Some(outcome)) => ("This link was used", format!("It was used at {} UTC: {outcome}.", clock(at))),
+            (Some(at), Some(outcome)) => {
+                ("This link was used", format!("It was used at {} UTC: {outcome}.", clock(at)))
+            }
             (Some(at), None) => ("This link was used", format!("It was used at {} UTC.", clock(at))),
             (None, _) => ("This link has expired", "Open Warden to decide, or ask for a new link.".to_string()),
         };
@@ -189,7 +191,13 @@ impl Deciding {
     }
 
     /// What the page showed changed: the link is usable again and the page shows the request as it is now.
-    async fn changed(&self, link: &DecisionLink, secret: &str, _shown: &RequestView, person: &ActingPerson) -> Response {
+    async fn changed(
+        &self,
+        link: &DecisionLink,
+        secret: &str,
+        _shown: &RequestView,
+        person: &ActingPerson,
+    ) -> Response {
         if let Err(error) = self.reach.links.restore(link).await {
             return failed(&error.to_string());
         }
@@ -259,7 +267,9 @@ fn said(kind: warden_types::ErrorKind, error: String) -> Refusal {
     match kind {
         ErrorKind::Forbidden => Refusal::Said(StatusCode::FORBIDDEN, "Not yours to decide", capitalized(&error)),
         ErrorKind::Conflict => Refusal::Said(StatusCode::CONFLICT, "Nothing was decided", capitalized(&error)),
-        ErrorKind::Invalid => Refusal::Said(StatusCode::UNPROCESSABLE_ENTITY, "Nothing was decided", capitalized(&error)),
+        ErrorKind::Invalid => {
+            Refusal::Said(StatusCode::UNPROCESSABLE_ENTITY, "Nothing was decided", capitalized(&error))
+        }
         _ => Refusal::Failed(error),
     }
 }
@@ -301,5 +311,10 @@ fn not_valid() -> Response {
 
 fn failed(error: &str) -> Response {
     tracing::error!(%error, "a decision link's page failed");
-    html::why_not(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong", "Nothing was decided. Try again, or open Warden.", None)
+    html::why_not(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Something went wrong",
+        "Nothing was decided. Try again, or open Warden.",
+        None,
+    )
 }
