@@ -163,4 +163,6 @@ ids! {
     InvitationId;
     /// An approval policy (who decides which requests, how many must agree).
     PolicyId;
+    /// A notification channel (a person's own, or a shared one an owner made).
+    ChannelId;
 }
