@@ -1,5 +1,5 @@
 //! Web Push: the notice as a small JSON payload (title, body, the link a tap opens), encrypted for the browser
-//! (RFC 8291, aes128gcm) and signed with this Warden's VAPID key (RFC 8292) by `web-push-native`, then sent
+//! (RFC 8291, aes128gcm) by `web-push-native` and signed with this Warden's VAPID key (RFC 8292), then sent
 //! with our HTTP client. The push service answers 201 with a `Location`; 404 or 410 mean the subscription is
 //! gone.
 
@@ -9,6 +9,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde_json::json;
 use warden_types::tool::Risk;
+use web_push_native::jwt_simple::algorithms::ECDSAP256KeyPairLike;
+use web_push_native::jwt_simple::claims::Claims;
+use web_push_native::jwt_simple::prelude::Duration as JwtDuration;
 use web_push_native::p256::PublicKey;
 use web_push_native::{Auth, WebPushBuilder};
 
@@ -60,15 +63,17 @@ pub async fn send(
     let endpoint = subscription.endpoint.parse().map_err(|_| config("its endpoint is not a URL"))?;
     let built = WebPushBuilder::new(endpoint, public, Auth::from(auth))
         .with_valid_duration(TTL)
-        .with_vapid(vapid.key_pair(), subject)
         .build(payload(notice, SystemTime::now()))
         .map_err(|e| config(&e.to_string()))?;
     let (parts, body) = built.into_parts();
+    let authorization = vapid_header(vapid, subject, subscription.endpoint)?;
     let urgency = match notice.risk {
         Risk::High => "high",
         _ => "normal",
     };
-    let mut request = http.post(subscription.endpoint).headers(parts.headers).header("Urgency", urgency).body(body);
+    let mut request = http.post(subscription.endpoint).headers(parts.headers)
+        .header(reqwest::header::AUTHORIZATION, authorization)
+        .header("Urgency", urgency).body(body);
     // A notification replaces the one before it for the same request (the Topic header, RFC 8030).
     if let Some(link) = notice.main_link() {
         let topic: String = URL_SAFE_NO_PAD.encode(sha_short(&link.url));
@@ -86,6 +91,17 @@ pub async fn send(
         Err(SendError::Refused { status: status @ (404 | 410), .. }) => Err(SendError::Gone { status }),
         Err(e) => Err(e),
     }
+}
+
+/// `vapid t=<JWT>, k=<public key>` (RFC 8292). The JWT's audience is the endpoint's origin with its port when
+/// it is not the scheme's default (web-push-native's own header leaves the port out).
+fn vapid_header(vapid: &Vapid, subject: &str, endpoint: &str) -> Result<String, SendError> {
+    let url = reqwest::Url::parse(endpoint).map_err(|_| config("its endpoint is not a URL"))?;
+    let claims = Claims::create(JwtDuration::from_secs(TTL.as_secs()))
+        .with_audience(url.origin().ascii_serialization())
+        .with_subject(subject);
+    let token = vapid.key_pair().sign(claims).map_err(|e| config(&e.to_string()))?;
+    Ok(format!("vapid t={token}, k={}", vapid.public_key()))
 }
 
 /// 18 bytes of the link's SHA-256: a topic is at most 32 base64url characters.
