@@ -167,4 +167,6 @@ ids! {
     NotificationId;
     /// A single-use decision link (its secret is kept only hashed).
     DecisionLinkId;
+    /// A notification channel (a person's own, or a shared one an owner made).
+    ChannelId;
 }

@@ -8,6 +8,7 @@
 
 pub mod approval;
 pub mod audit;
+pub mod channel;
 pub mod connection;
 pub mod cursor;
 pub mod error_kind;
