@@ -10,6 +10,7 @@ use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
+use warden_notify::{Notifier, NotifierOptions};
 use warden_outside::{Backoff, Dialer, OutsideHub};
 use warden_people::People;
 use warden_reach::Reach;
@@ -17,6 +18,8 @@ use warden_sessions::Sessions;
 
 use crate::access::Access;
 use crate::api::outside_mcp::OutsideMcp;
+use crate::notifying::Dispatcher;
+use crate::public_url::public_url;
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -34,6 +37,8 @@ pub struct AppState {
     pub people: People,
     /// Decision links and the delivery log of notifications.
     pub reach: Reach,
+    /// The notification channels and what sends on them.
+    pub notifier: Notifier,
     pub access: Access,
 }
 
@@ -52,6 +57,10 @@ pub enum OpenError {
     People(#[from] warden_people::Error),
     #[error("cannot open the decision links and notifications: {0}")]
     Reach(#[from] warden_reach::Error),
+    #[error("cannot open the notification channels: {0}")]
+    Notify(#[from] warden_notify::Error),
+    #[error(transparent)]
+    PublicUrl(#[from] crate::public_url::PublicUrlError),
 }
 
 impl AppState {
@@ -80,8 +89,24 @@ impl AppState {
         // Outside requests are routed by the same policies as chats' approvals, asked by the client's owner.
         outside.route_by(engine.policies().clone(), people.clone());
         let reach = Reach::open(&engine.database()).await?;
+        let notifier = Notifier::open(&engine.database(), NotifierOptions::from_env()).await?;
+        let base_url = public_url(std::env::var("WARDEN_PUBLIC_URL").ok().as_deref(), access.hosts())?;
+        Dispatcher::new(engine.clone(), outside.clone(), people.clone(), notifier.clone(), reach.clone(), &base_url)
+            .start();
         let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
-        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, reach, access })
+        Ok(Self {
+            leptos_options,
+            engine,
+            mcp,
+            outside,
+            outside_mcp,
+            dialer,
+            sessions,
+            people,
+            reach,
+            notifier,
+            access,
+        })
     }
 }
 

@@ -20,6 +20,7 @@ mod edge;
 mod error_status;
 mod inbox;
 mod mcp_api;
+mod notifying;
 mod outside_access;
 mod outside_claude_code;
 mod outside_dial;

@@ -10,8 +10,8 @@ use warden_types::approval::Verdict;
 use warden_types::hidden_chars::made_visible;
 use warden_types::tool::Risk;
 
-use super::request_view::{RequestView, Standing, WillDo};
 use crate::access::escape;
+use crate::request_view::{RequestView, Standing, WillDo};
 
 /// Scripts none; styles, forms and images only from this server.
 const PAGE_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; \

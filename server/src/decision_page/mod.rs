@@ -10,7 +10,6 @@
 //! allowed host like every route.
 
 pub mod html;
-mod request_view;
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -27,7 +26,7 @@ use warden_types::notification::RequestRef;
 use warden_types::person::ActingPerson;
 use warden_types::policy::VoteVia;
 
-use request_view::{RequestView, Standing};
+use crate::request_view::{RequestView, Standing};
 
 pub use warden_reach::links::DECIDE_PREFIX;
 

@@ -1,4 +1,4 @@
-//! What a decision link's page shows of a request, the same for a gated call of Warden's own runs and an
+//! What a decision link's page and a notification show of a request, the same for a gated call of Warden's own runs and an
 //! outside request: what it will do (the command, the diff, the code or the arguments), who asks, the risk,
 //! how far the quorum got and until when it waits; and the fingerprint of what is shown, which the page's
 //! POST carries back so that a decision applies only to what the person saw.
