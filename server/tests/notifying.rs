@@ -64,8 +64,8 @@ async fn a_routed_request_reaches_each_channel_of_its_approver_and_a_mailed_link
         .unwrap();
 
     let (ada, ada_cookie) = signed_in_as(&served, Role::Member, "ada").await;
-    let (bob, _) = signed_in_as(&served, Role::Approver, "bob").await;
-    let (cy, _) = signed_in_as(&served, Role::Viewer, "cy").await;
+    let (bob, bob_cookie) = signed_in_as(&served, Role::Approver, "bob").await;
+    let (cy, cy_cookie) = signed_in_as(&served, Role::Viewer, "cy").await;
     let hook = |secret: &str| ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(secret.into()) };
     channel(&served, &bob, "Bob's hook", hook(fixture.webhook_secret())).await;
     channel(&served, &bob, "Bob's mail", ChannelConfig::Email { address: "bob@example.test".into() }).await;
@@ -144,5 +144,16 @@ async fn a_routed_request_reaches_each_channel_of_its_approver_and_a_mailed_link
     assert_eq!(by_kind("email").state(), "opened");
     assert!(by_kind("email").detail.unwrap().starts_with("250 2.0.0 Ok: queued as"));
     assert_eq!(fixture.count("webhook"), 1, "Ada's hook got nothing");
+
+    // The same list by the API: for Bob (routed to him) and the owner; a viewer gets 404, a stranger 401.
+    let path = format!("{}/api/outside/requests/{id}/notifications", served.base);
+    let as_cookie = |cookie: &str| anonymous().get(&path).header(reqwest::header::COOKIE, cookie.to_string()).send();
+    let listed: Value = as_cookie(&bob_cookie).await.unwrap().json().await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 3, "{listed}");
+    assert_eq!(listed[0]["person_name"], "bob", "{listed}");
+    let (status, _) = send_json(&common::client(), Method::GET, path.clone(), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(as_cookie(&cy_cookie).await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(anonymous().get(&path).send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
     assert_eq!(fixture.count("email"), 1, "Cy's mail got nothing");
 }

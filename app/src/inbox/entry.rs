@@ -13,6 +13,7 @@ use leptos::task::spawn_local;
 use warden_outside::protocol::ClientFrame;
 use warden_outside::OutsideRequest;
 
+use super::sent_to::SentTo;
 use crate::model::inbox::item::{InboxItem, ItemKey};
 use crate::model::inbox::trim::{size_text, SHOWN_BYTES};
 use crate::model::{Approval, CheckDecision, ThreadCheck, Verdict};
@@ -58,6 +59,7 @@ pub fn InboxEntry(
     let actions = expect_context::<InboxActions>();
     let key = item.key();
     let dom_key = key.to_attr();
+    let notified = (!matches!(key, ItemKey::Check(_))).then(|| key.clone());
     let heading_id = format!("inbox-{}", dom_key.replace(':', "-"));
     let title = item.title();
     let pending = item.is_pending();
@@ -125,6 +127,7 @@ pub fn InboxEntry(
                     }}
                 </header>
                 {body}
+                {notified.map(|key| view! { <SentTo key/> })}
                 {cut.then(|| view! {
                     <p class="cut-note">
                         {format!("Long texts are cut to their first {} KiB here; ", SHOWN_BYTES / 1024)}

@@ -7,3 +7,4 @@ pub mod keys;
 pub mod page;
 pub mod request_page;
 pub mod request_view;
+pub mod sent_to;

@@ -18,6 +18,7 @@ pub mod people;
 pub mod policies;
 pub mod providers;
 pub mod runs;
+pub mod sent;
 pub mod sessions;
 pub mod sharing;
 pub mod threads;

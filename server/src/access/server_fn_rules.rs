@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
     approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, policies,
-    providers, runs, sessions, sharing, threads,
+    providers, runs, sent, sessions, sharing, threads,
 };
 
 use super::roles::Need;
@@ -35,6 +35,7 @@ fn table() -> Vec<(&'static str, Need)> {
         (inbox::ExtendOutside::PATH, Decide),
         (inbox::GetOutsideRequest::PATH, SignedIn),
         (inbox::ListInbox::PATH, SignedIn),
+        (sent::SentNotifications::PATH, SignedIn),
         (mcp::ExportMcpServers::PATH, Manage),
         (mcp::ImportMcpServers::PATH, Manage),
         (mcp::ListMcpServers::PATH, Manage),

@@ -72,6 +72,12 @@ impl From<warden_mcp::Error> for ApiError {
     }
 }
 
+impl From<warden_reach::Error> for ApiError {
+    fn from(e: warden_reach::Error) -> Self {
+        Self::of_kind(e.kind(), "internal", &e)
+    }
+}
+
 impl From<warden_people::Error> for ApiError {
     fn from(e: warden_people::Error) -> Self {
         Self::of_kind(e.kind(), e.code(), &e)

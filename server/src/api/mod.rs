@@ -19,6 +19,7 @@ mod policies;
 mod providers;
 mod reader;
 mod runs;
+mod sent;
 mod sharing;
 mod sse;
 mod threads;
@@ -88,6 +89,7 @@ where
         .get("/api/approvals", SignedIn, approvals::list)
         .get("/api/inbox/events", SignedIn, inbox::events)
         .get("/api/approvals/{id}", SignedIn, approvals::get)
+        .get("/api/approvals/{id}/notifications", SignedIn, sent::of_approval)
         .post("/api/approvals/{id}", Decide, approvals::decide)
         .get("/api/connection_checks/{id}", SignedIn, connection_checks::get)
         .post("/api/connection_checks/{id}", Decide, connection_checks::decide)
@@ -122,6 +124,7 @@ where
             outside::create_request.layer(DefaultBodyLimit::max(outside::MAX_REQUEST_BODY_BYTES)),
         )
         .get("/api/outside/requests/{id}", SignedIn, outside::get)
+        .get("/api/outside/requests/{id}/notifications", SignedIn, sent::of_outside)
         .get("/api/outside/requests/{id}/decision", OutsideClient, outside::wait_decision)
         .post("/api/outside/requests/{id}/decision", Decide, outside::decide)
         .post("/api/outside/requests/{id}/extend", Decide, outside::extend)
