@@ -157,3 +157,113 @@ async fn a_routed_request_reaches_each_channel_of_its_approver_and_a_mailed_link
     assert_eq!(anonymous().get(&path).send().await.unwrap().status(), StatusCode::UNAUTHORIZED);
     assert_eq!(fixture.count("email"), 1, "Cy's mail got nothing");
 }
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    sorted[((sorted.len() * p).div_ceil(100)).saturating_sub(1).min(sorted.len() - 1)]
+}
+
+/// Measures (asserts nothing about time): from a client's request to each of its approver's channels having
+/// the message at the receivers, and from the tap on a link's page to the client holding the decision, p50
+/// and p95 over 30 requests. Run with `cargo test -p warden-server --test integration -- --ignored
+/// --nocapture time_from`; the figures are in docs/PERFORMANCE.md.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run with --ignored --nocapture"]
+async fn time_from_a_request_to_each_channel_and_from_the_tap_to_the_decision() {
+    const ROUNDS: usize = 30;
+    let fixture = NotifyFixture::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let served =
+        common::serve_app(Config::with_data_dir(dir.path()), LeptosOptions::builder().output_name("warden").build())
+            .await;
+    let rule = json!({"name": "Bob decides", "match": {"source": "outside_client"}, "approvers": {"roles": ["approver"]}, "quorum": 1});
+    send_json(&common::client(), Method::POST, format!("{}/api/policies", served.base), Some(rule)).await;
+    served
+        .state
+        .notifier
+        .set_smtp(&SmtpInput {
+            host: "127.0.0.1".into(),
+            port: fixture.smtp_port(),
+            security: SmtpSecurity::None,
+            user: None,
+            password: None,
+            from: "warden@example.test".into(),
+        })
+        .await
+        .unwrap();
+    let (bob, _) = signed_in_as(&served, Role::Approver, "bob").await;
+    let subscription = fixture.subscription(false);
+    let kinds = [
+        (
+            "webhook",
+            ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(fixture.webhook_secret().into()) },
+        ),
+        ("slack", ChannelConfig::Slack { url: fixture.url("/slack/T/B/x") }),
+        ("discord", ChannelConfig::Discord { url: fixture.url("/discord/1/x") }),
+        ("ntfy", ChannelConfig::Ntfy { server: fixture.url("/ntfy"), topic: "bench".into(), token: None }),
+        ("email", ChannelConfig::Email { address: "bob@example.test".into() }),
+        (
+            "web_push",
+            ChannelConfig::WebPush {
+                endpoint: subscription.endpoint.clone(),
+                p256dh: subscription.keys.p256dh.clone(),
+                auth: subscription.keys.auth.clone(),
+            },
+        ),
+    ];
+    for (kind, config) in &kinds {
+        channel(&served, &bob, kind, config.clone()).await;
+    }
+    let (_, owner_cookie) = signed_in_as(&served, Role::Owner, "owner").await;
+    let response = anonymous()
+        .post(format!("{}/api/outside/clients", served.base))
+        .header(reqwest::header::COOKIE, &owner_cookie)
+        .header(ORIGIN, &served.base)
+        .json(&json!({ "name": "bench" }))
+        .send()
+        .await
+        .unwrap();
+    let token = response.json::<Value>().await.unwrap()["token"].as_str().unwrap().to_string();
+    let mut socket = connect(&served.base, &token).await;
+
+    let mut to_channel: Vec<Vec<Duration>> = vec![Vec::new(); kinds.len()];
+    let mut tap_to_decision = Vec::new();
+    for round in 0..ROUNDS {
+        let asked = std::time::Instant::now();
+        ask(&mut socket, &evaluation(&format!("r{round}"), "rm -rf build", "high")).await;
+        for (i, (kind, _)) in kinds.iter().enumerate() {
+            let got = fixture.next(kind, round, WAIT).await.expect("delivered");
+            to_channel[i].push(got.arrived.unwrap().duration_since(asked));
+        }
+        let hooked = fixture.received().into_iter().filter(|r| r.channel == "webhook").nth(round).unwrap();
+        let approve = link_in(&hooked.body["json"], "approve");
+        let page = anonymous().get(&approve).send().await.unwrap().text().await.unwrap();
+        let start = page.find(r#"name="shown" value=""#).unwrap() + r#"name="shown" value=""#.len();
+        let shown = page[start..start + 64].to_string();
+        let tapped = std::time::Instant::now();
+        anonymous()
+            .post(&approve)
+            .header(ORIGIN, &served.base)
+            .form(&[("shown", shown.as_str())])
+            .send()
+            .await
+            .unwrap();
+        let decision = next_frame(&mut socket).await;
+        tap_to_decision.push(tapped.elapsed());
+        assert_eq!(decision["decision"], "approved");
+    }
+    for (i, (kind, _)) in kinds.iter().enumerate() {
+        let mut times = to_channel[i].clone();
+        times.sort();
+        println!(
+            "request -> {kind:8} at the receiver: p50 {:?}, p95 {:?}",
+            percentile(&times, 50),
+            percentile(&times, 95)
+        );
+    }
+    tap_to_decision.sort();
+    println!(
+        "tap -> the client holds the decision: p50 {:?}, p95 {:?}",
+        percentile(&tap_to_decision, 50),
+        percentile(&tap_to_decision, 95)
+    );
+}
