@@ -11,6 +11,7 @@
 //! server's dispatcher with this crate's stores.
 
 pub mod deliveries;
+pub mod escalation;
 pub mod links;
 
 use sqlx::migrate::Migrator;
