@@ -11,6 +11,7 @@ use warden_engine::Engine;
 use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
 use warden_outside::{Backoff, Dialer, OutsideHub};
+use warden_notify::{Notifier, NotifierOptions};
 use warden_people::People;
 use warden_sessions::Sessions;
 
@@ -31,6 +32,8 @@ pub struct AppState {
     pub sessions: Sessions,
     /// The people of this Warden and their roles (the access gate finds who asks among them).
     pub people: People,
+    /// Notification channels and sending to them (Settings manages them; who is notified when uses `send`).
+    pub notifier: Notifier,
     pub access: Access,
 }
 
@@ -47,6 +50,8 @@ pub enum OpenError {
     Sessions(#[from] warden_sessions::Error),
     #[error("cannot open the people: {0}")]
     People(#[from] warden_people::Error),
+    #[error("cannot open the notification channels: {0}")]
+    Notify(#[from] warden_notify::Error),
 }
 
 impl AppState {
@@ -55,8 +60,8 @@ impl AppState {
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
     /// the outside approvals on the same database (their own migrations; overdue requests expire; a
     /// request naming a running call of the engine's runs belongs to it), and starts dialling the
-    /// enabled executors. The signed-in browsers and the people are kept in the same database (`access` gets them; the
-    /// founding owner is made on first start).
+    /// enabled executors. The signed-in browsers, the people and the notification channels are kept in the same database (`access`
+    /// gets the first two; the founding owner is made on first start).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let local = built_in_model(&config);
         let engine = Engine::open_with_local(config, local).await?;
@@ -74,8 +79,9 @@ impl AppState {
         outside.adopt_unowned_clients(&owner.id).await?;
         // Outside requests are routed by the same policies as chats' approvals, asked by the client's owner.
         outside.route_by(engine.policies().clone(), people.clone());
+        let notifier = Notifier::open(&engine.database(), NotifierOptions::from_env()).await?;
         let access = access.with_sessions(sessions.clone()).with_people(people.clone(), owner.id);
-        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, access })
+        Ok(Self { leptos_options, engine, mcp, outside, outside_mcp, dialer, sessions, people, notifier, access })
     }
 }
 

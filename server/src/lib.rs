@@ -39,6 +39,7 @@ pub fn router(state: AppState) -> Router {
     let dialer = state.dialer.clone();
     let sessions = state.sessions.clone();
     let people = state.people.clone();
+    let notifier = state.notifier.clone();
     let provide_engine = move || {
         provide_context(engine.clone());
         provide_context(mcp.clone());
@@ -46,6 +47,7 @@ pub fn router(state: AppState) -> Router {
         provide_context(dialer.clone());
         provide_context(sessions.clone());
         provide_context(people.clone());
+        provide_context(notifier.clone());
     };
     let options = state.leptos_options.clone();
     // The wasm, JS and CSS: as the brotli copies a release build made (`<file>.br`), to browsers that

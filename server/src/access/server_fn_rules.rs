@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
-    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, policies,
+    approvals, audit, connection_checks, inbox, mcp, notifications, outside, outside_executors, outside_linked, people, policies,
     providers, runs, sessions, sharing, threads,
 };
 
@@ -45,6 +45,17 @@ fn table() -> Vec<(&'static str, Need)> {
         (mcp::SetMcpToolPolicy::PATH, Manage),
         (mcp::SetMcpTrustReadOnly::PATH, Manage),
         (mcp::TestMcpConnection::PATH, Manage),
+        (notifications::DeleteChannel::PATH, SignedIn),
+        (notifications::GetSmtp::PATH, Manage),
+        (notifications::ListChannels::PATH, SignedIn),
+        (notifications::ListSharedChannels::PATH, Manage),
+        (notifications::PushKey::PATH, SignedIn),
+        (notifications::RegisterPush::PATH, SignedIn),
+        (notifications::SaveChannel::PATH, SignedIn),
+        (notifications::SaveSmtp::PATH, Manage),
+        (notifications::TestChannel::PATH, SignedIn),
+        (notifications::TestSmtp::PATH, Manage),
+        (notifications::UnregisterPush::PATH, SignedIn),
         (outside::CreateOutsideClient::PATH, Chat),
         (outside::ListOutsideClients::PATH, Chat),
         (outside::OutsidePolicy::PATH, SignedIn),
