@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 
 use crate::error::AppError;
-use warden_types::channel::{ChannelCreated, ChannelInput, ChannelView, PushKey, SmtpInput, SmtpView, TestResult};
+use warden_types::channel::{ChannelCreated, ChannelInput, ChannelView, SmtpInput, SmtpView, TestResult};
 use warden_types::id::ChannelId;
 
 #[cfg(feature = "ssr")]
@@ -81,13 +81,7 @@ pub async fn test_channel(id: ChannelId, origin: String) -> Result<TestResult, A
     Ok(notifier()?.test_channel(&scope()?, &id, &settings_link(&origin)?).await?)
 }
 
-/// The key this browser subscribes to push with.
-#[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn push_key() -> Result<PushKey, AppError> {
-    Ok(PushKey { public_key: notifier()?.vapid_public_key().to_string() })
-}
-
-/// Registers this browser's push subscription as the person's channel named `name`.
+/// Registers this browser's push subscription (`/notifications.js` does this through `/api/push/subscriptions`) as the person's channel named `name`.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn register_push(name: String, endpoint: String, p256dh: String, auth: String) -> Result<ChannelView, AppError> {
     Ok(notifier()?.add_push(&scope()?, &name, &endpoint, &p256dh, &auth).await?)

@@ -49,7 +49,6 @@ fn table() -> Vec<(&'static str, Need)> {
         (notifications::GetSmtp::PATH, Manage),
         (notifications::ListChannels::PATH, SignedIn),
         (notifications::ListSharedChannels::PATH, Manage),
-        (notifications::PushKey::PATH, SignedIn),
         (notifications::RegisterPush::PATH, SignedIn),
         (notifications::SaveChannel::PATH, SignedIn),
         (notifications::SaveSmtp::PATH, Manage),
