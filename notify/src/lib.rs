@@ -22,8 +22,8 @@ pub use channel::{Channel, ChannelOwner};
 pub use error::{Error, Result};
 pub use notice::{LinkIntent, Notice, NoticeKind, NoticeLink};
 pub use scope::Scope;
+pub use send::webhook::{sign as sign_webhook, DELIVERY_HEADER, REPLAY_WINDOW, SIGNATURE_HEADER};
 pub use send::{Delivery, Notifier, NotifierOptions, SendError, SEND_TIMEOUT};
-pub use send::webhook::{sign as sign_webhook, SIGNATURE_HEADER, DELIVERY_HEADER, REPLAY_WINDOW};
 pub use smtp::SmtpSettings;
 pub use store::Channels;
 pub use warden_types::channel::{

@@ -63,7 +63,9 @@ impl SmtpSettings {
                 let host = reqwest::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string));
                 let from = match from {
                     Some(from) => mailbox("WARDEN_SMTP_FROM", from)?,
-                    None => mailbox("the sender", &format!("Warden <warden@{}>", host.as_deref().unwrap_or("localhost")))?,
+                    None => {
+                        mailbox("the sender", &format!("Warden <warden@{}>", host.as_deref().unwrap_or("localhost")))?
+                    }
                 };
                 Ok((builder.timeout(Some(timeout)).build(), from))
             }
@@ -77,7 +79,8 @@ impl SmtpSettings {
                 .map_err(|e| Error::Invalid(format!("the SMTP server {} cannot be used: {e}", input.host)))?;
                 let mut builder = builder.port(input.port).timeout(Some(timeout));
                 if let Some(user) = input.user.as_deref().filter(|u| !u.is_empty()) {
-                    builder = builder.credentials(Credentials::new(user.into(), input.password.clone().unwrap_or_default()));
+                    builder =
+                        builder.credentials(Credentials::new(user.into(), input.password.clone().unwrap_or_default()));
                 }
                 Ok((builder.build(), mailbox("the sender", &input.from)?))
             }

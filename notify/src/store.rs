@@ -95,15 +95,13 @@ impl Channels {
 
     /// The shared channels (a team's), oldest first.
     pub async fn list_shared(&self) -> Result<Vec<Channel>> {
-        let found: Vec<Row> = sqlx::query_as(select!("WHERE person_id IS NULL ORDER BY created_at, id"))
-            .fetch_all(&self.pool)
-            .await?;
+        let found: Vec<Row> =
+            sqlx::query_as(select!("WHERE person_id IS NULL ORDER BY created_at, id")).fetch_all(&self.pool).await?;
         rows(found)
     }
 
     pub async fn get(&self, id: &ChannelId) -> Result<Channel> {
-        let found: Option<Row> =
-            sqlx::query_as(select!("WHERE id = ?")).bind(id).fetch_optional(&self.pool).await?;
+        let found: Option<Row> = sqlx::query_as(select!("WHERE id = ?")).bind(id).fetch_optional(&self.pool).await?;
         found.ok_or_else(|| Error::NotFound(id.to_string()))?.try_into()
     }
 

@@ -99,7 +99,8 @@ mod tests {
     fn a_message_says_who_asks_the_risk_the_quorum_and_how_long_is_left() {
         let now = humantime::parse_rfc3339("2026-12-05T10:00:00Z").unwrap();
         let text = plain(&notice(Some("2026-12-05T10:14:00.000Z")), now);
-        for part in ["Asked by: Ann (member)", "Risk: high", "Needs: 1 of 2 approvals", "Expires in 14 min (10:14 UTC)"] {
+        for part in ["Asked by: Ann (member)", "Risk: high", "Needs: 1 of 2 approvals", "Expires in 14 min (10:14 UTC)"]
+        {
             assert!(text.contains(part), "{part} in {text}");
         }
         assert!(text.contains('…'), "a long summary is cut");

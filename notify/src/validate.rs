@@ -56,7 +56,9 @@ pub fn url(what: &str, text: &str) -> Result<reqwest::Url> {
 
 /// An e-mail address as lettre parses it (`ann@example.com`).
 pub fn email(text: &str) -> Result<lettre::Address> {
-    text.trim().parse::<lettre::Address>().map_err(|e| invalid(format!("{:?} is not an e-mail address ({e})", text.trim())))
+    text.trim()
+        .parse::<lettre::Address>()
+        .map_err(|e| invalid(format!("{:?} is not an e-mail address ({e})", text.trim())))
 }
 
 fn secret(what: &str, value: &str) -> Result<String> {
@@ -82,7 +84,8 @@ fn topic(text: &str) -> Result<String> {
 /// A push subscription's key, base64url, of `len` bytes.
 fn push_key(what: &str, text: &str, len: usize) -> Result<String> {
     let text = text.trim().trim_end_matches('=');
-    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| invalid(format!("the subscription's {what} is not base64url")))?;
+    let bytes =
+        URL_SAFE_NO_PAD.decode(text).map_err(|_| invalid(format!("the subscription's {what} is not base64url")))?;
     if bytes.len() != len {
         return Err(invalid(format!("the subscription's {what} must be {len} bytes, not {}", bytes.len())));
     }
@@ -110,7 +113,9 @@ pub fn config(input: &ChannelInput, stored: Option<&ChannelConfig>) -> Result<Ch
             };
             ChannelConfig::Webhook { url: u, secret }
         }
-        (ChannelConfig::Slack { url: u }, stored) => ChannelConfig::Slack { url: kept_url("Slack webhook URL", u, stored)? },
+        (ChannelConfig::Slack { url: u }, stored) => {
+            ChannelConfig::Slack { url: kept_url("Slack webhook URL", u, stored)? }
+        }
         (ChannelConfig::Discord { url: u }, stored) => {
             ChannelConfig::Discord { url: kept_url("Discord webhook URL", u, stored)? }
         }
@@ -129,7 +134,9 @@ pub fn config(input: &ChannelInput, stored: Option<&ChannelConfig>) -> Result<Ch
         }
         (ChannelConfig::Email { address }, _) => ChannelConfig::Email { address: email(address)?.to_string() },
         // Sent back masked (only its name changed): the stored subscription stays.
-        (ChannelConfig::WebPush { p256dh, .. }, Some(stored @ ChannelConfig::WebPush { .. })) if p256dh.starts_with(MASK) => {
+        (ChannelConfig::WebPush { p256dh, .. }, Some(stored @ ChannelConfig::WebPush { .. }))
+            if p256dh.starts_with(MASK) =>
+        {
             stored.clone()
         }
         (ChannelConfig::WebPush { endpoint, p256dh, auth }, _) => ChannelConfig::WebPush {
@@ -175,21 +182,28 @@ mod tests {
         let kept = config(&input(masked), Some(&stored)).unwrap();
         assert_eq!(kept, stored);
         let moved = ChannelConfig::Webhook { url: "https://b.example/h".into(), secret: Some(MASK.into()) };
-        assert_eq!(config(&input(moved), Some(&stored)).unwrap(), ChannelConfig::Webhook {
-            url: "https://b.example/h".into(),
-            secret: None
-        });
+        assert_eq!(
+            config(&input(moved), Some(&stored)).unwrap(),
+            ChannelConfig::Webhook { url: "https://b.example/h".into(), secret: None }
+        );
     }
 
     #[test]
     fn bad_settings_are_refused_with_what_to_fix() {
         let e = config(&input(ChannelConfig::Email { address: "nobody".into() }), None).unwrap_err();
         assert!(e.to_string().contains("not an e-mail address"), "{e}");
-        let e = config(&input(ChannelConfig::Ntfy { server: "https://ntfy.sh".into(), topic: "a b".into(), token: None }), None)
-            .unwrap_err();
+        let e = config(
+            &input(ChannelConfig::Ntfy { server: "https://ntfy.sh".into(), topic: "a b".into(), token: None }),
+            None,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("ntfy topic"), "{e}");
         let e = config(
-            &input(ChannelConfig::WebPush { endpoint: "https://push.example/x".into(), p256dh: "AAAA".into(), auth: "AAAA".into() }),
+            &input(ChannelConfig::WebPush {
+                endpoint: "https://push.example/x".into(),
+                p256dh: "AAAA".into(),
+                auth: "AAAA".into(),
+            }),
             None,
         )
         .unwrap_err();

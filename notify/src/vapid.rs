@@ -28,11 +28,13 @@ impl Vapid {
             return Self::from_key_pair(ES256KeyPair::from_bytes(&bytes).map_err(|e| Error::Vapid(e.to_string()))?);
         }
         let made = ES256KeyPair::generate();
-        sqlx::query("INSERT INTO notify_vapid (id, private_key, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING")
-            .bind(URL_SAFE_NO_PAD.encode(made.to_bytes()))
-            .bind(timestamp::now())
-            .execute(pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO notify_vapid (id, private_key, created_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(URL_SAFE_NO_PAD.encode(made.to_bytes()))
+        .bind(timestamp::now())
+        .execute(pool)
+        .await?;
         // Another start may have made one first: the stored one is the one.
         Box::pin(Self::load_or_make(pool)).await
     }

@@ -41,13 +41,21 @@ fn notice() -> Notice {
         expires_at: Some(humantime::format_rfc3339_millis(expires).to_string()),
         quorum: Some("1 of 2 approvals".into()),
         links: vec![
-            NoticeLink { label: "Open".into(), url: "https://warden.example/d/open-1".into(), intent: LinkIntent::Open },
+            NoticeLink {
+                label: "Open".into(),
+                url: "https://warden.example/d/open-1".into(),
+                intent: LinkIntent::Open,
+            },
             NoticeLink {
                 label: "Approve".into(),
                 url: "https://warden.example/d/approve-1".into(),
                 intent: LinkIntent::Approve,
             },
-            NoticeLink { label: "Deny".into(), url: "https://warden.example/d/deny-1".into(), intent: LinkIntent::Deny },
+            NoticeLink {
+                label: "Deny".into(),
+                url: "https://warden.example/d/deny-1".into(),
+                intent: LinkIntent::Deny,
+            },
         ],
     }
 }
@@ -62,8 +70,7 @@ async fn channel(notifier: &Notifier, config: ChannelConfig) -> Channel {
 async fn a_webhook_is_signed_so_the_receiver_verifies_it_and_a_tampered_or_old_one_is_refused() {
     let fixture = NotifyFixture::start().await.unwrap();
     let (_dir, notifier) = open(NotifierOptions::default()).await;
-    let config =
-        ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(fixture.webhook_secret().into()) };
+    let config = ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(fixture.webhook_secret().into()) };
     let hook = channel(&notifier, config).await;
 
     let delivery = notifier.send(&hook, &notice()).await.unwrap();
@@ -120,17 +127,20 @@ async fn a_webhook_made_without_a_secret_gets_one_shown_once_and_never_in_its_vi
         name: "Hook".into(),
         config: ChannelConfig::Webhook { url: "https://hooks.example/in".into(), secret: None },
     };
-    let (made, secret) = notifier.channels().create(&ChannelOwner::Person(person.clone()), &person, &input).await.unwrap();
+    let (made, secret) =
+        notifier.channels().create(&ChannelOwner::Person(person.clone()), &person, &input).await.unwrap();
     let secret = secret.unwrap();
     assert!(secret.starts_with("whsec_") && secret.len() == 70, "{secret}");
     let shown = serde_json::to_string(&made.view()).unwrap();
     assert!(!shown.contains(&secret[6..20]), "{shown}");
     // Sent back masked, the secret stays.
-    let (kept, again) =
-        notifier.channels().update(&ChannelOwner::Person(person.clone()), &made.id, &ChannelInput {
-            name: "Hook 2".into(),
-            config: made.view().config,
-        })
+    let (kept, again) = notifier
+        .channels()
+        .update(
+            &ChannelOwner::Person(person.clone()),
+            &made.id,
+            &ChannelInput { name: "Hook 2".into(), config: made.view().config },
+        )
         .await
         .unwrap();
     assert_eq!(again, None);
@@ -171,7 +181,11 @@ async fn slack_discord_and_ntfy_get_their_own_shapes_with_the_summary_inert() {
 
     let ntfy = channel(
         &notifier,
-        ChannelConfig::Ntfy { server: fixture.url("/ntfy"), topic: "warden-ann".into(), token: Some("tk_secret".into()) },
+        ChannelConfig::Ntfy {
+            server: fixture.url("/ntfy"),
+            topic: "warden-ann".into(),
+            token: Some("tk_secret".into()),
+        },
     )
     .await;
     let detail = notifier.send(&ntfy, &notice()).await.unwrap().detail;

@@ -27,7 +27,10 @@ async fn time_from_send_to_the_receiver_per_kind() {
     let notifier = Notifier::open(&database, options).await.unwrap();
     let subscription = fixture.subscription(false);
     let kinds = [
-        ("webhook", ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(fixture.webhook_secret().into()) }),
+        (
+            "webhook",
+            ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(fixture.webhook_secret().into()) },
+        ),
         ("slack", ChannelConfig::Slack { url: fixture.url("/slack/T/B/x") }),
         ("discord", ChannelConfig::Discord { url: fixture.url("/discord/1/x") }),
         ("ntfy", ChannelConfig::Ntfy { server: fixture.url("/ntfy"), topic: "bench".into(), token: None }),

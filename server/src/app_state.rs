@@ -10,8 +10,8 @@ use warden_engine::config::Config;
 use warden_engine::Engine;
 use warden_llm::Provider;
 use warden_mcp::{McpHub, McpStore};
-use warden_outside::{Backoff, Dialer, OutsideHub};
 use warden_notify::{Notifier, NotifierOptions};
+use warden_outside::{Backoff, Dialer, OutsideHub};
 use warden_people::People;
 use warden_sessions::Sessions;
 

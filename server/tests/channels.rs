@@ -21,7 +21,13 @@ async fn served() -> (tempfile::TempDir, Served) {
 }
 
 /// `method path` as the person with `cookie` (none: a stranger): the status and the JSON answer.
-async fn call(served: &Served, cookie: Option<&str>, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+async fn call(
+    served: &Served,
+    cookie: Option<&str>,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
     let mut request = anonymous().request(method, format!("{}{path}", served.base));
     if let Some(cookie) = cookie {
         request = request.header(COOKIE, cookie);
@@ -74,7 +80,8 @@ async fn a_stranger_a_viewer_and_another_member_reach_no_one_elses_channels() {
     }
 
     // Shared channels and the SMTP server are owners'.
-    let shared = json!({ "name": "Team", "config": { "kind": "slack", "url": "https://hooks.slack.com/services/T/B/x" } });
+    let shared =
+        json!({ "name": "Team", "config": { "kind": "slack", "url": "https://hooks.slack.com/services/T/B/x" } });
     for (who, cookie) in [("a member", &ann), ("a viewer", &viewer)] {
         for (method, path, body) in [
             (Method::GET, "/api/channels/shared", None),

@@ -97,11 +97,9 @@ impl ChannelConfig {
             }
             ChannelConfig::Slack { url } => ChannelConfig::Slack { url: mask_url(url) },
             ChannelConfig::Discord { url } => ChannelConfig::Discord { url: mask_url(url) },
-            ChannelConfig::Ntfy { server, topic, token } => ChannelConfig::Ntfy {
-                server: server.clone(),
-                topic: topic.clone(),
-                token: token.as_deref().map(mask),
-            },
+            ChannelConfig::Ntfy { server, topic, token } => {
+                ChannelConfig::Ntfy { server: server.clone(), topic: topic.clone(), token: token.as_deref().map(mask) }
+            }
             ChannelConfig::Email { address } => ChannelConfig::Email { address: address.clone() },
             ChannelConfig::WebPush { endpoint, .. } => ChannelConfig::WebPush {
                 endpoint: mask_url(endpoint),
@@ -265,7 +263,10 @@ mod tests {
         let shown = format!("{:?} {}", slack.masked().destination(), serde_json::to_string(&slack.masked()).unwrap());
         assert!(!shown.contains("secret"), "{shown}");
         assert!(shown.contains("https://hooks.slack.com/"), "{shown}");
-        let hook = ChannelConfig::Webhook { url: "https://example.com/h".into(), secret: Some("whsec_abcdef0123456789".into()) };
+        let hook = ChannelConfig::Webhook {
+            url: "https://example.com/h".into(),
+            secret: Some("whsec_abcdef0123456789".into()),
+        };
         assert!(!format!("{hook:?}").contains("abcdef"));
         assert!(!serde_json::to_string(&hook.masked()).unwrap().contains("abcdef0123"));
     }

@@ -60,7 +60,11 @@ pub async fn list_shared_channels() -> Result<Vec<ChannelView>, AppError> {
 /// Adds a channel (`shared`: a team's, owners only) or, with `id`, changes one. A webhook's secret that
 /// Warden made is answered this once.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn save_channel(id: Option<ChannelId>, shared: bool, input: ChannelInput) -> Result<ChannelCreated, AppError> {
+pub async fn save_channel(
+    id: Option<ChannelId>,
+    shared: bool,
+    input: ChannelInput,
+) -> Result<ChannelCreated, AppError> {
     let notifier = notifier()?;
     let scope = scope()?;
     Ok(match id {
@@ -83,7 +87,12 @@ pub async fn test_channel(id: ChannelId, origin: String) -> Result<TestResult, A
 
 /// Registers this browser's push subscription (`/notifications.js` does this through `/api/push/subscriptions`) as the person's channel named `name`.
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
-pub async fn register_push(name: String, endpoint: String, p256dh: String, auth: String) -> Result<ChannelView, AppError> {
+pub async fn register_push(
+    name: String,
+    endpoint: String,
+    p256dh: String,
+    auth: String,
+) -> Result<ChannelView, AppError> {
     Ok(notifier()?.add_push(&scope()?, &name, &endpoint, &p256dh, &auth).await?)
 }
 

@@ -6,8 +6,8 @@ mod email;
 mod http;
 mod ntfy;
 mod slack;
-pub mod webhook;
 mod web_push;
+pub mod webhook;
 
 use std::time::Duration;
 
@@ -42,7 +42,9 @@ pub enum SendError {
     #[error("the channel answered {status}: {body}")]
     Refused { status: u16, body: String },
     /// The push subscription no longer exists (the push service answered 404 or 410): the channel is marked gone.
-    #[error("this browser's subscription is gone (the push service answered {status}): allow notifications on it again")]
+    #[error(
+        "this browser's subscription is gone (the push service answered {status}): allow notifications on it again"
+    )]
     Gone { status: u16 },
     /// The channel's settings or the SMTP server's cannot be used; the message says what to fix.
     #[error("{0}")]
@@ -170,7 +172,8 @@ impl Notifier {
     /// Sends `notice` to `channel`, within the timeout. A push subscription the service says is gone is marked
     /// so in the store.
     pub async fn send(&self, channel: &Channel, notice: &Notice) -> Result<Delivery, SendError> {
-        let sent = tokio::time::timeout(self.options.timeout + Duration::from_secs(1), self.send_now(channel, notice)).await;
+        let sent =
+            tokio::time::timeout(self.options.timeout + Duration::from_secs(1), self.send_now(channel, notice)).await;
         let answer = sent.unwrap_or_else(|_| {
             Err(SendError::Unreachable(format!("no answer within {} s", self.options.timeout.as_secs())))
         });

@@ -50,6 +50,7 @@ pub fn body(notice: &Notice, now: SystemTime) -> Value {
 pub async fn send(http: &Client, url: &str, notice: &Notice) -> Result<Delivery, SendError> {
     let answer = http.send(http.post(url).json(&body(notice, SystemTime::now()))).await?;
     let said = answer.body.trim();
-    let detail = if said.is_empty() { status_line(answer.status) } else { format!("{} {said}", status_line(answer.status)) };
+    let detail =
+        if said.is_empty() { status_line(answer.status) } else { format!("{} {said}", status_line(answer.status)) };
     Ok(Delivery { detail })
 }

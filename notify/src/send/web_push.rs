@@ -56,7 +56,8 @@ pub async fn send(
     subscription: &Subscription<'_>,
     notice: &Notice,
 ) -> Result<Delivery, SendError> {
-    let p256dh = URL_SAFE_NO_PAD.decode(subscription.p256dh.trim_end_matches('=')).map_err(|e| config(&e.to_string()))?;
+    let p256dh =
+        URL_SAFE_NO_PAD.decode(subscription.p256dh.trim_end_matches('=')).map_err(|e| config(&e.to_string()))?;
     let auth = URL_SAFE_NO_PAD.decode(subscription.auth.trim_end_matches('=')).map_err(|e| config(&e.to_string()))?;
     let auth: [u8; 16] = auth.try_into().map_err(|_| config("its auth secret is not 16 bytes"))?;
     let public = PublicKey::from_sec1_bytes(&p256dh).map_err(|e| config(&e.to_string()))?;
@@ -71,9 +72,12 @@ pub async fn send(
         Risk::High => "high",
         _ => "normal",
     };
-    let mut request = http.post(subscription.endpoint).headers(parts.headers)
+    let mut request = http
+        .post(subscription.endpoint)
+        .headers(parts.headers)
         .header(reqwest::header::AUTHORIZATION, authorization)
-        .header("Urgency", urgency).body(body);
+        .header("Urgency", urgency)
+        .body(body);
     // A notification replaces the one before it for the same request (the Topic header, RFC 8030).
     if let Some(link) = notice.main_link() {
         let topic: String = URL_SAFE_NO_PAD.encode(sha_short(&link.url));

@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
-    approvals, audit, connection_checks, inbox, mcp, notifications, outside, outside_executors, outside_linked, people, policies,
-    providers, runs, sessions, sharing, threads,
+    approvals, audit, connection_checks, inbox, mcp, notifications, outside, outside_executors, outside_linked, people,
+    policies, providers, runs, sessions, sharing, threads,
 };
 
 use super::roles::Need;

@@ -34,7 +34,10 @@ fn settings_link(headers: &HeaderMap) -> String {
     page_link(headers, "/settings#notifications")
 }
 
-pub async fn list(State(notifier): State<Notifier>, Extension(asker): Extension<Asker>) -> ApiResult<Json<Vec<ChannelView>>> {
+pub async fn list(
+    State(notifier): State<Notifier>,
+    Extension(asker): Extension<Asker>,
+) -> ApiResult<Json<Vec<ChannelView>>> {
     Ok(Json(notifier.own_channels(&scope(&asker)).await?))
 }
 
@@ -46,7 +49,10 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(notifier.add_channel(&scope(&asker), false, &input).await?)))
 }
 
-pub async fn list_shared(State(notifier): State<Notifier>, Extension(asker): Extension<Asker>) -> ApiResult<Json<Vec<ChannelView>>> {
+pub async fn list_shared(
+    State(notifier): State<Notifier>,
+    Extension(asker): Extension<Asker>,
+) -> ApiResult<Json<Vec<ChannelView>>> {
     Ok(Json(notifier.shared_channels(&scope(&asker)).await?))
 }
 
@@ -147,7 +153,10 @@ pub async fn smtp(State(notifier): State<Notifier>) -> ApiResult<Json<SmtpView>>
     Ok(Json(notifier.smtp_view().await?))
 }
 
-pub async fn set_smtp(State(notifier): State<Notifier>, JsonBody(input): JsonBody<SmtpInput>) -> ApiResult<Json<SmtpView>> {
+pub async fn set_smtp(
+    State(notifier): State<Notifier>,
+    JsonBody(input): JsonBody<SmtpInput>,
+) -> ApiResult<Json<SmtpView>> {
     Ok(Json(notifier.set_smtp(&input).await?))
 }
 

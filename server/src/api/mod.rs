@@ -30,8 +30,8 @@ use axum::Json;
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
-use warden_outside::{Dialer, OutsideHub};
 use warden_notify::Notifier;
+use warden_outside::{Dialer, OutsideHub};
 use warden_people::People;
 use warden_sessions::Sessions;
 

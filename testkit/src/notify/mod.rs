@@ -190,10 +190,14 @@ async fn slack(State(shared): State<Shared>, body: axum::body::Bytes) -> Respons
 /// As Discord answers a webhook without `?wait=true`: 204, or 400 with its JSON error.
 async fn discord(State(shared): State<Shared>, body: axum::body::Bytes) -> Response {
     let Some(body) = json_body(&body) else {
-        return (StatusCode::BAD_REQUEST, Json(json!({ "message": "The request body contains invalid JSON.", "code": 50109 })))
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({ "message": "The request body contains invalid JSON.", "code": 50109 })),
+        )
             .into_response();
     };
-    let empty = body["content"].as_str().is_none_or(str::is_empty) && body["embeds"].as_array().is_none_or(Vec::is_empty);
+    let empty =
+        body["content"].as_str().is_none_or(str::is_empty) && body["embeds"].as_array().is_none_or(Vec::is_empty);
     if empty {
         return (StatusCode::BAD_REQUEST, Json(json!({ "message": "Cannot send an empty message", "code": 50006 })))
             .into_response();
@@ -205,11 +209,17 @@ async fn discord(State(shared): State<Shared>, body: axum::body::Bytes) -> Respo
 /// As ntfy answers a JSON publish: the message with its id.
 async fn ntfy(State(shared): State<Shared>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
     let Some(mut body) = json_body(&body) else {
-        return (StatusCode::BAD_REQUEST, Json(json!({ "code": 40024, "http": 400, "error": "invalid request: invalid JSON" })))
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({ "code": 40024, "http": 400, "error": "invalid request: invalid JSON" })),
+        )
             .into_response();
     };
     if body["topic"].as_str().is_none_or(str::is_empty) {
-        return (StatusCode::BAD_REQUEST, Json(json!({ "code": 40009, "http": 400, "error": "invalid request: topic invalid" })))
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({ "code": 40009, "http": 400, "error": "invalid request: topic invalid" })),
+        )
             .into_response();
     }
     let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_string);

@@ -36,9 +36,9 @@ impl Fields {
             address: RwSignal::new(String::new()),
         };
         match editing.map(|c| &c.config) {
-            Some(ChannelConfig::Webhook { url, .. } | ChannelConfig::Slack { url } | ChannelConfig::Discord { url }) => {
-                fields.url.set(url.clone())
-            }
+            Some(
+                ChannelConfig::Webhook { url, .. } | ChannelConfig::Slack { url } | ChannelConfig::Discord { url },
+            ) => fields.url.set(url.clone()),
             Some(ChannelConfig::Ntfy { server, topic, .. }) => {
                 fields.url.set(server.clone());
                 fields.topic.set(topic.clone());
@@ -60,7 +60,9 @@ impl Fields {
             ChannelKind::Ntfy => ChannelConfig::Ntfy { server: url, topic: self.topic.get_untracked(), token: secret },
             ChannelKind::Email => ChannelConfig::Email { address: self.address.get_untracked() },
             // Only its name changes: the masked subscription sent back is kept.
-            ChannelKind::WebPush => editing.map(|c| c.config.clone()).unwrap_or(ChannelConfig::Email { address: String::new() }),
+            ChannelKind::WebPush => {
+                editing.map(|c| c.config.clone()).unwrap_or(ChannelConfig::Email { address: String::new() })
+            }
         };
         ChannelInput { name: self.name.get_untracked(), config }
     }

@@ -53,7 +53,13 @@ fn SharedChannels() -> impl IntoView {
 fn ChannelsBlock(ui: ChannelsUi, shared: bool) -> impl IntoView {
     let channels = Resource::new(
         move || ui.changed.get(),
-        move |_| async move { if shared { list_shared_channels().await } else { list_channels().await } },
+        move |_| async move {
+            if shared {
+                list_shared_channels().await
+            } else {
+                list_channels().await
+            }
+        },
     );
     let what = if shared { "shared channel" } else { "channel" };
     view! {
