@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::notifications::save_channel;
-use crate::settings::notifications::section::ChannelsUi;
+use crate::settings::notifications::state::ChannelsUi;
 use warden_types::channel::{ChannelConfig, ChannelInput, ChannelKind, ChannelView};
 
 /// The kinds a form adds (a browser's push channel comes from its own button).

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::notifications::{delete_channel, test_channel};
-use crate::settings::notifications::section::ChannelsUi;
+use crate::settings::notifications::state::{origin, ChannelsUi};
 use crate::ui::data_table::DataTable;
 use crate::ui::timestamp::Timestamp;
 use warden_types::channel::{ChannelView, TestResult};
@@ -93,13 +93,4 @@ fn TestLine(result: TestResult) -> impl IntoView {
             <br/><small><Timestamp at=result.at/></small>
         </p>
     }
-}
-
-/// This page's origin (`https://host:port`), which a test message links to.
-pub fn origin() -> String {
-    #[cfg(feature = "hydrate")]
-    if let Some(origin) = web_sys::window().and_then(|w| w.location().origin().ok()) {
-        return origin;
-    }
-    String::new()
 }

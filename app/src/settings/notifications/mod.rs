@@ -7,3 +7,4 @@ pub mod channel_list;
 pub mod push;
 pub mod section;
 pub mod smtp_form;
+pub mod state;

@@ -8,12 +8,8 @@ use crate::settings::notifications::channel_form::ChannelForm;
 use crate::settings::notifications::channel_list::ChannelList;
 use crate::settings::notifications::push::PushButtons;
 use crate::settings::notifications::smtp_form::SmtpForm;
-use crate::settings::section_ui::SectionUi;
+use crate::settings::notifications::state::ChannelsUi;
 use crate::ui::error_notice::error_list;
-use warden_types::channel::ChannelView;
-
-/// One list of channels (the person's own, or the shared ones) and its form.
-pub type ChannelsUi = SectionUi<ChannelView>;
 
 #[component]
 pub fn NotificationsSection(manages: bool) -> impl IntoView {

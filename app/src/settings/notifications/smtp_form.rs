@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::server_fns::notifications::{get_smtp, save_smtp, test_smtp};
-use crate::settings::notifications::channel_list::origin;
+use crate::settings::notifications::state::origin;
 use crate::ui::error_notice::error_list;
 use warden_types::channel::{SmtpInput, SmtpSecurity, SmtpView};
 
