@@ -45,6 +45,6 @@ cargo test -p xtask
 
 # The browser tests run what `cargo test` just built (dev profile, same packages, same features), so this only
 # links the binaries the tests start: the server, the fixture model and executor, and the MCP test server.
-cargo build --workspace --exclude xtask --tests --bin warden-server --bin fixture-model --bin fixture-executor --bin warden-mcp-fixture
+cargo build --workspace --exclude xtask --tests --bin warden-server --bin fixture-model --bin fixture-executor --bin fixture-notify --bin warden-mcp-fixture
 cargo xtask site
 (cd end2end && WARDEN_E2E_PROFILE=debug WARDEN_MCP_FIXTURE="$target_dir/debug/warden-mcp-fixture" npx playwright test)

@@ -1,6 +1,6 @@
 //! The Content-Security-Policy of Warden's pages: scripts only from this server plus the inline
 //! hydration scripts Leptos marks with the response's nonce, WebAssembly allowed, connections and
-//! styles to self, images from self or `data:` only (so a model's Markdown cannot make the browser
+//! styles and the service worker (Web Push) to self, images from self or `data:` only (so a model's Markdown cannot make the browser
 //! fetch a remote URL), no framing, no `<base>`, forms to self.
 
 /// The policy for an HTML page rendered with `nonce`; `dev_reload` allows cargo-leptos' reload socket.
@@ -8,7 +8,7 @@ pub fn page_policy(nonce: &str, dev_reload: bool) -> String {
     let reload = if dev_reload { " ws: wss:" } else { "" };
     format!(
         "default-src 'none'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; style-src 'self'; \
-         img-src 'self' data:; font-src 'self'; connect-src 'self'{reload}; manifest-src 'self'; \
+         img-src 'self' data:; font-src 'self'; connect-src 'self'{reload}; manifest-src 'self'; worker-src 'self'; \
          base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
 }
@@ -26,6 +26,7 @@ mod tests {
         assert!(p.contains("script-src 'self' 'nonce-abc123' 'wasm-unsafe-eval';"), "{p}");
         assert!(p.contains("img-src 'self' data:;"), "{p}");
         assert!(p.contains("connect-src 'self';"), "{p}");
+        assert!(p.contains("worker-src 'self';"), "the push service worker: {p}");
         assert!(p.contains("frame-ancestors 'none'"), "{p}");
         assert!(!p.contains("unsafe-inline"), "{p}");
     }

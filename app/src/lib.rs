@@ -47,6 +47,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HydrationScripts options/>
                 // Passkeys (WebAuthn) on Settings → Your account: a static script from this server.
                 <script src="/passkeys.js" defer=true></script>
+                // Web Push on Settings → Notifications (and its service worker, /warden-sw.js).
+                <script src="/notifications.js" defer=true></script>
+                // Installing the page as an app on a phone (where Web Push needs it).
+                <link rel="manifest" href="/manifest.webmanifest"/>
                 <MetaTags/>
             </head>
             <body>

@@ -13,6 +13,8 @@ pub enum Error {
     /// A channel's or the SMTP server's settings are not usable; the message says which and why.
     #[error("{0}")]
     Invalid(String),
+    #[error("{0}")]
+    Forbidden(String),
     #[error("the operating system gave no random bytes: {0}")]
     Random(getrandom::Error),
     #[error("a stored channel could not be read: {0}")]
@@ -27,6 +29,7 @@ impl Error {
         match self {
             Error::NotFound(_) => ErrorKind::NotFound,
             Error::Invalid(_) => ErrorKind::Invalid,
+            Error::Forbidden(_) => ErrorKind::Forbidden,
             Error::Sqlx(_) | Error::Migrate(_) | Error::Random(_) | Error::Stored(_) | Error::Vapid(_) => {
                 ErrorKind::Internal
             }
@@ -38,6 +41,7 @@ impl Error {
         match self.kind() {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Invalid => "invalid_request",
+            ErrorKind::Forbidden => "role_not_allowed",
             _ => "internal",
         }
     }

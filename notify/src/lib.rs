@@ -10,6 +10,7 @@
 mod channel;
 mod error;
 mod notice;
+mod scope;
 mod send;
 mod smtp;
 mod store;
@@ -20,6 +21,7 @@ mod vapid;
 pub use channel::{Channel, ChannelOwner};
 pub use error::{Error, Result};
 pub use notice::{LinkIntent, Notice, NoticeKind, NoticeLink};
+pub use scope::Scope;
 pub use send::webhook::{sign as sign_webhook, DELIVERY_HEADER, REPLAY_WINDOW, SIGNATURE_HEADER};
 pub use send::{Delivery, Notifier, NotifierOptions, SendError, SEND_TIMEOUT};
 pub use smtp::SmtpSettings;

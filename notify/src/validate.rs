@@ -133,6 +133,12 @@ pub fn config(input: &ChannelInput, stored: Option<&ChannelConfig>) -> Result<Ch
             ChannelConfig::Ntfy { server, topic, token }
         }
         (ChannelConfig::Email { address }, _) => ChannelConfig::Email { address: email(address)?.to_string() },
+        // Sent back masked (only its name changed): the stored subscription stays.
+        (ChannelConfig::WebPush { p256dh, .. }, Some(stored @ ChannelConfig::WebPush { .. }))
+            if p256dh.starts_with(MASK) =>
+        {
+            stored.clone()
+        }
         (ChannelConfig::WebPush { endpoint, p256dh, auth }, _) => ChannelConfig::WebPush {
             endpoint: url("push endpoint", endpoint)?.to_string(),
             p256dh: push_key("p256dh key", p256dh, 65)?,

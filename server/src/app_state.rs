@@ -37,7 +37,7 @@ pub struct AppState {
     pub people: People,
     /// Decision links and the delivery log of notifications.
     pub reach: Reach,
-    /// The notification channels and what sends on them.
+    /// Notification channels and sending to them (Settings manages them; the dispatcher sends).
     pub notifier: Notifier,
     pub access: Access,
 }
@@ -69,8 +69,8 @@ impl AppState {
     /// starts connecting the MCP servers in the background and offers their tools to the agent; then
     /// the outside approvals on the same database (their own migrations; overdue requests expire; a
     /// request naming a running call of the engine's runs belongs to it), and starts dialling the
-    /// enabled executors. The signed-in browsers and the people are kept in the same database (`access` gets them; the
-    /// founding owner is made on first start).
+    /// enabled executors. The signed-in browsers, the people and the notification channels are kept in the same database (`access`
+    /// gets the first two; the founding owner is made on first start).
     pub async fn open(config: Config, leptos_options: LeptosOptions, access: Access) -> Result<Self, OpenError> {
         let local = built_in_model(&config);
         let engine = Engine::open_with_local(config, local).await?;

@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
     let sessions = state.sessions.clone();
     let people = state.people.clone();
     let reach = state.reach.clone();
+    let notifier = state.notifier.clone();
     let provide_engine = move || {
         provide_context(engine.clone());
         provide_context(mcp.clone());
@@ -52,6 +53,7 @@ pub fn router(state: AppState) -> Router {
         provide_context(sessions.clone());
         provide_context(people.clone());
         provide_context(reach.clone());
+        provide_context(notifier.clone());
     };
     let options = state.leptos_options.clone();
     // The wasm, JS and CSS: as the brotli copies a release build made (`<file>.br`), to browsers that

@@ -13,6 +13,7 @@ mod access;
 mod api;
 mod app_state;
 mod audit;
+mod channels;
 mod connection_checks;
 mod crash;
 mod decision_links;

@@ -11,6 +11,7 @@ pub mod connection_checks;
 mod engine;
 pub mod inbox;
 pub mod mcp;
+pub mod notifications;
 pub mod outside;
 pub mod outside_executors;
 pub mod outside_linked;

@@ -1,8 +1,9 @@
 //! The settings page and its sections: model providers, MCP servers, outside clients and their
-//! policy, executors, people, your account, and the signed-in browsers.
+//! policy, executors, people, your account, notifications, and the signed-in browsers.
 
 pub mod executors;
 pub mod mcp;
+pub mod notifications;
 pub mod outside;
 pub mod page;
 pub mod people;

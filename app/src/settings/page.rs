@@ -1,6 +1,7 @@
 //! `/settings`: the model providers (`providers`), the MCP servers (`mcp`), the outside clients and
 //! their policy (`outside`), the executors Warden dials (`executors`), the people (`people`), the
-//! person's own account and the signed-in browsers (`signed_in_browsers`), one section each; people
+//! person's own account, their notification channels (`notifications`; owners also the shared ones and
+//! SMTP) and the signed-in browsers (`signed_in_browsers`), one section each; people
 //! who are not owners see only their own outside clients, their account and browsers.
 
 use leptos::prelude::*;
@@ -9,6 +10,7 @@ use leptos_meta::Title;
 use crate::server_fns::people::who_am_i;
 use crate::settings::executors::section::ExecutorsSection;
 use crate::settings::mcp::section::McpSection;
+use crate::settings::notifications::section::NotificationsSection;
 use crate::settings::outside::clients::OutsideClients;
 use crate::settings::outside::state::OutsideClientsChanged;
 use crate::settings::people::account::AccountSection;
@@ -46,6 +48,7 @@ fn Sections(me: Person) -> impl IntoView {
         return view! {
             {chats.then(|| view! { <OutsideClients manages=false/> })}
             <AccountSection me=me.clone()/>
+            <NotificationsSection manages=false/>
             <SignedInBrowsers/>
         }
         .into_any();
@@ -58,6 +61,7 @@ fn Sections(me: Person) -> impl IntoView {
         <PeopleSection me=me.clone()/>
         <PoliciesSection/>
         <AccountSection me=me.clone()/>
+        <NotificationsSection manages=true/>
         <SignedInBrowsers/>
     }
     .into_any()

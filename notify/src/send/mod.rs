@@ -177,6 +177,14 @@ impl Notifier {
         let answer = sent.unwrap_or_else(|_| {
             Err(SendError::Unreachable(format!("no answer within {} s", self.options.timeout.as_secs())))
         });
+        match &answer {
+            Ok(delivery) => {
+                tracing::debug!(channel = %channel.id, kind = channel.config.kind().as_str(), detail = %delivery.detail, "notice delivered")
+            }
+            Err(error) => {
+                tracing::warn!(channel = %channel.id, kind = channel.config.kind().as_str(), %error, "notice not delivered")
+            }
+        }
         if let Err(SendError::Gone { .. }) = &answer {
             self.channels.mark_gone(&channel.id).await?;
         }

@@ -32,9 +32,14 @@ pub struct AcceptForm {
 /// The link an invitation's secret makes, on the host and scheme the owner's request came by (the gate has
 /// checked the host is allowed).
 pub fn invitation_link(headers: &HeaderMap, secret: &str) -> String {
+    page_link(headers, &format!("{INVITE_PREFIX}{secret}"))
+}
+
+/// `path` on this server, as the request's `Host` (which the gate checked) and scheme name it.
+pub fn page_link(headers: &HeaderMap, path: &str) -> String {
     let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("127.0.0.1");
     let scheme = if served_over_https(headers) { "https" } else { "http" };
-    format!("{scheme}://{host}{INVITE_PREFIX}{secret}")
+    format!("{scheme}://{host}{path}")
 }
 
 /// `GET /invite/<secret>`: the form, or why the link opens nothing.

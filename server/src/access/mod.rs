@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use host::AllowedHosts;
-pub use invitation_page::invitation_link;
+pub use invitation_page::{invitation_link, page_link};
 pub use session::SessionCookie;
 pub use sign_in_page::escape;
 pub use token::{Token, TokenSource};

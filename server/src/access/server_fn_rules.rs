@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use leptos::server_fn::ServerFn;
 use warden_app::server_fns::{
-    approvals, audit, connection_checks, inbox, mcp, outside, outside_executors, outside_linked, people, policies,
-    providers, runs, sent, sessions, sharing, threads,
+    approvals, audit, connection_checks, inbox, mcp, notifications, outside, outside_executors, outside_linked, people,
+    policies, providers, runs, sent, sessions, sharing, threads,
 };
 
 use super::roles::Need;
@@ -46,6 +46,16 @@ fn table() -> Vec<(&'static str, Need)> {
         (mcp::SetMcpToolPolicy::PATH, Manage),
         (mcp::SetMcpTrustReadOnly::PATH, Manage),
         (mcp::TestMcpConnection::PATH, Manage),
+        (notifications::DeleteChannel::PATH, SignedIn),
+        (notifications::GetSmtp::PATH, Manage),
+        (notifications::ListChannels::PATH, SignedIn),
+        (notifications::ListSharedChannels::PATH, Manage),
+        (notifications::RegisterPush::PATH, SignedIn),
+        (notifications::SaveChannel::PATH, SignedIn),
+        (notifications::SaveSmtp::PATH, Manage),
+        (notifications::TestChannel::PATH, SignedIn),
+        (notifications::TestSmtp::PATH, Manage),
+        (notifications::UnregisterPush::PATH, SignedIn),
         (outside::CreateOutsideClient::PATH, Chat),
         (outside::ListOutsideClients::PATH, Chat),
         (outside::OutsidePolicy::PATH, SignedIn),

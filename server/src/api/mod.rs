@@ -4,6 +4,7 @@
 
 mod approvals;
 mod audit;
+mod channels;
 mod connection_checks;
 mod error;
 mod inbox;
@@ -30,6 +31,7 @@ use axum::Json;
 use serde_json::json;
 use warden_engine::Engine;
 use warden_mcp::McpHub;
+use warden_notify::Notifier;
 use warden_outside::{Dialer, OutsideHub};
 use warden_people::People;
 use warden_reach::Reach;
@@ -51,6 +53,7 @@ where
     S: Clone + Send + Sync + 'static,
     Engine: FromRef<S>,
     People: FromRef<S>,
+    Notifier: FromRef<S>,
     Sessions: FromRef<S>,
     McpHub: FromRef<S>,
     OutsideHub: FromRef<S>,
@@ -161,6 +164,21 @@ where
         .get("/api/policies/{id}", Manage, policies::get)
         .put("/api/policies/{id}", Manage, policies::update)
         .delete("/api/policies/{id}", Manage, policies::delete)
+        // Notification channels: one's own (another's is a 404), and for owners the shared ones and SMTP.
+        .get("/api/channels", SignedIn, channels::list)
+        .post("/api/channels", SignedIn, channels::create)
+        .get("/api/channels/shared", Manage, channels::list_shared)
+        .post("/api/channels/shared", Manage, channels::create_shared)
+        .get("/api/channels/{id}", SignedIn, channels::get)
+        .put("/api/channels/{id}", SignedIn, channels::update)
+        .delete("/api/channels/{id}", SignedIn, channels::delete)
+        .post("/api/channels/{id}/test", SignedIn, channels::test)
+        .get("/api/push/key", SignedIn, channels::push_key)
+        .post("/api/push/subscriptions", SignedIn, channels::subscribe)
+        .post("/api/push/unsubscribe", SignedIn, channels::unsubscribe)
+        .get("/api/notifications/smtp", Manage, channels::smtp)
+        .put("/api/notifications/smtp", Manage, channels::set_smtp)
+        .post("/api/notifications/smtp/test", Manage, channels::test_smtp)
         // Those the identity provider signed in without a role, waiting for an owner.
         .get("/api/people/waiting", Manage, people::waiting)
         .post("/api/people/waiting/{id}/admit", Manage, people::admit_waiting)

@@ -45,6 +45,7 @@ fn address(arg: &str) -> String {
 }
 
 async fn session(stream: TcpStream, shared: Shared) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     write.write_all(b"220 fixture.local ESMTP Warden test kit\r\n").await?;
@@ -103,8 +104,8 @@ async fn session(stream: TcpStream, shared: Shared) -> std::io::Result<()> {
             }
             _ => "502 5.5.2 Command not recognized".into(),
         };
-        write.write_all(reply.as_bytes()).await?;
-        write.write_all(b"\r\n").await?;
+        // One write per reply: a reply split in two waits on the client's delayed ACK (Nagle).
+        write.write_all(format!("{reply}\r\n").as_bytes()).await?;
     }
 }
 
