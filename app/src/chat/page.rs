@@ -221,6 +221,20 @@ pub fn ChatPage() -> impl IntoView {
             apply_to_thread(&RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title });
         }
     });
+    // A run started elsewhere (another tab, another browser) in the thread shown: followed from its
+    // first event (the person's message, the answer, its cards). It may be on another branch (an edit
+    // or another answer there), so the thread is read again when it ends.
+    Effect::new(move |page_was_open: Option<()>| {
+        let began = inbox.run_began.get();
+        if let (Some(()), Some(began)) = (page_was_open, began) {
+            let here = thread_id.get_untracked() == began.thread_id.as_str();
+            let followed = live.run_id.get_untracked().as_deref() == Some(began.run_id.as_str());
+            if here && !followed {
+                reread_when_run_ends.set_value(true);
+                subscribe(began.run_id.to_string());
+            }
+        }
+    });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
     Effect::new(move |_| {
         if let Some(run) = current.with(|d| d.as_ref().and_then(|d| d.active_run.clone())) {
