@@ -290,7 +290,7 @@ mod tests {
 
         let decide = |call: &'static str| {
             let mut batch = WriteBatch::new();
-            Store::resolve_pending_call(&mut batch, &call.into(), ToolCallStatus::Running, None, None).unwrap();
+            Store::resolve_pending_call(&mut batch, &call.into(), ToolCallStatus::Running, None, None, None).unwrap();
             Store::resume_run(&mut batch, &run.id);
             batch
         };
