@@ -1,0 +1,80 @@
+// What a new user met in the browser (issue 40): a second tab that followed nothing, a long word that
+// widened the page, an edited write whose header and diff kept the model's path, and more. Each test
+// shows one fix as a person meets it.
+import { expect, test, type Page } from "@playwright/test";
+import * as fs from "node:fs";
+import { answer, approvalCard, openHydrated, startChat, workspacePath } from "./helpers";
+
+/** Whether the page scrolls sideways. */
+async function fitsTheWidth(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
+
+/** Sends `text` from the chat's message box. */
+async function send(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+test("a second tab on the same thread shows what the first sends, its card and the decision made there", async ({ page, context }) => {
+  fs.rmSync(workspacePath("second-tab.txt"), { force: true });
+  await startChat(page, "hello from the first tab");
+  await expect(answer(page, "You said: hello from the first tab")).toBeVisible();
+  const other = await context.newPage();
+  await openHydrated(other, page.url());
+  await expect(answer(other, "You said: hello from the first tab")).toBeVisible();
+
+  await send(page, "Please write the second tab note");
+  const conversation = other.getByRole("list", { name: "Conversation" });
+  await expect(conversation.locator(".message.user").filter({ hasText: "Please write the second tab note" })).toBeVisible();
+  await expect(approvalCard(other)).toContainText("second-tab.txt");
+  await approvalCard(page).getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(approvalCard(other)).toHaveCount(0);
+  await expect(other.getByText("Approved by you")).toBeVisible();
+  await expect(answer(other, "Second tab note written.")).toContainText("Wrote 13 bytes to second-tab.txt");
+  expect(fs.readFileSync(workspacePath("second-tab.txt"), "utf8")).toBe("from tab one\n");
+});
+
+test("a 5,000-character word breaks inside its bubble and a long code line scrolls inside its block", async ({ page }) => {
+  const word = "W".repeat(5000);
+  await startChat(page, word);
+  await expect(answer(page, "You said:")).toBeVisible();
+  expect(await fitsTheWidth(page), "both bubbles keep to the page's width").toBe(true);
+
+  await send(page, "long code line please");
+  const code = answer(page, "Here is a long line").locator("pre");
+  await expect(code).toBeVisible();
+  expect(await fitsTheWidth(page), "the code block keeps to the page's width").toBe(true);
+  expect(await code.evaluate((e) => e.scrollWidth > e.clientWidth), "the code scrolls inside its block").toBe(true);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(code).toBeVisible();
+  expect(await fitsTheWidth(page), "on a phone too").toBe(true);
+});
+
+test("approving a write with edits: the header and the diff follow the edit", async ({ page }) => {
+  fs.rmSync(workspacePath("edit-before.txt"), { force: true });
+  fs.rmSync(workspacePath("edit-after.txt"), { force: true });
+  await startChat(page, "Please edit the path please");
+  const card = approvalCard(page);
+  const heading = card.getByRole("heading", { level: 3 });
+  await expect(heading).toContainText("edit-before.txt");
+  await card.getByRole("button", { name: "Edit", exact: true }).click();
+  await card.getByRole("textbox", { name: "Arguments (JSON)" }).fill(
+    JSON.stringify({ path: "edit-after.txt", content: "after edits\n" }, null, 2),
+  );
+  // While editing: the card names the edited file and shows its diff.
+  await expect(heading).toContainText("Write 12 bytes to `edit-after.txt`");
+  await expect(card.locator("pre.diff")).toContainText("+after edits");
+  await expect(card).toContainText("Changes to edit-after.txt");
+  await card.getByRole("button", { name: "Approve with edits" }).click();
+  await expect(answer(page, "Edited path written.")).toContainText("Wrote 12 bytes to edit-after.txt");
+  // The call's header names what ran, after the decision and after a reload.
+  const call = page.getByRole("listitem", { name: "Tool call write_file" });
+  await expect(call.locator(".tool-summary")).toHaveText("Write 12 bytes to `edit-after.txt` (new file)");
+  await page.reload();
+  await expect(call.locator(".tool-summary")).toHaveText("Write 12 bytes to `edit-after.txt` (new file)");
+  expect(fs.existsSync(workspacePath("edit-before.txt"))).toBe(false);
+  expect(fs.readFileSync(workspacePath("edit-after.txt"), "utf8")).toBe("after edits\n");
+});
