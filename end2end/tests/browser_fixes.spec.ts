@@ -78,3 +78,78 @@ test("approving a write with edits: the header and the diff follow the edit", as
   expect(fs.existsSync(workspacePath("edit-before.txt"))).toBe(false);
   expect(fs.readFileSync(workspacePath("edit-after.txt"), "utf8")).toBe("after edits\n");
 });
+
+test("skip links lead past the sidebar to the conversation and the message box; a decision moves the focus on", async ({ page }) => {
+  fs.rmSync(workspacePath("second-tab.txt"), { force: true });
+  await startChat(page, "Please write the second tab note from the keyboard");
+  await expect(approvalCard(page)).toBeVisible();
+  await page.reload();
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+
+  // However many threads the sidebar lists: the skip link is the first stop, the page's first control the third.
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate(() => document.getElementById("main")?.contains(document.activeElement))).toBe(true);
+  let stops = 3;
+  while (!(await approvalCard(page).evaluate((card) => card === document.activeElement)) && stops < 30) {
+    await page.keyboard.press("Tab");
+    stops += 1;
+  }
+  console.log(`tab stops to the approval card via the skip link: ${stops}`);
+  expect(stops).toBeLessThan(15);
+
+  // Approving with the card's key: the focus goes to the message box, not to the page's body.
+  await page.keyboard.press("a");
+  await expect(approvalCard(page)).toHaveCount(0);
+  await expect(page.locator("#composer-input")).toBeFocused();
+
+  await page.reload();
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("link", { name: "Skip to message box" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("#composer-input")).toBeFocused();
+});
+
+test("importing a file that is not JSON is refused with a 4xx, the reason in view; the imported note clears the export links", async ({ page }, testInfo) => {
+  await openHydrated(page, "/");
+  await expect(page.getByRole("navigation", { name: "Threads" }).getByLabel("Import a thread (JSON)")).toHaveCount(0);
+  await page.setViewportSize({ width: 390, height: 700 });
+  await openHydrated(page, "/settings");
+  const bogus = testInfo.outputPath("not-json.json");
+  fs.writeFileSync(bogus, "this is { not json");
+  const [answered] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes("import_thread")),
+    page.getByLabel("Import a thread (JSON)").setInputFiles(bogus),
+  ]);
+  expect(answered.status()).toBe(422);
+  const alert = page.getByRole("region", { name: "Import a thread" }).getByRole("alert");
+  await expect(alert).toContainText("not a Warden thread export");
+  await expect(alert).toBeInViewport();
+  expect(await fitsTheWidth(page)).toBe(true);
+
+  // A real export, imported: its note sits below the export links, overlapping nothing.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await startChat(page, "a thread to import again");
+  await expect(answer(page, "You said: a thread to import again")).toBeVisible();
+  const exported = await page.request.get(`${new URL(page.url()).pathname.replace("/chat/", "/api/threads/")}/export.json`);
+  const file = testInfo.outputPath("export.json");
+  fs.writeFileSync(file, await exported.body());
+  await openHydrated(page, "/settings");
+  await page.getByLabel("Import a thread (JSON)").setInputFiles(file);
+  const note = page.getByText(/^Imported on /);
+  await expect(note).toBeVisible();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    const noteBox = await note.boundingBox();
+    for (const link of await page.getByRole("navigation", { name: "Export this thread" }).getByRole("link").all()) {
+      const box = await link.boundingBox();
+      const apart = !noteBox || !box || box.y + box.height <= noteBox.y || noteBox.y + noteBox.height <= box.y ||
+        box.x + box.width <= noteBox.x || noteBox.x + noteBox.width <= box.x;
+      expect(apart, `the note and "${await link.textContent()}" at ${width} px`).toBe(true);
+    }
+  }
+});

@@ -1,7 +1,8 @@
 //! `/settings`: the model providers (`providers`), the MCP servers (`mcp`), the outside clients and
 //! their policy (`outside`), the executors Warden dials (`executors`), the people (`people`), the
-//! person's own account and the signed-in browsers (`signed_in_browsers`), one section each; people
-//! who are not owners see only their own outside clients, their account and browsers.
+//! person's own account and the signed-in browsers (`signed_in_browsers`), importing a thread
+//! (`thread_import`), one section each; people who are not owners see only their own outside clients,
+//! their account, browsers and (if they chat) the import.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -16,6 +17,7 @@ use crate::settings::people::section::PeopleSection;
 use crate::settings::policies::PoliciesSection;
 use crate::settings::providers::section::ProvidersSection;
 use crate::settings::signed_in_browsers::SignedInBrowsers;
+use crate::settings::thread_import::ThreadImport;
 use crate::ui::error_notice::error_list;
 use warden_types::person::Person;
 
@@ -47,6 +49,7 @@ fn Sections(me: Person) -> impl IntoView {
             {chats.then(|| view! { <OutsideClients manages=false/> })}
             <AccountSection me=me.clone()/>
             <SignedInBrowsers/>
+            {chats.then(|| view! { <ThreadImport/> })}
         }
         .into_any();
     }
@@ -59,6 +62,7 @@ fn Sections(me: Person) -> impl IntoView {
         <PoliciesSection/>
         <AccountSection me=me.clone()/>
         <SignedInBrowsers/>
+        <ThreadImport/>
     }
     .into_any()
 }
