@@ -159,7 +159,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             tabindex="0"
             on:keydown=on_keydown
         >
-            <h3 id=heading_id>"Approval needed: " {heading}</h3>
+            <h3 id=heading_id>"Approval needed: " <bdi>{heading}</bdi></h3>
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
             <p class="routing-line">{routing}</p>
@@ -198,7 +198,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                     <div class="deny-row">
                         <label>
                             "Reason for denying (optional)"
-                            <input type="text" bind:value=reason/>
+                            <input type="text" dir="auto" bind:value=reason/>
                         </label>
                         <button type="button" class="deny" disabled=move || busy.get() on:click={
                             let deny = deny.clone();

@@ -67,11 +67,11 @@ pub fn MessageView(
                     <span class="visually-hidden">"You said:"</span>
                     <Show
                         when=move || editing.get()
-                        fallback=move || view! { <p class="plain">{message.content.clone()}</p> }
+                        fallback=move || view! { <p class="plain" dir="auto">{message.content.clone()}</p> }
                     >
                         <div class="edit-message">
                             <label class="visually-hidden" for=edit_box.clone()>"Edit your message"</label>
-                            <textarea id=edit_box.clone() rows="3" bind:value=draft></textarea>
+                            <textarea id=edit_box.clone() rows="3" dir="auto" bind:value=draft></textarea>
                             <div class="edit-buttons">
                                 <button type="button" class="approve" on:click=save.clone()>"Send edit"</button>
                                 <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
@@ -96,6 +96,7 @@ pub fn MessageView(
                     <span class="visually-hidden">"Warden said:"</span>
                     <div
                         class="markdown"
+                        dir="auto"
                         node_ref=markdown
                         inner_html=message.html.unwrap_or_default()
                         on:click=move |ev| {
@@ -225,7 +226,7 @@ pub fn StreamingText(live: LiveRun) -> impl IntoView {
     view! {
         <Show when=move || text.with(|t| !t.is_empty())>
             <div class="message assistant streaming" aria-busy="true">
-                <p class="plain">{move || text.get()}</p>
+                <p class="plain" dir="auto">{move || text.get()}</p>
             </div>
         </Show>
     }

@@ -102,7 +102,7 @@ pub fn ThreadView(
 
     view! {
         <div class="thread-head">
-            <h1 class="thread-title">{title}</h1>
+            <h1 class="thread-title" dir="auto">{title}</h1>
             {own_tools}
             {(!writable).then(|| view! { <span class="thread-read-only">"Read only"</span> })}
             <nav class="thread-export" aria-label="Export this thread">

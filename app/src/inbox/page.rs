@@ -538,7 +538,7 @@ fn BatchBar(
                     </button>
                     <label>
                         "Reason for denying (optional)"
-                        <input type="text" bind:value=reason/>
+                        <input type="text" dir="auto" bind:value=reason/>
                     </label>
                     <button
                         type="button"

@@ -154,6 +154,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             <span class="visually-hidden">"New title"</span>
                             <input
                                 type="text"
+                                dir="auto"
                                 aria-label="New title"
                                 node_ref=rename_input
                                 prop:value=move || draft.get()
@@ -177,6 +178,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                 }.into_any(),
                 Mode::Normal => view! {
                     <a
+                        dir="auto"
                         href=format!("/chat/{}", id)
                         aria-current={
                             let is_active = is_active.clone();
