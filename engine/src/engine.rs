@@ -349,6 +349,7 @@ impl Engine {
             default_max_steps: self.rt.handles.config.max_steps,
             connection_checks: store.connection_checks_of_thread(id).await?,
             earlier,
+            stopped_answers: store.stopped_answers(id).await?,
             // For nobody in particular; `as_reader` says whether the person reading may write.
             writable: true,
             thread,

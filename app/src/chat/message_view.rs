@@ -31,6 +31,9 @@ pub fn MessageView(
     message: Message,
     /// Its other versions, when it has any.
     versions: Option<BranchPoint>,
+    /// The run was stopped while this answer was written (or right after it).
+    #[prop(optional)]
+    stopped: bool,
 ) -> impl IntoView {
     // The anchor a search result links to.
     let anchor = format!("m-{}", message.id);
@@ -106,6 +109,9 @@ pub fn MessageView(
                             let _ = ev;
                         }
                     ></div>
+                    {stopped.then(|| view! {
+                        <p class="stopped-mark">"Stopped: the run was stopped here, so this answer may be cut off."</p>
+                    })}
                     {actions}
                 </li>
             }
