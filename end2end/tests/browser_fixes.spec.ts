@@ -153,3 +153,35 @@ test("importing a file that is not JSON is refused with a 4xx, the reason in vie
     }
   }
 });
+
+test("while words stream the status says the model writes; a stopped answer is marked, also after a reload", async ({ page }) => {
+  await startChat(page, "Please tell a long story, then stop");
+  await expect(page.locator(".streaming")).toContainText("Once");
+  await expect(page.locator(".run-status [role=status]")).toContainText("writing the answer");
+  await expect(page.locator(".run-status [role=status]")).not.toContainText("Thinking");
+  await page.getByRole("button", { name: "Stop" }).click();
+  const stopped = answer(page, "Once").locator(".stopped-mark");
+  await expect(stopped).toContainText("Stopped");
+  await page.reload();
+  await expect(stopped).toContainText("Stopped");
+  // An answer that ran to its end carries no mark.
+  await send(page, "and now a short one");
+  await expect(answer(page, "You said: and now a short one").locator(".stopped-mark")).toHaveCount(0);
+});
+
+test("in the editor of a sent prompt Enter sends the edit and Shift+Enter adds a line, as its hint says", async ({ page }) => {
+  await startChat(page, "a prompt to edit");
+  await expect(answer(page, "You said: a prompt to edit")).toBeVisible();
+  const mine = page.locator(".message.user").filter({ hasText: "a prompt to edit" });
+  await mine.hover();
+  await mine.getByRole("button", { name: "Edit" }).click();
+  const box = page.getByRole("textbox", { name: "Edit your message" });
+  await expect(box).toHaveAccessibleDescription(/Enter sends the edit, Shift\+Enter adds a line/);
+  await box.fill("the edited prompt");
+  await box.press("Shift+Enter");
+  await box.pressSequentially("second line");
+  await expect(box).toHaveValue("the edited prompt\nsecond line");
+  await box.press("Enter");
+  await expect(box).toHaveCount(0);
+  await expect(answer(page, "You said: the edited prompt")).toBeVisible();
+});

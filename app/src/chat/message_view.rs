@@ -55,7 +55,7 @@ pub fn MessageView(
             let draft = RwSignal::new(message.content.clone());
             let id = message.id.clone();
             let edit_box = format!("edit-{anchor}");
-            let save = move |_| {
+            let save = move |_: ()| {
                 let text = draft.get_untracked();
                 if text.trim().is_empty() {
                     return;
@@ -74,9 +74,27 @@ pub fn MessageView(
                     >
                         <div class="edit-message">
                             <label class="visually-hidden" for=edit_box.clone()>"Edit your message"</label>
-                            <textarea id=edit_box.clone() rows="3" dir="auto" bind:value=draft></textarea>
+                            <textarea id=edit_box.clone() rows="3" dir="auto" bind:value=draft
+                                aria-describedby=format!("{edit_box}-hint")
+                                on:keydown={
+                                    let save = save.clone();
+                                    move |ev: leptos::ev::KeyboardEvent| {
+                                        // As in the message box: Enter sends, Shift+Enter adds a line.
+                                        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                                            ev.prevent_default();
+                                            save(());
+                                        } else if ev.key() == "Escape" {
+                                            editing.set(false);
+                                        }
+                                    }
+                                }
+                            ></textarea>
+                            <p class="hint" id=format!("{edit_box}-hint")>"Enter sends the edit, Shift+Enter adds a line, Escape cancels."</p>
                             <div class="edit-buttons">
-                                <button type="button" class="approve" on:click=save.clone()>"Send edit"</button>
+                                <button type="button" class="approve" on:click={
+                                    let save = save.clone();
+                                    move |_| save(())
+                                }>"Send edit"</button>
                                 <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
                             </div>
                         </div>
