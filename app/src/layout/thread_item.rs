@@ -207,18 +207,20 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     <span class="thread-actions" hidden=!may_delete>
                         {(own && !archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())
+                                title=if pinned { "Unpin" } else { "Pin" }
                                 on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>
                         })}
                         {own.then(|| view! {
-                            <button type="button" aria-label=format!("Rename {}", title.clone())
+                            <button type="button" aria-label=format!("Rename {}", title.clone()) title="Rename"
                                 on:click={
                                     let begin = begin.clone();
                                     move |_| begin(Mode::Renaming)
                                 }><IconSvg icon=Icon::Pencil/>"Rename"</button>
                             <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.clone())
+                                title=if archived { "Unarchive" } else { "Archive" }
                                 on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
                         })}
-                        <button type="button" aria-label=format!("Delete {}", title.clone())
+                        <button type="button" aria-label=format!("Delete {}", title.clone()) title="Delete"
                             on:click={
                                 let begin = begin.clone();
                                 move |_| begin(Mode::ConfirmingDelete)
