@@ -3,6 +3,7 @@
 // shows one fix as a person meets it.
 import { expect, test, type Page } from "@playwright/test";
 import * as fs from "node:fs";
+import { TOKEN } from "../fixtures/access";
 import { answer, approvalCard, openHydrated, startChat, workspacePath } from "./helpers";
 
 /** Whether the page scrolls sideways. */
@@ -184,4 +185,27 @@ test("in the editor of a sent prompt Enter sends the edit and Shift+Enter adds a
   await box.press("Enter");
   await expect(box).toHaveCount(0);
   await expect(answer(page, "You said: the edited prompt")).toBeVisible();
+});
+
+test("an archived thread opens read-only under an Archived bar with Unarchive, and keeps its pin", async ({ page, request }) => {
+  const person = { Authorization: `Bearer ${TOKEN}` };
+  await startChat(page, "a thread to archive and pin");
+  await expect(answer(page, "You said: a thread to archive and pin")).toBeVisible();
+  const id = new URL(page.url()).pathname.split("/").pop();
+  expect((await request.patch(`/api/threads/${id}`, { headers: person, data: { pinned: true } })).status()).toBe(200);
+  expect((await request.patch(`/api/threads/${id}`, { headers: person, data: { archived: true } })).status()).toBe(200);
+
+  await page.reload();
+  const bar = page.getByRole("status").filter({ hasText: "This thread is archived" });
+  await expect(bar).toBeVisible();
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeHidden();
+  const archived = page.getByRole("navigation", { name: "Threads" });
+  await archived.getByRole("button", { name: "Archived" }).click();
+  await expect(archived.getByRole("region", { name: "Archived threads" })).toContainText("Pinned: back among the pinned when unarchived");
+
+  await bar.getByRole("button", { name: "Unarchive" }).click();
+  await expect(bar).toBeHidden();
+  await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
+  const thread = await (await request.get(`/api/threads/${id}`, { headers: person })).json();
+  expect(thread).toMatchObject({ archived: false, pinned: true });
 });

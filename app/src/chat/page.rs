@@ -295,16 +295,39 @@ pub fn ChatPage() -> impl IntoView {
     });
     let read_only =
         Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| !d.writable)).flatten().unwrap_or(false));
+    // An archived thread opens read-only, under a bar that says so and offers Unarchive.
+    let archived =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| d.thread.archived)).flatten().unwrap_or(false));
     // Shown through signals an effect sets: the page is hydrated as the server rendered it (composer shown,
     // note hidden) and then changed, which a reactive attribute alone would not do for a value the
     // browser already knows at hydration.
-    let (composer_shown, note_shown) = (RwSignal::new(true), RwSignal::new(false));
+    let (composer_shown, note_shown, archived_shown) = (RwSignal::new(true), RwSignal::new(false), RwSignal::new(false));
     Effect::new(move |_| {
-        composer_shown.set(writable.get());
+        composer_shown.set(writable.get() && !archived.get());
         note_shown.set(read_only.get());
+        archived_shown.set(archived.get());
     });
+    let unarchiving = RwSignal::new(false);
+    let on_unarchive = move |_| {
+        action_error.set(None);
+        unarchiving.set(true);
+        let id = thread_id.get_untracked();
+        spawn_local(async move {
+            match crate::server_fns::set_archived(id.into(), false).await {
+                // The heading's effect shows it (as a sidebar unarchive would); the sidebar lists again.
+                Ok(thread) => {
+                    thread_edited.0.try_set(Some(thread));
+                    threads_changed.notify();
+                }
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
+            }
+            unarchiving.try_set(false);
+        });
+    };
     provide_context(BranchActions {
-        writable,
+        writable: Signal::derive(move || writable.get() && !archived.get()),
         edit: Callback::new(move |(message_id, content): (String, String)| {
             action_error.set(None);
             let id = thread_id.get_untracked();
@@ -461,6 +484,12 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
+            <div class="archived-bar" role="status" hidden=move || !archived_shown.get()>
+                <p>"This thread is archived: it is read-only. Unarchive it to write to it again."</p>
+                {move || writable.get().then(|| view! {
+                    <button type="button" on:click=on_unarchive disabled=move || unarchiving.get()>"Unarchive"</button>
+                })}
+            </div>
             <p class="read-only-note" hidden=move || !note_shown.get()>
                 "This thread is shared with you to read. Only the person who started it can write to it."
             </p>

@@ -199,6 +199,10 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             })
                         }
                     }
+                    // Archiving keeps the pin: the row says so, and Unarchive puts it back among the pinned.
+                    {(archived && pinned).then(|| view! {
+                        <span class="thread-pin-kept">"Pinned: back among the pinned when unarchived"</span>
+                    })}
                     {shared_by.clone().map(|name| view! {
                         <span class="thread-shared" title=format!("Shared by {name}; you can read it")>
                             "shared by " {name.clone()}
