@@ -259,6 +259,9 @@ async fn an_export_imports_back_as_the_same_conversation_under_new_ids_outside_t
     ] {
         assert!(text.contains(expected), "{expected} in:\n{text}");
     }
+    // A call's decision, status and result are each a paragraph of their own, not one run-on line.
+    // (A blank quoted line ends a paragraph in Markdown.)
+    assert!(text.contains("> **Decision:** denied by a person: not the build dir\n>\n> **Status:** denied\n>\n"), "{text}");
 }
 
 #[tokio::test]
