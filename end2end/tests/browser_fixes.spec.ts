@@ -4,7 +4,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import * as fs from "node:fs";
 import { TOKEN } from "../fixtures/access";
-import { answer, approvalCard, openHydrated, startChat, workspacePath } from "./helpers";
+import { answer, approvalCard, openHydrated, startChat, watchForTrouble, workspacePath } from "./helpers";
 
 /** Whether the page scrolls sideways. */
 async function fitsTheWidth(page: Page): Promise<boolean> {
@@ -208,4 +208,25 @@ test("an archived thread opens read-only under an Archived bar with Unarchive, a
   await expect(page.getByRole("textbox", { name: "Message" })).toBeVisible();
   const thread = await (await request.get(`/api/threads/${id}`, { headers: person })).json();
   expect(thread).toMatchObject({ archived: false, pinned: true });
+});
+
+test.describe("in a browser five and a half hours east of UTC", () => {
+  test.use({ timezoneId: "Asia/Kolkata" });
+
+  test("times show in the browser's zone, with the UTC time in their title", async ({ page }) => {
+    const trouble = watchForTrouble(page);
+    await startChat(page, "what time is it where I am");
+    const time = answer(page, "You said: what time is it where I am").locator("time");
+    await expect(time).toHaveText(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\+5:30$/);
+    await expect(time).toHaveAttribute("title", /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    // The local time is the stored one moved by the offset.
+    const stored = new Date((await time.getAttribute("datetime")) ?? "");
+    const local = new Date(stored.getTime() + 330 * 60_000).toISOString().slice(0, 19).replace("T", " ");
+    await expect(time).toHaveText(`${local} UTC+5:30`);
+    // After a reload the server renders UTC and the page, once hydrated, the local time, with no mismatch.
+    await page.reload();
+    await expect(page.locator("body[data-hydrated]")).toBeAttached();
+    await expect(time).toHaveText(`${local} UTC+5:30`);
+    expect(trouble.errors).toEqual([]);
+  });
 });
