@@ -230,3 +230,119 @@ test.describe("in a browser five and a half hours east of UTC", () => {
     expect(trouble.errors).toEqual([]);
   });
 });
+
+test("\"Jump to latest\" shows only while the page is scrolled away from its bottom", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 400 });
+  await startChat(page, "say hello to the jump button");
+  await expect(answer(page, "Hello from the fixture!")).toBeVisible();
+  const jump = page.getByRole("button", { name: /Jump to latest/ });
+  // The page scrolls at this height: scrolled up, the button offers the way back.
+  expect(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight)).toBe(true);
+  await page.mouse.move(600, 200);
+  await page.mouse.wheel(0, -5000);
+  await expect(jump).toBeVisible();
+  // Tall enough that nothing scrolls: no button, whatever stopped following.
+  await page.setViewportSize({ width: 1280, height: 3000 });
+  expect(await page.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight)).toBe(true);
+  await expect(jump).toBeHidden();
+});
+
+test("/audit fits a 390 px phone", async ({ page }) => {
+  // At least one decision with long arguments in the log.
+  fs.rmSync(workspacePath("second-tab.txt"), { force: true });
+  await startChat(page, "Please write the second tab note for the audit");
+  await approvalCard(page).getByRole("button", { name: "Approve", exact: true }).click();
+  await expect(answer(page, "Second tab note written.")).toBeVisible();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openHydrated(page, "/audit");
+  await expect(page.getByRole("table", { name: "Decisions, newest first" })).toBeVisible();
+  expect(await fitsTheWidth(page)).toBe(true);
+});
+
+test("what people and models write is laid out by its own direction (dir=auto)", async ({ page }) => {
+  const hebrew = "שלום עולם, מה שלומך היום";
+  await startChat(page, hebrew);
+  await expect(answer(page, "You said:")).toBeVisible();
+  const mine = page.locator(".message.user .plain");
+  await expect(mine).toHaveAttribute("dir", "auto");
+  expect(await mine.evaluate((e) => getComputedStyle(e).direction)).toBe("rtl");
+  await expect(page.locator(".message.assistant .markdown").first()).toHaveAttribute("dir", "auto");
+  await expect(page.locator("h1.thread-title")).toHaveAttribute("dir", "auto");
+  await expect(page.getByRole("textbox", { name: "Message" })).toHaveAttribute("dir", "auto");
+  await expect(page.getByRole("searchbox", { name: "Search threads" })).toHaveAttribute("dir", "auto");
+  await expect(page.getByRole("navigation", { name: "Threads" }).locator(".thread-item a").first()).toHaveAttribute("dir", "auto");
+});
+
+test("an inbox item shows a shell command once as a command, and a one-byte write says \"1 byte\"", async ({ page }) => {
+  await startChat(page, "Please clean the build from the inbox");
+  await expect(approvalCard(page)).toBeVisible();
+  await openHydrated(page, "/inbox");
+  const entry = page.getByRole("article").filter({ hasText: "rm -rf build" }).first();
+  await expect(entry).toBeVisible();
+  // The title names it (the summary), the block shows it whole; the fold's label does not repeat it.
+  expect(await entry.evaluate((e) => (e.textContent ?? "").split("rm -rf build").length - 1)).toBe(2);
+  await expect(entry.locator("details.inbox-preview > summary")).toHaveText("Command");
+  await approvalCard(page).count(); // nothing to decide here: the other tests leave it waiting
+});
+
+test("on a phone every control is at least 44 px each way", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await startChat(page, "Please write the second tab note on a phone");
+  await expect(approvalCard(page)).toBeVisible();
+  const small = await page.evaluate(() => {
+    const controls = document.querySelectorAll<HTMLElement>(
+      "#main button, #main select, #main summary, #main input:not([type=hidden]), #main textarea, #main .thread-export a",
+    );
+    return [...controls]
+      .filter((c) => c.offsetParent !== null && !c.closest("[hidden]"))
+      .map((c) => ({ what: `${c.tagName} ${c.textContent?.trim().slice(0, 30) ?? ""}`, box: c.getBoundingClientRect() }))
+      .filter(({ box }) => box.width < 44 || box.height < 44)
+      .map(({ what, box }) => `${what}: ${Math.round(box.width)}×${Math.round(box.height)}`);
+  });
+  expect(small).toEqual([]);
+  // The sidebar's controls too, in its drawer.
+  await page.getByRole("button", { name: "Menu" }).click();
+  const sidebarSmall = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>("#sidebar button, #sidebar a, #sidebar input")]
+      .filter((c) => c.offsetParent !== null)
+      .map((c) => ({ what: `${c.tagName} ${c.textContent?.trim().slice(0, 30) ?? ""}`, box: c.getBoundingClientRect() }))
+      .filter(({ box }) => box.height < 44)
+      .map(({ what, box }) => `${what}: ${Math.round(box.width)}×${Math.round(box.height)}`),
+  );
+  expect(sidebarSmall).toEqual([]);
+});
+
+test("the sidebar's rows have one height whether or not their actions show", async ({ page }) => {
+  await startChat(page, "a row among rows");
+  await expect(answer(page, "You said: a row among rows")).toBeVisible();
+  await startChat(page, "another row among rows");
+  await expect(answer(page, "You said: another row among rows")).toBeVisible();
+  const rows = page.getByRole("navigation", { name: "Threads" }).locator(".thread-group.active .thread-item");
+  const heights = async () => rows.evaluateAll((items) => items.map((i) => Math.round(i.getBoundingClientRect().height)));
+  const before = await heights();
+  expect(new Set(before).size, `one height: ${before}`).toBe(1);
+  // Hovering a row shows its actions; no row changes height.
+  await rows.nth(1).hover();
+  await expect(rows.nth(1).getByRole("button", { name: /^Rename/ })).toBeVisible();
+  expect(await heights()).toEqual(before);
+});
+
+test("the inbox on a 390 px phone: no sideways scroll, cards within the screen, buttons reachable", async ({ page }) => {
+  await startChat(page, "Please write the second tab note for the phone inbox");
+  await expect(approvalCard(page)).toBeVisible();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await openHydrated(page, "/inbox");
+  const entry = page.getByRole("article").filter({ hasText: "second-tab.txt" }).first();
+  await expect(entry).toBeVisible();
+  expect(await fitsTheWidth(page)).toBe(true);
+  const card = await entry.boundingBox();
+  expect(card && card.x >= 0 && card.x + card.width <= 390).toBe(true);
+  for (const name of ["Approve", "Deny"]) {
+    const button = entry.getByRole("button", { name, exact: true });
+    await button.scrollIntoViewIfNeeded();
+    const box = await button.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 390 && box.height >= 44, `${name}: ${JSON.stringify(box)}`).toBe(true);
+  }
+  await entry.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(entry).toHaveCount(0);
+});
