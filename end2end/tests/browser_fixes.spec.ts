@@ -273,7 +273,7 @@ test("what people and models write is laid out by its own direction (dir=auto)",
   await expect(page.getByRole("navigation", { name: "Threads" }).locator(".thread-item a").first()).toHaveAttribute("dir", "auto");
 });
 
-test("an inbox item shows a shell command once as a command, and a one-byte write says \"1 byte\"", async ({ page }) => {
+test("an inbox item names a shell command in its title and shows it in its block, not a third time", async ({ page }) => {
   await startChat(page, "Please clean the build from the inbox");
   await expect(approvalCard(page)).toBeVisible();
   await openHydrated(page, "/inbox");
@@ -282,7 +282,8 @@ test("an inbox item shows a shell command once as a command, and a one-byte writ
   // The title names it (the summary), the block shows it whole; the fold's label does not repeat it.
   expect(await entry.evaluate((e) => (e.textContent ?? "").split("rm -rf build").length - 1)).toBe(2);
   await expect(entry.locator("details.inbox-preview > summary")).toHaveText("Command");
-  await approvalCard(page).count(); // nothing to decide here: the other tests leave it waiting
+  await entry.getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(entry).toHaveCount(0);
 });
 
 test("on a phone every control is at least 44 px each way", async ({ page }) => {
@@ -310,6 +311,9 @@ test("on a phone every control is at least 44 px each way", async ({ page }) => 
       .map(({ what, box }) => `${what}: ${Math.round(box.width)}×${Math.round(box.height)}`),
   );
   expect(sidebarSmall).toEqual([]);
+  await page.keyboard.press("Escape");
+  await approvalCard(page).getByRole("button", { name: "Deny", exact: true }).click();
+  await expect(approvalCard(page)).toHaveCount(0);
 });
 
 test("the sidebar's rows have one height whether or not their actions show", async ({ page }) => {
