@@ -122,9 +122,12 @@ test("importing a file that is not JSON is refused with a 4xx, the reason in vie
   await openHydrated(page, "/settings");
   const bogus = testInfo.outputPath("not-json.json");
   fs.writeFileSync(bogus, "this is { not json");
+  // Where a person picks the file: the field in view.
+  const field = page.getByLabel("Import a thread (JSON)");
+  await field.scrollIntoViewIfNeeded();
   const [answered] = await Promise.all([
     page.waitForResponse((r) => r.url().includes("import_thread")),
-    page.getByLabel("Import a thread (JSON)").setInputFiles(bogus),
+    field.setInputFiles(bogus),
   ]);
   expect(answered.status()).toBe(422);
   const alert = page.getByRole("region", { name: "Import a thread" }).getByRole("alert");
@@ -160,7 +163,7 @@ test("while words stream the status says the model writes; a stopped answer is m
   await expect(page.locator(".streaming")).toContainText("Once");
   await expect(page.locator(".run-status [role=status]")).toContainText("writing the answer");
   await expect(page.locator(".run-status [role=status]")).not.toContainText("Thinking");
-  await page.getByRole("button", { name: "Stop" }).click();
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
   const stopped = answer(page, "Once").locator(".stopped-mark");
   await expect(stopped).toContainText("Stopped");
   await page.reload();

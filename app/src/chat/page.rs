@@ -223,16 +223,20 @@ pub fn ChatPage() -> impl IntoView {
     });
     // A run started elsewhere (another tab, another browser) in the thread shown: followed from its
     // first event (the person's message, the answer, its cards). It may be on another branch (an edit
-    // or another answer there), so the thread is read again when it ends.
-    Effect::new(move |page_was_open: Option<()>| {
-        let began = inbox.run_began.get();
-        if let (Some(()), Some(began)) = (page_was_open, began) {
-            let here = thread_id.get_untracked() == began.thread_id.as_str();
-            let followed = live.run_id.get_untracked().as_deref() == Some(began.run_id.as_str());
-            if here && !followed {
-                reread_when_run_ends.set_value(true);
-                subscribe(began.run_id.to_string());
-            }
+    // or another answer there), so the thread is read again when it ends. Only once the thread is shown
+    // (events patch what is shown: before that they would be lost; the thread as read names its active
+    // run anyway), and once per run (a run told before the page opened is in the thread it reads).
+    let told = StoredValue::new(inbox.run_began.get_untracked().map(|b| b.run_id));
+    Effect::new(move |_| {
+        let Some(began) = inbox.run_began.get() else { return };
+        let shown = current.with(|d| d.as_ref().is_some_and(|d| d.thread.id == began.thread_id));
+        if !shown || told.with_value(|t| t.as_ref() == Some(&began.run_id)) {
+            return;
+        }
+        told.set_value(Some(began.run_id.clone()));
+        if live.run_id.get_untracked().as_deref() != Some(began.run_id.as_str()) {
+            reread_when_run_ends.set_value(true);
+            subscribe(began.run_id.to_string());
         }
     });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).

@@ -34,6 +34,12 @@ pub fn ThreadImport() -> impl IntoView {
                     }
                     Err(e) => {
                         error.try_set(Some(e));
+                        // The reason is shown under the field; brought into view if it is below the fold.
+                        request_animation_frame(|| {
+                            if let Some(notice) = document().get_element_by_id("thread-import-error") {
+                                notice.scroll_into_view_with_bool(false);
+                            }
+                        });
                     }
                 }
             });
@@ -52,7 +58,7 @@ pub fn ThreadImport() -> impl IntoView {
                 "Import a thread (JSON)"
                 <input type="file" accept=".json,application/json" on:change=on_change/>
             </label>
-            {move || error.get().map(|error| view! { <ErrorNotice error/> })}
+            <div id="thread-import-error">{move || error.get().map(|error| view! { <ErrorNotice error/> })}</div>
         </section>
     }
 }
