@@ -30,18 +30,21 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
 
-    let card = NodeRef::<leptos::html::Section>::new();
+    // The card is found by its heading's id when the answer comes: by then its row may be redrawn (and
+    // anything reactive of this card disposed).
+    let card = format!("approval-{}", approval.id);
     let send = {
         let approval_id = approval.id.clone();
         move |decision: DecisionInput| {
             busy.set(true);
             error.set(None);
             let approval_id = approval_id.clone();
+            let card = card.clone();
             spawn_local(async move {
                 match decide_approval(approval_id, decision).await {
                     // Decided here, or by another tab or client first: either way the run's event
                     // replaces the card.
-                    Ok(_) | Err(AppError::Conflict(_)) => focus_after_decision(card),
+                    Ok(_) | Err(AppError::Conflict(_)) => focus_after_decision(&card),
                     Err(refused) => {
                         error.try_set(Some(refused.to_string()));
                     }
@@ -152,7 +155,6 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let labelled_by = heading_id.clone();
     view! {
         <section
-            node_ref=card
             class=format!("approval-card risk-{}", risk.label())
             aria-labelledby=labelled_by
             aria-keyshortcuts="a d e"
@@ -292,11 +294,12 @@ fn follow_edits(approval: &Approval, editing: RwSignal<bool>, edited: RwSignal<S
 /// After a decision made from this card, the focus goes on to the next card waiting, else to the
 /// message box: not to the page's body, where the decided card (replaced by its outcome) leaves it.
 /// Only when the focus was on this card (or already fell to the body).
-fn focus_after_decision(card: NodeRef<leptos::html::Section>) {
+fn focus_after_decision(heading_id: &str) {
     #[cfg(feature = "hydrate")]
     {
         use wasm_bindgen::JsCast;
-        let this = card.get_untracked();
+        let heading = document().get_element_by_id(heading_id);
+        let this = heading.and_then(|h| h.closest("section.approval-card").ok().flatten());
         let active = document().active_element();
         let on_this = match (&this, &active) {
             (Some(this), Some(active)) => this.contains(Some(active)),
@@ -310,13 +313,14 @@ fn focus_after_decision(card: NodeRef<leptos::html::Section>) {
         let next = cards.and_then(|cards| {
             (0..cards.length())
                 .filter_map(|i| cards.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()))
-                .find(|c| this.as_ref().is_none_or(|this| !this.is_same_node(Some(c))) && c.is_connected())
+                .find(|c| this.as_ref().is_none_or(|this| !this.is_same_node(Some(c))))
         });
-        let composer = || document().get_element_by_id("composer-input").and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        let composer =
+            || document().get_element_by_id("composer-input").and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
         if let Some(target) = next.or_else(composer) {
             let _ = target.focus();
         }
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = card;
+    let _ = heading_id;
 }
