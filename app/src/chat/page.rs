@@ -305,11 +305,14 @@ pub fn ChatPage() -> impl IntoView {
     // Shown through signals an effect sets: the page is hydrated as the server rendered it (composer shown,
     // note hidden) and then changed, which a reactive attribute alone would not do for a value the
     // browser already knows at hydration.
-    let (composer_shown, note_shown, archived_shown) = (RwSignal::new(true), RwSignal::new(false), RwSignal::new(false));
+    let (composer_shown, note_shown) = (RwSignal::new(true), RwSignal::new(false));
+    let (archived_shown, unarchive_shown) = (RwSignal::new(false), RwSignal::new(false));
     Effect::new(move |_| {
         composer_shown.set(writable.get() && !archived.get());
         note_shown.set(read_only.get());
         archived_shown.set(archived.get());
+        // Only the owner may unarchive (the server refuses anyone else).
+        unarchive_shown.set(writable.get());
     });
     let unarchiving = RwSignal::new(false);
     let on_unarchive = move |_| {
@@ -490,9 +493,8 @@ pub fn ChatPage() -> impl IntoView {
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
             <div class="archived-bar" role="status" hidden=move || !archived_shown.get()>
                 <p>"This thread is archived: it is read-only. Unarchive it to write to it again."</p>
-                {move || writable.get().then(|| view! {
-                    <button type="button" on:click=on_unarchive disabled=move || unarchiving.get()>"Unarchive"</button>
-                })}
+                <button type="button" on:click=on_unarchive disabled=move || unarchiving.get()
+                    hidden=move || !unarchive_shown.get()>"Unarchive"</button>
             </div>
             <p class="read-only-note" hidden=move || !note_shown.get()>
                 "This thread is shared with you to read. Only the person who started it can write to it."
