@@ -11,8 +11,8 @@ use crate::chat::sandbox::SandboxView;
 use crate::error::AppError;
 use crate::model::{Approval, DecisionInput, Risk, Scope};
 use crate::server_fns::decide_approval;
-use warden_types::approval::EditPreview;
 use crate::ui::call_preview::{arguments_text, call_preview};
+use warden_types::approval::EditPreview;
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
 /// change that does not touch this approval leaves the card (and its inputs) in place. A decision
@@ -250,7 +250,12 @@ fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
 
 /// Asks the server what the card would show with the arguments being edited, once typing pauses: an
 /// answer for text that has changed since (or after editing stopped) is dropped.
-fn follow_edits(approval: &Approval, editing: RwSignal<bool>, edited: RwSignal<String>, shown: RwSignal<Option<EditPreview>>) {
+fn follow_edits(
+    approval: &Approval,
+    editing: RwSignal<bool>,
+    edited: RwSignal<String>,
+    shown: RwSignal<Option<EditPreview>>,
+) {
     #[cfg(feature = "hydrate")]
     {
         let id = approval.id.clone();
@@ -275,7 +280,9 @@ fn follow_edits(approval: &Approval, editing: RwSignal<bool>, edited: RwSignal<S
                 spawn_local(async move {
                     let answer = crate::server_fns::preview_edit(id, arguments).await;
                     // Only while the text is the one asked about.
-                    if editing.try_get_untracked() != Some(true) || edited.try_get_untracked().as_deref() != Some(text.as_str()) {
+                    if editing.try_get_untracked() != Some(true)
+                        || edited.try_get_untracked().as_deref() != Some(text.as_str())
+                    {
                         return;
                     }
                     if let Ok(preview) = answer {

@@ -73,8 +73,10 @@ pub async fn preview_edit(
     let Some(tool) = tools.get(&approval.tool) else {
         return Ok(warden_types::approval::EditPreview { summary: approval.summary, preview: None });
     };
-    let preview =
-        tokio::time::timeout(rt.handles.config.tool_timeout, tool.preview_with_state(arguments)).await.ok().and_then(|p| p.0);
+    let preview = tokio::time::timeout(rt.handles.config.tool_timeout, tool.preview_with_state(arguments))
+        .await
+        .ok()
+        .and_then(|p| p.0);
     Ok(warden_types::approval::EditPreview { summary: tool.summary(arguments), preview })
 }
 
