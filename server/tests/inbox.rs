@@ -365,3 +365,32 @@ async fn the_full_view_highlights_the_code_and_an_edited_approval_reaches_the_cl
     let (_, list) = common::send_json(&client(), Method::GET, app.url("/api/outside/requests"), None).await;
     assert_eq!(list.as_array().map(Vec::len), Some(1));
 }
+
+#[tokio::test]
+async fn an_edit_in_progress_is_previewed_for_who_may_decide_and_decides_nothing() {
+    let app = App::start().await;
+    let approval = app.chat_approval().await;
+    let id = ApprovalId::from(approval.as_str());
+    assert_eq!(app.engine.approval(&id).await.unwrap().summary, "Write 1 byte to `inbox.txt` (new file)");
+    let ask = |arguments: Value| json!({"id": approval, "arguments": arguments});
+
+    let (status, shown) =
+        app.call(fns::PreviewEdit::PATH, ask(json!({"path": "edited.txt", "content": "hello\n"}))).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["summary"], "Write 6 bytes to `edited.txt` (new file)");
+    assert!(shown["preview"].to_string().contains("+hello"), "the diff of the edit: {shown}");
+    assert_eq!(app.engine.approval(&id).await.unwrap().status, ApprovalStatus::Pending, "nothing decided");
+
+    let (status, refused) = app.call(fns::PreviewEdit::PATH, ask(json!({"path": 5}))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "arguments the tool does not take: {refused}");
+
+    let edited = DecisionInput {
+        arguments: Some(json!({"path": "edited.txt", "content": "hello\n"})),
+        ..DecisionInput::approve()
+    };
+    let decided = app.engine.decide(&id, edited, &crate::common::owner()).await.expect("approved with the edit");
+    let call = app.engine.tool_call(&decided.tool_call_id).await.expect("the call");
+    assert_eq!(call.summary, "Write 6 bytes to `edited.txt` (new file)", "the call's header names what runs");
+    let (status, refused) = app.call(fns::PreviewEdit::PATH, ask(json!({"path": "x.txt", "content": ""}))).await;
+    assert_eq!(status, StatusCode::CONFLICT, "a decided card previews nothing: {refused}");
+}
