@@ -5,10 +5,11 @@
 //! feed (`GET /api/inbox/events`, server-sent events) for the life of the page, and shows a browser
 //! notification for a new approval while the tab is hidden, if the person allowed notifications
 //! (asked only when they press the button on the inbox page). The same feed tells of each thread the
-//! model named, after its run ended (`titled`). On the server it is inert.
+//! model named, after its run ended (`titled`), and of each run that starts (`run`: an open chat on
+//! its thread follows it, whichever tab started it). On the server it is inert.
 
 use leptos::prelude::*;
-use warden_types::inbox::{PendingByThread, PendingCount, Titled};
+use warden_types::inbox::{PendingByThread, PendingCount, RunBegan, Titled};
 
 #[derive(Clone, Copy)]
 pub struct InboxLive {
@@ -20,6 +21,8 @@ pub struct InboxLive {
     pub changed: RwSignal<u32>,
     /// The thread the model named last (the sidebar reads its list again; an open chat shows it).
     pub titled: RwSignal<Option<Titled>>,
+    /// The run that started last, in any thread the person may read (an open chat on its thread follows it).
+    pub run_began: RwSignal<Option<RunBegan>>,
 }
 
 impl InboxLive {
@@ -30,6 +33,7 @@ impl InboxLive {
             threads: RwSignal::new(None),
             changed: RwSignal::new(0),
             titled: RwSignal::new(None),
+            run_began: RwSignal::new(None),
         };
         provide_context(live);
         #[cfg(feature = "hydrate")]
@@ -101,7 +105,7 @@ mod browser {
     use web_sys::{Event, EventSource, MessageEvent, Notification, NotificationOptions, NotificationPermission};
 
     use super::{InboxLive, NotifyPermission};
-    use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
+    use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, RunBegan, Titled};
 
     pub struct Feed {
         source: EventSource,
@@ -136,6 +140,11 @@ mod browser {
                     live.titled.try_set(Some(titled));
                 }
             });
+            let on_run = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+                if let Some(began) = read::<RunBegan>(&event, "run started") {
+                    live.run_began.try_set(Some(began));
+                }
+            });
             // Someone voted on a card this person sees: the inbox lists again (the count is unchanged).
             let on_voted = Closure::<dyn FnMut(Event)>::new(move |_: Event| {
                 live.changed.try_update(|n| *n = n.wrapping_add(1));
@@ -145,6 +154,7 @@ mod browser {
                 ("threads", on_threads),
                 ("arrived", on_arrived),
                 ("titled", on_titled),
+                ("run", on_run),
                 ("voted", on_voted),
             ];
             for (name, listener) in listeners_by_name {

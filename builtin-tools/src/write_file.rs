@@ -136,13 +136,13 @@ impl Tool for WriteFile {
         let Some(a) = args::peek::<Args>(args) else {
             return "Write a file".into();
         };
-        let bytes = a.content.len();
+        let bytes = byte_count(a.content.len());
         let target = match Target::resolve(&self.workspace, &a.path) {
             Ok(target) => target,
             Err(ToolError::PrivatePath(_)) => {
-                return format!("Write {bytes} bytes to `{}` (one of Warden's private files; will be refused)", a.path)
+                return format!("Write {bytes} to `{}` (one of Warden's private files; will be refused)", a.path)
             }
-            Err(_) => return format!("Write {bytes} bytes to `{}` (outside the workspace; will be refused)", a.path),
+            Err(_) => return format!("Write {bytes} to `{}` (outside the workspace; will be refused)", a.path),
         };
         let what = match found(&target) {
             Found::New => "new file".to_string(),
@@ -151,7 +151,7 @@ impl Tool for WriteFile {
             Found::TooLarge(len) => format!("the file is {len} bytes, too large; will be refused"),
             Found::NotRegular(kind) => format!("{kind}; will be refused"),
         };
-        format!("Write {bytes} bytes to {} ({what})", target.named())
+        format!("Write {bytes} to {} ({what})", target.named())
     }
 
     async fn preview(&self, args: &Value) -> Option<Preview> {
@@ -244,7 +244,7 @@ impl WriteFile {
             match regular_file::write(&target.path, content.as_bytes(), expected.as_deref(), stop)? {
                 Ok(existed) => {
                     let what = if existed { "replaced existing file" } else { "new file" };
-                    Ok(ToolOutput::text(format!("Wrote {} bytes to {} ({what})", content.len(), target.named())))
+                    Ok(ToolOutput::text(format!("Wrote {} to {} ({what})", byte_count(content.len()), target.named())))
                 }
                 Err(WriteRefused::Changed { now }) => Err(ToolError::TargetChanged { now }),
                 Err(why) => Ok(ToolOutput::error(format!(
@@ -267,6 +267,15 @@ fn diff(path: &str, current: &str, new: &str) -> String {
         .unified_diff()
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()
+}
+
+/// "1 byte", "12 bytes".
+fn byte_count(n: usize) -> String {
+    if n == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 #[cfg(test)]
@@ -298,6 +307,8 @@ mod tests {
         let args = json!({"path": "a.txt", "content": "new\n"});
         assert_eq!(tool.risk(&args), Risk::High);
         assert_eq!(tool.summary(&args), "Write 4 bytes to `a.txt` (overwrites existing file)");
+        let one = serde_json::json!({"path": "a.txt", "content": "x"});
+        assert_eq!(tool.summary(&one), "Write 1 byte to `a.txt` (overwrites existing file)");
         tool.call(args, ctx()).await.unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "new\n");
     }

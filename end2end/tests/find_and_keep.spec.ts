@@ -143,7 +143,9 @@ test("a thread exports as Markdown and JSON, and the JSON imports back as a new 
   expect(exported.approvals[0].decision).toMatchObject({ status: "denied", by: "user", reason: "exported denial" });
 
   // Imported: a new thread opens, the same conversation, marked imported, nothing waiting in it.
-  await sidebar(page).getByLabel("Import a thread (JSON)").setInputFiles(jsonPath);
+  // In Settings (the sidebar keeps to threads).
+  await openHydrated(page, "/settings");
+  await page.getByLabel("Import a thread (JSON)").setInputFiles(jsonPath);
   await page.waitForURL((url) => url.pathname.startsWith("/chat/") && url.href !== originalUrl);
   await expect(page.getByRole("heading", { name: "Badge and keys" })).toBeVisible();
   await expect(page.getByText(/^Imported on /)).toBeVisible();
@@ -154,10 +156,11 @@ test("a thread exports as Markdown and JSON, and the JSON imports back as a new 
   // A file that is not an export is refused with a reason, and opens nothing.
   const bogus = testInfo.outputPath("bogus.json");
   fs.writeFileSync(bogus, JSON.stringify({ ...exported, format: "other.v9" }));
-  const importedUrl = page.url();
-  await sidebar(page).getByLabel("Import a thread (JSON)").setInputFiles(bogus);
-  await expect(sidebar(page).getByRole("alert")).toContainText("format is `other.v9`");
-  expect(page.url()).toBe(importedUrl);
+  await openHydrated(page, "/settings");
+  const settingsUrl = page.url();
+  await page.getByLabel("Import a thread (JSON)").setInputFiles(bogus);
+  await expect(page.getByRole("region", { name: "Import a thread" }).getByRole("alert")).toContainText("format is `other.v9`");
+  expect(page.url()).toBe(settingsUrl);
   expect(trouble.errors).toEqual([]);
 });
 

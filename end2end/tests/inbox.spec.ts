@@ -190,42 +190,41 @@ test("a chat approval shows in the inbox, is approved there, and its run goes on
   await expect(page.getByText("Approved by you")).toBeVisible();
 });
 
-test("a batch decision stays within one run: mixing a client in is refused, one run's calls are approved together", async ({
+test("a batch decision spans runs, threads and clients: two chats' calls and a client's request are approved together", async ({
   page,
   request,
 }) => {
-  for (const file of ["batch-one.txt", "batch-two.txt"]) fs.rmSync(workspacePath(file), { force: true });
+  for (const file of ["batch-one.txt", "batch-two.txt", "batch-three.txt"]) fs.rmSync(workspacePath(file), { force: true });
   const { token } = await newClient(request, "batch");
   await startChat(page, "Make two inbox writes");
   await expect(approvalCard(page)).toHaveCount(2);
   const chatUrl = page.url();
+  await startChat(page, "Please make the third batch write");
+  await expect(approvalCard(page)).toHaveCount(1);
+  const otherChatUrl = page.url();
   const outsideId = await askToRun(request, token, "b1", "print('b')\n", "batch outsider");
 
   await openHydrated(page, "/inbox");
   const one = item(page, /batch-one\.txt/);
   const two = item(page, /batch-two\.txt/);
+  const three = item(page, /batch-three\.txt/);
   const outsider = page.getByRole("article").filter({ hasText: "batch outsider" });
-  for (const entry of [one, two, outsider]) await entry.getByRole("checkbox", { name: /^Select/ }).check();
+  for (const entry of [one, two, three, outsider]) await entry.getByRole("checkbox", { name: /^Select/ }).check();
   const bar = page.getByRole("region", { name: "Batch decision" });
-  await expect(bar).toContainText("3 selected");
-  await expect(bar.getByRole("status")).toContainText("one run or one client at a time");
-  await expect(bar.getByRole("button", { name: "Approve selected" })).toBeDisabled();
-
-  await outsider.getByRole("checkbox", { name: /^Select/ }).uncheck();
-  await expect(bar).toContainText("2 selected");
+  await expect(bar).toContainText("4 selected, from 2 runs and 1 client");
   await bar.getByRole("button", { name: "Approve selected" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Approved 2 of 2 selected" })).toBeVisible();
-  await expect(one).toHaveCount(0);
-  await expect(two).toHaveCount(0);
-  await expect(outsider).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "Approved 4 of 4 selected" })).toBeVisible();
+  for (const entry of [one, two, three, outsider]) await expect(entry).toHaveCount(0);
 
   await openHydrated(page, chatUrl);
   await expect(answer(page, "Both batch files are written.")).toBeVisible();
+  await openHydrated(page, otherChatUrl);
+  await expect(answer(page, "The third batch file is written.")).toContainText("Wrote 6 bytes to batch-three.txt");
   expect(fs.readFileSync(workspacePath("batch-one.txt"), "utf8")).toBe("one\n");
   expect(fs.readFileSync(workspacePath("batch-two.txt"), "utf8")).toBe("two\n");
-  // The outside request is still waiting for its own decision.
+  expect(fs.readFileSync(workspacePath("batch-three.txt"), "utf8")).toBe("three\n");
   const res = await request.get(`/api/outside/requests/${outsideId}`, { headers: person });
-  expect((await res.json()).status).toBe("pending");
+  expect((await res.json()).status).toBe("approved");
 });
 
 test("notifications are asked for only by the button, and one comes for a new approval while the tab is hidden", async ({

@@ -350,6 +350,7 @@ impl Engine {
             default_max_steps: self.rt.handles.config.max_steps,
             connection_checks: store.connection_checks_of_thread(id).await?,
             earlier,
+            stopped_answers: store.stopped_answers(id).await?,
             // For nobody in particular; `as_reader` says whether the person reading may write.
             writable: true,
             thread,
@@ -628,6 +629,17 @@ impl Engine {
         decide::decide(&self.rt, approval_id, person, input, Some(via)).await
     }
 
+    /// What the card of a pending approval would show with `arguments` (a person's edit in progress):
+    /// its summary and preview. Changes nothing.
+    pub async fn preview_edit(
+        &self,
+        approval_id: &ApprovalId,
+        arguments: &serde_json::Value,
+        person: &ActingPerson,
+    ) -> Result<warden_types::approval::EditPreview> {
+        decide::preview_edit(&self.rt, approval_id, person, arguments).await
+    }
+
     /// The approval policies chats' approvals are routed by (Settings → Approval policies).
     pub fn policies(&self) -> &warden_policies::Policies {
         &self.rt.handles.policies
@@ -709,6 +721,12 @@ impl Engine {
     /// feed tells the sidebar and the open thread's heading). Lossy for a listener that lags.
     pub fn watch_titles(&self) -> tokio::sync::broadcast::Receiver<warden_types::inbox::Titled> {
         self.rt.handles.events.watch_titles()
+    }
+
+    /// Every run of any thread as it starts, from now on (the pages' live feed tells a page open on its
+    /// thread, which then follows it). Lossy for a listener that lags.
+    pub fn watch_runs(&self) -> tokio::sync::broadcast::Receiver<warden_types::inbox::RunBegan> {
+        self.rt.handles.events.watch_runs()
     }
 
     /// The id of every tool call of any run as its result is settled (done, failed, cancelled by a

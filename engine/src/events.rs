@@ -23,7 +23,7 @@ use crate::store::{Store, StoredEvent};
 use warden_types::approval::Approval;
 use warden_types::connection::ConnectionCheck;
 use warden_types::event::{EventKind, RunEvent};
-use warden_types::inbox::Titled;
+use warden_types::inbox::{RunBegan, Titled};
 
 /// An event with its place in the run's stream (the SSE `id:`), already serialised: `data` is the
 /// event's JSON (with its `type`), sent as the SSE `data:` line as it is.
@@ -139,6 +139,8 @@ pub struct EventHub {
     ended_calls: broadcast::Sender<ToolCallId>,
     /// Every thread the model named, after the run it named it by ended.
     titles: broadcast::Sender<Titled>,
+    /// Every run as it starts, with its thread.
+    runs: broadcast::Sender<RunBegan>,
 }
 
 impl EventHub {
@@ -158,6 +160,7 @@ impl EventHub {
             checks: broadcast::channel(APPROVALS_BUFFER).0,
             ended_calls: broadcast::channel(APPROVALS_BUFFER).0,
             titles: broadcast::channel(APPROVALS_BUFFER).0,
+            runs: broadcast::channel(APPROVALS_BUFFER).0,
         }))
     }
 
@@ -186,6 +189,11 @@ impl EventHub {
     /// Every thread the model names from now on (`run::title`), after the run it was named by ended.
     pub fn watch_titles(&self) -> broadcast::Receiver<Titled> {
         self.titles.subscribe()
+    }
+
+    /// Every run of any thread as it starts, from now on (pages open on its thread follow it).
+    pub fn watch_runs(&self) -> broadcast::Receiver<RunBegan> {
+        self.runs.subscribe()
     }
 
     /// Tells the title listeners (the pages' live feed) that the model named a thread.
@@ -229,6 +237,9 @@ impl EventHub {
         }
         if let RunEvent::ToolResult { tool_call_id, .. } = event {
             let _ = self.ended_calls.send(tool_call_id.clone());
+        }
+        if let RunEvent::RunStarted { run_id, thread_id, .. } = event {
+            let _ = self.runs.send(RunBegan { thread_id: thread_id.clone(), run_id: run_id.clone() });
         }
         seq
     }

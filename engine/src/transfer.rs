@@ -145,10 +145,12 @@ fn call_markdown<'a>(call: &ToolCallRecord, approvals: impl Iterator<Item = &'a 
     let mut out = format!("\n> **Tool call:** `{}`: {}\n", call.name, call.summary.replace('\n', " "));
     let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_default();
     out.push_str(&fenced(&arguments, "json"));
+    // Each on a paragraph of its own (a blank quoted line between): consecutive quoted lines would be one
+    // paragraph in Markdown, decision, status and result run together.
     for approval in approvals {
-        out.push_str(&format!("> **Decision:** {}\n", decision_words(approval)));
+        out.push_str(&format!("> **Decision:** {}\n>\n", decision_words(approval)));
     }
-    out.push_str(&format!("> **Status:** {}\n", <&str>::from(call.status).replace('_', " ")));
+    out.push_str(&format!("> **Status:** {}\n>\n", <&str>::from(call.status).replace('_', " ")));
     if let Some(output) = call.output_text().filter(|o| !o.trim().is_empty()) {
         out.push_str("> **Result:**\n");
         out.push_str(&fenced(&output, ""));

@@ -259,6 +259,12 @@ async fn an_export_imports_back_as_the_same_conversation_under_new_ids_outside_t
     ] {
         assert!(text.contains(expected), "{expected} in:\n{text}");
     }
+    // A call's decision, status and result are each a paragraph of their own, not one run-on line.
+    // (A blank quoted line ends a paragraph in Markdown.)
+    let decided = text.find("> **Decision:** denied by a person: not the build dir at ").expect("the denial");
+    let after = &text[decided..];
+    let status = after.find("\n>\n> **Status:** denied\n>\n> **Result:**").expect("the status apart");
+    assert!(!after[..status].contains('\n'), "the decision is one line, then a blank quoted line:\n{after}");
 }
 
 #[tokio::test]

@@ -158,7 +158,13 @@ async fn the_feed_counts_what_waits_from_chats_and_clients_and_tells_of_each_arr
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 0, "outside": 1, "checks": 0})));
 
     let approval_id = app.chat_approval().await;
-    let thread_id = app.engine.approval(&ApprovalId::from(approval_id.as_str())).await.expect("approval").thread_id;
+    let approval = app.engine.approval(&ApprovalId::from(approval_id.as_str())).await.expect("approval");
+    let thread_id = approval.thread_id;
+    assert_eq!(
+        next(&mut feed).await,
+        ("run".into(), json!({"thread_id": thread_id, "run_id": approval.run_id})),
+        "the run, as it started (a page open on its thread follows it)"
+    );
     let (name, arrived) = next(&mut feed).await;
     assert_eq!((name.as_str(), &arrived["source"], &arrived["id"]), ("arrived", &json!("chat"), &json!(approval_id)));
     assert_eq!(next(&mut feed).await, ("count".into(), json!({"chat": 1, "outside": 1, "checks": 0})));
@@ -200,6 +206,7 @@ async fn the_feed_tells_of_a_thread_the_model_named_after_its_run_ended() {
         None
     });
     assert_eq!(ended.await.expect("the run ended in time").as_deref(), Some("run_finished"));
+    assert_eq!(next(&mut feed).await, ("run".into(), json!({"thread_id": thread_id, "run_id": run_id})));
     assert_eq!(
         app.engine.thread(&ThreadId::from(thread_id)).await.expect("thread").thread.title,
         "hello from the test"
@@ -259,7 +266,7 @@ async fn the_list_merges_chats_and_clients_newest_first_and_filters_by_source_ri
 }
 
 #[tokio::test]
-async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_decided() {
+async fn a_batch_spans_runs_and_clients_and_one_with_a_connection_check_is_refused_before_anything_is_decided() {
     let app = App::start().await;
     let (_, one_token) = register(&app.served.base, "one", Value::Null).await;
     let (_, two_token) = register(&app.served.base, "two", Value::Null).await;
@@ -267,26 +274,6 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
     let second = app.ask(&one_token, evaluation("b", "pwd", "low")).await;
     let other = app.ask(&two_token, evaluation("c", "id", "low")).await;
     let approval = app.chat_approval().await;
-
-    let mixed = json!({
-        "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": other}, {"source": "chat", "id": approval}],
-        "verdict": "approve",
-        "reason": null,
-    });
-    let (status, refused) = app.call(inbox::DecideBatch::PATH, mixed).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
-    let why = refused["Invalid"].as_str().expect("an Invalid error");
-    assert!(why.contains("one run or one client") && why.contains("1 run and 2 clients"), "{why}");
-    for id in [&first, &other] {
-        assert_eq!(
-            app.served.state.outside.request(&OutsideRequestId::from(id.as_str())).await.unwrap().status,
-            warden_outside::RequestStatus::Pending
-        );
-    }
-    assert_eq!(
-        app.engine.approval(&ApprovalId::from(approval.as_str())).await.unwrap().status,
-        ApprovalStatus::Pending
-    );
 
     // A connection check is no approval: refused in a batch before anything is decided.
     let with_check = json!({
@@ -302,20 +289,40 @@ async fn a_batch_spans_one_client_and_a_mixed_one_is_refused_before_anything_is_
         ApprovalStatus::Pending
     );
 
+    // Two clients and a chat's run in one batch: each decided as on its own.
+    let mixed = json!({
+        "keys": [{"source": "outside", "id": second}, {"source": "outside", "id": other}, {"source": "chat", "id": approval}],
+        "verdict": "approve",
+        "reason": null,
+    });
+    let (status, outcome) = app.call(inbox::DecideBatch::PATH, mixed).await;
+    assert_eq!(
+        (status, outcome),
+        (StatusCode::OK, json!({"decided": 3, "already_decided": 0, "changed": 0, "already_voted": 0}))
+    );
+    for id in [&second, &other] {
+        assert_eq!(
+            app.served.state.outside.request(&OutsideRequestId::from(id.as_str())).await.unwrap().status,
+            warden_outside::RequestStatus::Approved
+        );
+    }
+    assert_eq!(
+        app.engine.approval(&ApprovalId::from(approval.as_str())).await.unwrap().status,
+        ApprovalStatus::Approved
+    );
+
     let batch = json!({
-        "keys": [{"source": "outside", "id": first}, {"source": "outside", "id": second}],
+        "keys": [{"source": "outside", "id": first}],
         "verdict": "deny",
         "reason": "not now",
     });
     let (status, outcome) = app.call(inbox::DecideBatch::PATH, batch.clone()).await;
     assert_eq!(
         (status, outcome),
-        (StatusCode::OK, json!({"decided": 2, "already_decided": 0, "changed": 0, "already_voted": 0}))
+        (StatusCode::OK, json!({"decided": 1, "already_decided": 0, "changed": 0, "already_voted": 0}))
     );
-    for id in [&first, &second] {
-        let decision = app.decision(&one_token, id).await;
-        assert_eq!((&decision["decision"], &decision["reason"]), (&json!("rejected"), &json!("not now")));
-    }
+    let decision = app.decision(&one_token, &first).await;
+    assert_eq!((&decision["decision"], &decision["reason"]), (&json!("rejected"), &json!("not now")));
     // The same batch again: refused as a whole, saying they are decided already.
     let (status, refused) = app.call(inbox::DecideBatch::PATH, batch).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
@@ -357,4 +364,33 @@ async fn the_full_view_highlights_the_code_and_an_edited_approval_reaches_the_cl
     assert_eq!(status, StatusCode::CONFLICT, "a decided request has no deadline to extend: {extended}");
     let (_, list) = common::send_json(&client(), Method::GET, app.url("/api/outside/requests"), None).await;
     assert_eq!(list.as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn an_edit_in_progress_is_previewed_for_who_may_decide_and_decides_nothing() {
+    let app = App::start().await;
+    let approval = app.chat_approval().await;
+    let id = ApprovalId::from(approval.as_str());
+    assert_eq!(app.engine.approval(&id).await.unwrap().summary, "Write 1 byte to `inbox.txt` (new file)");
+    let ask = |arguments: Value| json!({"id": approval, "arguments": arguments});
+
+    let (status, shown) =
+        app.call(fns::PreviewEdit::PATH, ask(json!({"path": "edited.txt", "content": "hello\n"}))).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown["summary"], "Write 6 bytes to `edited.txt` (new file)");
+    assert!(shown["preview"].to_string().contains("+hello"), "the diff of the edit: {shown}");
+    assert_eq!(app.engine.approval(&id).await.unwrap().status, ApprovalStatus::Pending, "nothing decided");
+
+    let (status, refused) = app.call(fns::PreviewEdit::PATH, ask(json!({"path": 5}))).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "arguments the tool does not take: {refused}");
+
+    let edited = DecisionInput {
+        arguments: Some(json!({"path": "edited.txt", "content": "hello\n"})),
+        ..DecisionInput::approve()
+    };
+    let decided = app.engine.decide(&id, edited, &crate::common::owner()).await.expect("approved with the edit");
+    let call = app.engine.tool_call(&decided.tool_call_id).await.expect("the call");
+    assert_eq!(call.summary, "Write 6 bytes to `edited.txt` (new file)", "the call's header names what runs");
+    let (status, refused) = app.call(fns::PreviewEdit::PATH, ask(json!({"path": "x.txt", "content": ""}))).await;
+    assert_eq!(status, StatusCode::CONFLICT, "a decided card previews nothing: {refused}");
 }

@@ -213,3 +213,11 @@ impl RuleMatcher {
         }
     }
 }
+
+/// What an approval card would show for arguments a person is editing, before they approve them: the
+/// call's summary and its preview (a file write's diff against the file as it is now).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditPreview {
+    pub summary: String,
+    pub preview: Option<Preview>,
+}

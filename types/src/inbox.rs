@@ -58,3 +58,11 @@ pub struct Titled {
     pub thread_id: ThreadId,
     pub title: String,
 }
+
+/// A run started in a thread: the SSE event `run`, so a page open on that thread (another tab, another
+/// browser) follows it from its first event, whoever started it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunBegan {
+    pub thread_id: ThreadId,
+    pub run_id: crate::id::RunId,
+}

@@ -207,6 +207,9 @@ pub struct ThreadDetail {
     /// with no composer and no edit or regenerate.
     #[serde(default)]
     pub writable: bool,
+    /// The last answer of each run a person stopped: the page marks it as cut off there.
+    #[serde(default)]
+    pub stopped_answers: Vec<MessageId>,
 }
 
 /// Messages of a thread's chosen branch just before the first one a page shows, with their calls,
@@ -260,9 +263,14 @@ impl ThreadDetail {
                     (run.step, run.max_steps) = (*n, *max);
                 }
             }
-            RunEvent::RunFinished { .. } => {
+            RunEvent::RunFinished { message_id, stopped } => {
                 self.active_run = None;
                 self.last_error = None;
+                if let Some(id) = message_id.as_ref().filter(|_| *stopped) {
+                    if !self.stopped_answers.contains(id) {
+                        self.stopped_answers.push(id.clone());
+                    }
+                }
             }
             RunEvent::RunFailed { message } => {
                 self.active_run = None;
@@ -346,6 +354,7 @@ mod tests {
                 may_delete: false,
             },
             messages: vec![message("m1", Role::User)],
+            stopped_answers: vec![],
             tool_calls: vec![],
             approvals: vec![],
             active_run: Some(RunSummary {

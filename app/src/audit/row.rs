@@ -56,9 +56,9 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
 
     view! {
         <tr class="audit-entry" data-id=entry.id.clone()>
-            <td><Timestamp at=entry.decided_at.clone()/></td>
-            <td>{source}</td>
-            <td class="audit-what">
+            <td data-label="When"><Timestamp at=entry.decided_at.clone()/></td>
+            <td data-label="Source">{source}</td>
+            <td class="audit-what" data-label="What">
                 <code>{entry.what.clone()}</code> " " {risk}
                 <p>{visible(entry.summary.clone())}</p>
                 {code}
@@ -68,8 +68,8 @@ pub fn AuditRowView(row: AuditRow) -> impl IntoView {
                     <pre>{visible(arguments)}</pre>
                 </details>
             </td>
-            <td><span class=outcome_class>{outcome_label(entry.outcome)}</span></td>
-            <td class="audit-how">
+            <td data-label="Outcome"><span class=outcome_class>{outcome_label(entry.outcome)}</span></td>
+            <td class="audit-how" data-label="How">
                 <span class=decider_class>{decided_by}</span>
                 {how}
                 {reason}

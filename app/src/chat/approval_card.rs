@@ -12,6 +12,7 @@ use crate::error::AppError;
 use crate::model::{Approval, DecisionInput, Risk, Scope};
 use crate::server_fns::decide_approval;
 use crate::ui::call_preview::{arguments_text, call_preview};
+use warden_types::approval::EditPreview;
 
 /// The card keeps what a person types in its own signals: the conversation is a keyed list, so a
 /// change that does not touch this approval leaves the card (and its inputs) in place. A decision
@@ -29,17 +30,21 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
 
+    // The card is found by its heading's id when the answer comes: by then its row may be redrawn (and
+    // anything reactive of this card disposed).
+    let card = format!("approval-{}", approval.id);
     let send = {
         let approval_id = approval.id.clone();
         move |decision: DecisionInput| {
             busy.set(true);
             error.set(None);
             let approval_id = approval_id.clone();
+            let card = card.clone();
             spawn_local(async move {
                 match decide_approval(approval_id, decision).await {
                     // Decided here, or by another tab or client first: either way the run's event
                     // replaces the card.
-                    Ok(_) | Err(AppError::Conflict(_)) => {}
+                    Ok(_) | Err(AppError::Conflict(_)) => focus_after_decision(&card),
                     Err(refused) => {
                         error.try_set(Some(refused.to_string()));
                     }
@@ -125,6 +130,21 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
         }
     };
 
+    // While the person edits the arguments, the header and the diff follow what they typed (read by the
+    // server a moment after they stop typing; only the newest answer shows).
+    let edit_preview = RwSignal::new(None::<EditPreview>);
+    follow_edits(&approval, editing, edited, edit_preview);
+    let shown_approval = {
+        let approval = approval.clone();
+        move || match (editing.get(), edit_preview.get()) {
+            (true, Some(p)) => Approval { summary: p.summary, preview: p.preview, ..approval.clone() },
+            _ => approval.clone(),
+        }
+    };
+    let heading = {
+        let shown_approval = shown_approval.clone();
+        move || shown_approval().summary
+    };
     let risk = approval.risk;
     // Who asked, the policy, how many approvals it needs and who gave them; the buttons only for a person
     // it is routed to (the server refuses anyone else whatever the page shows).
@@ -141,11 +161,11 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
             tabindex="0"
             on:keydown=on_keydown
         >
-            <h3 id=heading_id>"Approval needed: " {approval.summary.clone()}</h3>
+            <h3 id=heading_id>"Approval needed: " <bdi>{heading}</bdi></h3>
             <p class=format!("risk risk-{}", risk.label())>"Risk: " <strong>{risk.label()}</strong></p>
             <p class="tool-line">"Tool: " <code>{approval.tool.clone()}</code></p>
             <p class="routing-line">{routing}</p>
-            {call_preview(&approval)}
+            <div class="call-preview">{move || call_preview(&shown_approval())}</div>
             {is_shell.then(|| view! {
                 <SandboxLine sandbox/>
                 <label class="network-label">
@@ -180,7 +200,7 @@ pub fn ApprovalCard(approval: Approval) -> impl IntoView {
                     <div class="deny-row">
                         <label>
                             "Reason for denying (optional)"
-                            <input type="text" bind:value=reason/>
+                            <input type="text" dir="auto" bind:value=reason/>
                         </label>
                         <button type="button" class="deny" disabled=move || busy.get() on:click={
                             let deny = deny.clone();
@@ -226,4 +246,88 @@ fn SandboxLine(sandbox: Option<SandboxView>) -> impl IntoView {
         None => ().into_any(),
     }
     }
+}
+
+/// Asks the server what the card would show with the arguments being edited, once typing pauses: an
+/// answer for text that has changed since (or after editing stopped) is dropped.
+fn follow_edits(
+    approval: &Approval,
+    editing: RwSignal<bool>,
+    edited: RwSignal<String>,
+    shown: RwSignal<Option<EditPreview>>,
+) {
+    #[cfg(feature = "hydrate")]
+    {
+        let id = approval.id.clone();
+        let original = approval.arguments.clone();
+        let pending = StoredValue::new_local(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+        Effect::new(move |_| {
+            let text = edited.get();
+            if !editing.get() {
+                shown.set(None);
+                return;
+            }
+            if let Some(handle) = pending.try_update_value(Option::take).flatten() {
+                handle.clear();
+            }
+            let Ok(arguments) = serde_json::from_str::<Value>(&text) else { return };
+            if arguments == original {
+                shown.set(None);
+                return;
+            }
+            let id = id.clone();
+            let ask = move || {
+                spawn_local(async move {
+                    let answer = crate::server_fns::preview_edit(id, arguments).await;
+                    // Only while the text is the one asked about.
+                    if editing.try_get_untracked() != Some(true)
+                        || edited.try_get_untracked().as_deref() != Some(text.as_str())
+                    {
+                        return;
+                    }
+                    if let Ok(preview) = answer {
+                        shown.try_set(Some(preview));
+                    }
+                });
+            };
+            let handle = set_timeout_with_handle(ask, std::time::Duration::from_millis(300)).ok();
+            pending.try_set_value(handle);
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (approval, editing, edited, shown);
+}
+
+/// After a decision made from this card, the focus goes on to the next card waiting, else to the
+/// message box: not to the page's body, where the decided card (replaced by its outcome) leaves it.
+/// Only when the focus was on this card (or already fell to the body).
+fn focus_after_decision(heading_id: &str) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::JsCast;
+        let heading = document().get_element_by_id(heading_id);
+        let this = heading.and_then(|h| h.closest("section.approval-card").ok().flatten());
+        let active = document().active_element();
+        let on_this = match (&this, &active) {
+            (Some(this), Some(active)) => this.contains(Some(active)),
+            _ => false,
+        };
+        let fell = active.as_ref().is_none_or(|a| a.tag_name().eq_ignore_ascii_case("body"));
+        if !on_this && !fell {
+            return;
+        }
+        let cards = document().query_selector_all("section.approval-card").ok();
+        let next = cards.and_then(|cards| {
+            (0..cards.length())
+                .filter_map(|i| cards.item(i).and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()))
+                .find(|c| this.as_ref().is_none_or(|this| !this.is_same_node(Some(c))))
+        });
+        let composer =
+            || document().get_element_by_id("composer-input").and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(target) = next.or_else(composer) {
+            let _ = target.focus();
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = heading_id;
 }

@@ -1,6 +1,7 @@
 //! Following a conversation as it grows: while the person is at the bottom of the page, new text
 //! (streaming or stored) keeps the bottom in view; once they scroll up it stays where they put it,
-//! and a "Jump to latest" button takes them back down (and following starts again). A link to one
+//! and a "Jump to latest" button takes them back down (and following starts again). The button shows
+//! only while the page is scrolled away from its bottom: never on a page that does not scroll. A link to one
 //! message (a search result's) opens with that message in view.
 
 use leptos::prelude::*;
@@ -16,8 +17,22 @@ pub fn AutoScroll(
     grows: Signal<usize>,
 ) -> impl IntoView {
     let at_bottom = RwSignal::new(true);
+    // Whether the page is scrolled away from its bottom at all: a page that does not scroll (or is at its
+    // bottom) has no "latest" to jump to, whatever stopped following.
+    let away = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
     {
+        let measure = move || {
+            let far = browser::distance_to_bottom() >= AT_BOTTOM_PX;
+            away.try_set(far);
+            if !far {
+                at_bottom.try_set(true);
+            }
+        };
+        Effect::new(move |_| {
+            let handle = window_event_listener(leptos::ev::resize, move |_| measure());
+            on_cleanup(move || handle.remove());
+        });
         // Scrolling up is the person's doing (following only ever scrolls down, and growing text does
         // not scroll): it stops following; being back near the bottom starts it again.
         let last_y = StoredValue::new(0.0f64);
@@ -30,6 +45,7 @@ pub fn AutoScroll(
                     at_bottom.set(true);
                 }
                 last_y.set_value(y);
+                away.set(browser::distance_to_bottom() >= AT_BOTTOM_PX);
             });
             on_cleanup(move || handle.remove());
         });
@@ -41,6 +57,8 @@ pub fn AutoScroll(
             if at_bottom.get_untracked() {
                 browser::to_bottom(false, at_bottom, Some(linked));
             }
+            // After the next layout: what grew (or shrank) may have made the page scroll, or not.
+            request_animation_frame(measure);
         });
     }
     #[cfg(not(feature = "hydrate"))]
@@ -51,7 +69,7 @@ pub fn AutoScroll(
         browser::to_bottom(true, at_bottom, None);
     };
     view! {
-        <Show when=move || !at_bottom.get()>
+        <Show when=move || !at_bottom.get() && away.get()>
             <button type="button" class="jump-to-latest" on:click=jump>"Jump to latest ↓"</button>
         </Show>
     }

@@ -53,6 +53,7 @@ pub fn Composer(
             <label class="visually-hidden" for="composer-input">{label}</label>
             <textarea
                 id="composer-input"
+                dir="auto"
                 name="content"
                 rows="3"
                 placeholder=placeholder

@@ -31,6 +31,9 @@ pub fn MessageView(
     message: Message,
     /// Its other versions, when it has any.
     versions: Option<BranchPoint>,
+    /// The run was stopped while this answer was written (or right after it).
+    #[prop(optional)]
+    stopped: bool,
 ) -> impl IntoView {
     // The anchor a search result links to.
     let anchor = format!("m-{}", message.id);
@@ -52,7 +55,7 @@ pub fn MessageView(
             let draft = RwSignal::new(message.content.clone());
             let id = message.id.clone();
             let edit_box = format!("edit-{anchor}");
-            let save = move |_| {
+            let save = move |_: ()| {
                 let text = draft.get_untracked();
                 if text.trim().is_empty() {
                     return;
@@ -67,13 +70,31 @@ pub fn MessageView(
                     <span class="visually-hidden">"You said:"</span>
                     <Show
                         when=move || editing.get()
-                        fallback=move || view! { <p class="plain">{message.content.clone()}</p> }
+                        fallback=move || view! { <p class="plain" dir="auto">{message.content.clone()}</p> }
                     >
                         <div class="edit-message">
                             <label class="visually-hidden" for=edit_box.clone()>"Edit your message"</label>
-                            <textarea id=edit_box.clone() rows="3" bind:value=draft></textarea>
+                            <textarea id=edit_box.clone() rows="3" dir="auto" bind:value=draft
+                                aria-describedby=format!("{edit_box}-hint")
+                                on:keydown={
+                                    let save = save.clone();
+                                    move |ev: leptos::ev::KeyboardEvent| {
+                                        // As in the message box: Enter sends, Shift+Enter adds a line.
+                                        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                                            ev.prevent_default();
+                                            save(());
+                                        } else if ev.key() == "Escape" {
+                                            editing.set(false);
+                                        }
+                                    }
+                                }
+                            ></textarea>
+                            <p class="hint" id=format!("{edit_box}-hint")>"Enter sends the edit, Shift+Enter adds a line, Escape cancels."</p>
                             <div class="edit-buttons">
-                                <button type="button" class="approve" on:click=save.clone()>"Send edit"</button>
+                                <button type="button" class="approve" on:click={
+                                    let save = save.clone();
+                                    move |_| save(())
+                                }>"Send edit"</button>
                                 <button type="button" on:click=move |_| editing.set(false)>"Cancel"</button>
                             </div>
                         </div>
@@ -96,6 +117,7 @@ pub fn MessageView(
                     <span class="visually-hidden">"Warden said:"</span>
                     <div
                         class="markdown"
+                        dir="auto"
                         node_ref=markdown
                         inner_html=message.html.unwrap_or_default()
                         on:click=move |ev| {
@@ -105,6 +127,9 @@ pub fn MessageView(
                             let _ = ev;
                         }
                     ></div>
+                    {stopped.then(|| view! {
+                        <p class="stopped-mark">"Stopped: the run was stopped here, so this answer may be cut off."</p>
+                    })}
                     {actions}
                 </li>
             }
@@ -225,7 +250,7 @@ pub fn StreamingText(live: LiveRun) -> impl IntoView {
     view! {
         <Show when=move || text.with(|t| !t.is_empty())>
             <div class="message assistant streaming" aria-busy="true">
-                <p class="plain">{move || text.get()}</p>
+                <p class="plain" dir="auto">{move || text.get()}</p>
             </div>
         </Show>
     }

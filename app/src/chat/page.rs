@@ -221,6 +221,24 @@ pub fn ChatPage() -> impl IntoView {
             apply_to_thread(&RunEvent::ThreadUpdated { thread_id: titled.thread_id, title: titled.title });
         }
     });
+    // A run started elsewhere (another tab, another browser) in the thread shown: followed from its
+    // first event (the person's message, the answer, its cards). It may be on another branch (an edit
+    // or another answer there), so the thread is read again when it ends. Only once the thread is shown
+    // (events patch what is shown: before that they would be lost; the thread as read names its active
+    // run anyway), and once per run (a run told before the page opened is in the thread it reads).
+    let told = StoredValue::new(inbox.run_began.get_untracked().map(|b| b.run_id));
+    Effect::new(move |_| {
+        let Some(began) = inbox.run_began.get() else { return };
+        let shown = current.with(|d| d.as_ref().is_some_and(|d| d.thread.id == began.thread_id));
+        if !shown || told.with_value(|t| t.as_ref() == Some(&began.run_id)) {
+            return;
+        }
+        told.set_value(Some(began.run_id.clone()));
+        if live.run_id.get_untracked().as_deref() != Some(began.run_id.as_str()) {
+            reread_when_run_ends.set_value(true);
+            subscribe(began.run_id.to_string());
+        }
+    });
     // Follow the thread's active run, whoever started it (this tab, another tab, before a reload).
     Effect::new(move |_| {
         if let Some(run) = current.with(|d| d.as_ref().and_then(|d| d.active_run.clone())) {
@@ -281,16 +299,42 @@ pub fn ChatPage() -> impl IntoView {
     });
     let read_only =
         Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| !d.writable)).flatten().unwrap_or(false));
+    // An archived thread opens read-only, under a bar that says so and offers Unarchive.
+    let archived =
+        Signal::derive(move || current.try_with(|d| d.as_ref().map(|d| d.thread.archived)).flatten().unwrap_or(false));
     // Shown through signals an effect sets: the page is hydrated as the server rendered it (composer shown,
     // note hidden) and then changed, which a reactive attribute alone would not do for a value the
     // browser already knows at hydration.
     let (composer_shown, note_shown) = (RwSignal::new(true), RwSignal::new(false));
+    let (archived_shown, unarchive_shown) = (RwSignal::new(false), RwSignal::new(false));
     Effect::new(move |_| {
-        composer_shown.set(writable.get());
+        composer_shown.set(writable.get() && !archived.get());
         note_shown.set(read_only.get());
+        archived_shown.set(archived.get());
+        // Only the owner may unarchive (the server refuses anyone else).
+        unarchive_shown.set(writable.get());
     });
+    let unarchiving = RwSignal::new(false);
+    let on_unarchive = move |_| {
+        action_error.set(None);
+        unarchiving.set(true);
+        let id = thread_id.get_untracked();
+        spawn_local(async move {
+            match crate::server_fns::set_archived(id.into(), false).await {
+                // The heading's effect shows it (as a sidebar unarchive would); the sidebar lists again.
+                Ok(thread) => {
+                    thread_edited.0.try_set(Some(thread));
+                    threads_changed.notify();
+                }
+                Err(e) => {
+                    action_error.try_set(Some(e));
+                }
+            }
+            unarchiving.try_set(false);
+        });
+    };
     provide_context(BranchActions {
-        writable,
+        writable: Signal::derive(move || writable.get() && !archived.get()),
         edit: Callback::new(move |(message_id, content): (String, String)| {
             action_error.set(None);
             let id = thread_id.get_untracked();
@@ -447,6 +491,11 @@ pub fn ChatPage() -> impl IntoView {
             <AutoScroll grows/>
             <RunStatusBar live model=run_model/>
             {move || action_error.get().map(|error| view! { <ErrorNotice error/> })}
+            <div class="archived-bar" role="status" hidden=move || !archived_shown.get()>
+                <p>"This thread is archived: it is read-only. Unarchive it to write to it again."</p>
+                <button type="button" on:click=on_unarchive disabled=move || unarchiving.get()
+                    hidden=move || !unarchive_shown.get()>"Unarchive"</button>
+            </div>
             <p class="read-only-note" hidden=move || !note_shown.get()>
                 "This thread is shared with you to read. Only the person who started it can write to it."
             </p>

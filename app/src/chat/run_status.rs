@@ -15,8 +15,11 @@ pub fn RunStatusBar(
 ) -> impl IntoView {
     let progress = move || {
         let waiting = live.waiting.with(|w| w.len());
+        // Once the answer's words stream in, the model is no longer thinking: it writes.
+        let writing = live.text.with(|t| !t.is_empty());
         live.step.get().map(|(n, max, action)| {
             let action = match waiting {
+                0 if writing => ": writing the answer".to_string(),
                 0 if action.is_empty() => String::new(),
                 0 => format!(": {action}"),
                 1 => ": waiting for your decision".to_string(),

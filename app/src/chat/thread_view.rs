@@ -102,7 +102,7 @@ pub fn ThreadView(
 
     view! {
         <div class="thread-head">
-            <h1 class="thread-title">{title}</h1>
+            <h1 class="thread-title" dir="auto">{title}</h1>
             {own_tools}
             {(!writable).then(|| view! { <span class="thread-read-only">"Read only"</span> })}
             <nav class="thread-export" aria-label="Export this thread">
@@ -161,8 +161,8 @@ fn RetitleButton(detail: Signal<ThreadDetail>) -> impl IntoView {
 #[allow(clippy::large_enum_variant)] // a handful of rows per page
 #[derive(Debug, Clone)]
 enum Entry {
-    /// A message, with its other versions when it has any.
-    Message(Message, Option<BranchPoint>),
+    /// A message, with its other versions when it has any, and whether its run was stopped there.
+    Message(Message, Option<BranchPoint>, bool),
     /// A tool call with its newest approval, if it was gated, and whether it waits for its MCP
     /// server (a connection check).
     Call(ToolCall, Option<Approval>, bool),
@@ -188,7 +188,8 @@ impl Entry {
             // A turn of only tool calls has no words: its calls stand without an empty bubble.
             if message.role == Role::User || !message.content.trim().is_empty() {
                 let versions = detail.branches.iter().find(|b| b.message_id == message.id).cloned();
-                rows.push(Entry::Message((*message).clone(), versions));
+                let stopped = detail.stopped_answers.contains(&message.id);
+                rows.push(Entry::Message((*message).clone(), versions, stopped));
             }
             rows.extend(detail.tool_calls.iter().filter(|c| c.message_id == message.id).map(call));
         }
@@ -203,10 +204,11 @@ impl Entry {
     /// changed, so its DOM stays; a new key rebuilds just that row.
     fn key(&self) -> RowKey {
         match self {
-            Entry::Message(message, versions) => RowKey {
+            Entry::Message(message, versions, stopped) => RowKey {
                 id: message.id.clone().to_string(),
                 state: None,
                 versions: versions.as_ref().map(|v| v.siblings.len()),
+                stopped: *stopped,
             },
             Entry::Call(call, approval, waits_for_server) => RowKey {
                 id: call.id.clone().to_string(),
@@ -220,13 +222,14 @@ impl Entry {
                     waits_for_server: *waits_for_server,
                 }),
                 versions: None,
+                stopped: false,
             },
         }
     }
 
     fn view(self, live: LiveRun) -> AnyView {
         match self {
-            Entry::Message(message, versions) => view! { <MessageView message versions/> }.into_any(),
+            Entry::Message(message, versions, stopped) => view! { <MessageView message versions stopped/> }.into_any(),
             Entry::Call(call, approval, waits_for_server) => {
                 view! { <ToolCallView call approval waits_for_server live/> }.into_any()
             }
@@ -241,6 +244,8 @@ struct RowKey {
     state: Option<CallState>,
     /// How many versions a message has (a new one redraws its picker).
     versions: Option<usize>,
+    /// The run was stopped at this answer (marked as cut off).
+    stopped: bool,
 }
 
 /// What of a call's row redraws it when it changes.

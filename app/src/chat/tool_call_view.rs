@@ -68,7 +68,7 @@ pub fn ToolCallView(
             <p class="tool-head">
                 <code class="tool-name">{call.name.clone()}</code>
                 " "
-                <span class="tool-summary">{call.summary.clone()}</span>
+                <bdi class="tool-summary">{call.summary.clone()}</bdi>
                 " "
                 <span class=status_class>{status_label}</span>
             </p>

@@ -117,7 +117,7 @@ pub fn InboxEntry(
                             on:change=move |ev| on_select.run(event_target_checked(&ev))
                         />
                     })}
-                    <h2 id=heading_id>{title}</h2>
+                    <h2 id=heading_id dir="auto">{title}</h2>
                     {match &item {
                         InboxItem::Outside(request) => risk_chips(request).into_any(),
                         _ => risk.map(|r| view! {
@@ -195,7 +195,7 @@ fn check_body(item: &ThreadCheck, pending: bool) -> impl IntoView {
     let error = check.error.clone().filter(|_| pending);
     view! {
         <p class="inbox-source">
-            "From the chat “" {item.thread_title.clone()} "” · MCP server " <code>{check.server.clone()}</code>
+            "From the chat “" <bdi>{item.thread_title.clone()}</bdi> "” · MCP server " <code>{check.server.clone()}</code>
             {format!(" ({})", check.down.label())}
         </p>
         <p class="explanation">{check_reason_text(&check.reason, &check.server)}</p>

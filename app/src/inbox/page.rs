@@ -1,6 +1,6 @@
 //! `/inbox`: every approval waiting for a person, from Warden's chats (with their connection checks:
 //! a run waiting for an MCP server) and from outside clients, newest first; filters by source, risk and status; keyboard shortcuts (listed on the page); batch
-//! decisions within one run or one client. The first list is rendered on the server; the live feed
+//! decisions across runs, threads and clients. The first list is rendered on the server; the live feed
 //! (`InboxLive`) makes the browser list again whenever something arrives or is decided, and the
 //! items are a keyed list, so what a person has opened or focused stays where it is. Rows keep their
 //! places while the page is open: what arrives goes below ("N new below · Show newest first").
@@ -15,7 +15,7 @@ use crate::error::AppError;
 use crate::inbox::entry::{InboxActions, InboxEntry};
 use crate::inbox::keys::FocusPlan;
 use crate::inbox_live::{ask_notify_permission, notify_permission, InboxLive, NotifyPermission};
-use crate::model::inbox::decide::{batch_group, chat_input, outside_input};
+use crate::model::inbox::decide::{batch_group, batch_spans, chat_input, outside_input};
 use crate::model::inbox::filter::{InboxFilter, SourceFilter, StatusFilter};
 use crate::model::inbox::item::{InboxItem, ItemKey};
 use crate::model::inbox::list::{ClientRef, InboxList};
@@ -457,7 +457,7 @@ fn Filters(
     }
 }
 
-/// Approve or deny the selected items together, when they belong to one run or one client.
+/// Approve or deny the selected items together, from any runs, threads and clients.
 #[component]
 fn BatchBar(
     shown: Memo<Option<InboxList>>,
@@ -480,7 +480,7 @@ fn BatchBar(
                 .unwrap_or_default()
         })
     });
-    let check = Memo::new(move |_| chosen.with(|items| batch_group(&items.iter().collect::<Vec<_>>()).map(|_| ())));
+    let check = Memo::new(move |_| chosen.with(|items| batch_group(&items.iter().collect::<Vec<_>>())));
     // Approving selected requests whose code was cut and not shown in full would approve unseen code.
     let unseen = Memo::new(move |_| {
         let cut: Vec<ItemKey> =
@@ -517,7 +517,14 @@ fn BatchBar(
     view! {
         <Show when=move || chosen.with(|c| !c.is_empty())>
             <section class="batch-bar" aria-label="Batch decision">
-                <p>{move || format!("{} selected", chosen.with(Vec::len))}</p>
+                <p>{move || {
+                    let spans = check.with(|c| c.as_ref().ok().filter(|g| g.len() > 1).map(|g| batch_spans(g)));
+                    let n = chosen.with(Vec::len);
+                    match spans {
+                        Some(spans) => format!("{n} selected, {spans}"),
+                        None => format!("{n} selected"),
+                    }
+                }}</p>
                 {move || check.get().err().map(|why| view! { <p class="batch-refused" role="status">{why}</p> })}
                 {move || unseen.get().map(|why| view! { <p class="batch-refused" role="status">{why}</p> })}
                 <div class="decide-buttons">
@@ -531,7 +538,7 @@ fn BatchBar(
                     </button>
                     <label>
                         "Reason for denying (optional)"
-                        <input type="text" bind:value=reason/>
+                        <input type="text" dir="auto" bind:value=reason/>
                     </label>
                     <button
                         type="button"

@@ -44,6 +44,7 @@ pub fn AppLayout(children: Children) -> impl IntoView {
     };
     view! {
         <div class="layout" class:drawer-open=move || open.get() on:keydown=on_keydown on:click=on_click>
+            <SkipLinks/>
             <button
                 type="button"
                 class="menu-button"
@@ -56,11 +57,45 @@ pub fn AppLayout(children: Children) -> impl IntoView {
             </button>
             <Sidebar/>
             <div class="drawer-backdrop" aria-hidden="true" on:click=move |_| open.set(false)></div>
-            <main id="main" class="main">
+            <main id="main" class="main" tabindex="-1">
                 {children()}
             </main>
             <ShortcutsDialog open=help/>
         </div>
+    }
+}
+
+/// The first tab stops of every page: past the sidebar's threads to the page itself, and on a chat to
+/// its message box. Hidden until focused. A click moves the focus there (not only the scroll), so the
+/// next Tab goes on from the target.
+#[component]
+fn SkipLinks() -> impl IntoView {
+    let location = leptos_router::hooks::use_location();
+    let has_composer = move || {
+        let path = location.pathname.get();
+        path == "/" || path.starts_with("/chat/")
+    };
+    let skip_to = |target: &'static str| {
+        move |ev: leptos::ev::MouseEvent| {
+            #[cfg(feature = "hydrate")]
+            {
+                use wasm_bindgen::JsCast;
+                let element = document().get_element_by_id(target).or_else(|| document().get_element_by_id("main"));
+                if let Some(element) = element.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    ev.prevent_default();
+                    let _ = element.focus();
+                }
+            }
+            #[cfg(not(feature = "hydrate"))]
+            let _ = (ev, target);
+        }
+    };
+    view! {
+        <nav class="skip-links" aria-label="Skip links">
+            <a class="skip-link" href="#main" rel="external" on:click=skip_to("main")>"Skip to content"</a>
+            <a class="skip-link" href="#composer-input" rel="external" hidden=move || !has_composer()
+                on:click=skip_to("composer-input")>"Skip to message box"</a>
+        </nav>
     }
 }
 

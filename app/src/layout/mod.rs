@@ -1,4 +1,4 @@
-//! The frame around every page: the sidebar (threads, search, import, the inbox link, the theme),
+//! The frame around every page: the sidebar (threads, search, the inbox link, the theme),
 //! the global keyboard shortcuts and their dialog, and the page for an unknown address.
 
 pub mod app_layout;
@@ -6,7 +6,6 @@ pub mod inbox_link;
 pub mod not_found;
 pub mod shortcuts_dialog;
 pub mod sidebar;
-pub mod thread_import;
 pub mod thread_item;
 pub mod thread_list;
 pub mod thread_row_state;

@@ -1,12 +1,11 @@
 //! The thread sidebar: New chat, the search box (its results take the lists' place while it holds
 //! words), the pinned threads, the active threads newest first, and an Archived section that loads
-//! when opened, importing a thread from its JSON export, the links to the inbox (with its count), the settings and the audit log, and the
+//! when opened, the links to the inbox (with its count), the settings and the audit log, and the
 //! theme toggle.
 
 use leptos::prelude::*;
 
 use crate::layout::inbox_link::InboxLink;
-use crate::layout::thread_import::ThreadImport;
 use crate::layout::thread_list::{ThreadList, Which};
 use crate::layout::thread_search::{SearchBox, SearchResults};
 use crate::server_fns::people::who_am_i;
@@ -19,7 +18,7 @@ pub fn Sidebar() -> impl IntoView {
     let show_archived = RwSignal::new(false);
     let query = RwSignal::new(String::new());
     let searching = Memo::new(move |_| query.with(|q| !q.trim().is_empty()));
-    // Viewers read what is shared with them: no New chat, no import.
+    // Viewers read what is shared with them: no New chat.
     let me = Resource::new(|| (), |_| who_am_i());
     let chats = move || async move { me.await.is_ok_and(|p| p.role.chats()) };
     view! {
@@ -53,9 +52,6 @@ pub fn Sidebar() -> impl IntoView {
             >
                 <SearchResults query/>
             </Show>
-            <Transition fallback=|| ()>
-                {move || Suspend::new(async move { chats().await.then(|| view! { <ThreadImport/> }) })}
-            </Transition>
             <InboxLink/>
             <a class="settings-link" href="/settings"><IconSvg icon=Icon::Settings/>"Settings"</a>
             <a class="audit-link" href="/audit"><IconSvg icon=Icon::Audit/>"Audit log"</a>

@@ -154,6 +154,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             <span class="visually-hidden">"New title"</span>
                             <input
                                 type="text"
+                                dir="auto"
                                 aria-label="New title"
                                 node_ref=rename_input
                                 prop:value=move || draft.get()
@@ -177,6 +178,7 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                 }.into_any(),
                 Mode::Normal => view! {
                     <a
+                        dir="auto"
                         href=format!("/chat/{}", id)
                         aria-current={
                             let is_active = is_active.clone();
@@ -197,6 +199,10 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                             })
                         }
                     }
+                    // Archiving keeps the pin: the row says so, and Unarchive puts it back among the pinned.
+                    {(archived && pinned).then(|| view! {
+                        <span class="thread-pin-kept">"Pinned: back among the pinned when unarchived"</span>
+                    })}
                     {shared_by.clone().map(|name| view! {
                         <span class="thread-shared" title=format!("Shared by {name}; you can read it")>
                             "shared by " {name.clone()}
@@ -205,18 +211,20 @@ pub fn ThreadItem(thread: Thread, active_id: Memo<Option<String>>) -> impl IntoV
                     <span class="thread-actions" hidden=!may_delete>
                         {(own && !archived).then(|| view! {
                             <button type="button" aria-label=format!("{} {}", if pinned { "Unpin" } else { "Pin" }, title.clone())
+                                title=if pinned { "Unpin" } else { "Pin" }
                                 on:click=toggle_pin.clone()><IconSvg icon=Icon::Pin/>{if pinned { "Unpin" } else { "Pin" }}</button>
                         })}
                         {own.then(|| view! {
-                            <button type="button" aria-label=format!("Rename {}", title.clone())
+                            <button type="button" aria-label=format!("Rename {}", title.clone()) title="Rename"
                                 on:click={
                                     let begin = begin.clone();
                                     move |_| begin(Mode::Renaming)
                                 }><IconSvg icon=Icon::Pencil/>"Rename"</button>
                             <button type="button" aria-label=format!("{} {}", if archived { "Unarchive" } else { "Archive" }, title.clone())
+                                title=if archived { "Unarchive" } else { "Archive" }
                                 on:click=toggle_archive.clone()><IconSvg icon=Icon::Archive/>{if archived { "Unarchive" } else { "Archive" }}</button>
                         })}
-                        <button type="button" aria-label=format!("Delete {}", title.clone())
+                        <button type="button" aria-label=format!("Delete {}", title.clone()) title="Delete"
                             on:click={
                                 let begin = begin.clone();
                                 move |_| begin(Mode::ConfirmingDelete)

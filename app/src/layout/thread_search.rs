@@ -26,6 +26,7 @@ pub fn SearchBox(query: RwSignal<String>) -> impl IntoView {
             <input
                 id=SEARCH_BOX_ID
                 type="search"
+                dir="auto"
                 placeholder="Search  /"
                 autocomplete="off"
                 prop:value=move || query.get()
@@ -78,9 +79,9 @@ fn SearchHitView(hit: SearchHit) -> impl IntoView {
     view! {
         <li class="search-hit">
             <a href=href>
-                <span class="search-title">{hit.thread.title}</span>
+                <span class="search-title" dir="auto">{hit.thread.title}</span>
                 {hit.thread.archived.then(|| view! { <span class="search-archived">" (archived)"</span> })}
-                <span class="search-snippet">{snippet}</span>
+                <span class="search-snippet" dir="auto">{snippet}</span>
             </a>
         </li>
     }

@@ -18,3 +18,15 @@ pub async fn decide_approval(id: ApprovalId, decision: DecisionInput) -> Result<
     let person = super::asker::asker()?.acting();
     Ok(engine.decide(&id, decision, &person).await?)
 }
+
+/// What the card of the pending approval `id` would show with `arguments` (the person is editing them):
+/// the call's summary and its diff or command, read now. Decides nothing; only for a person it is routed to.
+#[server(input = Json, output = crate::server_fns::codec::TextJson)]
+pub async fn preview_edit(
+    id: ApprovalId,
+    arguments: serde_json::Value,
+) -> Result<warden_types::approval::EditPreview, AppError> {
+    let engine = super::engine()?;
+    let person = super::asker::asker()?.acting();
+    Ok(engine.preview_edit(&id, &arguments, &person).await?)
+}

@@ -95,7 +95,7 @@ pub async fn regenerate_title(id: ThreadId) -> Result<Thread, AppError> {
 #[server(input = Json, output = crate::server_fns::codec::TextJson)]
 pub async fn import_thread(text: String) -> Result<Thread, AppError> {
     let export: warden_types::thread::ThreadExport = serde_json::from_str(&text)
-        .map_err(|e| AppError::Invalid(format!("this file is not a Warden thread export (JSON): {e}")))?;
+        .map_err(|e| AppError::Invalid(format!("This file is not a Warden thread export (JSON): {e}")).answer())?;
     Ok(super::engine()?.as_reader(&super::asker::reader()?).import_thread(export).await?)
 }
 

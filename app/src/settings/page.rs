@@ -1,8 +1,9 @@
 //! `/settings`: the model providers (`providers`), the MCP servers (`mcp`), the outside clients and
 //! their policy (`outside`), the executors Warden dials (`executors`), the people (`people`), the
 //! person's own account, their notification channels (`notifications`; owners also the shared ones and
-//! SMTP) and the signed-in browsers (`signed_in_browsers`), one section each; people
-//! who are not owners see only their own outside clients, their account and browsers.
+//! SMTP), the signed-in browsers (`signed_in_browsers`) and importing a thread (`thread_import`), one section
+//! each; people who are not owners see only their own outside clients, their account, their channels,
+//! browsers and (if they chat) the import.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -18,6 +19,7 @@ use crate::settings::people::section::PeopleSection;
 use crate::settings::policies::PoliciesSection;
 use crate::settings::providers::section::ProvidersSection;
 use crate::settings::signed_in_browsers::SignedInBrowsers;
+use crate::settings::thread_import::ThreadImport;
 use crate::ui::error_notice::error_list;
 use warden_types::person::Person;
 
@@ -50,6 +52,7 @@ fn Sections(me: Person) -> impl IntoView {
             <AccountSection me=me.clone()/>
             <NotificationsSection manages=false/>
             <SignedInBrowsers/>
+            {chats.then(|| view! { <ThreadImport/> })}
         }
         .into_any();
     }
@@ -63,6 +66,7 @@ fn Sections(me: Person) -> impl IntoView {
         <AccountSection me=me.clone()/>
         <NotificationsSection manages=true/>
         <SignedInBrowsers/>
+        <ThreadImport/>
     }
     .into_any()
 }

@@ -287,7 +287,7 @@ fn PolicyForm(editing: Option<Policy>, people: Vec<Person>, ui: Ui) -> impl Into
     view! {
         <form class="policy-form" on:submit=save aria-label=heading>
             <h3>{heading}</h3>
-            <label>"Name" <input type="text" required bind:value=name/></label>
+            <label>"Name" <input type="text" dir="auto" required bind:value=name/></label>
             <fieldset>
                 <legend>"Matches (empty: any)"</legend>
                 <label>"Source"

@@ -18,15 +18,8 @@ pub fn arguments_text(arguments: &Value) -> String {
 pub fn preview_label(approval: &Approval) -> String {
     match &approval.preview {
         Some(Preview::Diff { path, .. }) => format!("Changes to {}", made_visible(path)),
-        Some(Preview::Command { command }) => {
-            let shown = made_visible(command);
-            let first = shown.lines().next().unwrap_or_default();
-            let mut label: String = first.chars().take(80).collect();
-            if label.len() < shown.len() {
-                label.push('…');
-            }
-            format!("Command: {label}")
-        }
+        // The item's title names the command already, and the block under this label shows it whole.
+        Some(Preview::Command { .. }) => "Command".to_string(),
         None => "Arguments".to_string(),
     }
 }

@@ -94,7 +94,7 @@ pub fn OutsideDecision(
                     <div class="deny-row">
                         <label>
                             "Reason for denying (optional)"
-                            <input type="text" bind:value=reason/>
+                            <input type="text" dir="auto" bind:value=reason/>
                         </label>
                         <button type="button" class="deny" disabled=move || busy.get() on:click=deny.clone()>
                             "Deny"

@@ -133,12 +133,15 @@ impl Lifecycle<'_> {
         };
         let mut batch = WriteBatch::new();
         let decided_at = Store::record_decision(&mut batch, approval_id, &plan.decision)?;
+        // The call runs with the arguments approved (a person's edit, maybe): its header says what it does.
+        let summary = plan.run_with.as_ref().and_then(|args| self.tools.get(&approval.tool).map(|t| t.summary(args)));
         if let Some(call_status) = plan.call_status {
             Store::resolve_pending_call(
                 &mut batch,
                 &approval.tool_call_id,
                 call_status,
                 plan.run_with.as_ref(),
+                summary.as_deref(),
                 plan.output.as_deref(),
             )?;
         }

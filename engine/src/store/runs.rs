@@ -68,6 +68,19 @@ impl Store {
         row.as_ref().map(run_from_row).transpose()
     }
 
+    /// The last answer of each of the thread's runs a person stopped (cancelled): where it was cut off.
+    pub async fn stopped_answers(&self, thread_id: &ThreadId) -> Result<Vec<MessageId>> {
+        let ids: Vec<Option<MessageId>> = sqlx::query_scalar(
+            "SELECT (SELECT m.id FROM messages m WHERE m.run_id = r.id AND m.role = 'assistant' \
+                     ORDER BY m.position DESC LIMIT 1) \
+             FROM runs r WHERE r.thread_id = ? AND r.status = 'cancelled'",
+        )
+        .bind(thread_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids.into_iter().flatten().collect())
+    }
+
     /// Every run of a thread, oldest first (at most `limit`, the newest of them).
     pub async fn runs_of_thread(&self, thread_id: &ThreadId, limit: u32) -> Result<Vec<RunSummary>> {
         let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -290,7 +303,7 @@ mod tests {
 
         let decide = |call: &'static str| {
             let mut batch = WriteBatch::new();
-            Store::resolve_pending_call(&mut batch, &call.into(), ToolCallStatus::Running, None, None).unwrap();
+            Store::resolve_pending_call(&mut batch, &call.into(), ToolCallStatus::Running, None, None, None).unwrap();
             Store::resume_run(&mut batch, &run.id);
             batch
         };

@@ -232,6 +232,7 @@ impl Store {
         id: &ToolCallId,
         to: ToolCallStatus,
         arguments: Option<&Value>,
+        summary: Option<&str>,
         output: Option<&[ToolContent]>,
     ) -> Result<()> {
         let settled = output.is_some().then(now);
@@ -240,6 +241,7 @@ impl Store {
             .push(RESOLVE_PENDING_CALL.as_str())
             .bind(to)
             .bind(arguments.map(json).transpose()?)
+            .bind(summary)
             .bind(output.map(|o| json(&o)).transpose()?)
             .bind(output.is_some() as i64)
             .bind(settled)
@@ -272,7 +274,7 @@ const INSERT_TOOL_CALL: &str =
 
 static RESOLVE_PENDING_CALL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
-        "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), output = ?, \
+        "UPDATE tool_calls SET status = ?, arguments = COALESCE(?, arguments), summary = COALESCE(?, summary), output = ?, \
            is_error = ?, finished_at = ?, started_at = COALESCE(?, started_at) \
          WHERE id = ? AND status = 'pending' RETURNING {COLUMNS}"
     )

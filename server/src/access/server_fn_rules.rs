@@ -28,6 +28,7 @@ fn table() -> Vec<(&'static str, Need)> {
     use Need::{Chat, Decide, Manage, SignedIn};
     vec![
         (approvals::DecideApproval::PATH, Decide),
+        (approvals::PreviewEdit::PATH, Decide),
         (audit::ReadAuditLog::PATH, Manage),
         (connection_checks::DecideConnectionCheck::PATH, Decide),
         (inbox::DecideBatch::PATH, Decide),

@@ -4,7 +4,8 @@
 //! first and again after every change, and `threads` (how many wait in each thread, such requests
 //! included) after it whenever that changed; `arrived` tells of each new pending item; `titled` of
 //! each thread the model named (after its run ended, so not on the run's stream), for the sidebar and
-//! the open thread's heading. It follows the engine's approvals, connection checks and titles and
+//! the open thread's heading; `run` of each run as it starts, so a page open on its thread (another
+//! tab) follows it. It follows the engine's approvals, connection checks and titles and
 //! the outside hub's requests as they happen (chat approvals only those routed to the person asking, and
 //! `voted` when someone votes on a card they see); a listener that falls behind just counts again (a
 //! title it missed shows when the list is next read). Titles and counts per thread are told only of
@@ -24,7 +25,7 @@ use warden_people::Asker;
 use warden_policies::{may_decide, route_of, shown_to};
 use warden_types::approval::{Approval, ApprovalStatus};
 use warden_types::connection::{CheckStatus, ConnectionCheck};
-use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, Titled};
+use warden_types::inbox::{ApprovalSource, Arrived, PendingByThread, PendingCount, RunBegan, Titled};
 use warden_types::person::ActingPerson;
 
 use super::sse::{event_stream, EventStream};
@@ -44,6 +45,7 @@ pub async fn events(
         chat: engine.watch_approvals(),
         checks: engine.watch_connection_checks(),
         titles: engine.watch_titles(),
+        runs: engine.watch_runs(),
         outside: hub.subscribe(),
         engine: engine.clone(),
         reader: asker.reader(),
@@ -74,6 +76,7 @@ struct Feed {
     chat: broadcast::Receiver<Approval>,
     checks: broadcast::Receiver<ConnectionCheck>,
     titles: broadcast::Receiver<Titled>,
+    runs: broadcast::Receiver<RunBegan>,
     outside: broadcast::Receiver<InboxEvent>,
     engine: Engine,
     /// Who listens: only the threads they may read are told of (titles, counts per thread).
@@ -121,6 +124,17 @@ impl Feed {
                 Ok(titled) => {
                     if self.may_read(&titled.thread_id).await {
                         self.queue("titled", &titled);
+                    }
+                    return true;
+                }
+                Err(RecvError::Lagged(_)) => None,
+                Err(RecvError::Closed) => return false,
+            },
+            began = self.runs.recv() => match began {
+                // Counts nothing: a page open on the thread follows the run.
+                Ok(began) => {
+                    if self.may_read(&began.thread_id).await {
+                        self.queue("run", &began);
                     }
                     return true;
                 }

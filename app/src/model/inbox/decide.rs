@@ -80,8 +80,11 @@ fn were(n: u32) -> &'static str {
     }
 }
 
-/// The one run or client the items belong to, or why they cannot be decided together.
-pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
+/// What a batch spans (its runs and clients, each once, in the order selected), or why its items cannot
+/// be decided together: they must all be pending approvals (a connection check is decided on its own).
+/// They may belong to any runs, threads and clients: each is decided as if on its own (the engine checks
+/// each is routed to the person).
+pub fn batch_group(items: &[&InboxItem]) -> Result<Vec<BatchGroup>, String> {
     if items.is_empty() {
         return Err("Select the approvals to decide first.".into());
     }
@@ -98,26 +101,24 @@ pub fn batch_group(items: &[&InboxItem]) -> Result<BatchGroup, String> {
     let Some(groups) = items.iter().map(|i| i.group()).collect::<Option<Vec<_>>>() else {
         return Err("A connection check is decided on its own: Connect or Continue anyway.".into());
     };
-    if groups.iter().all(|g| *g == groups[0]) {
-        return Ok(groups[0].clone());
-    }
-    let mut runs: Vec<String> = Vec::new();
-    let mut clients: Vec<String> = Vec::new();
+    let mut spans: Vec<BatchGroup> = Vec::new();
     for group in groups {
-        let (list, id) = match group {
-            BatchGroup::Run(id) => (&mut runs, id),
-            BatchGroup::Client(id) => (&mut clients, id),
-        };
-        if !list.contains(&id) {
-            list.push(id);
+        if !spans.contains(&group) {
+            spans.push(group);
         }
     }
-    Err(format!(
-        "A batch decision applies to one run or one client at a time; the selection spans {} and {}. \
-         Decide them separately.",
-        count(runs.len(), "run"),
-        count(clients.len(), "client")
-    ))
+    Ok(spans)
+}
+
+/// Where a batch's items come from, for the person to read before deciding: "from 2 runs and 1 client".
+pub fn batch_spans(groups: &[BatchGroup]) -> String {
+    let runs = groups.iter().filter(|g| matches!(g, BatchGroup::Run(_))).count();
+    let clients = groups.len() - runs;
+    match (runs, clients) {
+        (0, c) => format!("from {}", count(c, "client")),
+        (r, 0) => format!("from {}", count(r, "run")),
+        (r, c) => format!("from {} and {}", count(r, "run"), count(c, "client")),
+    }
 }
 
 /// Selects `key`, or unselects it if it was selected.
@@ -146,17 +147,17 @@ mod tests {
     use warden_outside::RequestStatus;
 
     #[test]
-    fn items_of_one_run_or_one_client_batch_and_mixed_ones_are_refused_with_the_reason() {
+    fn items_of_any_runs_and_clients_batch_and_say_where_they_come_from() {
         let a = chat("a", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:01.000Z");
         let b = chat("b", "run1", ApprovalStatus::Pending, "2026-01-01T00:00:02.000Z");
         let c = chat("c", "run2", ApprovalStatus::Pending, "2026-01-01T00:00:03.000Z");
         let x = outside("x", "cl1", evaluation(RiskLevel::Low), RequestStatus::Pending, "2026-01-01T00:00:04.000Z");
         let y = outside("y", "cl1", response(), RequestStatus::Pending, "2026-01-01T00:00:05.000Z");
-        assert_eq!(batch_group(&[&a, &b]), Ok(BatchGroup::Run("run1".into())));
-        assert_eq!(batch_group(&[&x, &y]), Ok(BatchGroup::Client("cl1".into())));
-        let mixed = batch_group(&[&a, &c, &x]).unwrap_err();
-        assert!(mixed.contains("one run or one client") && mixed.contains("2 runs and 1 client"), "{mixed}");
-        assert!(batch_group(&[&a, &c]).unwrap_err().contains("2 runs and 0 clients"));
+        assert_eq!(batch_group(&[&a, &b]), Ok(vec![BatchGroup::Run("run1".into())]));
+        assert_eq!(batch_group(&[&x, &y]), Ok(vec![BatchGroup::Client("cl1".into())]));
+        let mixed = batch_group(&[&a, &c, &x, &b]).expect("a batch across runs and clients");
+        assert_eq!(batch_spans(&mixed), "from 2 runs and 1 client");
+        assert_eq!(batch_spans(&batch_group(&[&a, &c]).expect("two runs")), "from 2 runs");
         assert!(batch_group(&[]).is_err());
         let done = chat("d", "run1", ApprovalStatus::Approved, "2026-01-01T00:00:06.000Z");
         assert!(batch_group(&[&a, &done]).unwrap_err().contains("already"));

@@ -91,7 +91,7 @@ fn RegisterForm(revealed: RwSignal<Option<NewClient>>) -> impl IntoView {
         <form class="outside-register" on:submit=register>
             <label>
                 "Client name"
-                <input type="text" maxlength="64" required placeholder="code runner"
+                <input type="text" dir="auto" maxlength="64" required placeholder="code runner"
                     prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev))/>
             </label>
             <button type="submit" disabled=move || ui.busy.get() || name.with(|n| n.trim().is_empty())>

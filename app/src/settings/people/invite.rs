@@ -65,7 +65,7 @@ pub fn InviteForm(ui: PeopleUi) -> impl IntoView {
             </label>
             <label>
                 "Name (optional) "
-                <input type="text" maxlength="100" prop:value=move || name.get()
+                <input type="text" dir="auto" maxlength="100" prop:value=move || name.get()
                     on:input=move |ev| name.set(event_target_value(&ev))/>
             </label>
             <label>

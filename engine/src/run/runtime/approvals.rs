@@ -56,6 +56,32 @@ pub async fn decide(
     Ok(settled.decided)
 }
 
+/// What the card of `approval_id` would show with `arguments` in place of its own (a person editing them
+/// before approving): only for a pending approval the person may decide, with arguments the tool takes.
+/// Reads the target as it is now (a file write's diff), within the tool timeout; changes nothing.
+pub async fn preview_edit(
+    rt: &Arc<Runtime>,
+    approval_id: &ApprovalId,
+    person: &ActingPerson,
+    arguments: &serde_json::Value,
+) -> Result<warden_types::approval::EditPreview> {
+    let approval = rt.handles.store.approval(approval_id).await?;
+    if approval.status != crate::approval::ApprovalStatus::Pending {
+        return Err(Error::AlreadyDecided(approval_id.to_string()));
+    }
+    warden_policies::may_decide(&warden_policies::route_of(&approval), person)?;
+    let tools = rt.handles.tools.snapshot();
+    tools.validate(&approval.tool, arguments).map_err(|e| Error::InvalidArguments(e.to_string()))?;
+    let Some(tool) = tools.get(&approval.tool) else {
+        return Ok(warden_types::approval::EditPreview { summary: approval.summary, preview: None });
+    };
+    let preview = tokio::time::timeout(rt.handles.config.tool_timeout, tool.preview_with_state(arguments))
+        .await
+        .ok()
+        .and_then(|p| p.0);
+    Ok(warden_types::approval::EditPreview { summary: tool.summary(arguments), preview })
+}
+
 /// Settles the approval as timed out (never as the person's denial) if it is still pending.
 pub async fn settle_timeout(rt: &Arc<Runtime>, approval_id: &ApprovalId) -> Result<()> {
     // The approval's own policy's timeout, else the server's (what the model is told it waited).

@@ -1,5 +1,6 @@
-//! The sidebar's "Import a thread": a JSON file exported from Warden becomes a new thread (under new
-//! ids, with nothing left to decide or run; see the engine's `transfer`), which opens.
+//! Settings' "Import a thread": a JSON file exported from Warden becomes a new thread (under new ids,
+//! with nothing left to decide or run; see the engine's `transfer`), which opens. A file that is not
+//! an export is refused with the reason, right under the field.
 
 use leptos::prelude::*;
 
@@ -33,6 +34,12 @@ pub fn ThreadImport() -> impl IntoView {
                     }
                     Err(e) => {
                         error.try_set(Some(e));
+                        // The reason is shown under the field; brought into view if it is below the fold.
+                        request_animation_frame(|| {
+                            if let Some(notice) = document().get_element_by_id("thread-import-error") {
+                                notice.scroll_into_view_with_bool(false);
+                            }
+                        });
                     }
                 }
             });
@@ -41,10 +48,17 @@ pub fn ThreadImport() -> impl IntoView {
     #[cfg(not(feature = "hydrate"))]
     let on_change = |_: leptos::ev::Event| {};
     view! {
-        <label class="thread-import">
-            "Import a thread (JSON)"
-            <input type="file" accept=".json,application/json" on:change=on_change/>
-        </label>
-        {move || error.get().map(|error| view! { <ErrorNotice error/> })}
+        <section class="thread-import" aria-labelledby="thread-import-title">
+            <h2 id="thread-import-title">"Import a thread"</h2>
+            <p class="mcp-intro">
+                "A thread exported as JSON (its Export JSON link) opens here as a new thread of yours, with nothing \
+                 left to decide or run."
+            </p>
+            <label class="thread-import-field">
+                "Import a thread (JSON)"
+                <input type="file" accept=".json,application/json" on:change=on_change/>
+            </label>
+            <div id="thread-import-error">{move || error.get().map(|error| view! { <ErrorNotice error/> })}</div>
+        </section>
     }
 }
