@@ -1,5 +1,6 @@
 // Warden's service worker: shows a notification for each Web Push message (the server encrypts a small JSON
-// payload: title, body, url) and opens its link when the notification is clicked. Served from the site's
+// payload: title, body, url, and its decision links as actions) and opens its link when the notification is
+// clicked, or the confirm page of the action tapped (Approve…, Deny…: nothing is decided before the tap there). Served from the site's
 // root so its scope covers the whole app; it fetches nothing and caches nothing.
 "use strict";
 
@@ -14,9 +15,13 @@ self.addEventListener("push", (event) => {
     message = { body: event.data ? event.data.text() : "" };
   }
   const title = message.title || "Warden";
+  const decisions = (Array.isArray(message.links) ? message.links : []).filter(
+    (link) => (link.intent === "approve" || link.intent === "deny") && typeof link.url === "string",
+  );
   const options = {
     body: message.body || "",
-    data: { url: message.url || "/" },
+    data: { url: message.url || "/", links: decisions },
+    actions: decisions.map((link) => ({ action: link.intent, title: link.label })),
     // One notification per request link: a reminder replaces the first.
     tag: message.url || undefined,
     renotify: !!message.url,
@@ -27,7 +32,9 @@ self.addEventListener("push", (event) => {
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
-  const target = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin);
+  const data = event.notification.data || {};
+  const chosen = (data.links || []).find((link) => link.intent === event.action);
+  const target = new URL((chosen && chosen.url) || data.url || "/", self.location.origin);
   event.waitUntil(
     (async () => {
       // Reuse a Warden tab on the same address if one is open.

@@ -39,6 +39,8 @@ pub fn payload(notice: &Notice, now: SystemTime) -> String {
         "title": notice.title,
         "body": body,
         "url": notice.main_link().map(|l| l.url.clone()),
+        // The decision links, as the notification's action buttons (Approve…, Deny…: each opens its confirm page).
+        "links": notice.links,
         "kind": notice.kind.as_str(),
         "risk": notice.risk.label(),
     })
