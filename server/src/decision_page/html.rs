@@ -86,8 +86,9 @@ fn will_do(view: &RequestView) -> String {
                     };
                     format!(r#"<span class="{class}">{}</span>"#, text(line))
                 })
-                .collect::<Vec<_>>()
-                .join("\n");
+                // Each line is a block of its own: no newline between them (under `white-space: pre` one would
+                // add an empty line).
+                .collect::<String>();
             format!(r#"<p class="label">Changes to <code>{}</code></p><pre class="diff">{lines}</pre>"#, text(path))
         }
         WillDo::Code { language, code } => {
@@ -126,7 +127,7 @@ pub fn card(view: &RequestView) -> String {
         _ => String::new(),
     };
     format!(
-        r#"<section class="card" aria-labelledby="card-title">
+        r#"<section class="card risk-{risk_name}" aria-labelledby="card-title">
 <h2 id="card-title">{title} <span class="origin">{origin}</span></h2>
 <p class="meta">Asked by {asked_by}{policy}</p>
 <p class="summary" dir="auto">{summary}</p>
@@ -138,6 +139,7 @@ pub fn card(view: &RequestView) -> String {
         asked_by = text(&view.asked_by),
         summary = text(&view.summary),
         risk = risk_badge(view.risk),
+        risk_name = view.risk.label(),
         will_do = will_do(view),
     )
 }
