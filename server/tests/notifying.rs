@@ -29,6 +29,29 @@ async fn channel(served: &Served, person: &PersonId, name: &str, config: Channel
     served.state.notifier.channels().create(&ChannelOwner::Person(person.clone()), person, &input).await.unwrap();
 }
 
+/// The owner's SMTP server: the fixture's, without TLS.
+async fn mail_through(served: &Served, fixture: &NotifyFixture) {
+    let smtp = SmtpInput {
+        host: "127.0.0.1".into(),
+        port: fixture.smtp_port(),
+        security: SmtpSecurity::None,
+        user: None,
+        password: None,
+        from: "Warden <warden@example.test>".into(),
+    };
+    served.state.notifier.set_smtp(&smtp).await.unwrap();
+}
+
+/// A Web Push channel on the fixture's push service.
+fn push_to(fixture: &NotifyFixture) -> ChannelConfig {
+    let subscription = fixture.subscription(false);
+    ChannelConfig::WebPush {
+        endpoint: subscription.endpoint,
+        p256dh: subscription.keys.p256dh,
+        auth: subscription.keys.auth,
+    }
+}
+
 /// The link of `intent` a message carries (a webhook's JSON lists them).
 fn link_in(json: &Value, intent: &str) -> String {
     json["links"].as_array().unwrap().iter().find(|l| l["intent"] == intent).unwrap()["url"]
@@ -49,19 +72,7 @@ async fn a_routed_request_reaches_each_channel_of_its_approver_and_a_mailed_link
     let (status, policy) =
         send_json(&common::client(), Method::POST, format!("{}/api/policies", served.base), Some(rule)).await;
     assert_eq!(status, StatusCode::CREATED, "{policy}");
-    served
-        .state
-        .notifier
-        .set_smtp(&SmtpInput {
-            host: "127.0.0.1".into(),
-            port: fixture.smtp_port(),
-            security: SmtpSecurity::None,
-            user: None,
-            password: None,
-            from: "Warden <warden@example.test>".into(),
-        })
-        .await
-        .unwrap();
+    mail_through(&served, &fixture).await;
 
     let (ada, ada_cookie) = signed_in_as(&served, Role::Member, "ada").await;
     let (bob, bob_cookie) = signed_in_as(&served, Role::Approver, "bob").await;
@@ -69,13 +80,7 @@ async fn a_routed_request_reaches_each_channel_of_its_approver_and_a_mailed_link
     let hook = |secret: &str| ChannelConfig::Webhook { url: fixture.url("/webhook"), secret: Some(secret.into()) };
     channel(&served, &bob, "Bob's hook", hook(fixture.webhook_secret())).await;
     channel(&served, &bob, "Bob's mail", ChannelConfig::Email { address: "bob@example.test".into() }).await;
-    let subscription = fixture.subscription(false);
-    let push = ChannelConfig::WebPush {
-        endpoint: subscription.endpoint.clone(),
-        p256dh: subscription.keys.p256dh.clone(),
-        auth: subscription.keys.auth.clone(),
-    };
-    channel(&served, &bob, "Bob's phone", push).await;
+    channel(&served, &bob, "Bob's phone", push_to(&fixture)).await;
     // The requester and a viewer have channels too: the request is not theirs to decide.
     channel(&served, &ada, "Ada's hook", hook(fixture.webhook_secret())).await;
     channel(&served, &cy, "Cy's mail", ChannelConfig::Email { address: "cy@example.test".into() }).await;
@@ -177,21 +182,8 @@ async fn time_from_a_request_to_each_channel_and_from_the_tap_to_the_decision() 
             .await;
     let rule = json!({"name": "Bob decides", "match": {"source": "outside_client"}, "approvers": {"roles": ["approver"]}, "quorum": 1});
     send_json(&common::client(), Method::POST, format!("{}/api/policies", served.base), Some(rule)).await;
-    served
-        .state
-        .notifier
-        .set_smtp(&SmtpInput {
-            host: "127.0.0.1".into(),
-            port: fixture.smtp_port(),
-            security: SmtpSecurity::None,
-            user: None,
-            password: None,
-            from: "warden@example.test".into(),
-        })
-        .await
-        .unwrap();
+    mail_through(&served, &fixture).await;
     let (bob, _) = signed_in_as(&served, Role::Approver, "bob").await;
-    let subscription = fixture.subscription(false);
     let kinds = [
         (
             "webhook",
@@ -201,14 +193,7 @@ async fn time_from_a_request_to_each_channel_and_from_the_tap_to_the_decision() 
         ("discord", ChannelConfig::Discord { url: fixture.url("/discord/1/x") }),
         ("ntfy", ChannelConfig::Ntfy { server: fixture.url("/ntfy"), topic: "bench".into(), token: None }),
         ("email", ChannelConfig::Email { address: "bob@example.test".into() }),
-        (
-            "web_push",
-            ChannelConfig::WebPush {
-                endpoint: subscription.endpoint.clone(),
-                p256dh: subscription.keys.p256dh.clone(),
-                auth: subscription.keys.auth.clone(),
-            },
-        ),
+        ("web_push", push_to(&fixture)),
     ];
     for (kind, config) in &kinds {
         channel(&served, &bob, kind, config.clone()).await;
