@@ -153,6 +153,28 @@ fn approvers(votes: &[Vote]) -> Vec<PersonId> {
     votes.iter().filter(|v| v.verdict == Verdict::Approve).map(|v| v.person.id.clone()).collect()
 }
 
+/// The request `request` names as the page and the messages show it; `None` when there is no such request.
+pub async fn load(
+    engine: &warden_engine::Engine,
+    hub: &warden_outside::OutsideHub,
+    request: &warden_types::notification::RequestRef,
+) -> Result<Option<RequestView>, String> {
+    use warden_types::notification::RequestRef;
+    use warden_types::ErrorKind;
+    match request {
+        RequestRef::Approval(id) => match engine.approval(id).await {
+            Ok(approval) => Ok(Some(RequestView::of_approval(&approval))),
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(error.to_string()),
+        },
+        RequestRef::Outside(id) => match hub.request(id).await {
+            Ok(request) => Ok(Some(RequestView::of_outside(&request))),
+            Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(error.to_string()),
+        },
+    }
+}
+
 /// "Approved (approved by Ann, then Bea)", "Timed out".
 fn settled_text(status: &str, who: Option<String>) -> String {
     let status = status.replace('_', " ");

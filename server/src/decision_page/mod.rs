@@ -98,7 +98,7 @@ pub async fn confirm(
         }
     };
     if form.shown != view.fingerprint {
-        return deciding.changed(&link, &secret, &view, &person).await;
+        return deciding.changed(&link, &secret, &person).await;
     }
     let reason = form.reason.filter(|r| !r.trim().is_empty());
     match deciding.decide(&link, &person, reason).await {
@@ -107,7 +107,7 @@ pub async fn confirm(
             deciding.outcome(&link, &what).await;
             html::done(heading, &what, &after)
         }
-        Err(Refusal::Changed) => deciding.changed(&link, &secret, &view, &person).await,
+        Err(Refusal::Changed) => deciding.changed(&link, &secret, &person).await,
         Err(Refusal::Said(status, heading, reason)) => {
             deciding.outcome(&link, &reason).await;
             html::why_not(status, heading, &reason, Some(&view))
@@ -160,19 +160,12 @@ impl Deciding {
     }
 
     async fn view(&self, request: &RequestRef) -> Result<RequestView, Box<Response>> {
-        let gone =
-            || Box::new(html::why_not(StatusCode::NOT_FOUND, "Request not found", "This request is gone.", None));
-        match request {
-            RequestRef::Approval(id) => match self.engine.approval(id).await {
-                Ok(approval) => Ok(RequestView::of_approval(&approval)),
-                Err(error) if error.kind() == warden_types::ErrorKind::NotFound => Err(gone()),
-                Err(error) => Err(Box::new(failed(&error.to_string()))),
-            },
-            RequestRef::Outside(id) => match self.hub.request(id).await {
-                Ok(request) => Ok(RequestView::of_outside(&request)),
-                Err(error) if error.kind() == warden_types::ErrorKind::NotFound => Err(gone()),
-                Err(error) => Err(Box::new(failed(&error.to_string()))),
-            },
+        match crate::request_view::load(&self.engine, &self.hub, request).await {
+            Ok(Some(view)) => Ok(view),
+            Ok(None) => {
+                Err(Box::new(html::why_not(StatusCode::NOT_FOUND, "Request not found", "This request is gone.", None)))
+            }
+            Err(error) => Err(Box::new(failed(&error))),
         }
     }
 
@@ -190,13 +183,7 @@ impl Deciding {
     }
 
     /// What the page showed changed: the link is usable again and the page shows the request as it is now.
-    async fn changed(
-        &self,
-        link: &DecisionLink,
-        secret: &str,
-        _shown: &RequestView,
-        person: &ActingPerson,
-    ) -> Response {
+    async fn changed(&self, link: &DecisionLink, secret: &str, person: &ActingPerson) -> Response {
         if let Err(error) = self.reach.links.restore(link).await {
             return failed(&error.to_string());
         }

@@ -124,7 +124,7 @@ impl Dispatcher {
         if self.reach.deliveries.any_for(request).await.map_err(|e| e.to_string())? {
             return Ok(());
         }
-        let Some(view) = self.view(request).await? else { return Ok(()) };
+        let Some(view) = crate::request_view::load(&self.engine, &self.hub, request).await? else { return Ok(()) };
         if view.standing != Standing::Pending {
             return Ok(());
         }
@@ -142,22 +142,6 @@ impl Dispatcher {
             tracing::error!(error = %failed, request = request.id(), "a notification could not be logged");
         }
         Ok(())
-    }
-
-    async fn view(&self, request: &RequestRef) -> Result<Option<RequestView>, String> {
-        use warden_types::ErrorKind;
-        match request {
-            RequestRef::Approval(id) => match self.engine.approval(id).await {
-                Ok(approval) => Ok(Some(RequestView::of_approval(&approval))),
-                Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-                Err(error) => Err(error.to_string()),
-            },
-            RequestRef::Outside(id) => match self.hub.request(id).await {
-                Ok(request) => Ok(Some(RequestView::of_outside(&request))),
-                Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-                Err(error) => Err(error.to_string()),
-            },
-        }
     }
 
     /// One message to one of `person`'s channels, with links of their own, logged before it goes out and
